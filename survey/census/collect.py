@@ -1,0 +1,108 @@
+"""Run the walk over an inventory (process pool) and collect the per-file results as tables.
+
+Files are walked largest first so the pool stays busy to the end; results stream back in
+completion order and are appended to column lists, so memory is per-file aggregates, never
+the corpus. The output is a dict of polars frames, one per table of ``walk.COLUMNS`` plus
+``files`` (per-file read outcome, hash, line count) — all keyed by the pseudonymous file_id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import polars as pl
+
+from survey.census import walk as W
+from survey.corpus.crawl import Inventory
+from survey.runtimes.base import Profile
+
+FILE_COLS = {
+    "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
+    "hash": pl.String, "truncations": pl.Int64,
+}
+
+
+def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
+    df = inv.frame
+    todo = df.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob"]) & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
+    # children per parent session, for the lineage check (child id found in parent bytes)
+    kids: dict[str, list[tuple[str, bytes]]] = {}
+    sub = df.filter(pl.col("parent_id").is_not_null())
+    for fid, pid in zip(sub["file_id"].to_list(), sub["parent_id"].to_list(), strict=True):
+        raw = inv.raw_ids.get(fid)
+        if raw:
+            kids.setdefault(pid, []).append((fid, raw.encode()))
+    tasks = []
+    sampled = set(df.filter(pl.col("sampled"))["file_id"].to_list()) if "sampled" in df.columns else None
+    for row in todo.sort("size", descending=True).iter_rows(named=True):
+        fid = row["file_id"]
+        kind = row["kind"]
+        if kind in ("jsonl", "json") and sampled is not None and fid not in sampled:
+            kind = "blob"  # outside the sample: hashed and counted, not walked
+        needles = kids.get(row["session_id"], []) if row["surface"] in {
+            s.name for s in profile.surfaces if s.kind == "jsonl"} and row["parent_id"] is None else []
+        tasks.append((str(root / inv.paths[fid]), fid, kind, row["size"], needles))
+    return tasks
+
+
+def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,
+            salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
+    tasks = _tasks(inv, root, profile)
+    jobs = jobs or min(os.cpu_count() or 1, 8)
+    cols: dict[str, list[tuple]] = {t: [] for t in W.COLUMNS}
+    files: list[tuple] = []
+    field_cols = list(profile.frame_fields)
+
+    def take(r: W.FileResult) -> None:
+        fid = r.file_id
+        files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
+        cols["frames"].extend((fid, *t) for t in r.frames)
+        cols["blocks"].extend((fid, *t) for t in r.blocks)
+        cols["nodes"].extend((fid, *k, *v) for k, v in r.nodes.items())
+        cols["values"].extend((fid, *k, n) for k, n in r.values.items())
+        cols["links"].extend((fid, *t) for t in r.links)
+        cols["markers"].extend((fid, *t) for t in r.markers)
+        cols["headings"].extend((fid, *k, n) for k, n in r.headings.items())
+        cols["needles"].extend((fid, *t) for t in r.needles)
+        if progress:
+            progress(1, r.nbytes)
+
+    small = sum(t[3] for t in tasks) < (8 << 20) or jobs == 1
+    if small:
+        walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
+        for t in tasks:
+            take(W.walk_file(walker, *t))
+    else:
+        with ProcessPoolExecutor(jobs, initializer=W._init_worker,
+                                 initargs=(profile.name, mode, allow_mcp, salt, max_line)) as ex:
+            for r in ex.map(W._work, tasks, chunksize=max(1, min(64, len(tasks) // (jobs * 8) or 1))):
+                take(r)
+
+    schemas = {
+        "frames": {"file_id": pl.String, "line_no": pl.Int64, "frame_status": pl.String, "nbytes": pl.Int64,
+                   "flags": pl.Int64, "rclass": pl.String, "keyset": pl.String,
+                   **{c: pl.String for c in field_cols}},
+        "blocks": {"file_id": pl.String, "line_no": pl.Int64, "carrier": pl.String, "idx": pl.Int64,
+                   "btype": pl.String, "keyset": pl.String, "name": pl.String,
+                   "input_type": pl.String, "payload_len": pl.Int64},
+        "nodes": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "jtype": pl.String,
+                  "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
+        "values": {"file_id": pl.String, "path": pl.String, "value": pl.String,
+                   "withheld_id": pl.String, "count": pl.Int64},
+        "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
+        "markers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
+        "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
+        "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
+    }
+    out = {}
+    for name, schema in schemas.items():
+        try:
+            out[name] = pl.DataFrame(cols[name], schema=schema, orient="row")
+        except Exception as exc:  # pragma: no cover - a programming error, say which table
+            raise RuntimeError(f"walk table {name}: {exc}") from exc
+    out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
+    return out

@@ -1,0 +1,459 @@
+"""The structural walk: one pass over a file's bytes, aggregated per file, through the gate.
+
+For each file the walk reads the bytes once (hashing them as it goes), frames them on LF
+only (``corpus.frames``), parses each frame with orjson and records, per file:
+
+- ``frames``: one row per frame: status, size, flags, record class, top-level key set and
+  the profile's gated frame fields (``role``, ``type``, ``status`` …).
+- ``blocks``: one row per element of a declared block carrier (``message.content``): type,
+  key set, gated tool name, input JSON type, payload length.
+- ``nodes``: the key-set census, aggregated: (record class, path, JSON type, key set) ->
+  count, longest string / largest map. Data-keyed maps are counted, never described;
+  opaque paths are typed, never entered; depth beyond the limit is counted as truncated.
+- ``values``: gated vocabulary values at declared paths; anything withheld is counted with
+  a salted pseudonym so distinct withheld values can be counted, not read.
+- ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
+  so joins and DAG checks run in SQL without a single id leaving the machine.
+- ``markers``: per frame, how many times a declared substring occurs at a declared path
+  (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
+- ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
+
+Everything is a plain list of tuples: the parent process turns them into polars frames.
+Workers run in a process pool; they aggregate per file and never hold the corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import orjson
+
+from survey.corpus.frames import DEFAULT_MAX_LINE, iter_frames
+from survey.corpus.privacy import DYNAMIC_KEY, IDENT, UNREVIEWED_KEY, WITHHELD, Gate, pseudonym
+from survey.runtimes.base import Profile
+
+JTYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def jtype(v: object) -> str:
+    if v is None:
+        return "null"
+    return JTYPE.get(type(v), "number")
+
+
+class HashingReader:
+    """Wraps a binary file: every byte read also feeds a hash and a byte count."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.h = hashlib.blake2b(digest_size=16)
+        self.n = 0
+
+    def read(self, n: int = -1) -> bytes:
+        b = self.fh.read(n)
+        self.h.update(b)
+        self.n += len(b)
+        return b
+
+
+@dataclass
+class FileResult:
+    """What the walk learned of one file. Lists of tuples, columns named in ``COLUMNS``."""
+
+    file_id: str
+    status: str = "ok"  # ok | unreadable | vanished | changed_during_read
+    nbytes: int = 0
+    lines: int = 0
+    hash: str = ""
+    frames: list[tuple] = field(default_factory=list)
+    blocks: list[tuple] = field(default_factory=list)
+    nodes: dict[tuple, list[int]] = field(default_factory=dict)
+    values: dict[tuple, int] = field(default_factory=dict)
+    links: list[tuple] = field(default_factory=list)
+    markers: list[tuple] = field(default_factory=list)
+    headings: dict[tuple, int] = field(default_factory=dict)
+    needles: list[tuple] = field(default_factory=list)
+    truncations: int = 0
+
+
+COLUMNS = {
+    "frames": ["line_no", "frame_status", "nbytes", "flags", "rclass", "keyset"],
+    "blocks": ["line_no", "carrier", "idx", "btype", "keyset", "name", "input_type", "payload_len"],
+    "nodes": ["rclass", "path", "jtype", "keyset", "count", "max_len"],
+    "values": ["path", "value", "withheld_id", "count"],
+    "links": ["line_no", "kind", "ref"],
+    "markers": ["line_no", "name", "count"],
+    "headings": ["name", "value", "count"],
+    "needles": ["needle_file", "found"],
+}
+
+
+def _get(obj: Any, path: str) -> Any:
+    """Value at a simple dotted path (``$.payload.type``); None when absent."""
+    cur = obj
+    for part in path[2:].split(".") if path.startswith("$.") else path.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(part)
+        if cur is None:
+            return None
+    return cur
+
+
+class Walker:
+    """Holds one profile's compiled walk settings (one per worker process)."""
+
+    def __init__(self, profile: Profile, gate: Gate, salt: bytes, max_line: int = DEFAULT_MAX_LINE) -> None:
+        self.p = profile
+        self.gate = gate
+        self.salt = salt
+        self.max_line = max_line
+        self.frame_fields = list(profile.frame_fields.items())
+        self.vocab_paths = profile.vocab_paths
+        self.dict_paths = profile.dict_paths
+        self.opaque_paths = profile.opaque_paths
+        self.link_paths = {path: kind for kind, path in profile.links.items()}
+        self.marker_paths: dict[str, list[tuple[str, str]]] = {}
+        for name, (path, sub) in profile.markers.items():
+            self.marker_paths.setdefault(path, []).append((name, sub))
+        self.carriers = [c if c.startswith("$.") else "$." + c for c in profile.carriers]
+        self.max_keys = profile.max_keys
+        self.max_depth = profile.max_depth
+        self.headings = [(n, re.compile(rx)) for n, rx in profile.text_headings.items()]
+        self._keycache: dict[str, str] = {}
+
+    # -- gating helpers ---------------------------------------------------------------
+    def gkey(self, k: str) -> str:
+        g = self._keycache.get(k)
+        if g is None:
+            g = self.gate.key(k)
+            if len(self._keycache) < 100_000:
+                self._keycache[k] = g
+        return g
+
+    def keyset(self, d: dict) -> str:
+        ks = {self.gkey(k) for k in d}
+        return ",".join(sorted(ks))
+
+    def gvalue(self, path: str, v: Any, res: FileResult) -> str | None:
+        """Gate a vocabulary value; count it either way. Returns the emitted value."""
+        if isinstance(v, bool):
+            out: str | None = "true" if v else "false"
+        elif isinstance(v, int) and abs(v) < 1_000_000:
+            out = str(v)
+        elif v is None:
+            out = "null"
+        else:
+            out = self.gate.value(path, v)
+        if out is None:
+            wid = pseudonym(self.salt, f"{path}\0{v!r}", "v")
+            key = (path, WITHHELD, wid)
+        else:
+            key = (path, out, None)
+        res.values[key] = res.values.get(key, 0) + 1
+        return out
+
+    # -- the node walk ----------------------------------------------------------------
+    def node(self, res: FileResult, rclass: str, path: str, v: Any, depth: int, line_no: int) -> None:
+        t = jtype(v)
+        nodes = res.nodes
+        if path in self.vocab_paths and t != "object" and t != "array":
+            self.gvalue(path, v, res)
+        if t == "string":
+            if path in self.link_paths:
+                res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, v, "i")))
+            ms = self.marker_paths.get(path)
+            if ms:
+                for name, sub in ms:
+                    if sub in v:
+                        res.markers.append((line_no, name, 1))
+            k = (rclass, path, t, "")
+            a = nodes.get(k)
+            n = len(v)
+            if a is None:
+                nodes[k] = [1, n]
+            else:
+                a[0] += 1
+                if n > a[1]:
+                    a[1] = n
+            return
+        if t == "object":
+            if depth >= self.max_depth:
+                res.truncations += 1
+                self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+                return
+            if path in self.opaque_paths:
+                self._count(nodes, (rclass, path, "object", "<opaque>"), len(v))
+                return
+            if len(v) > self.max_keys or path in self.dict_paths:
+                self._count(nodes, (rclass, path, "object", "<map>"), len(v))
+                vp = path + ".<map-value>"
+                for val in v.values():
+                    self._count(nodes, (rclass, vp, jtype(val), ""), 0)
+                return
+            ks = self.keyset(v)
+            self._count(nodes, (rclass, path, "object", ks), len(v))
+            for key, val in v.items():
+                g = self.gkey(key)
+                self.node(res, rclass, path + "." + g, val, depth + 1, line_no)
+            return
+        if t == "array":
+            if depth >= self.max_depth:
+                res.truncations += 1
+                self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+                return
+            if path in self.opaque_paths:
+                self._count(nodes, (rclass, path, "array", "<opaque>"), len(v))
+                return
+            self._count(nodes, (rclass, path, "array", ""), len(v))
+            ep = path + "[]"
+            vocab_type = ep + ".type" in self.vocab_paths
+            for el in v:
+                p = ep
+                if vocab_type and isinstance(el, dict):
+                    bt = el.get("type")
+                    if isinstance(bt, str):
+                        g = self.gate.value(ep + ".type", bt)
+                        p = f"{path}[type={g if g is not None else WITHHELD}]"
+                self.node(res, rclass, p, el, depth + 1, line_no)
+            return
+        if path in self.link_paths and t == "number":
+            res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
+        self._count(nodes, (rclass, path, t, ""), 0)
+
+    @staticmethod
+    def _count(nodes: dict, k: tuple, n: int) -> None:
+        a = nodes.get(k)
+        if a is None:
+            nodes[k] = [1, n]
+        else:
+            a[0] += 1
+            if n > a[1]:
+                a[1] = n
+
+    # -- per record -------------------------------------------------------------------
+    def record(self, res: FileResult, line_no: int, status: str, nbytes: int, flags: int, obj: Any) -> None:
+        if obj is None:
+            res.frames.append((line_no, status, nbytes, flags, None, None, *([None] * len(self.frame_fields))))
+            return
+        parts = []
+        for path in self.p.record_class:
+            v = _get(obj, path)
+            if v is not None:
+                g = self.gate.value(path, v) if isinstance(v, str) else None
+                parts.append(g if g is not None else WITHHELD)
+        rclass = "/".join(parts) if parts else "<none>"
+        fields = []
+        for _col, path in self.frame_fields:
+            v = _get(obj, path)
+            if v is None:
+                fields.append(None)
+            elif isinstance(v, str):
+                g = self.gate.value(path, v)
+                fields.append(g if g is not None else WITHHELD)
+            elif isinstance(v, bool):
+                fields.append("true" if v else "false")
+            else:
+                fields.append(f"<{jtype(v)}>")
+        res.frames.append((line_no, status, nbytes, flags, rclass, self.keyset(obj), *fields))
+        self.node(res, rclass, "$", obj, 0, line_no)
+        for carrier in self.carriers:
+            arr = _get(obj, carrier)
+            if isinstance(arr, list):
+                self.blocks(res, line_no, carrier, arr)
+
+    def blocks(self, res: FileResult, line_no: int, carrier: str, arr: list) -> None:
+        tpath = carrier + "[].type"
+        for i, b in enumerate(arr):
+            if not isinstance(b, dict):
+                res.blocks.append((line_no, carrier, i, f"<{jtype(b)}>", None, None, None, None))
+                continue
+            bt = b.get("type")
+            g = self.gate.value(tpath, bt) if isinstance(bt, str) else None
+            btype = g if g is not None else (WITHHELD if bt is not None else "<none>")
+            name = None
+            nv = b.get(self.p.block_name_key)
+            if isinstance(nv, str):
+                npath = f"{carrier}[type={btype}].{self.p.block_name_key}"
+                name = self.gate.value(npath, nv)
+                if name is None:
+                    name = WITHHELD
+            payload = None
+            for pk in self.p.payload_keys:
+                if pk in b:
+                    payload = b[pk]
+                    break
+            if isinstance(payload, str):
+                plen: int | None = len(payload)
+            elif payload is None:
+                plen = None
+            else:
+                plen = len(orjson.dumps(payload).decode("utf-8", "replace"))
+            itype = jtype(b["input"]) if "input" in b else (jtype(payload) if payload is not None else None)
+            res.blocks.append((line_no, carrier, i, btype, self.keyset(b), name, itype, plen))
+
+    # -- per file ---------------------------------------------------------------------
+    def walk_jsonl(self, res: FileResult, fh: BinaryIO, needles: Iterable[tuple[str, bytes]] = ()) -> None:
+        pending = list(needles)
+        found: set[str] = set()
+        reader = HashingReader(fh)
+        lines = 0
+        for line_no, status, nbytes, obj, flags in iter_frames(reader, self.max_line):  # type: ignore[arg-type]
+            lines = line_no + 1
+            self.record(res, line_no, status, nbytes, flags, obj)
+        res.lines = lines
+        res.nbytes = reader.n
+        res.hash = reader.h.hexdigest()
+        if pending:
+            # Needles are ids from paths (not content): a second cheap pass over the bytes,
+            # only for files that have children.
+            fh.seek(0)
+            data_tail = b""
+            while True:
+                chunk = fh.read(1 << 20)
+                if not chunk:
+                    break
+                hay = data_tail + chunk
+                for nid, nb in pending:
+                    if nid not in found and nb in hay:
+                        found.add(nid)
+                data_tail = chunk[-256:]
+            res.needles = [(nid, nid in found) for nid, _ in pending]
+
+    def walk_json(self, res: FileResult, fh: BinaryIO) -> None:
+        reader = HashingReader(fh)
+        data = b""
+        chunks = []
+        while True:
+            b = reader.read(1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+            if reader.n > self.max_line:
+                break
+        data = b"".join(chunks)
+        res.nbytes, res.hash, res.lines = reader.n, reader.h.hexdigest(), data.count(b"\n")
+        if reader.n > self.max_line:
+            self.record(res, 0, "oversized", reader.n, 0, None)
+            return
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            self.record(res, 0, "malformed", len(data), 0, None)
+            return
+        if isinstance(obj, dict):
+            self.record(res, 0, "ok", len(data), 0, obj)
+        else:
+            # A top-level array (e.g. prompt history) is described, never read out.
+            res.frames.append((0, "ok", len(data), 0, f"<{jtype(obj)}>", None, *([None] * len(self.frame_fields))))
+            self.node(res, f"<{jtype(obj)}>", "$", obj, 0, 0)
+
+    def walk_text(self, res: FileResult, fh: BinaryIO) -> None:
+        reader = HashingReader(fh)
+        lines = 0
+        tail = b""
+        while True:
+            b = reader.read(1 << 20)
+            if not b:
+                break
+            buf = tail + b
+            parts = buf.split(b"\n")
+            tail = parts.pop()
+            lines += len(parts)
+            if self.headings:
+                for ln in parts:
+                    self._heading(res, ln)
+            if len(tail) > self.max_line:
+                tail = b""
+        if tail:
+            lines += 1
+            if self.headings:
+                self._heading(res, tail)
+        res.lines, res.nbytes, res.hash = lines, reader.n, reader.h.hexdigest()
+
+    def _heading(self, res: FileResult, ln: bytes) -> None:
+        if not ln.startswith(b"["):
+            return
+        s = ln.decode("utf-8", "replace")
+        for name, rx in self.headings:
+            m = rx.match(s)
+            if m:
+                v = m.group(1)
+                g = self.gate.value(f"heading:{name}", v)
+                key = (name, g if g is not None else WITHHELD)
+                res.headings[key] = res.headings.get(key, 0) + 1
+
+    def walk_blob(self, res: FileResult, fh: BinaryIO) -> None:
+        reader = HashingReader(fh)
+        lines = 0
+        while True:
+            b = reader.read(1 << 20)
+            if not b:
+                break
+            lines += b.count(b"\n")
+        res.lines, res.nbytes, res.hash = lines, reader.n, reader.h.hexdigest()
+
+
+def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
+              needles: Iterable[tuple[str, bytes]] = ()) -> FileResult:
+    """Walk one file; every failure becomes a counted status, never an exception."""
+    res = FileResult(file_id=file_id)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        res.status = "vanished"
+        return res
+    except OSError:
+        res.status = "unreadable"
+        return res
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if kind == "jsonl":
+                walker.walk_jsonl(res, fh, needles)
+            elif kind == "json":
+                walker.walk_json(res, fh)
+            elif kind == "text":
+                walker.walk_text(res, fh)
+            else:
+                walker.walk_blob(res, fh)
+    except RecursionError:
+        res.status = "too_deep"
+    except OSError:
+        res.status = "unreadable"
+    if res.status == "ok" and res.nbytes != size:
+        res.status = "changed_during_read"
+    return res
+
+
+__all__ = ["COLUMNS", "IDENT", "DYNAMIC_KEY", "UNREVIEWED_KEY", "FileResult", "Walker", "walk_file"]
+
+
+# -- the pool ---------------------------------------------------------------------------
+_WORKER: Walker | None = None
+
+
+def _init_worker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes, max_line: int) -> None:
+    global _WORKER
+    _WORKER = make_walker(profile_name, mode, allow_mcp, salt, max_line)
+
+
+def make_walker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes,
+                max_line: int = DEFAULT_MAX_LINE) -> Walker:
+    from survey.runtimes import get
+    from survey.runtimes.base import load_vocab
+
+    profile = get(profile_name)
+    keys, values = load_vocab(profile_name)
+    gate = Gate(keys=keys, values=values, mode=mode, allow_mcp_names=allow_mcp,
+                withheld_paths=profile.withheld_paths)
+    return Walker(profile, gate, salt, max_line)
+
+
+def _work(task: tuple) -> FileResult:
+    assert _WORKER is not None
+    return walk_file(_WORKER, *task)

@@ -1,0 +1,106 @@
+"""The privacy gate: what may leave a corpus, and in what form.
+
+A corpus holds private prompts, code, commands and paths; even its *keys* can be private
+(objects keyed by file paths, env names, MCP argument names). Everything the survey writes
+under ``snapshots/`` or ``reports/`` passes through this module first:
+
+- **Keys** leave only when identifier-shaped *and* in the runtime's reviewed vocabulary;
+  otherwise they become ``<unreviewed-key>`` (identifier-shaped) or ``<dynamic-key>``.
+- **Values** leave only at declared vocabulary paths, identifier-shaped and reviewed;
+  every other value is ``<withheld>`` and counted (with a salted pseudonym so distinct
+  withheld values can be counted without being revealed).
+- **Paths and ids** become salted HMAC pseudonyms. The salt lives in the user's config dir
+  (``$SURVEY_CONFIG_DIR`` or ``~/.config/survey/salt``), never in a snapshot: the same machine
+  can map a pseudonym back to its file for a re-check; the snapshot alone reveals nothing.
+
+Discover mode (``Gate(mode="discover")``) lets unreviewed identifier-shaped keys and values
+through, for a local-only report that is never written under ``snapshots/`` or ``reports/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
+"""Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
+leading digit or punctuation is refused: numbers-as-keys are data, not schema)."""
+
+UNREVIEWED_KEY = "<unreviewed-key>"
+DYNAMIC_KEY = "<dynamic-key>"
+RARE_KEY = "<rare-key>"
+WITHHELD = "<withheld>"
+MASKS = frozenset({UNREVIEWED_KEY, DYNAMIC_KEY, RARE_KEY, WITHHELD})
+
+
+def config_dir() -> Path:
+    env = os.environ.get("SURVEY_CONFIG_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "survey"
+
+
+def load_salt(create: bool = True) -> bytes:
+    """The per-machine salt for pseudonyms; created once, 0600, outside any snapshot."""
+    path = config_dir() / "salt"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    if not create:
+        raise FileNotFoundError("no survey salt on this machine")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    salt = secrets.token_bytes(32)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(salt.hex())
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)
+    return salt
+
+
+def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
+    """A stable, salted, non-reversible name: ``f-1a2b3c4d5e6f`` for files, ``i-…`` for ids."""
+    digest = hmac.new(salt, f"{kind}\0{text}".encode("utf-8", "surrogateescape"), hashlib.sha256)
+    return f"{kind}-{digest.hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Decides which keys and values may be written, for one runtime.
+
+    ``keys`` is the reviewed key vocabulary; ``values`` maps a vocabulary path to its
+    reviewed values. ``withheld_paths`` are vocabulary paths whose values are withheld unless
+    ``allow_mcp_names`` (third-party server and tool names).
+    """
+
+    keys: frozenset[str]
+    values: dict[str, frozenset[str]] = field(default_factory=dict)
+    mode: str = "reviewed"
+    allow_mcp_names: bool = False
+    withheld_paths: frozenset[str] = frozenset()
+
+    def key(self, k: str) -> str:
+        if not IDENT.match(k):
+            return DYNAMIC_KEY
+        if k in self.keys or self.mode == "discover":
+            return k
+        return UNREVIEWED_KEY
+
+    def value(self, path: str, v: object) -> str | None:
+        """The value as it may be written, or None when withheld."""
+        if isinstance(v, bool) or v is None:
+            return None
+        if not isinstance(v, str) or not IDENT.match(v):
+            return None
+        if path in self.withheld_paths and not self.allow_mcp_names:
+            return None
+        if self.mode == "discover":
+            return v
+        allowed = self.values.get(path)
+        if allowed is not None and v in allowed:
+            return v
+        return None

@@ -1,0 +1,139 @@
+"""Runtime profiles: everything runtime-specific, as data.
+
+A profile is a frozen record plus a folder of ``.sql`` files (``queries/``) and one page
+template. Nothing in the pipeline branches on a runtime's name: the crawl classifies files by
+the profile's surfaces, the walk extracts what the profile declares, the census runs the
+profile's queries, the evidence stage runs its probes, and the page is its template.
+
+Paths in a profile use one small syntax, the same one the walk writes into Parquet:
+``$`` is the record, ``.key`` a member, ``[]`` an array element, and ``[type=X]`` an array
+element that is an object whose ``type`` is X (so block key sets are per block type).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A class of files, recognised by a regex over the path relative to the root.
+
+    ``kind`` says how files are read: ``jsonl`` (framed and walked), ``json`` (one document,
+    walked as one record), ``text`` (counted, line-scanned by ``text_headings``), ``sqlite``
+    (a store, read by its profile's store reader) or ``blob`` (counted only).
+    Named groups ``session`` and ``parent`` in the regex give ids from the path.
+    """
+
+    name: str
+    pattern: str
+    kind: str = "jsonl"
+    walk: bool = True
+    description: str = ""
+
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A negative (or positive) grep over every file of a scope.
+
+    ``literals`` are searched in their JSON-encoded form (``"tool_result"`` with quotes), so
+    a key is found as a key or a string, never as part of a longer word. ``key`` names the
+    JSON key the probe is about, when it is about one: the page then shows the structural
+    figure (files where the walk saw the key) beside the text figure.
+    """
+
+    id: str
+    literals: tuple[str, ...]
+    scope: str
+    expect: str = "absent"  # absent | present
+    key: str | None = None
+    key_paths: tuple[str, ...] = ()  # where the key counts structurally; () = any path
+    about: str = ""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Files a probe searches: DuckDB globs and the equivalent ripgrep ``-g`` globs."""
+
+    name: str
+    duckdb_globs: tuple[str, ...]
+    rg_globs: tuple[str, ...]
+    surfaces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    title: str
+    default_roots: tuple[str, ...]
+    env_roots: tuple[str, ...]
+    surfaces: tuple[Surface, ...]
+    # walk
+    record_class: tuple[str, ...]  # paths whose gated values name a record's class
+    frame_fields: dict[str, str]  # column -> path, gated vocabulary values per frame
+    carriers: tuple[str, ...]  # paths of block arrays (e.g. "message.content")
+    block_name_key: str = "name"
+    payload_keys: tuple[str, ...] = ("text", "thinking", "input", "content")
+    vocab_paths: frozenset[str] = frozenset()
+    withheld_paths: frozenset[str] = frozenset()
+    dict_paths: frozenset[str] = frozenset()
+    opaque_paths: frozenset[str] = frozenset()
+    links: dict[str, str] = field(default_factory=dict)  # kind -> path (hashed ids)
+    markers: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (path, substring)
+    text_headings: dict[str, str] = field(default_factory=dict)  # name -> regex with group 1
+    max_keys: int = 40
+    max_depth: int = 12
+    # evidence
+    scopes: tuple[Scope, ...] = ()
+    probes: tuple[Probe, ...] = ()
+    # pages
+    template: str = ""
+    claims: Callable[..., list] | None = None
+    handmade_marker: str = "handmade"
+
+    @property
+    def queries_dir(self) -> Path:
+        return HERE / self.name / "queries"
+
+    def surface(self, name: str) -> Surface:
+        for s in self.surfaces:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def scope(self, name: str) -> Scope:
+        for s in self.scopes:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def default_root(self) -> Path | None:
+        """First existing root: env overrides first, then the defaults."""
+        for env in self.env_roots:
+            val = os.environ.get(env)
+            if val:
+                return Path(val).expanduser()
+        for r in self.default_roots:
+            p = Path(r).expanduser()
+            if p.exists():
+                return p
+        return None
+
+
+def load_vocab(name: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """Read a runtime's reviewed vocabulary (``runtimes/<name>/vocab.json``)."""
+    import orjson
+
+    data = orjson.loads((HERE / name / "vocab.json").read_bytes())
+    keys = frozenset(data.get("keys", []))
+    values = {p: frozenset(v) for p, v in data.get("values", {}).items()}
+    return keys, values
