@@ -88,7 +88,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                    **{c: pl.String for c in field_cols}},
         "blocks": {"file_id": pl.String, "line_no": pl.Int64, "carrier": pl.String, "idx": pl.Int64,
                    "btype": pl.String, "keyset": pl.String, "name": pl.String,
-                   "input_type": pl.String, "payload_len": pl.Int64},
+                   "input_type": pl.String, "input_keyset": pl.String, "payload_len": pl.Int64},
         "nodes": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "jtype": pl.String,
                   "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
         "values": {"file_id": pl.String, "path": pl.String, "value": pl.String,

@@ -83,7 +83,7 @@ class FileResult:
 
 COLUMNS = {
     "frames": ["line_no", "frame_status", "nbytes", "flags", "rclass", "keyset"],
-    "blocks": ["line_no", "carrier", "idx", "btype", "keyset", "name", "input_type", "payload_len"],
+    "blocks": ["line_no", "carrier", "idx", "btype", "keyset", "name", "input_type", "input_keyset", "payload_len"],
     "nodes": ["rclass", "path", "jtype", "keyset", "count", "max_len"],
     "values": ["path", "value", "withheld_id", "count"],
     "links": ["line_no", "kind", "ref"],
@@ -271,7 +271,7 @@ class Walker:
         tpath = carrier + "[].type"
         for i, b in enumerate(arr):
             if not isinstance(b, dict):
-                res.blocks.append((line_no, carrier, i, f"<{jtype(b)}>", None, None, None, None))
+                res.blocks.append((line_no, carrier, i, f"<{jtype(b)}>", None, None, None, None, None))
                 continue
             bt = b.get("type")
             g = self.gate.value(tpath, bt) if isinstance(bt, str) else None
@@ -294,8 +294,10 @@ class Walker:
                 plen = None
             else:
                 plen = len(orjson.dumps(payload).decode("utf-8", "replace"))
-            itype = jtype(b["input"]) if "input" in b else (jtype(payload) if payload is not None else None)
-            res.blocks.append((line_no, carrier, i, btype, self.keyset(b), name, itype, plen))
+            inp = b.get("input")
+            itype = jtype(inp) if "input" in b else (jtype(payload) if payload is not None else None)
+            iks = self.keyset(inp) if isinstance(inp, dict) and len(inp) <= self.max_keys else None
+            res.blocks.append((line_no, carrier, i, btype, self.keyset(b), name, itype, iks, plen))
 
     # -- per file ---------------------------------------------------------------------
     def walk_jsonl(self, res: FileResult, fh: BinaryIO, needles: Iterable[tuple[str, bytes]] = ()) -> None:

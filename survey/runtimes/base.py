@@ -54,7 +54,7 @@ class Probe:
     id: str
     literals: tuple[str, ...]
     scope: str
-    expect: str = "absent"  # absent | present
+    expect: str = "absent"  # absent | present | count (informational: the figure is the point)
     key: str | None = None
     key_paths: tuple[str, ...] = ()  # where the key counts structurally; () = any path
     about: str = ""

@@ -10,6 +10,7 @@ sized, never read out). Everything else in a project folder is ``other``, by ext
 from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.cursor.claims import claims
 
 SEG = r"[^/]+"
 BLOCK = "$.message.content[type=tool_use]"
@@ -62,6 +63,11 @@ PROFILE = Profile(
               about="a model field outside tool arguments"),
         Probe("agent_tools_referenced", ("/agent-tools/",), "jsonl", expect="present",
               about="sidecar read-backs"),
+        Probe("marker_ellipsis", ("[...]",), "jsonl", expect="count",
+              about="[...] inside payloads (prose, not a harness marker)"),
+        Probe("marker_truncated", ("[truncated]",), "jsonl", expect="count",
+              about="[truncated] inside payloads (prose, not a harness marker)"),
     ),
     template="cursor.md.j2",
+    claims=claims,
 )

@@ -1,0 +1,12 @@
+-- Question: How many frames of each framing status (ok, blank, malformed, partial, oversized, …)?
+-- Used by: every JSONL page: Observation basis, Frame taxonomy
+-- Inputs: walk/frames.parquet
+-- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>'" -c ".read survey/census/queries/frame_status.sql"
+SELECT
+    frame_status,
+    count(*)                 AS frames,
+    count(DISTINCT file_id)  AS files,
+    sum(nbytes)              AS bytes
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+GROUP BY frame_status
+ORDER BY frames DESC, frame_status;

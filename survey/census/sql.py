@@ -1,0 +1,71 @@
+"""Run the census ``.sql`` files over a snapshot's Parquet, exactly as a reviewer would.
+
+Each file answers one question and runs unchanged in the ``duckdb`` CLI with one variable,
+``snap`` (the snapshot folder). The runner sets that variable, runs the shared queries
+(``census/queries``) and the runtime's own (``runtimes/<name>/queries``), and keeps, per
+query: the file it came from, the pasteable command, its columns and its rows. Those
+records are the evidence behind every table on a page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from pathlib import Path
+
+import duckdb
+
+from survey.runtimes.base import Profile
+
+SHARED = Path(__file__).parent / "queries"
+PKG_ROOT = Path(__file__).parents[2]
+
+
+def rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(PKG_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def query_files(profile: Profile) -> list[Path]:
+    own = sorted(profile.queries_dir.glob("*.sql")) if profile.queries_dir.exists() else []
+    return sorted(SHARED.glob("*.sql")) + own
+
+
+def command(sql_file: Path, snap: str) -> str:
+    return f"duckdb -c \"SET VARIABLE snap = '{snap}'\" -c \".read {rel(sql_file)}\""
+
+
+def _plain(v: object) -> object:
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, (dt.date, dt.datetime)):
+        return v.isoformat()
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def run_query(con: duckdb.DuckDBPyConnection, sql_file: Path) -> tuple[list[str], list[list]]:
+    cur = con.execute(sql_file.read_text())
+    cols = [d[0] for d in cur.description or []]
+    rows = [[_plain(v) for v in r] for r in cur.fetchall()]
+    return cols, rows
+
+
+def run_census(snap_dir: Path, profile: Profile, snap_label: str) -> dict[str, dict]:
+    """Run every query; ``snap_label`` is the path a reviewer would type (relative)."""
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
+    out: dict[str, dict] = {}
+    for f in query_files(profile):
+        cols, rows = run_query(con, f)
+        out[f.stem] = {
+            "sql": rel(f),
+            "command": command(f, snap_label),
+            "columns": cols,
+            "rows": rows,
+        }
+    con.close()
+    return out

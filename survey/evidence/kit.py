@@ -1,0 +1,92 @@
+"""Helpers a profile uses to turn census results and probe results into claims.
+
+A profile's ``claims(kit)`` function states its sentences through this kit; the kit makes
+sure each one carries the query or probe it came from, its scope and a pasteable command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_bytes
+
+
+class Kit:
+    def __init__(self, census: dict, evidence: dict, manifest: dict) -> None:
+        self.census = census
+        self.evidence = evidence
+        self.manifest = manifest
+        self.claims: list[Claim] = []
+        self.walked = manifest["counts"]["walked_files"]
+        self.walked_bytes = manifest["counts"]["walked_bytes"]
+        self.total = manifest["counts"]["files"]
+
+    # -- census access ----------------------------------------------------------------
+    def rows(self, name: str) -> list[dict[str, Any]]:
+        q = self.census.get(name)
+        if q is None:
+            raise MissingEvidence(f"no census query named {name!r}")
+        return [dict(zip(q["columns"], r, strict=True)) for r in q["rows"]]
+
+    def one(self, name: str) -> dict[str, Any]:
+        r = self.rows(name)
+        return r[0] if r else {}
+
+    def scope_walked(self) -> str:
+        return f"{fmt(self.walked)} walked files, {human_bytes(self.walked_bytes)}"
+
+    def ev(self, name: str, result: str, scope: str | None = None) -> Evidence:
+        q = self.census[name]
+        return Evidence(source=q["sql"], result=result, scope=scope or self.scope_walked(),
+                        command=q["command"])
+
+    def probe(self, pid: str) -> dict:
+        for p in self.evidence.get("probes", []):
+            if p["id"] == pid:
+                return p
+        raise MissingEvidence(f"no probe named {pid!r}")
+
+    def ev_probe(self, pid: str) -> Evidence:
+        p = self.probe(pid)
+        res = (f"DuckDB: {fmt(p['duckdb']['files_matched'])} files / {fmt(p['duckdb']['occurrences'])} hits; "
+               f"rg: {fmt(p['rg']['files_matched'])} files / {fmt(p['rg']['occurrences'])} hits")
+        if p.get("structural"):
+            s = p["structural"]
+            res += f"; as a key: {fmt(s['files_with_key'])} of {fmt(self.walked)} walked files"
+        return Evidence(source=f"probe:{pid}", result=res,
+                        scope=f"{fmt(p['files_scanned'])} files, {human_bytes(p['bytes_scanned'])} (every file in scope '{p['scope']}')",
+                        command=p["duckdb_command"], second_command=p["rg_command"])
+
+    # -- stating ----------------------------------------------------------------------
+    def state(self, id: str, kind: str, text: str, *evidence: Evidence, value: Any = None,
+              provenance: str = "observed", headline: bool = False, **extra: Any) -> Claim:
+        c = Claim(id=id, kind=kind, text=text, evidence=tuple(evidence), value=value,
+                  provenance=provenance, headline=headline, extra=extra)
+        self.claims.append(c)
+        return c
+
+    def absence(self, id: str, pid: str, what: str, headline: bool = False) -> Claim:
+        """An absence claim from a probe: "not observed in N files", never "does not exist"."""
+        p = self.probe(pid)
+        n = p["files_scanned"]
+        if p["verdict"] == "disagreement":
+            text = (f"{what}: DuckDB and ripgrep DISAGREE over {fmt(n)} files "
+                    f"({fmt(p['duckdb']['files_matched'])} vs {fmt(p['rg']['files_matched'])} files): not determined")
+            return self.state(id, "absence", text, self.ev_probe(pid), value=None,
+                              provenance="not determined", headline=headline)
+        s = p.get("structural")
+        if s is not None:
+            k = s["files_with_key"]
+            t = p["duckdb"]["files_matched"]
+            if k == 0:
+                text = (f"{what}: not observed as a key in {fmt(self.walked)} walked files; "
+                        f"the text occurs in {fmt(t)} of {fmt(n)} files")
+            else:
+                text = f"{what}: observed as a key in {fmt(k)} of {fmt(self.walked)} walked files ({fmt(t)} of {fmt(n)} files by text)"
+            return self.state(id, "absence", text, self.ev_probe(pid), value=k == 0, headline=headline)
+        t = p["duckdb"]["files_matched"]
+        if t == 0:
+            text = f"{what}: not observed in {fmt(n)} files (0 hits by DuckDB and by rg)"
+        else:
+            text = f"{what}: observed in {fmt(t)} of {fmt(n)} files ({fmt(p['duckdb']['occurrences'])} hits)"
+        return self.state(id, "absence", text, self.ev_probe(pid), value=t == 0, headline=headline)

@@ -1,0 +1,198 @@
+"""The stages in order: crawl -> walk -> snapshot -> census -> evidence -> claims -> page.
+
+``run_survey`` is what ``survey run`` calls for each runtime. Every stage reads what the
+previous one wrote; the page is rendered from the committed snapshot alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from survey import __version__
+from survey.census.collect import collect
+from survey.census.sql import run_census
+from survey.corpus.crawl import crawl, sample
+from survey.corpus.privacy import load_salt, pseudonym
+from survey.evidence.grep import run_probes
+from survey.evidence.kit import Kit
+from survey.runtimes.base import Profile
+from survey.snapshot.store import SCHEMA_VERSION, SnapshotWriter, fingerprint, load_json
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class RunResult:
+    runtime: str
+    snapshot: str
+    page: str | None
+    files: int
+    bytes: int
+    walked_files: int
+    frames: int
+    problems: dict[str, int]
+    disagreements: list[str]
+    reused: bool = False
+    fixture: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def today() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+
+
+def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame) -> dict[str, int]:
+    """Every counted problem class, by name: file-level and frame-level."""
+    out: dict[str, int] = {}
+    for p, n in inv.filter(pl.col("problem").is_not_null()).group_by("problem").len().iter_rows():
+        out[f"file:{p}"] = int(n)
+    for s, n in files.filter(pl.col("read_status") != "ok").group_by("read_status").len().iter_rows():
+        out[f"file:{s}"] = int(n)
+    for s, n in frames.filter(pl.col("frame_status") != "ok").group_by("frame_status").len().iter_rows():
+        out[f"frame:{s}"] = int(n)
+    flags = frames.select(
+        bom=(pl.col("flags") & 1 > 0).sum(), crlf=(pl.col("flags") & 2 > 0).sum(), nul=(pl.col("flags") & 4 > 0).sum()
+    ).row(0, named=True)
+    for k, v in flags.items():
+        if v:
+            out[f"frame:{k}"] = int(v)
+    return dict(sorted(out.items()))
+
+
+def scope_counts(profile: Profile, inv: pl.DataFrame) -> dict[str, int]:
+    out = {}
+    regular = inv.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob"]))
+    for sc in profile.scopes:
+        if "*" in sc.surfaces:
+            out[sc.name] = regular.height
+        else:
+            out[sc.name] = regular.filter(pl.col("surface").is_in(list(sc.surfaces))).height
+    return out
+
+
+def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshots"),
+               reports: Path | None = Path("reports"), date: str | None = None,
+               sample_n: int | None = None, seed: int = 0, stratum: str = "month",
+               mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
+               on_exists: str = "refuse", progress: Progress | None = None) -> RunResult:
+    from survey.render.render import render_page
+
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    date = date or today()
+    root = root.expanduser()
+    if not root.is_dir():
+        raise FileNotFoundError(f"{profile.name}: root is not a folder (pass --root)")
+    salt = load_salt()
+
+    def tick(stage: str) -> Callable[[int, int], None] | None:
+        if progress is None:
+            return None
+        return lambda n, b: progress(stage, n, b)
+
+    inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
+    inv.frame = sample(inv.frame, sample_n, seed)
+    timings["crawl"] = time.perf_counter() - t0
+
+    t = time.perf_counter()
+    tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
+                     progress=tick("walk"))
+    timings["walk"] = time.perf_counter() - t
+    files = tables.pop("files")
+    full = inv.frame.join(files, on="file_id", how="left")
+    fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
+    fixture = profile.handmade_marker in root.resolve().parts
+
+    final = snapshots / date / profile.name
+    if final.exists():
+        old = load_json(final, "manifest") or {}
+        if on_exists == "suffix":
+            i = 2
+            while (snapshots / f"{date}.{i}" / profile.name).exists():
+                i += 1
+            date = f"{date}.{i}"
+        elif on_exists == "reuse" and old.get("fingerprint") == fp and old.get("mode") == mode:
+            page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
+            return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
+                             int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
+                             old.get("problems", {}), old.get("disagreements", []), reused=True,
+                             fixture=fixture, timings=timings)
+    writer = SnapshotWriter(snapshots, date, profile.name)
+    snap_label = str(snapshots / date / profile.name)
+    try:
+        t = time.perf_counter()
+        writer.write_inventory(full)
+        for name, df in tables.items():
+            writer.write_table(name, df)
+        writer.write_table("files", files)
+        frames = tables["frames"]
+        problems = problem_counts(inv.frame, files, frames)
+        walked = full.filter(pl.col("sampled"))
+        manifest = {
+            "tool": "survey",
+            "tool_version": __version__,
+            "snapshot_schema": SCHEMA_VERSION,
+            "runtime": profile.name,
+            "title": profile.title,
+            "date": date,
+            "mode": mode,
+            "allow_mcp_names": allow_mcp,
+            "root": pseudonym(salt, str(root.resolve()), "r"),
+            "fixture": fixture,
+            "fingerprint": fp,
+            "sample": {"n": sample_n, "seed": seed, "stratum": stratum,
+                       "method": "stratified by mtime, proportional" if sample_n else "whole corpus"},
+            "counts": {
+                "files": full.height,
+                "bytes": int(full["size"].sum() or 0),
+                "walked_files": walked.height,
+                "walked_bytes": int(walked["size"].sum() or 0),
+                "frames": frames.height,
+                "frames_ok": frames.filter(pl.col("frame_status") == "ok").height,
+                "blocks": tables["blocks"].height,
+                "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
+            },
+            "problems": problems,
+        }
+        writer.write_json("manifest", manifest)
+        timings["write"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        census = run_census(writer.dir, profile, snap_label)
+        writer.write_json("census", census)
+        timings["census"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full))
+        evidence["fingerprint"] = fp
+        writer.write_json("evidence", evidence)
+        timings["greps"] = time.perf_counter() - t
+
+        kit = Kit(census, evidence, manifest)
+        if profile.claims:
+            profile.claims(kit)
+        writer.write_json("claims", [c.to_json() for c in kit.claims])
+        disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]
+        manifest["disagreements"] = disagreements
+        manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
+        writer.write_json("manifest", manifest)
+        final = writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    t = time.perf_counter()
+    page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
+    timings["render"] = time.perf_counter() - t
+    timings["total"] = time.perf_counter() - t0
+    return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
+                     walked.height, frames.height, problems, disagreements, fixture=fixture,
+                     timings={k: round(v, 3) for k, v in timings.items()})

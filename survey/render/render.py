@@ -1,0 +1,170 @@
+"""Render Markdown pages from a snapshot alone (never from a corpus).
+
+A template states sentences only through ``say("claim_id")`` and tables only through
+``table("query")``; both register the evidence they rest on, and the page ends with the
+numbered evidence list (source, scope, result, pasteable commands). Asking for a claim or a
+query that the snapshot does not hold raises :class:`MissingEvidence`: a page with a gap
+does not render. Templates use ``StrictUndefined``, so a typo fails loudly too. Nothing here
+imports ``survey.corpus``: no corpus byte can reach a page except through the snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_bytes
+from survey.snapshot.store import load_json
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+class Page:
+    """The per-render state: claims by id, and the evidence list in order of first use."""
+
+    def __init__(self, snap: Path) -> None:
+        self.snap = snap
+        self.manifest = load_json(snap, "manifest") or {}
+        self.census = load_json(snap, "census") or {}
+        self.evidence = load_json(snap, "evidence") or {"probes": [], "scopes": {}}
+        self.claims = {c["id"]: Claim.from_json(dict(c)) for c in (load_json(snap, "claims") or [])}
+        recheck = load_json(snap, "recheck") or {}
+        self.verdicts: dict[str, dict] = {v["claim"]: v for v in recheck.get("verdicts", [])}
+        self.recheck = recheck
+        self.refs: list[Evidence] = []
+        self._ref_ids: dict[tuple, int] = {}
+
+    def ref(self, e: Evidence) -> str:
+        key = (e.source, e.result, e.scope, e.command)
+        if key not in self._ref_ids:
+            self.refs.append(e)
+            self._ref_ids[key] = len(self.refs)
+        n = self._ref_ids[key]
+        return f"[E{n}](#e{n})"
+
+    def claim(self, cid: str) -> Claim:
+        c = self.claims.get(cid)
+        if c is None:
+            raise MissingEvidence(f"page asks for claim {cid!r}, which the snapshot does not hold")
+        if not c.evidence:
+            raise MissingEvidence(f"claim {cid!r} has no evidence")
+        return c
+
+    def label(self, c: Claim) -> str:
+        v = self.verdicts.get(c.id)
+        if v is not None:
+            if v["verdict"] == "agrees":
+                return "verified"
+            return "RE-CHECK DISAGREES"
+        return c.provenance
+
+    def say(self, cid: str) -> str:
+        c = self.claim(cid)
+        refs = " ".join(self.ref(e) for e in c.evidence)
+        lab = self.label(c)
+        mark = f" **[{lab}]**" if lab != "observed" else ""
+        return f"{c.text}{mark} {refs}"
+
+    def table(self, name: str) -> dict[str, Any]:
+        q = self.census.get(name)
+        if q is None:
+            raise MissingEvidence(f"page asks for query {name!r}, which the snapshot does not hold")
+        rows = [dict(zip(q["columns"], r, strict=True)) for r in q["rows"]]
+        e = Evidence(source=q["sql"], result=f"{len(rows)} rows", scope=self.scope(), command=q["command"])
+        return {"rows": rows, "columns": q["columns"], "cite": self.ref(e)}
+
+    def scope(self) -> str:
+        c = self.manifest.get("counts", {})
+        return (f"{fmt(c.get('walked_files'))} walked of {fmt(c.get('files'))} files, "
+                f"{human_bytes(c.get('walked_bytes'))}")
+
+    def probe(self, pid: str) -> dict:
+        for p in self.evidence.get("probes", []):
+            if p["id"] == pid:
+                return p
+        raise MissingEvidence(f"page asks for probe {pid!r}, which the snapshot does not hold")
+
+    def probe_ref(self, p: dict) -> str:
+        e = Evidence(source=f"probe:{p['id']}",
+                     result=f"DuckDB {p['duckdb']['files_matched']} files / rg {p['rg']['files_matched']} files",
+                     scope=f"{fmt(p['files_scanned'])} files, {human_bytes(p['bytes_scanned'])}",
+                     command=p["duckdb_command"], second_command=p["rg_command"])
+        return self.ref(e)
+
+
+def md_cell(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        return fmt(v)
+    s = str(v).replace("|", "\\|").replace("\n", " ")
+    return s
+
+
+def md_table(t: dict[str, Any], columns: list[str] | None = None, limit: int | None = None) -> str:
+    cols = columns or t["columns"]
+    rows = t["rows"][:limit] if limit else t["rows"]
+    if not rows:
+        return f"_(no rows)_ {t['cite']}"
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        out.append("| " + " | ".join(md_cell(r.get(c)) for c in cols) + " |")
+    more = len(t["rows"]) - len(rows)
+    out.append("")
+    out.append(f"Source: {t['cite']}" + (f" ({more} more rows in the snapshot)" if more > 0 else ""))
+    return "\n".join(out)
+
+
+def code(s: Any) -> str:
+    return "`" + str(s).replace("`", "'") + "`"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # Markdown, not HTML; every value is a gated figure or vocabulary word
+    )
+    env.filters.update(fmt=fmt, hb=human_bytes, code=code, cell=md_cell)
+    return env
+
+
+def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
+    page = Page(snap)
+    runtime = page.manifest["runtime"]
+    tpl = environment().get_template(template or f"{runtime}.md.j2")
+    text = tpl.render(
+        m=page.manifest, say=page.say, claim=page.claim, table=page.table, md_table=md_table,
+        probe=page.probe, probe_ref=page.probe_ref, evidence=page.evidence, page=page,
+        snapshot=str(snap), recheck=page.recheck,
+    )
+    text = text.rstrip() + "\n\n" + evidence_section(page) + "\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    tmp.replace(out)
+    return out
+
+
+def evidence_section(page: Page) -> str:
+    lines = ["## Evidence", "",
+             "Every figure above cites one of these. Set `ROOT` to the surveyed corpus root to "
+             "re-run a grep; the DuckDB census commands run from the repository folder.", ""]
+    for i, e in enumerate(page.refs, 1):
+        lines.append(f'<a id="e{i}"></a>**E{i}** · {code(e.source)} · scope: {e.scope} · result: {e.result}')
+        lines.append("")
+        lines.append("```sh")
+        lines.append(e.command)
+        if e.second_command:
+            lines.append(e.second_command)
+        lines.append("```")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,100 @@
+"""Dated, immutable snapshots: ``snapshots/<date>/<runtime>/``.
+
+A snapshot is written into a private temporary folder beside its final place and renamed
+into place in one step, so a reader never sees half a snapshot. Writing over an existing
+snapshot is refused: a format change means a new dated snapshot. Layout::
+
+    manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
+    inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids)
+    walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files
+    census.json          every query: file, command, columns, rows
+    evidence.json        every probe: DuckDB and ripgrep results, both commands
+    claims.json          every sentence of the page, with its evidence and provenance
+    recheck.json         (later) verdicts of `survey recheck`
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+
+SCHEMA_VERSION = 1
+
+
+class SnapshotExists(Exception):
+    """Refusal to overwrite an immutable snapshot."""
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+
+
+def fingerprint(files: pl.DataFrame) -> str:
+    """A corpus fingerprint: sha256 over sorted (file_id, size, content hash)."""
+    h = hashlib.sha256()
+    for fid, size, digest in files.select("file_id", "size", "hash").sort("file_id").iter_rows():
+        h.update(f"{fid}\t{size}\t{digest}\n".encode())
+    return h.hexdigest()
+
+
+class SnapshotWriter:
+    def __init__(self, base: Path, date: str, runtime: str) -> None:
+        self.final = base / date / runtime
+        self.tmp = base / f".tmp-{date}-{runtime}-{os.getpid()}"
+        if self.tmp.exists():
+            shutil.rmtree(self.tmp)
+        self.tmp.mkdir(parents=True)
+        (self.tmp / "walk").mkdir()
+
+    @property
+    def dir(self) -> Path:
+        return self.tmp
+
+    def write_inventory(self, inv: pl.DataFrame) -> None:
+        inv.write_parquet(self.tmp / "inventory", partition_by="stratum")
+
+    def write_table(self, name: str, df: pl.DataFrame) -> None:
+        df.write_parquet(self.tmp / "walk" / f"{name}.parquet")
+
+    def write_json(self, name: str, obj: Any) -> None:
+        (self.tmp / f"{name}.json").write_bytes(dumps(obj))
+
+    def commit(self) -> Path:
+        if self.final.exists():
+            self.abort()
+            raise SnapshotExists(
+                f"snapshot {self.final} already exists; snapshots are immutable. "
+                "Survey again under another name (--date), or remove the old one on purpose."
+            )
+        self.final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.tmp, self.final)
+        return self.final
+
+    def abort(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def load_json(snap: Path, name: str) -> Any:
+    p = snap / f"{name}.json"
+    if not p.exists():
+        return None
+    return orjson.loads(p.read_bytes())
+
+
+def find(base: Path, ref: str, runtime: str | None = None) -> Path:
+    """Resolve a snapshot reference: a folder, ``<date>``, or ``<date>/<runtime>``."""
+    p = Path(ref)
+    if (p / "manifest.json").exists():
+        return p
+    cand = base / ref
+    if (cand / "manifest.json").exists():
+        return cand
+    if runtime and (cand / runtime / "manifest.json").exists():
+        return cand / runtime
+    raise FileNotFoundError(f"no snapshot at {ref!r} (looked in {base})")
