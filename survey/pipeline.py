@@ -115,12 +115,15 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     final = snapshots / date / profile.name
     if final.exists():
         old = load_json(final, "manifest") or {}
+        same = old.get("fingerprint") == fp and old.get("mode") == mode
+        if on_exists == "auto":
+            on_exists = "reuse" if same else "suffix"
         if on_exists == "suffix":
             i = 2
             while (snapshots / f"{date}.{i}" / profile.name).exists():
                 i += 1
             date = f"{date}.{i}"
-        elif on_exists == "reuse" and old.get("fingerprint") == fp and old.get("mode") == mode:
+        elif on_exists == "reuse" and same:
             page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
             return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
                              int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),

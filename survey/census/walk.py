@@ -432,7 +432,7 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
     return res
 
 
-__all__ = ["COLUMNS", "IDENT", "DYNAMIC_KEY", "UNREVIEWED_KEY", "FileResult", "Walker", "walk_file"]
+__all__ = ["COLUMNS", "DYNAMIC_KEY", "IDENT", "UNREVIEWED_KEY", "FileResult", "Walker", "walk_file"]
 
 
 # -- the pool ---------------------------------------------------------------------------

@@ -15,6 +15,8 @@ Nothing read here is kept except counts: rg prints only the matched literal itse
 
 from __future__ import annotations
 
+import functools
+import operator
 import shlex
 import shutil
 import subprocess
@@ -90,15 +92,12 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str]) -> dict[str, dict
 
 def rg_grep(root: Path, scope: Scope, literals: list[str]) -> dict:
     rg = rg_binary()
-    listing = subprocess.run([rg, "-uuu", "--files", *sum((["-g", g] for g in scope.rg_globs), []), "--null", str(root)],
+    listing = subprocess.run([rg, "-uuu", "--files", *functools.reduce(operator.iadd, (["-g", g] for g in scope.rg_globs), []), "--null", str(root)],
                              capture_output=True, check=False)
     files_scanned = listing.stdout.count(b"\0")
     proc = subprocess.run([rg, *rg_args(scope, literals), "-o", "--null", "--with-filename", "--no-line-number",
                            "--no-heading", "--color", "never", str(root)], capture_output=True, check=False)
-    if proc.returncode not in (0, 1):
-        errors = proc.stderr.count(b"\n") or 1
-    else:
-        errors = 0
+    errors = proc.stderr.count(b"\n") or 1 if proc.returncode not in (0, 1) else 0
     occ: Counter[tuple[bytes, str]] = Counter()
     by_bytes = {lit.encode(): lit for lit in literals}
     for line in proc.stdout.split(b"\n"):

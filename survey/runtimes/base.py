@@ -99,6 +99,7 @@ class Profile:
     template: str = ""
     claims: Callable[..., list] | None = None
     handmade_marker: str = "handmade"
+    synth: str = ""  # module of the runtime's generator (survey.synth.<name>)
 
     @property
     def queries_dir(self) -> Path:

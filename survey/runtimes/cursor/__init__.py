@@ -70,4 +70,5 @@ PROFILE = Profile(
     ),
     template="cursor.md.j2",
     claims=claims,
+    synth="survey.synth.cursor",
 )

@@ -10,7 +10,7 @@ def _pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f}%" if b else "n/a"
 
 
-def claims(k: Kit) -> None:  # noqa: PLR0915 - one page, one list of sentences
+def claims(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
     n = lambda s: int(surf.get(s, {}).get("files", 0) or 0)  # noqa: E731
     nested, flat, subs = n("transcript"), n("transcript_flat"), n("subagent")

@@ -9,7 +9,7 @@ WITH jsonl AS (
     SELECT
         j.file_id,
         count(f.line_no) FILTER (WHERE f.type = 'turn_ended')                    AS turn_ended,
-        arg_max(f.type, f.line_no) FILTER (WHERE f.frame_status = 'ok')          AS last_type
+        arg_max(coalesce(f.type, f.role, '?'), f.line_no) FILTER (WHERE f.frame_status = 'ok') AS last_type
     FROM jsonl AS j LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id)
     GROUP BY j.file_id
 )

@@ -1,0 +1,329 @@
+"""The ``survey`` command: a thin layer over the library.
+
+Each command calls one library function and prints its typed result, as a rich summary by
+default or as JSON with ``--json`` (exactly what the function returned). Messages name files
+by pseudonym and problems by class; no corpus byte is ever printed. Exit codes: 0 when the
+tool did its job (counted problems included), 1 when the tool itself failed, 2 for usage
+errors, 3 when ``--strict`` or ``--fail-on-drift`` found something.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from survey import __version__
+
+app = typer.Typer(
+    name="survey",
+    help="Evidence-backed, structure-only schema documentation for AI-coding-agent session stores.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    add_completion=False,
+)
+err = Console(stderr=True)
+out = Console()
+
+RuntimeOpt = Annotated[list[str] | None, typer.Option("--runtime", "-r", help="Runtime profile(s); default: all.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+SnapDirOpt = Annotated[Path, typer.Option("--snapshots", help="Folder of dated snapshots.")]
+
+
+def emit_json(obj: object) -> None:
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+
+
+def fail(msg: str, code: int = 1) -> None:
+    err.print(f"[red]error:[/red] {msg}")
+    raise typer.Exit(code)
+
+
+def _profiles(names: list[str] | None):
+    from survey.runtimes import NAMES, get
+
+    try:
+        return [get(n) for n in (names or NAMES)]
+    except KeyError as exc:
+        fail(str(exc.args[0]), 2)
+        raise
+
+
+def _progress() -> tuple[Progress | None, object]:
+    if not err.is_terminal:
+        return None, None
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed} files"),
+                    TextColumn("{task.fields[mb]:.0f} MB"), TimeElapsedColumn(), console=err, transient=True)
+    tasks: dict[str, int] = {}
+
+    def cb(stage: str, n: int, b: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = prog.add_task(stage, total=None, mb=0.0)
+        t = tasks[stage]
+        prog.update(t, advance=n, mb=prog.tasks[t].fields["mb"] + b / 1e6)
+
+    return prog, cb
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey run                                  # every runtime whose default root exists
+    survey run --demo                           # the bundled demo corpus (generated, seeded)
+    survey run -r cursor --root ~/.cursor/projects --sample 350 --seed 1
+    survey run -r cursor --root ../shared/corpora/cursor/projects --reports samples --json
+""")
+def run(
+    runtime: RuntimeOpt = None,
+    root: Annotated[Path | None, typer.Option(help="Corpus root (one runtime only).")] = None,
+    demo: Annotated[bool, typer.Option(help="Survey the generated demo corpus (.demo/).")] = False,
+    or_demo: Annotated[bool, typer.Option("--or-demo", help="Use the demo corpus for runtimes with no root here.")] = False,
+    sample: Annotated[int | None, typer.Option(help="Walk a stratified-by-mtime sample of N files (greps still cover all).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    stratum: Annotated[str, typer.Option(help="mtime stratum: month, day, quarter, year.")] = "month",
+    date: Annotated[str | None, typer.Option(help="Snapshot name (default: today, UTC).")] = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    reports: Annotated[Path, typer.Option(help="Where pages are written.")] = Path("reports"),
+    mode: Annotated[str, typer.Option(help="reviewed (default) or discover (local-only, UNREVIEWED).")] = "reviewed",
+    allow_mcp_names: Annotated[bool, typer.Option(help="Let MCP server and tool names through the gate.")] = False,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
+    on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
+    strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted (for CI).")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
+    from survey.pipeline import run_survey
+    from survey.render.index import render_index
+    from survey.synth.demo import demo_root, ensure_demo
+
+    if mode not in ("reviewed", "discover"):
+        fail("--mode is reviewed or discover", 2)
+    if mode == "discover":
+        # Discover mode never writes where committed, shared output lives.
+        snapshots, reports = Path("discover/snapshots"), Path("discover/reports")
+    profiles = _profiles(runtime)
+    if root is not None and len(profiles) != 1:
+        fail("--root needs exactly one --runtime", 2)
+    results = []
+    prog, cb = _progress()
+    if prog:
+        prog.start()
+    try:
+        for p in profiles:
+            r = root
+            if r is None and demo:
+                r = ensure_demo(p.name)
+            if r is None:
+                r = p.default_root()
+            if r is None and or_demo:
+                r = ensure_demo(p.name)
+                err.print(f"{p.name}: no root on this machine; using the demo corpus ({demo_root(p.name)})")
+            if r is None:
+                if runtime:
+                    fail(f"{p.name}: no root found ({', '.join(p.default_roots)}); pass --root or --demo", 2)
+                continue
+            try:
+                res = run_survey(p, r, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
+                                 seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
+                                 jobs=jobs, on_exists=on_exists, progress=cb)
+            except FileNotFoundError as exc:
+                fail(str(exc), 2)
+            except Exception as exc:
+                from survey.snapshot.store import SnapshotExists
+
+                if isinstance(exc, SnapshotExists):
+                    fail(str(exc), 1)
+                raise
+            results.append(res)
+    finally:
+        if prog:
+            prog.stop()
+    if not results:
+        fail("no runtime root found on this machine; pass --root, or --demo / --or-demo", 2)
+    index = render_index([Path(r.snapshot) for r in results], reports / "index.md") if len(results) > 1 or mode == "reviewed" else None
+    if json:
+        emit_json({"results": [r.to_json() for r in results], "index": str(index) if index else None})
+    else:
+        for r in results:
+            t = Table(title=f"{r.runtime}{' (fixture corpus)' if r.fixture else ''}{' (reused snapshot)' if r.reused else ''}",
+                      show_header=False, title_justify="left")
+            t.add_row("snapshot", r.snapshot)
+            t.add_row("page", r.page or "-")
+            t.add_row("files", f"{r.files:,} ({r.bytes / 1e6:,.1f} MB), walked {r.walked_files:,}, frames {r.frames:,}")
+            t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
+            if r.disagreements:
+                t.add_row("[red]DISAGREEMENTS[/red]", ", ".join(r.disagreements))
+            if r.timings:
+                t.add_row("time", " · ".join(f"{k} {v:.2f}s" for k, v in r.timings.items()))
+            out.print(t)
+        if index:
+            out.print(f"index: {index}")
+    if strict and any(r.problems or r.disagreements for r in results):
+        raise typer.Exit(3)
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey crawl -r cursor --root ~/.cursor/projects
+    survey crawl -r claude_code --root ~/.claude/projects --out /tmp/inventory --json
+""")
+def crawl(
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime profile.")] = "cursor",
+    root: Annotated[Path | None, typer.Option(help="Corpus root (default: the runtime's).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Write the inventory Parquet here (hive by stratum).")] = None,
+    stratum: Annotated[str, typer.Option(help="mtime stratum: month, day, quarter, year.")] = "month",
+    json: JsonOpt = False,
+) -> None:
+    """Inventory every file of a root (stat only, read-only): counts by surface and problem."""
+    import polars as pl
+
+    from survey.corpus.crawl import crawl as do_crawl
+    from survey.corpus.privacy import load_salt
+
+    (p,) = _profiles([runtime])
+    r = root or p.default_root()
+    if r is None or not r.is_dir():
+        fail(f"{p.name}: no root (pass --root)", 2)
+        return
+    inv = do_crawl(r, p, load_salt(), stratum)
+    if out_dir:
+        inv.frame.write_parquet(out_dir, partition_by="stratum")
+    by_surface = dict(inv.frame.group_by("surface").agg(pl.len()).sort("surface").iter_rows())
+    problems = dict(inv.frame.filter(pl.col("problem").is_not_null()).group_by("problem").len().iter_rows())
+    strata = dict(inv.frame.group_by("stratum").len().sort("stratum").iter_rows())
+    result = {"runtime": p.name, "files": inv.frame.height, "bytes": int(inv.frame["size"].sum() or 0),
+              "by_surface": by_surface, "problems": problems, "strata": strata,
+              "out": str(out_dir) if out_dir else None}
+    if json:
+        emit_json(result)
+        return
+    t = Table("surface", "files", title=f"{p.name}: {result['files']:,} files, {result['bytes'] / 1e6:,.1f} MB")
+    for k, v in by_surface.items():
+        t.add_row(k, f"{v:,}")
+    out.print(t)
+    out.print("problems: " + (", ".join(f"{k} {v}" for k, v in problems.items()) or "none"))
+    out.print("strata: " + ", ".join(f"{k} {v}" for k, v in strata.items()))
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey render snapshots/2026-12-02/cursor
+    survey render 2026-12-02 -r cursor --reports /tmp/pages
+""")
+def render(
+    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
+    runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    reports: Annotated[Path, typer.Option(help="Where the page is written.")] = Path("reports"),
+    json: JsonOpt = False,
+) -> None:
+    """Render a runtime's page from a snapshot alone (no corpus is opened)."""
+    from survey.render.render import render_page
+    from survey.snapshot.store import find, load_json
+
+    try:
+        snap = find(snapshots, snapshot, runtime)
+    except FileNotFoundError as exc:
+        fail(str(exc), 2)
+        return
+    m = load_json(snap, "manifest")
+    page = render_page(snap, reports / f"{m['runtime']}.md")
+    if json:
+        emit_json({"snapshot": str(snap), "page": str(page)})
+    else:
+        out.print(f"page: {page}")
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey synth cursor /tmp/corpus --seed 7
+    survey synth claude_code /tmp/cc --target-mb 100
+    survey synth cursor /tmp/canary --canaries --json
+""")
+def synth(
+    runtime: Annotated[str, typer.Argument(help="Runtime to generate (see `survey runtimes`).")],
+    root: Annotated[Path, typer.Argument(help="Empty folder to write the corpus into.")],
+    seed: Annotated[int, typer.Option(help="Seed: same seed, same bytes.")] = 7,
+    sessions: Annotated[int | None, typer.Option(help="Number of sessions (default: small).")] = None,
+    target_mb: Annotated[float | None, typer.Option(help="Keep generating until this many MB.")] = None,
+    canaries: Annotated[bool, typer.Option(help="Plant canary tokens everywhere private data could be.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Generate a seeded synthetic corpus in a runtime's native layout; print what was planted."""
+    from survey.synth.demo import generator
+
+    gen = generator(runtime)
+    if root.exists() and any(root.iterdir()):
+        fail(f"{root} is not empty: generate into an empty folder", 2)
+    planted = gen(root, seed=seed, sessions=sessions,
+                  target_bytes=int(target_mb * 1e6) if target_mb else None, canaries=canaries)
+    if json:
+        emit_json(planted)
+    else:
+        out.print(f"{runtime}: wrote {planted.get('bytes_total', 0) / 1e6:,.1f} MB under {root}")
+        files = planted.get("files", {})
+        out.print("files: " + ", ".join(f"{k} {v}" for k, v in files.items() if not isinstance(v, dict)))
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey demo                 # (re)generate .demo/ for every runtime
+    survey demo -r cursor --json
+""")
+def demo(runtime: RuntimeOpt = None, json: JsonOpt = False) -> None:
+    """Generate the bundled demo corpus (seeded, deterministic) under .demo/."""
+    from survey.synth.demo import ensure_demo
+
+    roots = {p.name: str(ensure_demo(p.name, fresh=True)) for p in _profiles(runtime)}
+    if json:
+        emit_json(roots)
+    else:
+        for k, v in roots.items():
+            out.print(f"{k}: {v}")
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey runtimes
+    survey runtimes --json
+""")
+def runtimes(json: JsonOpt = False) -> None:
+    """List the runtime profiles: default roots, surfaces, probes."""
+    result = []
+    for p in _profiles(None):
+        result.append({"name": p.name, "title": p.title, "default_roots": list(p.default_roots),
+                       "env": list(p.env_roots), "surfaces": [s.name for s in p.surfaces],
+                       "probes": [pr.id for pr in p.probes], "root_here": str(p.default_root() or "")})
+    if json:
+        emit_json(result)
+        return
+    t = Table("runtime", "default roots", "surfaces", "probes", "root here")
+    for r in result:
+        t.add_row(r["name"], ", ".join(r["default_roots"]), ", ".join(r["surfaces"]), str(len(r["probes"])),
+                  r["root_here"] or "-")
+    out.print(t)
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey version
+""")
+def version() -> None:
+    """Print the tool version."""
+    out.print(__version__)
+
+
+def main() -> None:  # pragma: no cover
+    app()
