@@ -27,7 +27,8 @@ FILE_COLS = {
 
 def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
     df = inv.frame
-    todo = df.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob"]) & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
+    todo = df.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
+                     & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
     # children per parent session, for the lineage check (child id found in parent bytes)
     kids: dict[str, list[tuple[str, bytes]]] = {}
     sub = df.filter(pl.col("parent_id").is_not_null())
@@ -40,7 +41,7 @@ def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
     for row in todo.sort("size", descending=True).iter_rows(named=True):
         fid = row["file_id"]
         kind = row["kind"]
-        if kind in ("jsonl", "json") and sampled is not None and fid not in sampled:
+        if kind in ("jsonl", "json", "sqlite") and sampled is not None and fid not in sampled:
             kind = "blob"  # outside the sample: hashed and counted, not walked
         needles = kids.get(row["session_id"], []) if row["surface"] in {
             s.name for s in profile.surfaces if s.kind == "jsonl"} and row["parent_id"] is None else []
@@ -55,6 +56,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     jobs = jobs or min(os.cpu_count() or 1, 8)
     cols: dict[str, list[tuple]] = {t: [] for t in W.COLUMNS}
     files: list[tuple] = []
+    stores: list[dict] = []
     field_cols = list(profile.frame_fields)
 
     def take(r: W.FileResult) -> None:
@@ -68,6 +70,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         cols["markers"].extend((fid, *t) for t in r.markers)
         cols["headings"].extend((fid, *k, n) for k, n in r.headings.items())
         cols["needles"].extend((fid, *t) for t in r.needles)
+        if r.store:
+            stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         if progress:
             progress(1, r.nbytes)
 
@@ -105,4 +109,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         except Exception as exc:  # pragma: no cover - a programming error, say which table
             raise RuntimeError(f"walk table {name}: {exc}") from exc
     out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
+    if stores:
+        # store facts are flat, gated by the reader (counts, table names, flags): one row per store
+        out["stores"] = pl.DataFrame(stores, infer_schema_length=None)
     return out

@@ -79,6 +79,7 @@ class FileResult:
     headings: dict[tuple, int] = field(default_factory=dict)
     needles: list[tuple] = field(default_factory=list)
     truncations: int = 0
+    store: dict = field(default_factory=dict)  # facts of a SQLite store (tables, WAL, rows)
 
 
 COLUMNS = {
@@ -237,17 +238,19 @@ class Walker:
                 a[1] = n
 
     # -- per record -------------------------------------------------------------------
-    def record(self, res: FileResult, line_no: int, status: str, nbytes: int, flags: int, obj: Any) -> None:
+    def record(self, res: FileResult, line_no: int, status: str, nbytes: int, flags: int, obj: Any,
+               rclass: str | None = None) -> None:
         if obj is None:
             res.frames.append((line_no, status, nbytes, flags, None, None, *([None] * len(self.frame_fields))))
             return
-        parts = []
-        for path in self.p.record_class:
-            v = _get(obj, path)
-            if v is not None:
-                g = self.gate.value(path, v) if isinstance(v, str) else None
-                parts.append(g if g is not None else WITHHELD)
-        rclass = "/".join(parts) if parts else "<none>"
+        if rclass is None:
+            parts = []
+            for path in self.p.record_class:
+                v = _get(obj, path)
+                if v is not None:
+                    g = self.gate.value(path, v) if isinstance(v, str) else None
+                    parts.append(g if g is not None else WITHHELD)
+            rclass = "/".join(parts) if parts else "<none>"
         fields = []
         for _col, path in self.frame_fields:
             v = _get(obj, path)
@@ -390,6 +393,30 @@ class Walker:
                 key = (name, g if g is not None else WITHHELD)
                 res.headings[key] = res.headings.get(key, 0) + 1
 
+    def walk_sqlite(self, res: FileResult, path: str) -> None:
+        """A SQLite store: the profile's ``store_reader`` yields records; each is walked
+        like a frame (``line_no`` = record index). The reader copies the database with its
+        ``-wal``/``-shm`` into a private temp dir and opens the copy read-only, so nothing
+        is ever written beside the original. Store-level facts (tables, WAL presence, rows
+        seen only through the WAL, open failures) come back as ``store`` facts."""
+        import importlib
+
+        mod_name, _, fn = self.p.store_reader.rpartition(".")
+        reader = getattr(importlib.import_module(mod_name), fn)
+        facts, records = reader(path)
+        res.store = facts
+        res.hash = facts.get("hash", "")
+        res.nbytes = facts.get("nbytes", 0)
+        n = 0
+        for n, (rclass, status, obj, nbytes) in enumerate(records):
+            if obj is None:
+                res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
+                continue
+            self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
+        res.lines = n + 1 if res.frames else 0
+        if facts.get("status") and facts["status"] != "ok":
+            res.status = facts["status"]
+
     def walk_blob(self, res: FileResult, fh: BinaryIO) -> None:
         reader = HashingReader(fh)
         lines = 0
@@ -412,6 +439,13 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
         return res
     except OSError:
         res.status = "unreadable"
+        return res
+    if kind == "sqlite":
+        os.close(fd)
+        try:
+            walker.walk_sqlite(res, path)
+        except RecursionError:
+            res.status = "too_deep"
         return res
     try:
         with os.fdopen(fd, "rb") as fh:

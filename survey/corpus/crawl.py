@@ -165,7 +165,7 @@ def sample(inv: pl.DataFrame, n: int | None, seed: int) -> pl.DataFrame:
     Proportional allocation per stratum (largest remainder), shuffled with ``seed`` inside
     each stratum. ``n=None`` samples everything.
     """
-    walkable = pl.col("kind").is_in(["jsonl", "json"]) & pl.col("problem").is_null()
+    walkable = pl.col("kind").is_in(["jsonl", "json", "sqlite"]) & pl.col("problem").is_null()
     if n is None:
         return inv.with_columns(sampled=walkable)
     w = inv.filter(walkable)

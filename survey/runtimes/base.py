@@ -100,6 +100,9 @@ class Profile:
     claims: Callable[..., list] | None = None
     handmade_marker: str = "handmade"
     synth: str = ""  # module of the runtime's generator (survey.synth.<name>)
+    # For ``sqlite`` surfaces: "module.function" taking the db path and returning
+    # (facts: dict, records: iterator of (rclass, status, obj | None, nbytes)).
+    store_reader: str = ""
 
     @property
     def queries_dir(self) -> Path:
