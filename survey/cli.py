@@ -245,6 +245,92 @@ def render(
 @app.command(epilog="""
 **Examples**
 
+    survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects
+    survey recheck snapshots/2026-12-02/cursor --root ~/.cursor/projects --sample 60 --seed 11
+    survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects --since 2026-09-01 --json
+""")
+def recheck(
+    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
+    root: Annotated[Path, typer.Option(help="The corpus root the snapshot was taken from.")],
+    runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
+    sample: Annotated[int | None, typer.Option(help="Re-read a fresh random sample of N transcripts.")] = 60,
+    seed: Annotated[int | None, typer.Option(help="Seed of the fresh sample (default: snapshot seed + 1).")] = None,
+    since: Annotated[str | None, typer.Option(help="Only files modified since this date (YYYY-MM-DD).")] = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    reports: Annotated[Path, typer.Option(help="Re-render the page here with the verdicts.")] = Path("reports"),
+    json: JsonOpt = False,
+) -> None:
+    """Re-verify headline claims by an independent code path; store verdicts beside the snapshot."""
+    from survey.corpus.privacy import load_salt
+    from survey.evidence.recheck import recheck as do_recheck
+    from survey.render.render import render_page
+    from survey.snapshot.store import find
+
+    try:
+        snap = find(snapshots, snapshot, runtime)
+    except FileNotFoundError as exc:
+        fail(str(exc), 2)
+        return
+    if not root.is_dir():
+        fail("--root is not a folder", 2)
+    result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=load_salt())
+    page = render_page(snap, reports / f"{result['runtime']}.md")
+    if json:
+        emit_json({**result, "page": str(page)})
+    else:
+        if result["root_matches_snapshot"] is False:
+            err.print("[yellow]warning:[/yellow] this root is not the one the snapshot was taken from (pseudonyms differ)")
+        for v in result["verdicts"]:
+            colour = "green" if v["verdict"] == "agrees" else "red"
+            out.print(f"[{colour}]{v['verdict']:>9}[/{colour}] {v['claim']}: {v['detail']} ({v['scope']})")
+        out.print(f"page: {page}")
+    if result["disagreements"]:
+        raise typer.Exit(3)
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey diff 2026-09-18 2026-12-02 -r cursor
+    survey diff snapshots/2026-09-18/cursor snapshots/2026-12-02/cursor --out drift.md
+    survey diff 2026-09-18 2026-12-02 -r cursor --fail-on-drift --json
+""")
+def diff(
+    old: Annotated[str, typer.Argument(help="Older snapshot (folder or <date>).")],
+    new: Annotated[str, typer.Argument(help="Newer snapshot (folder or <date>).")],
+    runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when given dates.")] = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    out_file: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown report here.")] = None,
+    fail_on_drift: Annotated[bool, typer.Option(help="Exit 3 when anything drifted (for CI).")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Compare two snapshots: flipped absences, key sets and values that came or went, shifts."""
+    from survey.snapshot.diff import diff as do_diff
+    from survey.snapshot.diff import to_markdown
+    from survey.snapshot.store import find
+
+    try:
+        a, b = find(snapshots, old, runtime), find(snapshots, new, runtime)
+        d = do_diff(a, b)
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc), 2)
+        return
+    md = to_markdown(d)
+    if out_file:
+        out_file.write_text(md)
+    if json:
+        emit_json(d.to_json())
+    else:
+        from rich.markdown import Markdown
+
+        out.print(Markdown(md))
+    if fail_on_drift and d.drifted:
+        raise typer.Exit(3)
+
+
+@app.command(epilog="""
+**Examples**
+
     survey synth cursor /tmp/corpus --seed 7
     survey synth claude_code /tmp/cc --target-mb 100
     survey synth cursor /tmp/canary --canaries --json

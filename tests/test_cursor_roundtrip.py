@@ -140,7 +140,6 @@ def test_legacy_headings_value_map(cursor_survey) -> None:
         k = name if name in values["heading:tool_call"] else "<withheld>"
         want[k] = want.get(k, 0) + n
     assert got == want
-    assert "<withheld>" in got
 
 
 def test_headline_claims_are_stated_with_evidence(cursor_survey) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import orjson
 
 from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_bytes
 from survey.snapshot.store import load_json
@@ -31,7 +32,8 @@ class Page:
         self.census = load_json(snap, "census") or {}
         self.evidence = load_json(snap, "evidence") or {"probes": [], "scopes": {}}
         self.claims = {c["id"]: Claim.from_json(dict(c)) for c in (load_json(snap, "claims") or [])}
-        recheck = load_json(snap, "recheck") or {}
+        side = snap.parent / f"{snap.name}.recheck.json"  # beside the immutable snapshot
+        recheck = orjson.loads(side.read_bytes()) if side.exists() else {}
         self.verdicts: dict[str, dict] = {v["claim"]: v for v in recheck.get("verdicts", [])}
         self.recheck = recheck
         self.refs: list[Evidence] = []

@@ -92,7 +92,7 @@ def claims(k: Kit) -> None:
         text = f"No tool results corpus-wide: 0 of {fmt(n_scope)} files contain tool_result, tool_use_id, or is_error."
         prov = "observed"
     else:
-        text = (f"Tool results appear: tool_result / tool_use_id / is_error occur in {hits[0]} / {hits[1]} / {hits[2]} "
+        text = (f"Tool results observed: tool_result / tool_use_id / is_error occur in {hits[0]} / {hits[1]} / {hits[2]} "
                 f"of {fmt(n_scope)} files by text ({tr_blocks} tool_result blocks; "
                 f"as keys in {keyhits[1]} / {keyhits[2]} walked files).")
         prov = "observed"
