@@ -36,7 +36,9 @@ counts every row whose data does not parse as JSON, so it includes the ``corrupt
 *Canaries.* With ``canaries=True`` every free text, tool argument value, data-keyed map key,
 the workspace path (hence the md5 bucket) and the session folder name carry a unique
 ``cnry<12 hex>z`` token drawn from a separate seeded stream, so the structure is the same with
-and without canaries. Exempt by construction: fixed schema names (``store.db``, ``meta`` key
+and without canaries. ``planted["canaries"]`` lists every token that was written;
+``planted["canaries_unreadable"]`` the subset written only into the truncated database, which a
+parser cannot reach. Exempt by construction: fixed schema names (``store.db``, ``meta`` key
 ``"0"``), content hashes (blob ids are ``sha256`` of canary-bearing data), enumerations
 (roles, part types, model names) and hex-encoded ``meta`` cells (the token is inside the
 encoding).
@@ -49,6 +51,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import sqlite3
 import struct
 import uuid
@@ -76,6 +79,14 @@ _WORDS = (
     "violet", "window", "yellow", "zephyr", "amber", "bridge", "candle", "falcon", "garden",
 )
 _PAGE = 4096
+
+
+_CANARY = re.compile(rb"cnry[0-9a-f]{12}z")
+
+
+def _scan(*chunks: bytes) -> set[str]:
+    """The canary tokens present in what was written (drawn-but-unwritten ones are dropped)."""
+    return {m.decode() for chunk in chunks for m in _CANARY.findall(chunk)}
 
 
 def _keyset(obj: dict[str, Any]) -> str:
@@ -559,6 +570,8 @@ def generate(
     non_sha_at = set(readable[::2])
     total_bytes = 0
     index = 0
+    seen_readable: set[str] = set()  # canaries a parser of the readable files can find
+    seen_broken: set[str] = set()  # canaries written only into the truncated database
 
     while index < len(kinds) or (target_bytes is not None and total_bytes < target_bytes):
         kind = kinds[index] if index < len(kinds) else "ok"
@@ -605,6 +618,7 @@ def generate(
             salts = (rng.getrandbits(32), rng.getrandbits(32))
             paths = _write_store(db_path, rows, meta_value, wal_split=split, salts=salts)
             tally.add_store(rows, meta0, encoding)
+            seen_readable.update(_scan(*(r.data for r in rows), _dumps(meta0)))
         elif kind == "zero_byte":
             db_path.write_bytes(b"")
             paths = [db_path]
@@ -616,6 +630,7 @@ def generate(
             for r in rows:
                 r.finish()
             _write_store(db_path, rows, meta_value, wal_split=None, salts=(0, 0))
+            seen_broken.update(_scan(*(r.data for r in rows), _dumps(meta0)))
             db_path.write_bytes(db_path.read_bytes()[: 2 * _PAGE + rng.randint(100, 3000)])
             paths = [db_path]
         tally.stores[kind] += 1
@@ -630,6 +645,8 @@ def generate(
         tally.prompt_history_entries += len(history)
         tally.prompt_history_files += 1
         paths += [store_dir / "meta.json", store_dir / "prompt_history.json"]
+        seen_readable.update(_scan(_dumps(meta_json), _dumps(history),
+                                   store_dir.relative_to(root).as_posix().encode()))
 
         mtime = (when + timedelta(hours=rng.randint(1, 30))).timestamp()
         for p in paths:
@@ -679,6 +696,8 @@ def generate(
         "unknown_kinds": tally.unknown_kinds,
         "out_of_order_rows": tally.out_of_order_rows,
         "data_keyed_maps": tally.data_keyed_maps,
-        "canaries": list(g.canaries),
+        "canaries": [c for c in g.canaries if c in seen_readable or c in seen_broken],
+        "canaries_unreadable": [c for c in g.canaries
+                                if c in seen_broken and c not in seen_readable],
         "mtime_months": dict(sorted(months.items())),
     }

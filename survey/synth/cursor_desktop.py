@@ -24,7 +24,8 @@ the real ``state.vscdb``. Where the sample is silent the reference page fills in
 sample's five tools, the ``started``/``error`` statuses. A few things are invented outright to
 exercise readers and are named as such in ``planted``: one unknown key kind, one corrupt bubble
 cell, a composer without ``fullConversationHeadersOnly`` (ordered by ``rowid``), composers whose
-``rowid`` order disagrees with their header list, and an older bubble ``_v``.
+``rowid`` order disagrees with their header list, and an older composer ``_v`` (3) with an
+older bubble ``_v`` (2) on the composer that lacks the header list.
 
 *Ground truth.* ``planted`` is tallied from the objects as they are built, never by re-reading
 the database, so an independent recount in a test checks both sides. Bubble figures cover the
@@ -36,7 +37,7 @@ maps) and every composer/bubble id carries a unique ``cnry<12 hex>z`` token from
 seeded stream (so structure does not change). Ids therefore carry tokens into the
 ``cursorDiskKV`` keys too. Exempt: enumerations, numbers, derived hashes (``agentKv`` keys,
 ``workspaceId`` and the ``workspaceStorage`` folder), and the binary ``agentKv`` cells carry
-the token as raw bytes.
+the token as raw bytes. ``planted["canaries"]`` lists exactly the tokens that were written.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import sqlite3
 import uuid
 from collections import Counter, defaultdict
@@ -130,6 +132,17 @@ _SHOWCASE = (  # composer 0, first turn: every profile once, every thinking form
     ("text_code_symbols", None), ("think", "blank"), ("tool_server", None),
     ("text_symbols", None), ("text_server_symbols", None), ("text", None),
 )
+
+
+_CANARY = re.compile(r"cnry[0-9a-f]{12}z")
+
+
+def _scan(*cells: str | bytes) -> set[str]:
+    """The canary tokens present in what is written (drawn-but-unused ones are dropped)."""
+    out: set[str] = set()
+    for cell in cells:
+        out.update(_CANARY.findall(cell.decode("latin-1") if isinstance(cell, bytes) else cell))
+    return out
 
 
 def _keyset(obj: dict[str, Any]) -> str:
@@ -604,8 +617,10 @@ def _build_composer(g: _Gen, comp: _Composer, tally: _Tally) -> None:
         (first_rows if i == 0 else later_rows).extend(extra)
     comp.updated = t
     if comp.corrupt and bubbles:
-        cut = bubbles[len(bubbles) // 2][1]
-        bad = (f"bubbleId:{comp.cid}:{g.id()}", cut[: rng.randint(30, 200)], None)
+        # JSON cut short just after its bubbleId (so a canary-mode cell still holds a token)
+        whole = bubbles[len(bubbles) // 2][1]
+        cut = whole.index('"userResponsesToSuggestedCodeBlocks"') + rng.randint(0, 200)
+        bad = (f"bubbleId:{comp.cid}:{g.id()}", whole[:cut], None)
         bubbles.insert(len(bubbles) // 2 + 1, bad)
         tally.corrupt_cells += 1
     headers: list[dict[str, Any]] = []
@@ -706,23 +721,22 @@ def generate(
     sessions: int | None = None,
     target_bytes: int | None = None,
     canaries: bool = False,
-    with_headers: bool | None = None,
+    with_headers: bool = True,
     variant: str | None = None,
 ) -> dict[str, Any]:
     """Write one ``state.vscdb`` (plus ``workspace.json`` files) under ``root``.
 
     ``sessions`` is the number of composers with bubbles (default 4; one empty draft composer
     is always added). ``target_bytes`` keeps adding composers until the cells hold that many
-    bytes. ``variant`` is ``"modern"`` (``composerHeaders`` present, the default) or
-    ``"real_like"`` (absent, like the real sample); ``with_headers`` says the same as a flag.
+    bytes. ``with_headers`` (default True) writes the ``composerHeaders`` table; ``variant``
+    names the same choice and wins when given: ``"modern"`` (present) or ``"real_like"``
+    (absent, like the real sample).
     """
     if variant not in (None, "modern", "real_like"):
         raise ValueError(f"unknown variant {variant!r}")
-    from_variant = None if variant is None else variant == "modern"
-    if with_headers is not None and from_variant is not None and with_headers != from_variant:
-        raise ValueError("with_headers and variant disagree")
-    headers_table = with_headers if with_headers is not None else (
-        from_variant if from_variant is not None else True)
+    if variant == "modern" and not with_headers:
+        raise ValueError("variant='modern' asks for composerHeaders, with_headers=False refuses it")
+    headers_table = with_headers if variant is None else variant == "modern"
 
     root = Path(root)
     g = _Gen(seed, canaries)
@@ -813,6 +827,9 @@ def generate(
                          _dumps(head)))
             header_rows += 1
     con.execute("COMMIT")
+    seen = _scan(*(k for k, _ in rows), *(v for _, v in rows), *(v for _, v in item_rows))
+    if headers_table:
+        seen |= _scan(*(v for (v,) in con.execute("SELECT value FROM composerHeaders")))
     con.close()
 
     written: list[tuple[Path, float]] = []
@@ -823,11 +840,16 @@ def generate(
         ws_dir = root / "workspaceStorage" / hashlib.md5(folder.encode()).hexdigest()
         ws_dir.mkdir(parents=True, exist_ok=True)
         (ws_dir / "workspace.json").write_text(_dumps({"folder": folder}))
-        first = min(c.created for c in composers if c.workspace == ws) / 1000
+        seen |= _scan(folder)
+        first = min((c.created for c in composers if c.workspace == ws),
+                    default=int(BASE_DATE.timestamp() * 1000)) / 1000
         written.append((ws_dir / "workspace.json", first))
         os.utime(ws_dir, (first, first))
     for p, mtime in written:
         os.utime(p, (mtime, mtime))
+    os.utime(db_dir, (last, last))
+    ws_last = max(m for p, m in written[1:])
+    os.utime(root / "workspaceStorage", (ws_last, ws_last))
 
     months = Counter(datetime.fromtimestamp(m, UTC).strftime("%Y-%m") for _, m in written)
     bubble_rows = tally.key_kinds["bubbleId"]
@@ -862,6 +884,6 @@ def generate(
         "ordering": {"headers": tally.ordering["headers"], "rowid": tally.ordering["rowid"]},
         "rowid_order_differs": tally.rowid_order_differs,
         "data_keyed_maps": tally.data_keyed_maps,
-        "canaries": list(g.canaries),
+        "canaries": [c for c in g.canaries if c in seen],
         "mtime_months": dict(sorted(months.items())),
     }
