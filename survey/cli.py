@@ -381,6 +381,44 @@ def demo(runtime: RuntimeOpt = None, json: JsonOpt = False) -> None:
 @app.command(epilog="""
 **Examples**
 
+    survey run -r cursor --mode discover          # writes discover/candidates-cursor.json
+    survey vocab discover/candidates-cursor.json  # show the proposed additions
+    survey vocab discover/candidates-cursor.json --min-files 3 --accept
+""")
+def vocab(
+    candidates_file: Annotated[Path, typer.Argument(help="A discover-mode candidates file.")],
+    min_files: Annotated[int, typer.Option(help="Propose only what occurs in at least N files.")] = 1,
+    accept: Annotated[bool, typer.Option(help="Write the proposal into the runtime's shipped vocab.json.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Turn a discover-mode report into a proposed reviewed-vocabulary change."""
+    from survey.snapshot.vocab import propose, vocab_path
+
+    try:
+        cands = orjson.loads(candidates_file.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        fail(f"cannot read candidates file: {type(exc).__name__}", 2)
+        return
+    proposed, added = propose(cands, min_files)
+    target = vocab_path(cands["runtime"])
+    if accept:
+        target.write_bytes(orjson.dumps(proposed, option=orjson.OPT_INDENT_2) + b"\n")
+    if json:
+        emit_json({"runtime": cands["runtime"], "added": added, "accepted": accept, "vocab": str(target)})
+        return
+    out.print(f"[bold]{cands['runtime']}[/bold]: {len(added['keys'])} keys, "
+              f"{sum(len(v) for v in added['values'].values())} values proposed (min files {min_files})")
+    for k in added["keys"]:
+        out.print(f"  + key   {k}")
+    for p, vs in added["values"].items():
+        for v in vs:
+            out.print(f"  + value {p} = {v}")
+    out.print(f"written to {target}" if accept else "review, then re-run with --accept to write it")
+
+
+@app.command(epilog="""
+**Examples**
+
     survey runtimes
     survey runtimes --json
 """)

@@ -195,6 +195,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     t = time.perf_counter()
     page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
     timings["render"] = time.perf_counter() - t
+    if mode == "discover":
+        from survey.snapshot.vocab import write_candidates
+
+        write_candidates(final, profile.name, (reports or Path("discover")).parent)
     timings["total"] = time.perf_counter() - t0
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
                      walked.height, frames.height, problems, disagreements, fixture=fixture,

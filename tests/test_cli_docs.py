@@ -1,0 +1,38 @@
+"""Every command is documented: its help ends with examples, and the README shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from survey.cli import app
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def test_there_are_commands() -> None:
+    assert {"run", "crawl", "render", "recheck", "diff", "synth", "demo", "runtimes", "vocab"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_command_help_has_examples(name: str) -> None:
+    r = CliRunner().invoke(app, [name, "--help"], terminal_width=120)
+    assert r.exit_code == 0, r.output
+    assert "Examples" in r.output
+    assert f"survey {name}" in r.output
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_command_is_in_the_readme(name: str) -> None:
+    assert f"survey {name}" in README
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    head = README[:1500]
+    assert "make survey" in head and "make test" in head
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    assert "make test" in ci
