@@ -27,6 +27,19 @@ definitions follow the module brief (payload lengths in code points of the compa
 ``json.dumps(..., ensure_ascii=False)`` form; a ``tool_result`` block, a handmade-only
 shape, is measured like an object input over its ``content``).
 
+Shapes: every one the reference describes (three top-level key sets, ``text``/``tool_use``
+blocks without ids, the 24 reference tool names with their weights, ``ApplyPatch`` string
+inputs, ``CallMcpTool``/``CallDynamicTool`` wrappers, ``AskQuestion`` questions/options,
+``model`` on ``Subagent``/``Task``, background shells, parallel calls up to 39, turn_ended
+success/error/aborted, grow-in-place duplicates and prefixes, payloads over 30 KB, prose
+``[...]``/``[truncated]``), plus what the real and handmade samples show beyond it: flat
+layout and legacy ``.txt`` transcripts, text-only files, files without ``turn_ended``,
+``[REDACTED]`` text blocks (redacted thinking), non-uuid session ids, and, once each, the
+handmade fixture shapes: ``thinking`` blocks, ``tool_result`` blocks in user frames,
+``Bash`` and lowercase ``shell`` tool names, ``Read`` with ``file_path``, a
+``{type: error, error}`` record, a non-success ``turn_ended`` without ``error``, and a
+``subagents/`` folder whose parent transcript is missing.
+
 Edge cases are planted on fixed session indices (``_PLAN``), so every corpus of the default
 size (60 sessions) holds each of them exactly where ``planted["edge_cases"]`` says; later
 sessions draw their shape from the seeded rng. With ``target_bytes`` the generator keeps
@@ -34,7 +47,7 @@ adding sessions until that many bytes are on disk; each file is written as soon 
 built, so memory stays flat (only counters, and the payload-length lists up to 2 million
 blocks, are kept).
 
-Speed comes from a text *reservoir*: one seeded string of ~1 M code points (words, code-ish
+Speed comes from a text *reservoir*: one seeded string of ~500 K code points (words, code-ish
 tokens, newlines, quotes, backslashes, some non-ASCII) from which every free text is a slice
 of the wanted length. The reservoir holds no ``[``/``]``, no U+2028/U+2029 and no ``cnry``,
 so markers, separators and canaries exist only where planted.
@@ -46,7 +59,8 @@ folder name of each project, every sidecar body, legacy transcript and other fil
 (grow-in-place duplicates and prefixes) get fresh tokens of the same length, so tokens stay
 unique and payload lengths stay equal.
 
-Determinism: all content comes from ``random.Random(seed)``; mtimes come from a fixed window
+Determinism: all content comes from one seeded ``random.Random`` subclass (cheap float-based
+``randint``/``choice``); mtimes come from a fixed window
 (2026-05-01 .. 2026-09-30 UTC, skewed like the reference's May 4 / Jun 17 / Jul 83 /
 Aug 103 / Sep 143) and are set with ``os.utime`` on files and on the folders created.
 This module imports nothing from the census, the walk or the evidence code.
@@ -60,6 +74,7 @@ import os
 import random
 import re
 import uuid
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -378,6 +393,9 @@ _PLAN: dict[int, _Plan] = {
 }
 
 
+_TOKEN_BYTES = re.compile(rb"cnry[0-9a-f]{12}z")
+
+
 class _Rng(random.Random):
     """``random.Random`` with cheap float-based ``randint``/``choice``/``randrange``.
 
@@ -457,27 +475,17 @@ class _Project:
     sidecars: list[str] = field(default_factory=list)
 
 
-def _keyset(d: dict[str, Any], cache: dict[tuple[str, ...], str]) -> str:
-    k = tuple(d)
-    s = cache.get(k)
-    if s is None:
-        s = cache[k] = ",".join(sorted(k))
-    return s
-
-
 class _Stats:
     """Accounts written JSONL files exactly as a reader of the bytes would count them."""
 
     def __init__(self) -> None:
         self.frames: Counter[str] = Counter({"ok": 0, "blank": 0, "malformed": 0, "partial": 0})
-        self.top_keysets: Counter[str] = Counter()
+        self._top: Counter[tuple[str, ...]] = Counter()
+        self._bkeys: Counter[tuple[str, tuple[str, ...]]] = Counter()
+        self._tools: Counter[tuple[str, str]] = Counter()
         self.roles: Counter[str] = Counter()
         self.turn_status: Counter[str] = Counter()
         self.status_without_error_key = 0
-        self.blocks: Counter[str] = Counter()
-        self.block_keysets: dict[str, Counter[str]] = {}
-        self.tool_names: Counter[str] = Counter()
-        self.input_types: dict[str, Counter[str]] = {}
         self.max_parallel = 0
         self.parallel_over_3 = 0
         self.mcp: dict[str, Counter[str]] = {}
@@ -485,8 +493,8 @@ class _Stats:
         self.without_te = 0
         self.te_last = 0
         self.readback: Counter[str] = Counter({"input.path": 0, "input.command": 0})
-        self.pl_assistant: list[int] | None = []
-        self.pl_user: list[int] | None = []
+        self.pl_assistant: array[int] | None = array("q")
+        self.pl_user: array[int] | None = array("q")
         self.n_blocks = 0
         self.pairs: Counter[str] = Counter(
             {"unrelated": 0, "duplicate": 0, "prefix_extension": 0, "reverse_prefix": 0}
@@ -494,7 +502,6 @@ class _Stats:
         self.markers: Counter[str] = Counter({"[...]": 0, "[truncated]": 0})
         self.over_30k = 0
         self.error_records = 0
-        self._kcache: dict[tuple[str, ...], str] = {}
 
     def _payload(self, s: str) -> int:
         if "[" in s:
@@ -503,19 +510,25 @@ class _Stats:
         return len(s)
 
     def account(self, entries: list[Entry]) -> None:
-        kc = self._kcache
+        """Count one JSONL file's entries (hot path: raw key-order tuples, resolved later)."""
+        top = self._top
+        bkeys = self._bkeys
+        tools = self._tools
+        payload = self._payload
+        dumps = orjson.dumps
         prev: tuple[tuple[str, int], ...] | None = None
         has_te = False
         last_te = False
         pl_a = self.pl_assistant
         pl_u = self.pl_user
+        n_blocks = 0
         for kind, val in entries:
             if kind != OK:
                 self.frames[("", "blank", "malformed", "partial")[kind]] += 1
                 continue
-            self.frames["ok"] += 1
-            self.top_keysets[_keyset(val, kc)] += 1
-            if "role" not in val:
+            top[tuple(val)] += 1
+            role = val.get("role")
+            if role is None:
                 prev = None
                 typ = val.get("type")
                 if typ == "turn_ended":
@@ -529,37 +542,27 @@ class _Stats:
                         self.error_records += 1
                 continue
             last_te = False
-            role = val["role"]
             self.roles[role] += 1
+            is_assistant = role == "assistant"
             sig: list[tuple[str, int]] = []
             n_tool = 0
             for b in val["message"]["content"]:
                 t = b["type"]
-                self.blocks[t] += 1
-                bk = self.block_keysets.get(t)
-                if bk is None:
-                    bk = self.block_keysets[t] = Counter()
-                bk[_keyset(b, kc)] += 1
+                bkeys[(t, tuple(b))] += 1
                 if t == "text":
-                    n = self._payload(b["text"])
-                elif t == "thinking":
-                    n = self._payload(b["thinking"])
+                    n = payload(b["text"])
                 elif t == "tool_use":
                     n_tool += 1
                     name = b["name"]
                     inp = b["input"]
-                    self.tool_names[name] += 1
-                    it = self.input_types.get(name)
-                    if it is None:
-                        it = self.input_types[name] = Counter({"object": 0, "string": 0})
                     if isinstance(inp, str):
-                        it["string"] += 1
-                        n = self._payload(inp)
+                        tools[(name, "string")] += 1
+                        n = payload(inp)
                     else:
-                        it["object"] += 1
-                        n = self._payload(orjson.dumps(inp).decode())
+                        tools[(name, "object")] += 1
+                        n = payload(dumps(inp).decode())
                         if name in ("CallMcpTool", "CallDynamicTool"):
-                            self.mcp.setdefault(name, Counter())[_keyset(inp, kc)] += 1
+                            self.mcp.setdefault(name, Counter())[",".join(sorted(inp))] += 1
                         p = inp.get("path")
                         if isinstance(p, str) and "/agent-tools/" in p:
                             self.readback["input.path"] += 1
@@ -567,12 +570,14 @@ class _Stats:
                             c = inp.get("command")
                             if isinstance(c, str) and "/agent-tools/" in c:
                                 self.readback["input.command"] += 1
+                elif t == "thinking":
+                    n = payload(b["thinking"])
                 else:  # tool_result (handmade shape): measured over its content
-                    n = self._payload(orjson.dumps(b.get("content")).decode())
+                    n = payload(dumps(b.get("content")).decode())
                 if n > 30_000:
                     self.over_30k += 1
-                self.n_blocks += 1
-                if role == "assistant":
+                n_blocks += 1
+                if is_assistant:
                     sig.append((t, n))
                     if pl_a is not None:
                         pl_a.append(n)
@@ -582,21 +587,46 @@ class _Stats:
                 self.max_parallel = n_tool
             if n_tool > 3:
                 self.parallel_over_3 += 1
-            if self.n_blocks > MAX_PAYLOAD_LIST and pl_a is not None:
-                self.pl_assistant = self.pl_user = pl_a = pl_u = None
-            if role == "assistant":
+            if is_assistant:
                 cur = tuple(sig)
                 if prev is not None:
                     self.pairs[_pair_kind(prev, cur)] += 1
                 prev = cur
             else:
                 prev = None
+        self.frames["ok"] += sum(1 for kind, _ in entries if kind == OK)
+        self.n_blocks += n_blocks
+        if self.n_blocks > MAX_PAYLOAD_LIST:
+            self.pl_assistant = self.pl_user = None
         if has_te:
             self.with_te += 1
         else:
             self.without_te += 1
         if last_te:
             self.te_last += 1
+
+    def resolved(self) -> dict[str, Any]:
+        """Key-order tuples folded into sorted key sets, as the planted record names them."""
+        top: Counter[str] = Counter()
+        for k, v in self._top.items():
+            top[",".join(sorted(k))] += v
+        blocks: Counter[str] = Counter()
+        bks: dict[str, Counter[str]] = {}
+        for (t, k), v in self._bkeys.items():
+            blocks[t] += v
+            bks.setdefault(t, Counter())[",".join(sorted(k))] += v
+        names: Counter[str] = Counter()
+        types: dict[str, dict[str, int]] = {}
+        for (name, kind), v in self._tools.items():
+            names[name] += v
+            types.setdefault(name, {"object": 0, "string": 0})[kind] += v
+        return {
+            "top_keysets": dict(sorted(top.items())),
+            "blocks": dict(sorted(blocks.items())),
+            "block_keysets": {t: dict(sorted(c.items())) for t, c in sorted(bks.items())},
+            "tool_names": dict(sorted(names.items())),
+            "input_types": dict(sorted(types.items())),
+        }
 
 
 def _pair_kind(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...]) -> str:
@@ -612,9 +642,11 @@ def _pair_kind(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...]) -
 class _Writer:
     """Writes files under root, sets mtimes, and keeps per-file counters."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scan: bool = False) -> None:
         self.root = root
         self.bytes_total = 0
+        # canary mode: tokens that really reached disk (a cut partial line loses its tail)
+        self.written: set[str] | None = set() if scan else None
         self.months: Counter[str] = Counter()
         self._dirs: dict[Path, int] = {}
         starts = []
@@ -642,6 +674,9 @@ class _Writer:
             self._dirs[parent] = mtime
         self.bytes_total += len(data)
         self.months[self.month(mtime)] += 1
+        if self.written is not None:
+            self.written.update(t.decode() for t in _TOKEN_BYTES.findall(data))
+            self.written.update(_Canaries.pattern.findall(rel))
 
     def finish(self) -> None:
         """Folder mtimes = newest child, deepest first (root itself is left alone)."""
@@ -657,8 +692,9 @@ class _Gen:
     def __init__(self, root: Path, seed: int, canaries: bool, target_bytes: int | None) -> None:
         self.rng = _Rng(seed)
         self._random = self.rng.random
+        self._gauss = self.rng.gauss
         self.cn = _Canaries(canaries, seed)
-        self.w = _Writer(root)
+        self.w = _Writer(root, scan=canaries)
         self.st = _Stats()
         self.projects: list[_Project] = []
         self.edge: dict[str, Any] = {}
@@ -681,6 +717,7 @@ class _Gen:
         self._legacy_names = [n for n, _ in _LEGACY_TOOLS]
         self._legacy_cum = _cum([w for _, w in _LEGACY_TOOLS])
         self._month_cum = _cum([w for _, _, w in _MONTHS])
+        self._force_month: int | None = None
         self._build_reservoir()
 
     # ---- text -------------------------------------------------------------------------
@@ -690,7 +727,7 @@ class _Gen:
         weights = (
             [40] * len(_WORDS) + [4] * len(_CODEISH) + [1] * len(_NONASCII) + [10, 4, 3, 2, 1, 1]
         )
-        parts = rng.choices(pool, weights=weights, k=220_000)
+        parts = rng.choices(pool, weights=weights, k=90_000)
         res = " ".join(parts)
         self.res = res
         self.res_len = len(res)
@@ -705,7 +742,8 @@ class _Gen:
         return self.res[start : start + n]
 
     def _len(self, median: float, sigma: float, cap: int) -> int:
-        n = int(self.rng.lognormvariate(math.log(median), sigma))
+        """A log-normal length (``gauss`` caches its second draw: twice as cheap)."""
+        n = int(median * math.exp(sigma * self._gauss()))
         return max(1, min(cap, n))
 
     def _free(self, n: int) -> str:
@@ -715,8 +753,10 @@ class _Gen:
         return self._slice(self.rng.randint(lo, hi)).strip() or "x"
 
     # ---- time -------------------------------------------------------------------------
-    def _mtime(self) -> int:
+    def _mtime(self, session: bool = False) -> int:
         i = bisect.bisect_right(self._month_cum, self.rng.random() * self._month_cum[-1])
+        if session and self._force_month is not None:  # first sessions: one per month
+            i = self._force_month
         m, days, _w = _MONTHS[min(i, len(_MONTHS) - 1)]
         base = int(datetime(2026, m, 1, tzinfo=UTC).timestamp())
         return base + 7_200 + self.rng.randrange(days * 86_400 - 7_200)
@@ -817,10 +857,8 @@ class _Gen:
         size = max(SIDECAR_MIN, min(self.sidecar_cap, self._len(40_000, 0.7, self.sidecar_cap)))
         lines: list[bytes] = []
         total = 0
-        if self.cn.enabled:
-            tok = (self.cn.tok() + "\n").encode()
-            lines.append(tok)
-            total += len(tok)
+        if self.cn.enabled:  # not counted in total: the main rng stream must not change
+            lines.append((self.cn.tok() + "\n").encode())
         style = rng.random()
         rnd = rng.random
         day = datetime.fromtimestamp(mtime - 3600, UTC).strftime("%Y-%m-%dT%H:")
@@ -1146,13 +1184,20 @@ class _Gen:
         frames: list[dict[str, Any]] = []
         redacted = "redacted" in e or rng.random() < 0.05
         text_only = "text_only" in e or rng.random() < 0.03
+        for name, key in (
+            ("redacted", "redacted_text_blocks"),
+            ("text_only", "text_only_file"),
+            ("tool_tour", "every_reference_tool_name"),
+        ):
+            if name in e:
+                self.edge[key] = rel
         if subagent:
             n_turns = 1
         else:
-            n_turns = 1 if rng.random() < 0.72 else min(40, 2 + int(rng.expovariate(1 / 5)))
+            n_turns = 1 if rng.random() < 0.72 else min(40, 2 + int(rng.expovariate(1 / 6)))
         for t in range(n_turns):
             frames.append(self._user(big="big_payloads" in e and t == 0))
-            n_a = self._len(24, 0.9, 250) if n_turns == 1 else self._len(7, 0.8, 60)
+            n_a = self._len(36, 0.9, 300) if n_turns == 1 else self._len(9, 0.8, 60)
             if subagent:
                 n_a = self._len(10, 0.7, 60)
             for j in range(n_a):
@@ -1216,6 +1261,8 @@ class _Gen:
                 at(rng.random()), self._assistant([{"type": "text", "text": self.cn.text(t)}])
             )
         for kind, cid in child_refs or []:
+            if text_only and kind != "text":
+                continue  # a text-only file holds no tool call
             if kind == "input":
                 blk = self._tool("Subagent", proj)
                 blk["input"]["resume"] = self.cn.text(cid)
@@ -1227,7 +1274,7 @@ class _Gen:
             else:
                 blk = self._tool(rng.choice(["Subagent", "Task"]), proj)
             insert_after(at(0.35), self._assistant([self._text_block(90), blk]))
-        if sidecars:
+        if sidecars and not text_only:  # (an unreferenced sidecar is normal)
             forced = "sidecar_refs" in e
             for sid in sidecars:
                 p = self._sidecar_path(proj, sid)
@@ -1293,7 +1340,7 @@ class _Gen:
                 },
             )
             self.edge["handmade_shapes"] = rel
-        elif not subagent and rng.random() < 0.02:
+        elif not subagent and not text_only and rng.random() < 0.02:
             insert_after(
                 at(0.5),
                 self._assistant(
@@ -1330,7 +1377,12 @@ class _Gen:
                 if r < 0.008:  # exact duplicate (~0.8% of pairs in the reference)
                     copy = self._copy_blocks(blocks)
                 elif r < 0.0085:  # prefix extension
-                    copy = [*self._copy_blocks(blocks), self._tool(self._pick_tool(), proj)]
+                    more = (
+                        self._text_block(self._len(200, 1, 3000))
+                        if text_only
+                        else self._tool(self._pick_tool(), proj)
+                    )
+                    copy = [*self._copy_blocks(blocks), more]
                 elif r < 0.0105 and len(blocks) >= 2:  # reverse prefix
                     copy = self._copy_blocks(blocks[:1])
                 if copy is not None:
@@ -1407,7 +1459,14 @@ class _Gen:
             self.edge["max_parallel_frame"] = {"path": rel, "line": line + 1}
         if "malformed" in e:
             pos = len(entries) // 2
-            while entries[pos][0] != OK:
+
+            def unsuitable(k: int) -> bool:  # a raw grep must not see a marker twice
+                if entries[k][0] != OK:
+                    return True
+                raw = orjson.dumps(entries[k][1])
+                return b"[...]" in raw or b"[truncated]" in raw
+
+            while pos > 0 and unsuitable(pos):
                 pos -= 1
             bad = _truncate(orjson.dumps(entries[pos][1]))
             entries.insert(pos + 1, (MALFORMED, bad))
@@ -1426,9 +1485,8 @@ class _Gen:
             data += b"\n"
         self.w.write(rel, data, mtime)
         self.st.account(entries)
-        if b"\xe2\x80" in data:
-            self.u2028 += data.count("\u2028".encode())
-            self.u2029 += data.count("\u2029".encode())
+        self.u2028 += data.count(b"\xe2\x80\xa8")
+        self.u2029 += data.count(b"\xe2\x80\xa9")
         return data
 
     # ---- legacy (flat + txt) --------------------------------------------------------------
@@ -1486,7 +1544,7 @@ class _Gen:
     def _legacy_session(self, proj: _Project, plan: _Plan) -> None:
         rng = self.rng
         sid = self._uuid()
-        mtime = self._mtime()
+        mtime = self._mtime(session=True)
         base = f"{proj.name}/agent-transcripts/{sid}"
         model = self._legacy_model(proj, 1 if rng.random() < 0.5 else rng.randint(2, 5))
         if plan.kind in ("flat", "flat_txt"):
@@ -1522,7 +1580,7 @@ class _Gen:
         sid = f"chat-{rng.choice(_WORDS)}-{rng.randint(1, 99)}" if plan.slug else self._uuid()
         if plan.slug:
             self.edge["non_uuid_session_id"] = f"{proj.name}/agent-transcripts/{sid}/{sid}.jsonl"
-        mtime = self._mtime()
+        mtime = self._mtime(session=True)
         d = f"{proj.name}/agent-transcripts/{sid}"
         rel = f"{d}/{sid}.jsonl"
         # sidecars spilled during this session (written first: they exist when read back)
@@ -1592,6 +1650,7 @@ class _Gen:
 
     def session(self, idx: int) -> None:
         plan = self._plan_for(idx)
+        self._force_month = idx if idx < len(_MONTHS) else None
         proj = self._pick_project()
         if plan.kind == "nested":
             self._nested_session(proj, plan)
@@ -1602,6 +1661,7 @@ class _Gen:
         st = self.st
         f = self.files
         other_ext = dict(sorted(self.other_by_ext.items()))
+        res = st.resolved()
         return {
             "runtime": "cursor",
             "seed": seed,
@@ -1618,16 +1678,14 @@ class _Gen:
                 "other_by_ext": other_ext,
             },
             "frames": dict(st.frames),
-            "top_keysets": dict(sorted(st.top_keysets.items())),
+            "top_keysets": res["top_keysets"],
             "roles": dict(sorted(st.roles.items())),
             "turn_status": {s: st.turn_status.get(s, 0) for s in ("success", "error", "aborted")},
             "turn_status_without_error_key": st.status_without_error_key,
-            "blocks": dict(sorted(st.blocks.items())),
-            "block_keysets": {
-                t: dict(sorted(c.items())) for t, c in sorted(st.block_keysets.items())
-            },
-            "tool_names": dict(sorted(st.tool_names.items())),
-            "input_types": {n: dict(c) for n, c in sorted(st.input_types.items())},
+            "blocks": res["blocks"],
+            "block_keysets": res["block_keysets"],
+            "tool_names": res["tool_names"],
+            "input_types": res["input_types"],
             "max_parallel": st.max_parallel,
             "parallel_frames_over_3": st.parallel_over_3,
             "mcp_wrapper_keysets": {n: dict(c) for n, c in sorted(st.mcp.items())},
@@ -1647,7 +1705,7 @@ class _Gen:
             "text_markers": dict(st.markers),
             "legacy_tool_headings": dict(sorted(self.legacy_headings.items())),
             "mtime_months": dict(sorted(self.w.months.items())),
-            "canaries": sorted(self.cn.tokens),
+            "canaries": sorted(t for t in self.cn.tokens if t in (self.w.written or ())),
             "bytes_total": self.w.bytes_total,
             "edge_counts": {
                 "u2028": self.u2028,
