@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -28,17 +29,30 @@ from survey.synth.demo import generator
 
 from .conftest import corpora
 
+CANARY = re.compile(r"cnry[0-9a-f]{12}z")
+HEX = re.compile(r"[0-9a-f]{32,64}")
+B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 
-def forms(c: str) -> set[str]:
-    b = c.encode()
-    out = {c, json.dumps(c)[1:-1], urllib.parse.quote(c), urllib.parse.quote_plus(c)}
-    for h in (hashlib.md5, hashlib.sha1, hashlib.sha256):
-        out.add(h(b).hexdigest())
-    # base64 of the token at each of the three alignments: the stable inner part
-    for pad in range(3):
-        enc = base64.b64encode(b"\0" * pad + b).decode()
-        out.add(enc[4:-4] if len(enc) > 12 else enc)
-    return {f for f in out if len(f) >= 8}
+
+def leaks(canaries: list[str], haystack: str) -> set[str]:
+    """Canaries found in the haystack raw, JSON-escaped, percent-encoded (all the same bytes
+    for these alphanumeric tokens), as an unsalted md5/sha1/sha256 hex digest, or inside
+    any base64 run at any alignment. Linear in the haystack."""
+    wanted = set(canaries)
+    found = set(CANARY.findall(haystack)) & wanted
+    found |= {c for c in wanted if urllib.parse.quote(c) != c and urllib.parse.quote(c) in haystack}
+    digests = {h(c.encode()).hexdigest(): c for c in wanted for h in (hashlib.md5, hashlib.sha1, hashlib.sha256)}
+    found |= {digests[t] for t in HEX.findall(haystack) if t in digests}
+    for run in B64.findall(haystack):
+        for off in range(4):
+            chunk = run[off:]
+            chunk = chunk[: len(chunk) // 4 * 4]
+            try:
+                dec = base64.b64decode(chunk).decode("latin-1")
+            except ValueError:
+                continue
+            found |= set(CANARY.findall(dec)) & wanted
+    return found
 
 
 def written_text(folder: Path) -> str:
@@ -66,6 +80,13 @@ def runtimes_with_generators() -> list[str]:
     return out
 
 
+def test_leak_search_finds_every_form() -> None:
+    c = "cnry0123456789abz"
+    for form in (c, hashlib.sha256(c.encode()).hexdigest(), base64.b64encode(b"xx" + c.encode()).decode()):
+        assert leaks([c], f"prefix {form} suffix") == {c}, form
+    assert leaks([c], "nothing here") == set()
+
+
 @pytest.mark.parametrize("runtime", runtimes_with_generators())
 def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "corpus"
@@ -86,7 +107,7 @@ def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypat
     assert (tmp_path / "snapshots").is_dir() and (tmp_path / "discover").is_dir()
     haystack = "\n".join([written_text(tmp_path / "snapshots"), written_text(tmp_path / "reports"),
                           written_text(tmp_path / "discover"), *printed])
-    leaked = sorted(c for c in canaries for f in forms(c) if f in haystack)
+    leaked = sorted(leaks(canaries, haystack))
     assert not leaked, f"{len(leaked)} canaries leaked, e.g. {leaked[:3]}"
     # sanity: the canaries are really in the corpus (the search would find them)
     corpus_text = written_text(root)
