@@ -11,8 +11,14 @@ block (thinking, text, tool_use) is its own ``assistant`` record sharing ``messa
 ``requestId`` and ``usage``; every tool call gets a ``user`` record with a ``tool_result``
 block and a ``toolUseResult`` shaped by the tool, plus ``progress`` records (hooks, bash
 output, MCP status, web search, agent mirrors) where the version writes them. ``Task``
-calls spawn subagent files; some sessions add workflow folders, ``tool-results`` sidecars,
-images and ``memory/*.md``.
+calls spawn subagent files (``subagents/agent-<id>.jsonl`` plus ``agent-<id>.meta.json``
+with ``agentType``, ``description`` and, for directly spawned children, ``toolUseId``); in
+2.1.20/2.1.29 the parent also mirrors the child's messages as ``agent_progress`` records.
+Some sessions add a workflow folder (``subagents/workflows/wf_<id>/`` with agents, metas and a
+``journal.jsonl`` of ``started``/``result`` records), ``tool-results/<id>.txt`` sidecars for
+persisted outputs, images (``<sid>/images/*.png``, a layout assumption: no real sample shows
+where images live) and a project's ``memory/*.md``. Everything that is not a transcript,
+meta, journal or tool-result sidecar counts as surface ``other``.
 
 Which key set a record carries follows version gates measured on the real samples
 (``slug`` from 2.0.69, and only once a session has one; ``todos`` and ``thinkingMetadata``
@@ -22,9 +28,13 @@ the rarer record types learned from the curated fixture from 2.1.80).
 
 Coverage is guaranteed, not hoped for: the first sessions of a corpus are *coverage
 sessions*, one per version, in which every optional branch (``_S.want``/``_S.pick``) is
-taken in turn before randomness resumes. The default corpus (30 sessions) therefore shows
-every (record class, key set) combination of the real samples, every nested key set they
-show, and the rare classes of the curated fixtures.
+taken in turn before randomness resumes, and every tool the version knows is called. The
+default corpus (30 sessions) therefore shows every (record class, key set) combination of
+the real samples, every nested key set and JSON type they show outside data-keyed maps, and
+every record class of the curated fixtures. 2.1.80 is not a real-sample version: it hosts
+what only the curated fixture shows (attachments, ``entrypoint``, API errors and refusals,
+titles, worktree and bridge records ...). Later sessions draw sizes from a heavy tail
+(long sessions, tool results up to tens of KB), as real stores do.
 
 Ground truth (``planted``) is computed from the records as they are serialised, so it is
 exact by construction: files per surface, records and top-level key sets per class
@@ -42,6 +52,7 @@ bytes, mtime months, canaries, and the Claude-specific figures:
   agent); copies of subagent messages nested in ``progress.data`` are not counted.
   ``usage.dedup_output_tokens`` keeps, per (sessionId, message.id), the last record's value
   (usage may grow across the records of one streamed message, never shrink).
+- ``sidechain_by_surface``: records carrying ``isSidechain``, by surface and value.
 - ``persisted``: tool results carrying the ``<persisted-output>`` marker and
   ``toolUseResult.persistedOutputPath``; the path is absolute under a synthetic home
   (``/home/<user>/.claude/projects/...``) and the part after ``projects/`` is relative to
@@ -52,10 +63,15 @@ LF-terminated), ``partial`` (an unparsable last line without LF). One of each is
 a few files also end without a final LF after a complete record (those lines are ``ok``).
 Some texts carry a raw U+2028 to catch readers that split on it.
 
-With ``canaries=True`` every free text, every tool-input string value, every key of a
-data-keyed map (``trackedFileBackups``, MCP inputs, HTTP ``headers``), the project path
-component (hence the encoded-cwd folder) and every sidecar body carries a fresh
-``cnry<12 hex>z`` token; all are listed in ``planted["canaries"]``.
+With ``canaries=True`` every free text (prompts, assistant text and thinking, tool output,
+summaries, hook commands ...), every tool-input string value, every key of a data-keyed map
+(``trackedFileBackups``, MCP inputs, HTTP ``headers``), the project path component (hence
+the encoded-cwd folder and every ``cwd``) and every sidecar body (tool-result text, memory
+notes, metas, a PNG ``tEXt`` chunk) carries a fresh ``cnry<12 hex>z`` token from a seeded rng.
+``planted["canaries"]`` lists, in issue order, exactly the tokens that reached a file.
+
+``target_bytes`` streams: each session's files are written as soon as it is built, and only
+counters are kept, so memory does not grow with the corpus (except the canary list).
 
 The module never imports the census, the walk or the evidence code.
 """
@@ -65,6 +81,7 @@ from __future__ import annotations
 import base64
 import os
 import random
+import re
 import time
 import uuid as _uuid
 import zlib
@@ -87,11 +104,18 @@ SURFACES = ("parent", "subagent", "subagent_meta", "workflow_agent", "workflow_m
             "tool_result_txt", "other")
 TRANSCRIPT_SURFACES = ("parent", "subagent", "workflow_agent")
 
-B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 HEX = "0123456789abcdef"
 _BLANK = object()
+_CANARY_RE = re.compile(rb"cnry[0-9a-f]{12}z")
+_B62T = str.maketrans("+/=", "xQz")
+_U4_MASK = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
+_U4_BITS = (0x4000 << 64) | (0x8000 << 48)
 
-_WORDS = (
+def _wordlist(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_WORDS = (*_wordlist(
     "alpha beta gamma delta sigma omega build cache index parse render merge split queue "
     "worker buffer token stream module config branch commit review patch table column value "
     "field record schema layout folder handler router service client server request reply "
@@ -104,14 +128,14 @@ _WORDS = (
     "the a of to and in is it for on with as at by from this that we you should could would "
     "maybe quickly carefully again later first then next finally please update remove add "
     "fix refactor rename move copy test verify ensure handle support allow avoid"
-).split() + ["café", "naïve", "→", "…", "λ", "über", "日本", "数据"]
+), "café", "naïve", "→", "…", "λ", "über", "日本", "数据")
 
-_ADJ = ("quiet brave shiny gentle swift lucky witty mellow rapid sunny frosty dusty cosmic "
-        "velvet silent golden crimson lively humble noble").split()
-_VERB = ("dancing jumping sleeping running singing coding drifting hopping wandering glowing "
-         "roaming spinning floating humming").split()
-_NOUN = ("otter falcon maple river comet lantern pebble harbor meadow canyon beacon willow "
-         "badger quokka narwhal heron").split()
+_ADJ = _wordlist("quiet brave shiny gentle swift lucky witty mellow rapid sunny frosty dusty cosmic "
+        "velvet silent golden crimson lively humble noble")
+_VERB = _wordlist("dancing jumping sleeping running singing coding drifting hopping wandering glowing "
+         "roaming spinning floating humming")
+_NOUN = _wordlist("otter falcon maple river comet lantern pebble harbor meadow canyon beacon willow "
+         "badger quokka narwhal heron")
 _PROJECTS = ("orchard", "lighthouse", "tessellate", "ferrous", "quillpad", "sundial", "marmot",
              "gridlock")
 _USERS = ("dev", "sam", "kai", "rin")
@@ -124,8 +148,16 @@ _MODELS = {0: "claude-sonnet-4-20250514", 1: "claude-sonnet-4-5-20250929",
            7: "claude-opus-4-6"}
 
 
+_TS_LAST: list[Any] = [-1, ""]
+
+
 def _ts(ms: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+    """ISO-8601 UTC with milliseconds, as both clients write it."""
+    sec = ms // 1000
+    if sec != _TS_LAST[0]:
+        _TS_LAST[0] = sec
+        _TS_LAST[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec))
+    return f"{_TS_LAST[1]}.{ms % 1000:03d}Z"
 
 
 def _jtype(v: Any) -> str:
@@ -155,6 +187,22 @@ def _png(payload: bytes) -> bytes:
             + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
 
 
+
+def _ri(rng: random.Random, lo: int, hi: int) -> int:
+    """``rng.randint`` without its overhead (hot path)."""
+    return lo + int(rng.random() * (hi - lo + 1))
+
+
+def _ch(rng: random.Random, seq: Any) -> Any:
+    """``rng.choice`` without its overhead (hot path)."""
+    return seq[int(rng.random() * len(seq))]
+
+
+def _b62(rng: random.Random, n: int) -> str:
+    """``n`` base62-looking characters from the rng (fast)."""
+    return base64.b64encode(rng.randbytes(n)).decode()[:n].translate(_B62T)
+
+
 class _Corpus:
     """Writes files and keeps the exact tallies that become ``planted``."""
 
@@ -163,10 +211,12 @@ class _Corpus:
         self.seed = seed
         self.canaries_on = canaries
         self.canaries: list[str] = []
+        self._dirs: set[Path] = set()
+        self._written: set[bytes] = set()  # canaries that reached a file (path or body)
         self._canary_set: set[str] = set()
         self.crng = random.Random(f"claude-canary:{seed}")
         prng = random.Random(f"claude-pool:{seed}")
-        words = [prng.choice(_WORDS) for _ in range(90_000)]
+        words = prng.choices(_WORDS, k=90_000)
         for _ in range(6):
             words[prng.randrange(len(words))] = "\u2028"
         self.pool = " ".join(words)
@@ -203,7 +253,7 @@ class _Corpus:
 
     def text(self, rng: random.Random, n: int) -> str:
         n = max(1, n)
-        i = rng.randrange(0, len(self.pool) - n - 1)
+        i = int(rng.random() * (len(self.pool) - n - 1))
         s = self.pool[i:i + n].strip() or "ok"
         if self.canaries_on:
             return f"{s} {self.canary()}" if rng.random() < 0.5 else f"{self.canary()} {s}"
@@ -228,8 +278,13 @@ class _Corpus:
     # -- files ----------------------------------------------------------------------------
     def _write(self, rel: str, surface: str, data: bytes, mtime_ms: int) -> None:
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self._dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(path.parent)
         path.write_bytes(data)
+        if self.canaries_on:
+            self._written.update(_CANARY_RE.findall(data))
+            self._written.update(_CANARY_RE.findall(rel.encode()))
         t = mtime_ms / 1000
         os.utime(path, (t, t))
         self.files[surface] += 1
@@ -338,7 +393,7 @@ class _Corpus:
             "keysets": {c: dict(sorted(k.items())) for c, k in sorted(self.keysets.items())},
             "versions": dict(sorted(self.versions.items())),
             "bytes_total": self.bytes_total,
-            "canaries": list(self.canaries),
+            "canaries": [t for t in self.canaries if t.encode() in self._written],
             "mtime_months": dict(sorted(self.months.items())),
             "lines": dict(self.lines),
             "duplicate_uuids": list(self.dup_uuids),
@@ -364,7 +419,7 @@ class _Project:
             name = f"{name}-{c.canary()}"
         self.cwd = f"/home/{self.user}/work/{name}"
         self.enc = "".join(ch if ch.isalnum() else "-" for ch in self.cwd)
-        self.files = [f"{self.cwd}/src/{rng.choice(_NOUN)}_{rng.choice(_WORDS[:60])}.py"
+        self.files = [f"{self.cwd}/src/{_ch(rng, _NOUN)}_{_ch(rng, _WORDS[:60])}.py"
                       for _ in range(8)]
         self.memory_written = False
 
@@ -408,6 +463,7 @@ class _S:
         self.model = _MODELS[vi]
         self.tasks: list[str] = []
         self.root: _S = self
+        self._tpl: dict[str, Any] | None = None
         self.last_prompt_uuid: str | None = None
 
     # -- choice helpers -------------------------------------------------------------------
@@ -417,9 +473,14 @@ class _S:
             i = self.counters[name]
             self.counters[name] += 1
             return i
+        x = self.rng.random()
         if weights is None:
-            return self.rng.randrange(n)
-        return self.rng.choices(range(n), weights)[0]
+            return int(x * n)
+        for i, w in enumerate(weights):
+            x -= w
+            if x < 0:
+                return i
+        return n - 1
 
     def want(self, name: str, p: float) -> bool:
         return self.pick(name, 2, (p, 1 - p)) == 0
@@ -433,16 +494,17 @@ class _S:
 
     # -- ids and time ---------------------------------------------------------------------
     def uuid(self) -> str:
-        return str(_uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        h = f"{self.rng.getrandbits(128) & _U4_MASK | _U4_BITS:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def b62(self, n: int) -> str:
-        return "".join(self.rng.choices(B62, k=n))
+        return _b62(self.rng, n)
 
     def toolu(self) -> str:
         return "toolu_01" + self.b62(22)
 
     def tick(self, lo: int = 200, hi: int = 4000) -> str:
-        self.clock += self.rng.randint(lo, hi)
+        self.clock += _ri(self.rng, lo, hi)
         return _ts(self.clock)
 
     def txt(self, n: int) -> str:
@@ -450,21 +512,22 @@ class _S:
 
     # -- record skeletons -----------------------------------------------------------------
     def base(self, t: str, *, parent: Any = ...) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "parentUuid": self.parent if parent is ... else parent,
-            "isSidechain": self.side,
-            "userType": "external",
-            "cwd": self.p.cwd,
-            "sessionId": self.sid,
-            "version": self.version,
-            "gitBranch": self.branch,
-        }
-        if self.agent_id is not None:
-            d["agentId"] = self.agent_id
-        if self.vi >= 7:
-            d["entrypoint"] = "cli"
-        if self.slug is not None:
-            d["slug"] = self.slug
+        """The envelope every chained record shares (a copy of a per-slug template)."""
+        tpl = self._tpl
+        if tpl is None or tpl.get("slug") != self.slug:
+            tpl = {"parentUuid": None, "isSidechain": self.side, "userType": "external",
+                   "cwd": self.p.cwd, "sessionId": self.sid, "version": self.version,
+                   "gitBranch": self.branch}
+            if self.agent_id is not None:
+                tpl["agentId"] = self.agent_id
+            if self.vi >= 7:
+                tpl["entrypoint"] = "cli"
+            if self.slug is not None:
+                tpl["slug"] = self.slug
+            tpl["type"] = ""
+            self._tpl = tpl
+        d = tpl.copy()
+        d["parentUuid"] = self.parent if parent is ... else parent
         d["type"] = t
         return d
 
@@ -483,11 +546,11 @@ class _S:
 
     # -- assistant ------------------------------------------------------------------------
     def usage(self, out_tokens: int) -> dict[str, Any]:
-        cc5 = self.rng.randint(0, 4000)
+        cc5 = _ri(self.rng, 0, 4000)
         u: dict[str, Any] = {
-            "input_tokens": self.rng.randint(1, 40),
+            "input_tokens": _ri(self.rng, 1, 40),
             "cache_creation_input_tokens": cc5,
-            "cache_read_input_tokens": self.rng.randint(0, 150_000),
+            "cache_read_input_tokens": _ri(self.rng, 0, 150_000),
             "cache_creation": {"ephemeral_5m_input_tokens": cc5, "ephemeral_1h_input_tokens": 0},
             "output_tokens": out_tokens,
             "service_tier": "standard",
@@ -507,10 +570,12 @@ class _S:
         mid = "msg_01" + self.b62(22)
         rid = "req_011C" + self.b62(20)
         grow = len(blocks) > 1 and self.want("usage_grows", 0.15)
-        out_total = self.rng.randint(20, 900)
+        out_total = _ri(self.rng, 20, 900)
+        usage = self.usage(out_total)  # the same usage on every record of the message ...
         uuids = []
         for i, b in enumerate(blocks):
-            ot = out_total if not grow else max(1, out_total * (i + 1) // len(blocks))
+            if grow:  # ... except while streaming, where output_tokens only grows
+                usage = {**usage, "output_tokens": max(1, out_total * (i + 1) // len(blocks))}
             last = i == len(blocks) - 1
             stop: str | None = None
             if last and self.rng.random() < 0.1:
@@ -518,15 +583,15 @@ class _S:
             d = self.base("assistant")
             d["message"] = {"model": self.model, "id": mid, "type": "message", "role": "assistant",
                             "content": [b], "stop_reason": stop, "stop_sequence": None,
-                            "usage": self.usage(ot)}
+                            "usage": usage}
             d["requestId"] = rid
             uuids.append(self.add(d))
         return uuids
 
     def thinking_block(self) -> dict[str, Any]:
-        sig = base64.b64encode(self.rng.randbytes(self.rng.randint(120, 400))).decode()
+        sig = base64.b64encode(self.rng.randbytes(_ri(self.rng, 120, 400))).decode()
         if self.want("thinking_text", 0.2):
-            return {"type": "thinking", "thinking": self.txt(self.rng.randint(80, 600)),
+            return {"type": "thinking", "thinking": self.txt(_ri(self.rng, 80, 600)),
                     "signature": sig}
         return {"type": "thinking", "thinking": "", "signature": sig}
 
@@ -537,7 +602,7 @@ class _S:
         if self.vi >= 1 and not self.side:
             self.snapshot(update=False)
         d = self.base("user")
-        body = text if text is not None else self.txt(self.rng.randint(30, 400))
+        body = text if text is not None else self.txt(_ri(self.rng, 30, 400))
         if image:
             content: Any = [{"type": "text", "text": body},
                             {"type": "image", "source": {"type": "base64", "media_type": "image/png",
@@ -560,9 +625,9 @@ class _S:
 
     def snapshot(self, *, update: bool) -> None:
         tracked: dict[str, Any] = {}
-        for f in self.rng.sample(self.p.files, self.rng.randint(0, 4)):
-            bfn = None if self.rng.random() < 0.1 else f"{self.b62(16).lower()}@v{self.rng.randint(1, 4)}"
-            tracked[self.c.key(f)] = {"backupFileName": bfn, "version": self.rng.randint(1, 5),
+        for f in self.rng.sample(self.p.files, _ri(self.rng, 0, 4)):
+            bfn = None if self.rng.random() < 0.1 else f"{self.b62(16).lower()}@v{_ri(self.rng, 1, 4)}"
+            tracked[self.c.key(f)] = {"backupFileName": bfn, "version": _ri(self.rng, 1, 5),
                                       "backupTime": _ts(self.clock)}
         mid = self.last_prompt_uuid or self.uuid()
         self.plain({"type": "file-history-snapshot", "messageId": mid,
@@ -572,6 +637,12 @@ class _S:
 
     def tool_result(self, tid: str, src_uuid: str, content: Any, is_error: bool | None,
                     tur: Any, *, orphan: bool = False) -> str:
+        if self.c.canaries_on:  # tool output is free text: give client-formatted text a token too
+            if isinstance(content, str) and "cnry" not in content:
+                content = f"{content} {self.c.canary()}"
+            elif isinstance(content, list):
+                content = [{**b, "text": f"{b['text']} {self.c.canary()}"}
+                           if "cnry" not in b.get("text", "cnry") else b for b in content]
         block: dict[str, Any] = {"tool_use_id": tid, "type": "tool_result", "content": content}
         if is_error is not None:
             block["is_error"] = is_error
@@ -634,18 +705,18 @@ class _Gen:
         else:
             day = rng.uniform(0, SPAN_DAYS - 1)
             vi = min(len(VERSIONS) - 1, int(day * len(VERSIONS) / SPAN_DAYS))
-        start = int(BASE.timestamp() * 1000 + day * DAY_MS + rng.randint(0, DAY_MS // 2))
+        start = int(BASE.timestamp() * 1000 + day * DAY_MS + _ri(rng, 0, DAY_MS // 2))
         project = self.projects[rng.randrange(len(self.projects))] if not cover else \
             self.projects[idx % len(self.projects)]
         sid = str(_uuid.UUID(int=rng.getrandbits(128), version=4))
-        branch = "main" if rng.random() < 0.5 else f"feature/{rng.choice(_NOUN)}-{rng.randint(1, 400)}"
+        branch = "main" if rng.random() < 0.5 else f"feature/{_ch(rng, _NOUN)}-{_ri(rng, 1, 400)}"
         rel_dir = f"{project.enc}/{sid}"
         s = _S(c, rng, vi=vi, sid=sid, project=project, branch=branch, start_ms=start,
                cover=cover, rel_dir=rel_dir)
 
         # head
         if 1 <= vi <= 3 and s.once("summary", 0.3):
-            for _ in range(rng.randint(1, 2)):
+            for _ in range(_ri(rng, 1, 2)):
                 s.plain({"type": "summary", "summary": s.txt(50), "leafUuid": s.uuid()})
         if vi >= 7:
             self.rare_head(s)
@@ -654,7 +725,7 @@ class _Gen:
         if vi >= 4 and s.once("local_command", 0.2):
             s.system("local_command", {"content": s.txt(80), "level": "info", "isMeta": False})
 
-        turns = rng.randint(2, 5) if not cover else 4
+        turns = 4 if cover else (_ri(rng, 2, 5) if rng.random() < 0.85 else _ri(rng, 6, 24))
         tool_plan = self.coverage_tools(vi) if cover else []
         for t in range(turns):
             if t == 1 and plan.dup_and_dangling:
@@ -665,23 +736,23 @@ class _Gen:
             forced = tool_plan[t::turns] if cover else []
             self.turn(s, first=(t == 0), last=last, forced=forced, plan=plan)
             if t == 0 and s.slug is None and vi >= 1:
-                s.slug = f"{rng.choice(_ADJ)}-{rng.choice(_VERB)}-{rng.choice(_NOUN)}"
+                s.slug = f"{_ch(rng, _ADJ)}-{_ch(rng, _VERB)}-{_ch(rng, _NOUN)}"
             self.turn_tail(s)
         if vi >= 5 and s.once("pr_link", 0.2):
-            s.plain({"type": "pr-link", "sessionId": sid, "prNumber": rng.randint(1, 999),
-                     "prUrl": f"https://git.example.invalid/{project.user}/repo/pull/{rng.randint(1, 999)}",
+            s.plain({"type": "pr-link", "sessionId": sid, "prNumber": _ri(rng, 1, 999),
+                     "prUrl": f"https://git.example.invalid/{project.user}/repo/pull/{_ri(rng, 1, 999)}",
                      "prRepository": f"{project.user}/repo", "timestamp": _ts(s.clock)})
         if vi >= 7:
             self.rare_tail(s)
         if vi >= 5 and s.once("workflow", 0.12):
             self.workflow(s)
-        if s.once("image", 0.08):
-            for n in range(rng.randint(1, 2)):
+        if (cover and vi in (4, 7)) or (not cover and rng.random() < 0.04):
+            for n in range(_ri(rng, 1, 2)):
                 body = (c.canary().encode() if c.canaries_on else b"synthetic")
                 c.write_blob(f"{rel_dir}/images/image-{n}.png", "other", _png(body), s.clock)
         if not project.memory_written and s.once("memory", 0.3):
             project.memory_written = True
-            for name in ("MEMORY", rng.choice(_NOUN)):
+            for name in ("MEMORY", _ch(rng, _NOUN)):
                 c.write_blob(f"{project.enc}/memory/{name}.md", "other",
                              ("# " + s.txt(20) + "\n\n" + s.txt(300) + "\n").encode(), s.clock)
 
@@ -728,24 +799,28 @@ class _Gen:
                 s.plain({"type": "queue-operation", "operation": "popAll",
                          "timestamp": _ts(s.clock), "sessionId": s.sid, "content": s.txt(60)})
         s.prompt(image=(s.vi >= 7 and s.once("image_prompt", 0.05)))
-        if first and s.vi >= 2 and s.once("meta_user", 0.3):
+        if s.slug is not None and s.vi >= 2 and s.once("meta_user", 0.3):
             d = s.base("user")
             d["message"] = {"role": "user", "content": s.txt(120)}
             d["isMeta"] = True
             s.add(d)
-        steps = rng.randint(1, 3)
+        steps = _ri(rng, 1, 3)
         queue = list(forced)
         if first and s.cover and s.vi >= 4:
             queue.insert(0, "Skill")
-        for step in range(steps if not queue else max(steps, (len(queue) + 1) // 2)):
-            k = 2 if queue else (rng.randint(1, 2) if step < steps - 1 or rng.random() < 0.7 else 0)
-            names = [queue.pop(0) for _ in range(min(k, len(queue)))] if queue else \
-                [self.random_tool(s) for _ in range(k)]
+        step = 0
+        while queue or step < steps:
+            from_queue = bool(queue)
+            if queue:
+                names, queue = queue[:2], queue[2:]
+            else:
+                names = [self.random_tool(s) for _ in range(_ri(rng, 1, 2))]
+            step += 1
             blocks: list[dict[str, Any]] = []
             if rng.random() < 0.7:
                 blocks.append(s.thinking_block())
-            if rng.random() < 0.5 or not names:
-                blocks.append({"type": "text", "text": s.txt(rng.randint(20, 300))})
+            if rng.random() < 0.5:
+                blocks.append({"type": "text", "text": s.txt(_ri(rng, 20, 300))})
             calls = []
             for name in names:
                 tid = s.toolu()
@@ -756,49 +831,46 @@ class _Gen:
                 blocks.append(b)
                 s.tool_ids.add(tid)
                 calls.append((tid, tname, runner))
-            uuids = s.assistant(blocks)
-            src = uuids[-1]
-            interrupted = last and step >= steps - 1 and calls and not s.side and \
-                s.once("unpaired", 0.08)
-            for tid, tname, runner in calls:
-                if interrupted:
-                    break
-                if tname == "Task":
-                    s.hook("PreToolUse", "PreToolUse:Task", tid)
-                runner(src)
-                if s.rng.random() < 0.5:
-                    s.hook("PostToolUse", f"PostToolUse:{tname.split('__')[0]}", tid)
-            if interrupted:
+            src = s.assistant(blocks)[-1]
+            if last and not from_queue and step >= steps and s.once("unpaired", 0.05):
+                # the user interrupts before any result is written: the calls stay unpaired
                 d = s.base("user")
                 d["message"] = {"role": "user", "content": "[Request interrupted by user]"}
                 s.add(d)
                 return
-        if plan.orphan and last and not s.side:
+            for tid, tname, runner in calls:
+                if tname == "Task":
+                    s.hook("PreToolUse", "PreToolUse:Task", tid)
+                runner(src)
+                if rng.random() < 0.5:
+                    s.hook("PostToolUse", f"PostToolUse:{tname.split('__')[0]}", tid)
+                if tname in ("Edit", "Write", "MultiEdit") and s.vi >= 1 and rng.random() < 0.5:
+                    s.snapshot(update=True)
+        if plan.orphan and not s.side:
             plan.orphan = False
-            s.tool_result(s.toolu(), s.parent or "", "orphaned result " + s.txt(40), None,
-                          s.txt(30), orphan=True)
-        s.assistant([{"type": "text", "text": s.txt(rng.randint(40, 500))}], final=True)
+            s.tool_result(s.toolu(), s.parent or "", s.txt(40), None, s.txt(30), orphan=True)
+        s.assistant([{"type": "text", "text": s.txt(_ri(rng, 40, 500))}], final=True)
 
     def turn_tail(self, s: _S) -> None:
         if s.vi >= 2:
             tid = s.uuid()
             s.hook("Stop", "Stop", tid)
-            infos = [{"command": s.txt(40)} for _ in range(s.rng.randint(1, 2))]
+            infos: list[dict[str, Any]] = [{"command": s.txt(40)} for _ in range(_ri(s.rng, 1, 2))]
             if s.want("hook_duration", 0.1):
-                infos[0]["durationMs"] = s.rng.randint(5, 900)
+                infos[0]["durationMs"] = _ri(s.rng, 5, 900)
             s.system("stop_hook_summary", {"hookCount": len(infos), "hookInfos": infos,
                                            "hookErrors": [], "preventedContinuation": False,
                                            "stopReason": "", "hasOutput": s.rng.random() < 0.5,
                                            "level": "suggestion", "toolUseID": tid})
         if s.vi >= 3:
-            s.system("turn_duration", {"durationMs": s.rng.randint(2000, 400_000), "isMeta": False})
+            s.system("turn_duration", {"durationMs": _ri(s.rng, 2000, 400_000), "isMeta": False})
 
     def compact(self, s: _S) -> None:
         logical = s.parent
         d = s.base("system", parent=None)
         d.update({"subtype": "compact_boundary", "content": "Conversation compacted",
                   "isMeta": False, "level": "info", "logicalParentUuid": logical,
-                  "compactMetadata": {"trigger": "auto", "preTokens": s.rng.randint(100_000, 170_000)}})
+                  "compactMetadata": {"trigger": "auto", "preTokens": _ri(s.rng, 100_000, 170_000)}})
         s.add(d)
         u = s.base("user")
         u["message"] = {"role": "user", "content": s.txt(900)}
@@ -821,7 +893,7 @@ class _Gen:
             pool += ["TodoWrite"]
         else:
             pool += ["TaskUpdate", "TaskCreate"]
-        return s.rng.choice(pool)
+        return _ch(s.rng, pool)
 
     # -- tools ----------------------------------------------------------------------------
     def tool(self, s: _S, name: str, tid: str) -> tuple[str, dict[str, Any], Callable[[str], None]]:
@@ -829,7 +901,7 @@ class _Gen:
         c = self.c
         rng = s.rng
         error = s.pick("err_" + name, 2, (0.95, 0.05)) == 1
-        path = rng.choice(s.p.files)
+        path = _ch(rng, s.p.files)
 
         def result(content: Any, tur: Any, err: bool = False) -> Callable[[str], None]:
             def run(src: str) -> None:
@@ -845,7 +917,7 @@ class _Gen:
             inp: dict[str, Any] = {"command": s.txt(40), "description": s.txt(20)}
             if v == 1:
                 inp["timeout"] = 120000
-            out = s.txt(rng.randint(0, 1200))
+            out = s.txt(_ri(rng, 0, 1200) if rng.random() < 0.95 else _ri(rng, 5000, 30000))
             tur: dict[str, Any] = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
             if s.vi >= 4:
                 tur["noOutputExpected"] = False
@@ -855,24 +927,24 @@ class _Gen:
             def run_bash(src: str) -> None:
                 if s.vi >= 4 and rng.random() < 0.4:
                     data: dict[str, Any] = {"type": "bash_progress", "output": s.txt(60),
-                                            "fullOutput": s.txt(120), "elapsedTimeSeconds": rng.randint(2, 40),
-                                            "totalLines": rng.randint(0, 90)}
+                                            "fullOutput": s.txt(120), "elapsedTimeSeconds": _ri(rng, 2, 40),
+                                            "totalLines": _ri(rng, 0, 90)}
                     if "timeout" in inp:
                         data["timeoutMs"] = 120000
                     elif s.vi >= 6 or s.want("bash_task", 0.3):
-                        data["totalBytes"] = rng.randint(0, 90000)
+                        data["totalBytes"] = _ri(rng, 0, 90000)
                         data["taskId"] = s.b62(9).lower()
-                    for n in range(rng.randint(1, 3)):
+                    for n in range(_ri(rng, 1, 3)):
                         s.progress(dict(data), f"bash-progress-{n}", tid)
                 if persisted:
                     present = s.pick("persist_present", 2, (0.7, 0.3)) == 0
                     rel = f"{s.rel_dir}/tool-results/{tid}.txt"
-                    full = s.txt(rng.randint(3000, 9000))
+                    full = s.txt(_ri(rng, 3000, 9000))
                     ptur = dict(tur)
                     ptur["persistedOutputPath"] = f"/home/{s.p.user}/.claude/projects/{rel}"
                     ptur["persistedOutputSize"] = len(full.encode())
                     content = ("<persisted-output>\nOutput too large. Full output saved to: "
-                               + ptur["persistedOutputPath"] + "\n\nPreview:\n" + full[:400]
+                               + ptur["persistedOutputPath"] + "\n\nPreview:\n" + s.txt(400)
                                + "\n</persisted-output>")
                     s.tool_result(tid, src, content, s.err_flag(False), ptur)
                     c.persisted["present" if present else "missing"] += 1
@@ -882,10 +954,7 @@ class _Gen:
                 if error:
                     result(None, None, True)(src)
                     return
-                if not out and s.vi >= 2:
-                    body = "(Bash completed with no output)"
-                else:
-                    body = out
+                body = "(Bash completed with no output)" if not out and s.vi >= 2 else out
                 if s.vi >= 3 and s.want("bash_str_tur", 0.05):
                     s.tool_result(tid, src, body, s.err_flag(False), out)
                 else:
@@ -896,13 +965,13 @@ class _Gen:
             v = s.pick("read_in", 3, (0.6, 0.35, 0.05))
             inp = {"file_path": path}
             if v == 1:
-                inp.update({"offset": rng.randint(1, 400), "limit": rng.randint(20, 200)})
+                inp.update({"offset": _ri(rng, 1, 400), "limit": _ri(rng, 20, 200)})
             elif v == 2:
-                inp["limit"] = rng.randint(20, 200)
-            body = s.txt(rng.randint(100, 3000))
+                inp["limit"] = _ri(rng, 20, 200)
+            body = s.txt(_ri(rng, 100, 3000) if rng.random() < 0.94 else _ri(rng, 5000, 60000))
             tur = {"type": "text", "file": {"filePath": path, "content": body,
                                             "numLines": body.count(" ") // 8 + 1,
-                                            "startLine": inp.get("offset", 1), "totalLines": rng.randint(50, 900)}}
+                                            "startLine": inp.get("offset", 1), "totalLines": _ri(rng, 50, 900)}}
             return "Read", c.canarize(inp), result(body, tur, error)
 
         if name == "Grep":
@@ -917,54 +986,54 @@ class _Gen:
             elif v == 4:
                 inp = {"pattern": s.txt(12), "path": s.p.cwd, "glob": "*.py", "output_mode": "content",
                        "-n": True, "-i": True}
-            files = rng.sample(s.p.files, rng.randint(0, 4))
+            files = rng.sample(s.p.files, _ri(rng, 0, 4))
             if inp["output_mode"] == "files_with_matches":
                 tur = {"mode": "files_with_matches", "filenames": files, "numFiles": len(files)}
                 body = "\n".join(files) or "No files found"
             else:
-                body = s.txt(rng.randint(50, 1500))
+                body = s.txt(_ri(rng, 50, 1500))
                 tur = {"mode": "content", "numFiles": 0, "filenames": [], "content": body,
-                       "numLines": rng.randint(1, 60)}
+                       "numLines": _ri(rng, 1, 60)}
             return "Grep", c.canarize(inp), result(body, tur, error)
 
         if name == "Glob":
             inp = {"pattern": "**/*.py"}
-            files = rng.sample(s.p.files, rng.randint(0, 5))
-            tur = {"filenames": files, "durationMs": rng.randint(3, 300), "numFiles": len(files),
+            files = rng.sample(s.p.files, _ri(rng, 0, 5))
+            tur = {"filenames": files, "durationMs": _ri(rng, 3, 300), "numFiles": len(files),
                    "truncated": False}
             return "Glob", c.canarize(inp), result("\n".join(files) or "No files found", tur, error)
 
         if name in ("Edit", "Write", "MultiEdit"):
             old, new = s.txt(60), s.txt(60)
-            patch = [{"oldStart": rng.randint(1, 300), "oldLines": 3, "newStart": rng.randint(1, 300),
-                      "newLines": 4, "lines": [s.txt(30) for _ in range(rng.randint(2, 6))]}]
+            patch = [{"oldStart": _ri(rng, 1, 300), "oldLines": 3, "newStart": _ri(rng, 1, 300),
+                      "newLines": 4, "lines": [s.txt(30) for _ in range(_ri(rng, 2, 6))]}]
             if name == "Edit":
                 v = s.pick("edit_in", 2, (0.75, 0.25))
                 inp = {"file_path": path, "old_string": old, "new_string": new}
                 if v == 0:
                     inp["replace_all"] = False
-                orig: str | None = s.txt(rng.randint(200, 2000))
+                orig: str | None = s.txt(_ri(rng, 200, 2000))
                 if s.want("edit_orig_null", 0.1):
                     orig = None
                 tur = {"filePath": path, "oldString": old, "newString": new, "originalFile": orig,
                        "structuredPatch": patch, "userModified": False, "replaceAll": False}
                 return "Edit", c.canarize(inp), result(f"The file {path} has been updated.", tur, error)
             if name == "Write":
-                body = s.txt(rng.randint(100, 1500))
+                body = s.txt(_ri(rng, 100, 1500))
                 inp = {"file_path": path, "content": body}
                 tur = {"type": "create", "filePath": path, "content": body, "structuredPatch": [],
                        "originalFile": None}
                 return "Write", c.canarize(inp), result(f"File created successfully at: {path}", tur, error)
             edits = [{"old_string": s.txt(30), "new_string": s.txt(30), "replace_all": False}
-                     for _ in range(rng.randint(2, 5))]
+                     for _ in range(_ri(rng, 2, 5))]
             inp = {"file_path": path, "edits": edits}
             tur = {"filePath": path, "edits": edits, "originalFileContents": s.txt(800),
                    "structuredPatch": patch, "userModified": False}
             return "MultiEdit", c.canarize(inp), result(f"Applied {len(edits)} edits to {path}", tur, error)
 
         if name == "TodoWrite":
-            todos = [{"content": s.txt(30), "status": rng.choice(("pending", "in_progress", "completed")),
-                      "activeForm": s.txt(30)} for _ in range(rng.randint(2, 6))]
+            todos = [{"content": s.txt(30), "status": _ch(rng, ("pending", "in_progress", "completed")),
+                      "activeForm": s.txt(30)} for _ in range(_ri(rng, 2, 6))]
             tur = {"oldTodos": [], "newTodos": todos}
             return "TodoWrite", c.canarize({"todos": todos}), result("Todos have been modified successfully.", tur)
 
@@ -978,7 +1047,7 @@ class _Gen:
 
         if name == "TaskUpdate":
             v = s.pick("task_update", 3, (0.6, 0.3, 0.1))
-            task_id = rng.choice(s.tasks) if s.tasks else "1"
+            task_id = _ch(rng, s.tasks) if s.tasks else "1"
             inp = {"taskId": task_id, "status": "completed" if v != 1 else "in_progress"}
             if v == 0:
                 tur = {"success": True, "taskId": task_id, "updatedFields": ["status"],
@@ -991,16 +1060,16 @@ class _Gen:
 
         if name == "TaskList":
             tasks = [{"id": str(i + 1), "subject": s.txt(30),
-                      "status": rng.choice(("pending", "completed")), "blockedBy": []}
-                     for i in range(rng.randint(1, 5))]
+                      "status": _ch(rng, ("pending", "completed")), "blockedBy": []}
+                     for i in range(_ri(rng, 1, 5))]
             return "TaskList", {}, result(s.txt(200), {"tasks": tasks})
 
         if name == "Skill":
-            skill = f"{rng.choice(_NOUN)}-helper"
+            skill = f"{_ch(rng, _NOUN)}-helper"
             inp = c.canarize({"skill": skill})
 
             def run_skill(src: str) -> None:
-                s.tool_result(tid, src, f"Launching skill: {skill}", s.err_flag(False),
+                s.tool_result(tid, src, f"Launching skill: {inp['skill']}", s.err_flag(False),
                               {"success": True, "commandName": skill})
                 d = s.base("user")
                 d["message"] = {"role": "user", "content": [{"type": "text", "text": s.txt(400)}]}
@@ -1019,7 +1088,7 @@ class _Gen:
                     s.progress({"type": "search_results_received", "resultCount": 5, "query": query},
                                "srvtoolu_01" + s.b62(22), tid)
                 links = [{"title": s.txt(30), "url": f"https://docs.example.invalid/{s.b62(8)}"}
-                         for _ in range(rng.randint(2, 6))]
+                         for _ in range(_ri(rng, 2, 6))]
                 tur = {"query": query, "results": [{"tool_use_id": "srvtoolu_01" + s.b62(22),
                                                     "content": links}, s.txt(300)],
                        "durationSeconds": round(rng.uniform(1, 20), 3)}
@@ -1028,10 +1097,10 @@ class _Gen:
 
         if name == "mcp":
             server, tools = _SERVERS[rng.randrange(len(_SERVERS))]
-            tool = rng.choice(tools)
+            tool = _ch(rng, tools)
             tname = f"mcp__{server}__{tool}"
             inp = {c.key(k): s.txt(20) for k in rng.sample(("id", "query", "title", "team", "labels",
-                                                           "priority"), rng.randint(1, 4))}
+                                                           "priority"), _ri(rng, 1, 4))}
             form = s.pick("mcp_result", 3, (0.5, 0.4, 0.1))
 
             def run_mcp(src: str) -> None:
@@ -1040,7 +1109,7 @@ class _Gen:
                                 "toolName": tool}, tid, tid)
                     s.progress({"type": "mcp_progress", "status": "failed" if error else "completed",
                                 "serverName": server, "toolName": tool,
-                                "elapsedTimeMs": rng.randint(30, 5000)}, tid, tid)
+                                "elapsedTimeMs": _ri(rng, 30, 5000)}, tid, tid)
                 if error or form == 2:
                     msg = s.txt(80)
                     s.tool_result(tid, src, msg, s.err_flag(error), msg)
@@ -1053,21 +1122,22 @@ class _Gen:
             return tname, inp, run_mcp
 
         if name == "Task":
-            prompt = s.txt(rng.randint(80, 600))
-            agent_type = rng.choice(_SUBAGENT_TYPES)
+            prompt = s.txt(_ri(rng, 80, 600))
+            agent_type = _ch(rng, _SUBAGENT_TYPES)
             inp = c.canarize({"description": s.txt(20), "prompt": prompt, "subagent_type": agent_type})
+            desc = inp["description"]
 
             def run_task(src: str) -> None:
                 aid = "".join(rng.choices(HEX, k=7)) if s.vi < 7 else "a" + "".join(rng.choices(HEX, k=16))
-                child = self.subagent(s, aid, prompt, agent_type, tid)
+                child = self.subagent(s, aid, prompt, agent_type, tid, desc)
                 if 4 <= s.vi <= 5 and not s.side:
                     self.agent_progress(s, child, aid, prompt, tid)
-                text = s.txt(rng.randint(100, 800))
+                text = s.txt(_ri(rng, 100, 800))
                 out_tokens = sum(r["message"]["usage"]["output_tokens"] for r in child.recs
                                  if isinstance(r, dict) and r["type"] == "assistant")
                 tur = {"status": "completed", "prompt": prompt, "agentId": aid,
                        "content": [{"type": "text", "text": text}],
-                       "totalDurationMs": rng.randint(5000, 300000), "totalTokens": out_tokens + 5000,
+                       "totalDurationMs": _ri(rng, 5000, 300000), "totalTokens": out_tokens + 5000,
                        "totalToolUseCount": len(child.tool_ids),
                        "usage": s.usage(out_tokens) if s.vi < 6 else {
                            k: v for k, v in s.usage(out_tokens).items()
@@ -1079,16 +1149,18 @@ class _Gen:
         raise ValueError(name)
 
     # -- subagents and workflows ------------------------------------------------------------
-    def subagent(self, s: _S, aid: str, prompt: str, agent_type: str, tid: str) -> _S:
+    def subagent(self, s: _S, aid: str, prompt: str, agent_type: str, tid: str,
+                 description: str = "") -> _S:
         """Write ``subagents/agent-<aid>.jsonl``; queue its meta for the parent."""
         rng = s.rng
         child = _S(self.c, rng, vi=s.vi, sid=s.sid, project=s.p, branch=s.branch,
                    start_ms=s.clock, cover=False, side=True, agent_id=aid, slug=s.slug,
                    rel_dir=s.rel_dir)
+        child.root = s.root
         child.parent = None
         child.prompt(prompt)
-        for _ in range(rng.randint(1, 3)):
-            names = [rng.choice(("Read", "Grep", "Bash", "Glob")) for _ in range(rng.randint(1, 2))]
+        for _ in range(_ri(rng, 1, 3)):
+            names = [_ch(rng, ("Read", "Grep", "Bash", "Glob")) for _ in range(_ri(rng, 1, 2))]
             blocks: list[dict[str, Any]] = []
             if rng.random() < 0.5:
                 blocks.append(child.thinking_block())
@@ -1105,27 +1177,29 @@ class _Gen:
             uuids = child.assistant(blocks)
             for runner in calls:
                 runner(uuids[-1])
-        nested = s.vi >= 2 and not s.side and s.once("nested_subagent", 0.05)
-        if nested:
+        if s.vi >= 2 and not s.side and ((s.cover and s.vi in (3, 5) and s.once("nested", 0))
+                                         or (not s.cover and s.rng.random() < 0.03)):
+            # a child that spawns a child: the grandchild's meta names the child's call,
+            # which is absent from the parent file (unjoinable from the parent)
             ntid = child.toolu()
             nprompt = child.txt(200)
-            ns = self.subagent(child, "".join(rng.choices(HEX, k=7)), nprompt, "Explore", ntid)
             child.tool_ids.add(ntid)
             src = child.assistant([{"type": "tool_use", "id": ntid, "name": "Task",
-                                    "input": self.c.canarize({"description": child.txt(20), "prompt": nprompt,
+                                    "input": self.c.canarize({"description": child.txt(20),
+                                                              "prompt": nprompt,
                                                               "subagent_type": "Explore"})}])[-1]
-            child.tool_result(ntid, src, child.txt(200), None, {"status": "completed"})
-            s.children.extend(ns.children)
-            child.children = []
-        child.assistant([{"type": "text", "text": child.txt(rng.randint(100, 700))}], final=True)
+            self.subagent(child, "".join(rng.choices(HEX, k=7)), nprompt, "Explore", ntid)
+            child.tool_result(ntid, src, child.txt(200), child.err_flag(False),
+                              {"status": "completed", "prompt": nprompt})
+        child.assistant([{"type": "text", "text": child.txt(_ri(rng, 100, 700))}], final=True)
         s.clock = child.clock
         rel = f"{s.rel_dir}/subagents/agent-{aid}.jsonl"
         self.c.write_jsonl(rel, "subagent", child.recs, child.clock)
-        meta: dict[str, Any] = {"agentType": agent_type}
-        if not (s.vi >= 1 and not s.side and s.once("meta_legacy", 0.08)):
+        meta: dict[str, Any] = {"agentType": agent_type, "description": description or s.txt(20)}
+        if s.side or not ((s.cover and s.vi == 2 and s.once("meta_legacy", 0))
+                          or (not s.cover and s.rng.random() < 0.04)):
             meta["toolUseId"] = tid
-        owner = s if not s.side else s  # nested metas are collected by the caller
-        owner.children.append((f"{s.rel_dir}/subagents/agent-{aid}.meta.json", meta))
+        s.root.children.append((f"{s.rel_dir}/subagents/agent-{aid}.meta.json", meta))
         return child
 
     def agent_progress(self, s: _S, child: _S, aid: str, prompt: str, tid: str) -> None:
@@ -1166,7 +1240,7 @@ class _Gen:
         wf = "wf_" + "".join(rng.choices(HEX, k=8))
         wdir = f"{s.rel_dir}/subagents/workflows/{wf}"
         journal: list[dict[str, Any]] = []
-        for n in range(rng.randint(2, 3)):
+        for n in range(_ri(rng, 2, 3)):
             aid = "".join(rng.choices(HEX, k=7))
             key = f"step-{n}"
             journal.append({"type": "started", "agentId": aid, "key": key})
@@ -1194,7 +1268,7 @@ class _Gen:
     def rare_head(self, s: _S) -> None:
         rng = s.rng
         s.system("session_start", {"content": s.txt(40), "level": "info", "isMeta": False,
-                                   "cause": "startup", "durationMs": rng.randint(5, 900),
+                                   "cause": "startup", "durationMs": _ri(rng, 5, 900),
                                    "messageCount": 0, "error": None, "retryAttempt": 0,
                                    "retryInMs": 0, "maxRetries": 10}, parent=None)
         s.plain({"type": "permission-mode", "permissionMode": "default", "sessionId": s.sid})
@@ -1212,7 +1286,7 @@ class _Gen:
             a = {"type": kind, "hookName": "SessionStart:startup", "toolUseID": tid,
                  "hookEvent": "SessionStart", "content": s.txt(60), "stdout": s.txt(60), "stderr": "",
                  "exitCode": 0 if kind == "hook_success" else 1, "command": s.txt(40),
-                 "durationMs": rng.randint(5, 900)}
+                 "durationMs": _ri(rng, 5, 900)}
             if kind != "hook_success":
                 del a["content"]
         elif kind == "hook_blocking_error":
@@ -1243,14 +1317,14 @@ class _Gen:
         elif kind == "queued_command":
             a = {"type": kind, "prompt": s.txt(60), "commandMode": "prompt", "timestamp": _ts(s.clock)}
         elif kind == "edited_text_file":
-            a = {"type": kind, "filename": rng.choice(s.p.files), "snippet": s.txt(80)}
+            a = {"type": kind, "filename": _ch(rng, s.p.files), "snippet": s.txt(80)}
         elif kind == "file":
-            a = {"type": kind, "filename": rng.choice(s.p.files), "displayPath": "src/x.py",
-                 "content": {"type": "text", "file": {"filePath": rng.choice(s.p.files),
+            a = {"type": kind, "filename": _ch(rng, s.p.files), "displayPath": "src/x.py",
+                 "content": {"type": "text", "file": {"filePath": _ch(rng, s.p.files),
                                                       "content": s.txt(200), "numLines": 9,
                                                       "startLine": 1, "totalLines": 9}}}
         elif kind == "compact_file_reference":
-            a = {"type": kind, "filename": rng.choice(s.p.files), "displayPath": "src/x.py"}
+            a = {"type": kind, "filename": _ch(rng, s.p.files), "displayPath": "src/x.py"}
         elif kind == "invoked_skills":
             a = {"type": kind, "skills": [{"name": "otter-helper", "path": f"{s.p.cwd}/.claude/skills/otter",
                                            "content": s.txt(200)}]}
@@ -1337,7 +1411,7 @@ class _Gen:
         s.plain({"type": "relocated", "relocatedCwd": s.p.cwd + "/sub", "sessionId": sid})
         s.plain({"type": "worktree-state", "sessionId": sid,
                  "worktreeSession": {"originalCwd": s.p.cwd, "preEnterOriginalCwd": s.p.cwd,
-                                     "worktreePath": s.p.cwd + "-wt", "worktreeName": rng.choice(_NOUN),
+                                     "worktreePath": s.p.cwd + "-wt", "worktreeName": _ch(rng, _NOUN),
                                      "worktreeBranch": s.branch, "sessionId": sid,
                                      "enteredExisting": False}})
         s.plain({"type": "bridge-session", "bridgeSessionId": s.uuid(), "lastSequenceNum": 3,
