@@ -88,6 +88,16 @@ class Profile:
     dict_paths: frozenset[str] = frozenset()
     opaque_paths: frozenset[str] = frozenset()
     links: dict[str, str] = field(default_factory=dict)  # kind -> path (hashed ids)
+    # name -> path: numeric values recorded per frame (walk/numbers.parquet: file_id, line_no,
+    # name, value), e.g. token counts for the usage double-count factor
+    numbers: dict[str, str] = field(default_factory=dict)
+    # name -> path: a string there names a file; only whether it exists is recorded
+    # (walk/markers.parquet rows "<name>:present" / "<name>:missing"), never the path
+    exists_checks: dict[str, str] = field(default_factory=dict)
+    # paths whose string values are JSON documents: decoded and walked (path + ".<json>")
+    # with at most ``carrier_depth`` further levels; every cut is counted as a truncation
+    json_carriers: frozenset[str] = frozenset()
+    carrier_depth: int = 3
     markers: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (path, substring)
     text_headings: dict[str, str] = field(default_factory=dict)  # name -> regex with group 1
     max_keys: int = 40
