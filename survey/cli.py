@@ -10,13 +10,14 @@ errors, 3 when ``--strict`` or ``--fail-on-drift`` found something.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from survey import __version__
@@ -55,12 +56,12 @@ def _profiles(names: list[str] | None):
         raise
 
 
-def _progress() -> tuple[Progress | None, object]:
+def _progress() -> tuple[Progress | None, Callable[[str, int, int], None] | None]:
     if not err.is_terminal:
         return None, None
     prog = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed} files"),
                     TextColumn("{task.fields[mb]:.0f} MB"), TimeElapsedColumn(), console=err, transient=True)
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def cb(stage: str, n: int, b: int) -> None:
         if stage not in tasks:
@@ -116,20 +117,20 @@ def run(
         prog.start()
     try:
         for p in profiles:
-            r = root
-            if r is None and demo:
-                r = ensure_demo(p.name)
-            if r is None:
-                r = p.default_root()
-            if r is None and or_demo:
-                r = ensure_demo(p.name)
+            where = root
+            if where is None and demo:
+                where = ensure_demo(p.name)
+            if where is None:
+                where = p.default_root()
+            if where is None and or_demo:
+                where = ensure_demo(p.name)
                 err.print(f"{p.name}: no root on this machine; using the demo corpus ({demo_root(p.name)})")
-            if r is None:
+            if where is None:
                 if runtime:
                     fail(f"{p.name}: no root found ({', '.join(p.default_roots)}); pass --root or --demo", 2)
                 continue
             try:
-                res = run_survey(p, r, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
+                res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
                                  seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
                                  jobs=jobs, on_exists=on_exists, progress=cb)
             except FileNotFoundError as exc:

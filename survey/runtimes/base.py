@@ -107,7 +107,7 @@ class Profile:
     probes: tuple[Probe, ...] = ()
     # pages
     template: str = ""
-    claims: Callable[..., list] | None = None
+    claims: Callable[..., None] | None = None  # claims(kit): states the page's sentences
     handmade_marker: str = "handmade"
     synth: str = ""  # module of the runtime's generator (survey.synth.<name>)
     # For ``sqlite`` surfaces: "module.function" taking the db path and returning
