@@ -817,7 +817,7 @@ class _Gen:
             }
             self._other(f"{proj.name}/repo.json", orjson.dumps(repo, option=orjson.OPT_INDENT_2))
         for n in range(1, (2 if first else rng.randint(0, 2)) + 1):
-            body = (
+            term = (
                 (
                     f"---\npid: {rng.randint(1000, 99999)}\ncwd: {proj.workspace}\n"
                     f"last_command: {rng.choice(_COMMANDS)}\n---\n"
@@ -825,7 +825,7 @@ class _Gen:
                 + self._free(rng.randint(200, 3000))
                 + "\n"
             )
-            self._other(f"{proj.name}/terminals/{n}.txt", body.encode())
+            self._other(f"{proj.name}/terminals/{n}.txt", term.encode())
         for server in proj.servers[: (2 if first else rng.randint(0, 2))]:
             for tool in _SERVERS[server][: rng.randint(1, 2)]:
                 desc = {
@@ -1249,10 +1249,10 @@ class _Gen:
             )
             self.edge["u2028_u2029"] = rel
         if "markers" in e:
-            for m in ("[...]", "[...]", "[truncated]"):
-                t = self._slice(120) + f" {m} " + self._slice(80)
+            for marker in ("[...]", "[...]", "[truncated]"):
+                prose = self._slice(120) + f" {marker} " + self._slice(80)
                 insert_after(
-                    at(rng.random()), self._assistant([{"type": "text", "text": self.cn.text(t)}])
+                    at(rng.random()), self._assistant([{"type": "text", "text": self.cn.text(prose)}])
                 )
             self.edge["text_markers"] = rel
         elif rng.random() < 0.04:
