@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from survey.corpus.frames import DEFAULT_MAX_LINE, iter_frames
+from survey.corpus.frames import DEFAULT_MAX_LINE, classify, iter_frames
 from survey.corpus.privacy import DYNAMIC_KEY, IDENT, UNREVIEWED_KEY, WITHHELD, Gate, pseudonym
 from survey.runtimes.base import Profile
 
@@ -296,7 +296,13 @@ class Walker:
             elif payload is None:
                 plen = None
             else:
-                plen = len(orjson.dumps(payload).decode("utf-8", "replace"))
+                try:
+                    plen = len(orjson.dumps(payload).decode("utf-8", "replace"))
+                except orjson.JSONEncodeError:
+                    # deeper than the encoder goes (255 levels; the parser allows 1024):
+                    # not measured, counted as a truncation, never an exception
+                    plen = None
+                    res.truncations += 1
             inp = b.get("input")
             itype = jtype(inp) if "input" in b else (jtype(payload) if payload is not None else None)
             iks = self.keyset(inp) if isinstance(inp, dict) and len(inp) <= self.max_keys else None
@@ -349,7 +355,9 @@ class Walker:
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
-            self.record(res, 0, "malformed", len(data), 0, None)
+            # the same taxonomy as a frame: blank, malformed, invalid_utf8 or too_deep
+            status, _ = classify(data, True, len(data), self.max_line)
+            self.record(res, 0, status, len(data), 0, None)
             return
         if isinstance(obj, dict):
             self.record(res, 0, "ok", len(data), 0, obj)

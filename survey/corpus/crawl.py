@@ -13,6 +13,7 @@ that must open the files, and never reach a snapshot.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -131,7 +132,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                         problem = "symlink"
                     except OSError as exc:
                         st = None
-                        problem = "symlink_loop" if exc.errno == 40 else "broken_symlink"
+                        problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
                     add(rel, "other", "link", None, problem)
                     del st
                     continue

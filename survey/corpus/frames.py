@@ -3,8 +3,9 @@
 A frame is the bytes between two ``\\n`` bytes. Nothing else splits a line: U+2028/U+2029,
 ``\\r`` and NUL stay inside the frame (the original manual recon split on U+2028 once and
 reported false "malformed" lines). The reader never holds more than one frame plus one
-chunk in memory; a frame longer than ``max_line`` is skipped as ``oversized`` without being
-buffered, so a 100 MB single line costs a bounded amount of memory.
+chunk in memory; a frame longer than ``max_line`` is skipped as ``oversized``: its pieces are
+dropped as soon as they pass the cap and the rest is never buffered, so a 100 MB single line
+costs at most ``max_line`` plus one chunk.
 
 Statuses (a frame gets exactly one):
 ``ok`` parsed to a JSON object; ``blank`` empty or whitespace only; ``malformed`` not JSON;
@@ -64,7 +65,8 @@ def split_frames(fh: BinaryIO, max_line: int = DEFAULT_MAX_LINE) -> Iterator[tup
             start = i + 1
             i = chunk.find(b"\n", start)
         while i >= 0:
-            yield chunk[start:i], True, i - start
+            n = i - start
+            yield (chunk[start:i] if n <= max_line else b""), True, n
             start = i + 1
             i = chunk.find(b"\n", start)
         rest = len(chunk) - start
@@ -89,10 +91,11 @@ def classify(frame: bytes, terminated: bool, length: int, max_line: int) -> tupl
     try:
         obj = orjson.loads(frame)
     except orjson.JSONDecodeError as exc:
-        msg = str(exc)
-        if "recursion" in msg.lower():
+        msg = str(exc).lower()
+        # orjson 3.x says "depth limit exceeded" past 1024 levels (older: "recursion limit")
+        if "depth limit" in msg or "recursion" in msg:
             return "too_deep", None
-        if "utf-8" in msg.lower() or "utf8" in msg.lower():
+        if "utf-8" in msg or "utf8" in msg:
             try:
                 frame.decode("utf-8")
             except UnicodeDecodeError:
