@@ -70,7 +70,7 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame)
 
 def scope_counts(profile: Profile, inv: pl.DataFrame) -> dict[str, int]:
     out = {}
-    regular = inv.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob"]))
+    regular = inv.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"]))
     for sc in profile.scopes:
         if "*" in sc.surfaces:
             out[sc.name] = regular.height
@@ -107,6 +107,12 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
                      progress=tick("walk"))
     timings["walk"] = time.perf_counter() - t
+    if profile.store_reader and "stores" not in tables:
+        # No store was read (none sampled, all empty): an empty table with the reader's fact
+        # columns keeps the runtime's store queries answerable (0 rows instead of an error).
+        from survey.corpus.stores import empty_facts_table
+
+        tables["stores"] = empty_facts_table(profile.store_reader)
     files = tables.pop("files")
     full = inv.frame.join(files, on="file_id", how="left")
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
@@ -175,7 +181,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         timings["census"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full))
+        ok_ids = full.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
+                             & (pl.col("read_status") == "ok"))["file_id"].to_list()
+        readable = [inv.paths[f] for f in ok_ids]
+        evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable)
         evidence["fingerprint"] = fp
         writer.write_json("evidence", evidence)
         timings["greps"] = time.perf_counter() - t

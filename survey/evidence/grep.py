@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 import shlex
 import shutil
 import subprocess
@@ -71,18 +72,42 @@ def rg_command(scope: Scope, literals: list[str]) -> str:
     return "rg " + " ".join(shlex.quote(a) for a in [*rg_args(scope, literals), "-l"]) + ' "$ROOT" | wc -l'
 
 
-def duckdb_grep(root: Path, scope: Scope, literals: list[str]) -> dict[str, dict]:
+class GrepReadError(Exception):
+    """DuckDB could not read some file of the scope (unreadable, or changed while read).
+    Carries only the error class: DuckDB's own message names the file's real path."""
+
+
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """A scope glob (relative to the root) as a regex over relative paths."""
+    rx = re.escape(glob).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
+    return re.compile("^" + rx.replace(r"\?", "[^/]") + "$")
+
+
+def in_scope(scope: Scope, relpaths: list[str]) -> list[str]:
+    rxs = [glob_regex(g) for g in scope.duckdb_globs]
+    return [p for p in relpaths if any(r.match(p) for r in rxs)]
+
+
+def _glob_escape(rel: str) -> str:
+    return re.sub(r"([*?\[\]{}])", r"[\1]", rel)
+
+
+def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None) -> dict[str, dict]:
+    """Run grep_literals.sql over the scope's globs (or, on a retry, an explicit file list)."""
     con = duckdb.connect()
     con.execute("SET VARIABLE root = ?", [str(root)])
-    con.execute(f"SET VARIABLE globs = {_sql_list(scope.duckdb_globs)}")
+    globs = [_glob_escape(f) for f in files] if files is not None else list(scope.duckdb_globs)
+    con.execute("SET VARIABLE globs = ?::VARCHAR[]", [globs])
     con.execute(f"SET VARIABLE literals = {_sql_list(literals)}")
     try:
+        if files is not None and not files:
+            raise duckdb.IOException("No files found")
         cur = con.execute(GREP_SQL.read_text())
         cols = [d[0] for d in cur.description or []]
         rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    except duckdb.IOException as exc:
+    except duckdb.Error as exc:
         if "No files found" not in str(exc):
-            raise
+            raise GrepReadError(type(exc).__name__) from None
         rows = [{"literal": lit, "files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0,
                  "files_matched": 0, "occurrences": 0} for lit in literals]
     finally:
@@ -135,8 +160,13 @@ def key_hits(snap_dir: Path, probe: Probe, snap_label: str) -> dict | None:
 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
-               scope_files: dict[str, int]) -> dict:
-    """Run every probe of the profile; ``scope_files`` is the crawl's count per scope."""
+               scope_files: dict[str, int], readable: list[str] | None = None) -> dict:
+    """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
+
+    ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
+    whole scope (a file unreadable, or shrinking while read), the query is run again over
+    the readable files of the scope only, and the page says how many were left out.
+    """
     out: dict = {"scopes": {}, "probes": []}
     for scope in profile.scopes:
         probes = [p for p in profile.probes if p.scope == scope.name]
@@ -146,7 +176,18 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
         for lit in literals:
             if not lit.isascii():
                 raise ValueError(f"probe literal must be ASCII: {lit!r}")
-        dd = duckdb_grep(root, scope, literals)
+        fallback = None
+        try:
+            dd = duckdb_grep(root, scope, literals)
+        except GrepReadError as exc:
+            files = in_scope(scope, readable or [])
+            fallback = {"error": str(exc), "files_searched": len(files)}
+            try:
+                dd = duckdb_grep(root, scope, literals, files)
+            except GrepReadError as exc2:
+                fallback["retry_error"] = str(exc2)
+                dd = {lit: {"files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0, "files_matched": 0,
+                            "occurrences": 0} for lit in literals}
         rgr = rg_grep(root, scope, literals)
         any_lit = next(iter(dd.values()), {})
         out["scopes"][scope.name] = {
@@ -161,13 +202,15 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             "rg_errors": rgr["errors"],
             "literals": literals,
             "duckdb_command": duckdb_command(scope, literals),
+            "duckdb_fallback": fallback,
         }
         for p in probes:
             d_files = sum(int(dd[lit]["files_matched"] or 0) for lit in p.literals)
             d_occ = sum(int(dd[lit]["occurrences"] or 0) for lit in p.literals)
             r_files = sum(rgr["per_literal"][lit]["files_matched"] for lit in p.literals)
             r_occ = sum(rgr["per_literal"][lit]["occurrences"] for lit in p.literals)
-            agree = (d_files, d_occ) == (r_files, r_occ)
+            # a scope DuckDB could not read at all can agree with nothing
+            agree = (d_files, d_occ) == (r_files, r_occ) and not (fallback and "retry_error" in fallback)
             hit = d_files > 0
             holds = (not hit) if p.expect == "absent" else (hit if p.expect == "present" else True)
             structural = key_hits(snap_dir, p, snap_label)
