@@ -70,6 +70,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         cols["markers"].extend((fid, *t) for t in r.markers)
         cols["headings"].extend((fid, *k, n) for k, n in r.headings.items())
         cols["needles"].extend((fid, *t) for t in r.needles)
+        cols["numbers"].extend((fid, *t) for t in r.numbers)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         if progress:
@@ -101,6 +102,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         "markers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
         "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
+        "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
     }
     out = {}
     for name, schema in schemas.items():

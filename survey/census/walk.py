@@ -78,6 +78,7 @@ class FileResult:
     markers: list[tuple] = field(default_factory=list)
     headings: dict[tuple, int] = field(default_factory=dict)
     needles: list[tuple] = field(default_factory=list)
+    numbers: list[tuple] = field(default_factory=list)
     truncations: int = 0
     store: dict = field(default_factory=dict)  # facts of a SQLite store (tables, WAL, rows)
 
@@ -91,6 +92,7 @@ COLUMNS = {
     "markers": ["line_no", "name", "count"],
     "headings": ["name", "value", "count"],
     "needles": ["needle_file", "found"],
+    "numbers": ["line_no", "name", "value"],
 }
 
 
@@ -126,6 +128,11 @@ class Walker:
         self.max_keys = profile.max_keys
         self.max_depth = profile.max_depth
         self.headings = [(n, re.compile(rx)) for n, rx in profile.text_headings.items()]
+        self.number_paths = {path: name for name, path in profile.numbers.items()}
+        self.exists_paths = {path: name for name, path in profile.exists_checks.items()}
+        self.json_carriers = profile.json_carriers
+        self.carrier_depth = profile.carrier_depth
+        self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
         self._keycache: dict[str, str] = {}
 
     # -- gating helpers ---------------------------------------------------------------
@@ -173,6 +180,10 @@ class Walker:
                 for name, sub in ms:
                     if sub in v:
                         res.markers.append((line_no, name, 1))
+            if path in self.exists_paths:
+                self._exists(res, line_no, self.exists_paths[path], v)
+            if path in self.json_carriers:
+                self._carrier(res, rclass, path, v, depth, line_no)
             k = (rclass, path, t, "")
             a = nodes.get(k)
             n = len(v)
@@ -223,9 +234,42 @@ class Walker:
                         p = f"{path}[type={g if g is not None else WITHHELD}]"
                 self.node(res, rclass, p, el, depth + 1, line_no)
             return
-        if path in self.link_paths and t == "number":
-            res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
+        if t == "number":
+            if path in self.link_paths:
+                res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
+            name = self.number_paths.get(path)
+            if name is not None:
+                try:
+                    res.numbers.append((line_no, name, float(v)))
+                except OverflowError:
+                    res.numbers.append((line_no, name, None))
         self._count(nodes, (rclass, path, t, ""), 0)
+
+    def _exists(self, res: FileResult, line_no: int, name: str, target: str) -> None:
+        """Record only whether the named file exists here: never the path itself."""
+        try:
+            p = os.path.expanduser(target)
+            if not os.path.isabs(p):
+                p = os.path.join(self.cur_dir, p)
+            ok = os.path.exists(p)
+        except (OSError, ValueError):
+            ok = False
+        res.markers.append((line_no, f"{name}:{'present' if ok else 'missing'}", 1))
+
+    def _carrier(self, res: FileResult, rclass: str, path: str, v: str, depth: int, line_no: int) -> None:
+        """JSON inside a string, decoded only at a declared carrier, at most ``carrier_depth``
+        levels deep from there; a string that is not JSON is counted as such."""
+        s = v.lstrip()
+        if s[:1] not in ("{", "["):
+            self._count(res.nodes, (rclass, path + ".<json>", "<not-json>", ""), 0)
+            return
+        try:
+            doc = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            self._count(res.nodes, (rclass, path + ".<json>", "<not-json>", ""), 0)
+            return
+        inner = max(depth + 1, self.max_depth - self.carrier_depth)
+        self.node(res, rclass, path + ".<json>", doc, inner, line_no)
 
     @staticmethod
     def _count(nodes: dict, k: tuple, n: int) -> None:
@@ -263,7 +307,8 @@ class Walker:
                 fields.append("true" if v else "false")
             else:
                 fields.append(f"<{jtype(v)}>")
-        res.frames.append((line_no, status, nbytes, flags, rclass, self.keyset(obj), *fields))
+        ks = self.keyset(obj) if len(obj) <= self.max_keys else "<map>"
+        res.frames.append((line_no, status, nbytes, flags, rclass, ks, *fields))
         self.node(res, rclass, "$", obj, 0, line_no)
         for carrier in self.carriers:
             arr = _get(obj, carrier)
@@ -440,6 +485,7 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
               needles: Iterable[tuple[str, bytes]] = ()) -> FileResult:
     """Walk one file; every failure becomes a counted status, never an exception."""
     res = FileResult(file_id=file_id)
+    walker.cur_dir = os.path.dirname(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:

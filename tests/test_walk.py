@@ -1,0 +1,78 @@
+"""The walk's declared extractions: numbers, existence checks, JSON-in-string carriers,
+links as pseudonyms, and the gate on keys and values."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from survey.census.walk import Walker, walk_file
+from survey.corpus.privacy import Gate
+from survey.runtimes import get
+
+SALT = b"test-salt"
+
+
+def walker(**changes) -> Walker:
+    p = dataclasses.replace(get("cursor"), **changes)
+    gate = Gate(keys=frozenset({"role", "message", "content", "type", "text", "usage", "out", "path",
+                                "args", "a", "b", "c", "d", "id"}),
+                values={"$.role": frozenset({"user"})})
+    return Walker(p, gate, SALT)
+
+
+def walk(w: Walker, tmp_path: Path, records: list[dict]) -> object:
+    f = tmp_path / "x.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return walk_file(w, str(f), "f-1", "jsonl", f.stat().st_size)
+
+
+def test_numbers_are_recorded_per_frame(tmp_path: Path) -> None:
+    w = walker(numbers={"out": "$.usage.out"})
+    r = walk(w, tmp_path, [{"usage": {"out": 5}}, {"role": "user"}, {"usage": {"out": 7.5}}])
+    assert r.numbers == [(0, "out", 5.0), (2, "out", 7.5)]
+
+
+def test_exists_checks_record_presence_only(tmp_path: Path) -> None:
+    (tmp_path / "here.txt").write_text("x")
+    w = walker(exists_checks={"persisted": "$.path"})
+    r = walk(w, tmp_path, [{"path": str(tmp_path / "here.txt")}, {"path": str(tmp_path / "gone.txt")},
+                           {"path": "here.txt"}])
+    assert r.markers == [(0, "persisted:present", 1), (1, "persisted:missing", 1), (2, "persisted:present", 1)]
+    assert all(str(tmp_path) not in str(v) for v in (r.frames, r.nodes, r.values, r.markers))
+
+
+def test_json_in_string_is_walked_only_at_declared_carriers_with_a_depth_limit(tmp_path: Path) -> None:
+    deep = {"a": {"b": {"c": {"d": 1}}}}
+    w = walker(json_carriers=frozenset({"$.args"}), carrier_depth=3)
+    r = walk(w, tmp_path, [{"args": json.dumps(deep)}, {"args": "not json"}, {"text": json.dumps(deep)}])
+    paths = {k[1]: k for k in r.nodes}
+    assert "$.args.<json>" in paths and "$.args.<json>.a.b" in paths
+    assert paths["$.args.<json>.a.b.c"][2] == "<truncated>"  # cut at 3 levels inside the carrier
+    assert r.truncations == 1
+    assert any(k[1] == "$.args.<json>" and k[2] == "<not-json>" for k in r.nodes)
+    assert not any(k[1].startswith("$.text.") for k in r.nodes)  # not a carrier: never decoded
+
+
+def test_links_are_salted_pseudonyms_never_ids(tmp_path: Path) -> None:
+    w = walker(links={"id": "$.id"})
+    r = walk(w, tmp_path, [{"id": "secret-uuid-1"}, {"id": "secret-uuid-1"}, {"id": "other"}])
+    refs = [x[2] for x in r.links]
+    assert refs[0] == refs[1] != refs[2]
+    assert all(ref.startswith("i-") and "secret" not in ref for ref in refs)
+
+
+def test_gate_masks_unreviewed_and_dynamic_keys_and_withholds_values(tmp_path: Path) -> None:
+    w = walker()
+    r = walk(w, tmp_path, [{"role": "assistant", "zzPrivateKey": 1, "/home/me/file.py": 2}])
+    frame = r.frames[0]
+    assert frame[5] == "<dynamic-key>,<unreviewed-key>,role"
+    assert ("$.role", "<withheld>") == next(k[:2] for k in r.values)
+
+
+def test_huge_objects_are_maps_at_the_top_level_too(tmp_path: Path) -> None:
+    w = walker()
+    r = walk(w, tmp_path, [{f"k{i}": i for i in range(100)}])
+    assert r.frames[0][5] == "<map>"
+    assert any(k[3] == "<map>" and v[1] == 100 for k, v in r.nodes.items())
