@@ -96,6 +96,7 @@ def run(
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
     on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
     strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted (for CI).")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Walk every file again (ignore the per-file cache).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
@@ -132,7 +133,7 @@ def run(
             try:
                 res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
                                  seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
-                                 jobs=jobs, on_exists=on_exists, progress=cb)
+                                 jobs=jobs, on_exists=on_exists, progress=cb, cache=not no_cache)
             except FileNotFoundError as exc:
                 fail(str(exc), 2)
             except Exception as exc:
@@ -157,6 +158,8 @@ def run(
             t.add_row("snapshot", r.snapshot)
             t.add_row("page", r.page or "-")
             t.add_row("files", f"{r.files:,} ({r.bytes / 1e6:,.1f} MB), walked {r.walked_files:,}, frames {r.frames:,}")
+            if r.cache:
+                t.add_row("cache", f"{r.cache.get('cache_hits', 0):,} files reused, {r.cache.get('walked', 0):,} read")
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
             if r.disagreements:
                 t.add_row("[red]DISAGREEMENTS[/red]", ", ".join(r.disagreements))

@@ -40,6 +40,7 @@ class RunResult:
     disagreements: list[str]
     reused: bool = False
     fixture: bool = False
+    cache: dict = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -83,7 +84,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                reports: Path | None = Path("reports"), date: str | None = None,
                sample_n: int | None = None, seed: int = 0, stratum: str = "month",
                mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
-               on_exists: str = "refuse", progress: Progress | None = None) -> RunResult:
+               on_exists: str = "refuse", progress: Progress | None = None,
+               cache: bool = True) -> RunResult:
     from survey.render.render import render_page
 
     t0 = time.perf_counter()
@@ -104,8 +106,12 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     timings["crawl"] = time.perf_counter() - t0
 
     t = time.perf_counter()
+    from survey.census.collect import cache_base
+
+    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
+    walk_stats: dict = {}
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
-                     progress=tick("walk"))
+                     progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
     timings["walk"] = time.perf_counter() - t
     if profile.store_reader and "stores" not in tables:
         # No store was read (none sampled, all empty): an empty table with the reader's fact
@@ -211,4 +217,4 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     timings["total"] = time.perf_counter() - t0
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
                      walked.height, frames.height, problems, disagreements, fixture=fixture,
-                     timings={k: round(v, 3) for k, v in timings.items()})
+                     timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats)

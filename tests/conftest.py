@@ -14,6 +14,7 @@ CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 def _salt_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     # Never touch the user's real config: every test run gets its own salt.
     os.environ["SURVEY_CONFIG_DIR"] = str(tmp_path_factory.mktemp("config"))
+    os.environ["SURVEY_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
 
 
 def corpora() -> Path:

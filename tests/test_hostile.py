@@ -408,7 +408,8 @@ def test_unreadable_file_as_an_unprivileged_user() -> None:
             for name in [*dirnames, *filenames]:
                 os.chown(os.path.join(dirpath, name), 65534, 65534, follow_symlinks=False)
         os.chown(base, 65534, 65534)
-        env = {**os.environ, "SURVEY_CONFIG_DIR": str(base / "config"), "HOME": str(base)}
+        env = {**os.environ, "SURVEY_CONFIG_DIR": str(base / "config"), "HOME": str(base),
+               "SURVEY_CACHE_DIR": str(base / "config" / "cache")}
         proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                sys.executable, "-c", _UNPRIV, str(base)],
                               capture_output=True, text=True, cwd=base, env=env, check=False, timeout=120)

@@ -4,11 +4,22 @@ Files are walked largest first so the pool stays busy to the end; results stream
 completion order and are appended to column lists, so memory is per-file aggregates, never
 the corpus. The output is a dict of polars frames, one per table of ``walk.COLUMNS`` plus
 ``files`` (per-file read outcome, hash, line count) — all keyed by the pseudonymous file_id.
+
+Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
+more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
+(file pseudonym, how it is walked, size, mtime_ns, inode, the children it is searched for)
+and by a signature of everything that shapes a walk (tool version, walk code, profile
+settings, vocabulary, mode). A changed or vanished file is never served from the cache;
+files whose results depend on other files (existence checks) are always walked again.
+A file rewritten in place with the same size and the same nanosecond mtime would be
+served stale: ``--no-cache`` walks everything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -49,11 +60,68 @@ def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
     return tasks
 
 
+def cache_base() -> Path:
+    env = os.environ.get("SURVEY_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "survey"
+
+
+def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) -> str:
+    """Everything that shapes a per-file walk result; any change invalidates the cache."""
+    from survey import __version__
+    from survey.runtimes.base import HERE
+
+    h = hashlib.sha256()
+    for part in (__version__, mode, str(allow_mcp), str(max_line)):
+        h.update(part.encode() + b"\0")
+    for f in (Path(W.__file__), Path(W.__file__).parents[1] / "corpus" / "frames.py",
+              Path(W.__file__).parents[1] / "corpus" / "privacy.py", HERE / profile.name / "vocab.json"):
+        h.update(f.read_bytes() if f.exists() else b"-")
+    settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
+    h.update(repr(sorted((k, repr(v)) for k, v in settings.items())).encode())
+    return h.hexdigest()[:24]
+
+
+def _task_key(t: tuple, stat: dict[str, tuple[int, int]]) -> str:
+    _path, fid, kind, size, needles = t
+    mtime_ns, inode = stat[fid]
+    nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12]
+    return f"{kind}:{size}:{mtime_ns}:{inode}:{nsig}"
+
+
 def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
-            progress: Callable[[int, int], None] | None = None) -> dict[str, pl.DataFrame]:
-    tasks = _tasks(inv, root, profile)
+            progress: Callable[[int, int], None] | None = None,
+            cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
+    all_tasks = _tasks(inv, root, profile)
     jobs = jobs or min(os.cpu_count() or 1, 8)
+    stat = {fid: (m, i) for fid, m, i in inv.frame.select("file_id", "mtime_ns", "inode").iter_rows()}
+    keys = {t[1]: _task_key(t, stat) for t in all_tasks}
+    cached: dict[str, pl.DataFrame] = {}
+    hits: set[str] = set()
+    sig = walk_signature(profile, mode, allow_mcp, max_line)
+    cache_error = None
+    try:
+        meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
+    except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
+        meta, cache_error = None, type(exc).__name__
+    if cache_dir is not None and meta is not None:
+        if meta.height and meta["sig"][0] == sig:
+            have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
+            volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
+            hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
+            if hits:
+                ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
+                for name in [*W.COLUMNS, "files", "stores"]:
+                    f = cache_dir / f"{name}.parquet"
+                    if f.exists():
+                        cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
+    tasks = [t for t in all_tasks if t[1] not in hits]
+    if stats is not None:
+        stats.update({"files": len(all_tasks), "cache_hits": len(hits), "walked": len(tasks)})
+        if cache_error:
+            stats["cache_error"] = cache_error
     cols: dict[str, list[tuple]] = {t: [] for t in W.COLUMNS}
     files: list[tuple] = []
     stores: list[dict] = []
@@ -114,4 +182,33 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if stores:
         # store facts are flat, gated by the reader (counts, table names, flags): one row per store
         out["stores"] = pl.DataFrame(stores, infer_schema_length=None)
+    for name, df in cached.items():
+        out[name] = pl.concat([df, out[name]], how="diagonal_relaxed") if name in out else df
+    if cache_dir is not None:
+        try:
+            _write_cache(cache_dir, out, keys, sig)
+        except OSError as exc:  # the survey does not depend on its cache
+            if stats is not None:
+                stats["cache_error"] = type(exc).__name__
     return out
+
+
+def _write_cache(cache_dir: Path, out: dict[str, pl.DataFrame], keys: dict[str, str], sig: str) -> None:
+    """Replace the cache in one step: write beside it, then swap folders."""
+    tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    markers = out["markers"]
+    volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
+                   ["file_id"].to_list())
+    pl.DataFrame({"file_id": list(keys), "key": list(keys.values()), "sig": [sig] * len(keys),
+                  "volatile": [f in volatile for f in keys]},
+                 schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean}
+                 ).write_parquet(tmp / "meta.parquet")
+    for name, df in out.items():
+        df.write_parquet(tmp / f"{name}.parquet")
+    old = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
+    if cache_dir.exists():
+        cache_dir.rename(old)
+    tmp.rename(cache_dir)
+    shutil.rmtree(old, ignore_errors=True)

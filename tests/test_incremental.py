@@ -1,0 +1,53 @@
+"""Incremental re-surveys reuse unchanged files, never serve a changed or vanished one,
+and give a census identical to a fresh full run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from survey.pipeline import run_survey
+from survey.runtimes import get
+from survey.snapshot.store import load_json
+from survey.synth.cursor import generate
+
+CURSOR = get("cursor")
+
+
+def census_without_commands(snap: str) -> dict:
+    c = load_json(Path(snap), "census")
+    return {k: v["rows"] for k, v in c.items()}
+
+
+def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    generate(root, seed=2, sessions=40)
+    first = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    assert first.cache["cache_hits"] == 0
+    extra = tmp_path / "extra"
+    generate(extra, seed=99, sessions=1)
+    new_proj = next(p for p in extra.iterdir() if p.is_dir())
+    shutil.move(str(new_proj), str(root / "zz-new-project"))
+    added = sum(1 for p in (root / "zz-new-project").rglob("*") if p.is_file())
+    again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["walked"] == added and again.cache["cache_hits"] == again.cache["files"] - added
+    fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+
+
+def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    generate(root, seed=4, sessions=12)
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    transcripts = sorted(root.rglob("*.jsonl"))
+    changed, gone = transcripts[0], transcripts[1]
+    with open(changed, "ab") as fh:
+        fh.write(b'{"type":"turn_ended","status":"success"}\n')
+    st = changed.stat()
+    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    gone.unlink()
+    again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["walked"] == 1
+    fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
