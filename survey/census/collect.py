@@ -106,17 +106,16 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
     except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
         meta, cache_error = None, type(exc).__name__
-    if cache_dir is not None and meta is not None:
-        if meta.height and meta["sig"][0] == sig:
-            have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
-            volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
-            hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
-            if hits:
-                ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
-                for name in [*W.COLUMNS, "files", "stores"]:
-                    f = cache_dir / f"{name}.parquet"
-                    if f.exists():
-                        cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
+    if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig:
+        have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
+        volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
+        hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
+        if hits:
+            ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
+            for name in [*W.COLUMNS, "files", "stores"]:
+                f = cache_dir / f"{name}.parquet"
+                if f.exists():
+                    cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
     tasks = [t for t in all_tasks if t[1] not in hits]
     if stats is not None:
         stats.update({"files": len(all_tasks), "cache_hits": len(hits), "walked": len(tasks)})
