@@ -68,7 +68,7 @@ def test_gate_masks_unreviewed_and_dynamic_keys_and_withholds_values(tmp_path: P
     r = walk(w, tmp_path, [{"role": "assistant", "zzPrivateKey": 1, "/home/me/file.py": 2}])
     frame = r.frames[0]
     assert frame[5] == "<dynamic-key>,<unreviewed-key>,role"
-    assert ("$.role", "<withheld>") == next(k[:2] for k in r.values)
+    assert next(k[:2] for k in r.values) == ("$.role", "<withheld>")
 
 
 def test_huge_objects_are_maps_at_the_top_level_too(tmp_path: Path) -> None:
