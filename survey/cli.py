@@ -97,6 +97,7 @@ def run(
     on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
     strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted (for CI).")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Walk every file again (ignore the per-file cache).")] = False,
+    min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become <rare-key> (default 1 reviewed, 3 discover).")] = None,
     json: JsonOpt = False,
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
@@ -133,7 +134,7 @@ def run(
             try:
                 res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
                                  seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
-                                 jobs=jobs, on_exists=on_exists, progress=cb, cache=not no_cache)
+                                 jobs=jobs, on_exists=on_exists, progress=cb, cache=not no_cache, min_files=min_files)
             except FileNotFoundError as exc:
                 fail(str(exc), 2)
             except Exception as exc:

@@ -197,8 +197,30 @@ def test_discover_candidates_and_vocab_proposal(tmp_path: Path, monkeypatch: pyt
     r = CliRunner().invoke(app, ["run", "-r", "cursor", "--root", str(tmp_path / "c"), "--mode", "discover"])
     assert r.exit_code == 0, r.output
     cands = tmp_path / "discover" / "candidates-cursor.json"
+    # discover mode collapses keys seen in fewer than 3 files by default: a one-file key stays hidden
+    assert json.loads(cands.read_text())["keys"] == {}
+    r = CliRunner().invoke(app, ["run", "-r", "cursor", "--root", str(tmp_path / "c"), "--mode", "discover",
+                                 "--min-files", "1", "--date", "again"])
+    assert r.exit_code == 0, r.output
     data = json.loads(cands.read_text())
     assert data["keys"] == {"brandNewKey": 1} and "UNREVIEWED" in data
     assert "UNREVIEWED" in (tmp_path / "discover" / "reports" / "cursor.md").read_text()
     r = CliRunner().invoke(app, ["vocab", str(cands), "--json"])
     assert json.loads(r.output)["added"]["keys"] == ["brandNewKey"]
+
+
+def test_keys_in_fewer_than_min_files_collapse_to_rare_key(tmp_path: Path) -> None:
+    from survey.pipeline import run_survey
+
+    for i in range(3):
+        d = tmp_path / "c" / "p" / "agent-transcripts" / f"s{i}"
+        d.mkdir(parents=True)
+        rec = {"role": "user", "message": {"content": [{"type": "text", "text": "x"}]}}
+        if i == 0:
+            rec["command"] = 1  # a reviewed key, but seen in one file only
+        (d / f"s{i}.jsonl").write_text(json.dumps(rec) + "\n")
+    res = run_survey(get("cursor"), tmp_path / "c", snapshots=tmp_path / "s", reports=None, min_files=2)
+    nodes = pl.read_parquet(Path(res.snapshot) / "walk" / "nodes.parquet")
+    assert "$.<rare-key>" in nodes["path"].to_list()
+    assert not any("command" in (k or "") for k in nodes["keyset"].to_list())
+    assert json.loads((Path(res.snapshot) / "manifest.json").read_text())["privacy"]["rare_keys_collapsed"] == 1

@@ -8,6 +8,9 @@ UNION ALL
 SELECT 'dynamic keys (paths)', count(DISTINCT path)
 FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE path LIKE '%<dynamic-key>%'
 UNION ALL
+SELECT 'rare keys collapsed (paths)', count(DISTINCT path)
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE path LIKE '%<rare-key>%'
+UNION ALL
 SELECT 'data-keyed maps (paths)', count(DISTINCT path)
 FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE keyset = '<map>'
 UNION ALL
