@@ -85,7 +85,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                sample_n: int | None = None, seed: int = 0, stratum: str = "month",
                mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
                on_exists: str = "refuse", progress: Progress | None = None,
-               cache: bool = True) -> RunResult:
+               cache: bool = True, min_files: int | None = None) -> RunResult:
     from survey.render.render import render_page
 
     t0 = time.perf_counter()
@@ -112,6 +112,9 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     walk_stats: dict = {}
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
+    from survey.census.rarekeys import collapse
+
+    tables, rare = collapse(tables, min_files if min_files is not None else (3 if mode == "discover" else 1))
     timings["walk"] = time.perf_counter() - t
     if profile.store_reader and "stores" not in tables:
         # No store was read (none sampled, all empty): an empty table with the reader's fact
@@ -177,6 +180,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                 "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
             },
             "problems": problems,
+            "privacy": {"rare_keys_collapsed": rare,
+                        "min_files": min_files if min_files is not None else (3 if mode == "discover" else 1)},
         }
         writer.write_json("manifest", manifest)
         timings["write"] = time.perf_counter() - t
