@@ -162,6 +162,8 @@ def run(
             if r.cache:
                 t.add_row("cache", f"{r.cache.get('cache_hits', 0):,} files reused, {r.cache.get('walked', 0):,} read")
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
+            for cls, ids in r.problem_files.items():
+                t.add_row(f"  {cls}", "e.g. " + ", ".join(ids))
             if r.disagreements:
                 t.add_row("[red]DISAGREEMENTS[/red]", ", ".join(r.disagreements))
             if r.timings:
@@ -442,6 +444,41 @@ def runtimes(json: JsonOpt = False) -> None:
         t.add_row(r["name"], ", ".join(r["default_roots"]), ", ".join(r["surfaces"]), str(len(r["probes"])),
                   r["root_here"] or "-")
     out.print(t)
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey locate f-c8028d240ac02ec5 -r cursor --root ~/.cursor/projects
+    survey locate f-c8028d240ac02ec5 f-8438ceb258f22746 --root ~/.cursor/projects --json
+""")
+def locate(
+    pseudonyms: Annotated[list[str], typer.Argument(help="File pseudonyms (f-…) from a page, snapshot or run summary.")],
+    root: Annotated[Path, typer.Option(help="The corpus root they came from.")],
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime profile.")] = "cursor",
+    json: JsonOpt = False,
+) -> None:
+    """Map pseudonyms back to files, on this machine only (the salt never leaves it).
+
+    This is the one command that prints corpus paths, because you ask it to: its output is for
+    your terminal, never for a page, snapshot or shared log.
+    """
+    from survey.corpus.crawl import crawl as do_crawl
+    from survey.corpus.privacy import load_salt
+
+    (p,) = _profiles([runtime])
+    try:
+        salt = load_salt(create=False)
+    except FileNotFoundError:
+        fail("no survey salt on this machine: pseudonyms made elsewhere cannot be mapped back here", 2)
+        return
+    inv = do_crawl(root, p, salt, "month")
+    found = {f: inv.paths.get(f) for f in pseudonyms}
+    if json:
+        emit_json(found)
+        return
+    for f, rel in found.items():  # plain write: no wrapping, no markup read into a path
+        sys.stdout.write(f"{f}  {rel if rel else '(not found under this root with this machine salt)'}\n")
 
 
 @app.command(epilog="""

@@ -41,6 +41,7 @@ class RunResult:
     reused: bool = False
     fixture: bool = False
     cache: dict = field(default_factory=dict)
+    problem_files: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -66,6 +67,17 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame)
     for k, v in flags.items():
         if v:
             out[f"frame:{k}"] = int(v)
+    return dict(sorted(out.items()))
+
+
+def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame, k: int = 3) -> dict[str, list[str]]:
+    """Up to ``k`` pseudonymous file ids per problem class: enough to act on, nothing private.
+    ``survey`` maps a pseudonym back to its file only on this machine (same salt)."""
+    out: dict[str, list[str]] = {}
+    for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frames)):
+        bad = df.filter(pl.col(col).is_not_null() & (pl.col(col) != "ok"))
+        for (name,), g in bad.group_by([col]):
+            out[f"{cls}:{name}"] = sorted(set(g["file_id"].to_list()))[:k]
     return dict(sorted(out.items()))
 
 
@@ -222,4 +234,5 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     timings["total"] = time.perf_counter() - t0
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
                      walked.height, frames.height, problems, disagreements, fixture=fixture,
-                     timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats)
+                     timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
+                     problem_files=problem_examples(inv.frame, files, frames))
