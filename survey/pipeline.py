@@ -52,14 +52,17 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
 
 
-def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame) -> dict[str, int]:
-    """Every counted problem class, by name: file-level and frame-level."""
+def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame,
+                   expected: frozenset[str] = frozenset()) -> dict[str, int]:
+    """Every counted problem class, by name: file-level and frame-level (statuses the profile
+    declares normal for its format are not problems)."""
     out: dict[str, int] = {}
     for p, n in inv.filter(pl.col("problem").is_not_null()).group_by("problem").len().iter_rows():
         out[f"file:{p}"] = int(n)
     for s, n in files.filter(pl.col("read_status") != "ok").group_by("read_status").len().iter_rows():
         out[f"file:{s}"] = int(n)
-    for s, n in frames.filter(pl.col("frame_status") != "ok").group_by("frame_status").len().iter_rows():
+    bad = frames.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
+    for s, n in bad.group_by("frame_status").len().iter_rows():
         out[f"frame:{s}"] = int(n)
     flags = frames.select(
         bom=(pl.col("flags") & 1 > 0).sum(), crlf=(pl.col("flags") & 2 > 0).sum(), nul=(pl.col("flags") & 4 > 0).sum()
@@ -70,12 +73,13 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame)
     return dict(sorted(out.items()))
 
 
-def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame, k: int = 3) -> dict[str, list[str]]:
+def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame, k: int = 3,
+                     expected: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """Up to ``k`` pseudonymous file ids per problem class: enough to act on, nothing private.
     ``survey`` maps a pseudonym back to its file only on this machine (same salt)."""
     out: dict[str, list[str]] = {}
     for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frames)):
-        bad = df.filter(pl.col(col).is_not_null() & (pl.col(col) != "ok"))
+        bad = df.filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
         for (name,), g in bad.group_by([col]):
             out[f"{cls}:{name}"] = sorted(set(g["file_id"].to_list()))[:k]
     return dict(sorted(out.items()))
@@ -165,7 +169,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             writer.write_table(name, df)
         writer.write_table("files", files)
         frames = tables["frames"]
-        problems = problem_counts(inv.frame, files, frames)
+        problems = problem_counts(inv.frame, files, frames, profile.expected_statuses)
         walked = full.filter(pl.col("sampled"))
         manifest = {
             "tool": "survey",
@@ -235,4 +239,4 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
                      walked.height, frames.height, problems, disagreements, fixture=fixture,
                      timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
-                     problem_files=problem_examples(inv.frame, files, frames))
+                     problem_files=problem_examples(inv.frame, files, frames, expected=profile.expected_statuses))

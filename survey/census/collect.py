@@ -87,7 +87,15 @@ def _task_key(t: tuple, stat: dict[str, tuple[int, int]]) -> str:
     _path, fid, kind, size, needles = t
     mtime_ns, inode = stat[fid]
     nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12]
-    return f"{kind}:{size}:{mtime_ns}:{inode}:{nsig}"
+    key = f"{kind}:{size}:{mtime_ns}:{inode}:{nsig}"
+    if kind == "sqlite":
+        # a live store changes its -wal, not its main file: the WAL is part of the key
+        try:
+            w = os.stat(_path + "-wal")
+            key += f":wal{w.st_size}.{w.st_mtime_ns}"
+        except OSError:
+            key += ":wal-"
+    return key
 
 
 def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,

@@ -18,7 +18,7 @@ SEG = re.compile(r"\.([^.\[\]]+)")
 
 
 def _keys_of_keyset(ks: str | None) -> list[str]:
-    if not ks or ks.startswith("<") and ks.endswith(">") and ks in MASKS | {"<map>", "<opaque>"}:
+    if not ks or ks in MASKS | {"<map>", "<opaque>"}:
         return []
     return ks.split(",")
 

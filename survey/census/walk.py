@@ -451,7 +451,10 @@ class Walker:
         like a frame (``line_no`` = record index). The reader copies the database with its
         ``-wal``/``-shm`` into a private temp dir and opens the copy read-only, so nothing
         is ever written beside the original. Store-level facts (tables, WAL presence, rows
-        seen only through the WAL, open failures) come back as ``store`` facts."""
+        seen only through the WAL, open failures) come back as ``store`` facts.
+
+        Order matters: readers finish their facts while their records are consumed, so the
+        facts dict is read (``res.store``, ``facts["status"]``) only after the loop."""
         import importlib
 
         mod_name, _, fn = self.p.store_reader.rpartition(".")

@@ -105,6 +105,8 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         cur = con.execute(GREP_SQL.read_text())
         cols = [d[0] for d in cur.description or []]
         rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        if not rows:  # DuckDB >= 2 reads a glob that matches nothing as zero files, not an error
+            raise duckdb.IOException("No files found")
     except duckdb.Error as exc:
         if "No files found" not in str(exc):
             raise GrepReadError(type(exc).__name__) from None

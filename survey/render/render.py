@@ -68,7 +68,7 @@ class Page:
         refs = " ".join(self.ref(e) for e in c.evidence)
         lab = self.label(c)
         mark = f" **[{lab}]**" if lab != "observed" else ""
-        return f"{c.text}{mark} {refs}"
+        return f"{md_escape(c.text)}{mark} {refs}"
 
     def table(self, name: str) -> dict[str, Any]:
         q = self.census.get(name)
@@ -97,6 +97,11 @@ class Page:
         return self.ref(e)
 
 
+def md_escape(s: str) -> str:
+    """Placeholders like <withheld> would vanish as HTML tags in rendered Markdown."""
+    return s.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def md_cell(v: Any) -> str:
     if v is None:
         return "–"
@@ -104,8 +109,7 @@ def md_cell(v: Any) -> str:
         return "yes" if v else "no"
     if isinstance(v, (int, float)):
         return fmt(v)
-    s = str(v).replace("|", "\\|").replace("\n", " ")
-    return s
+    return md_escape(str(v).replace("|", "\\|").replace("\n", " "))
 
 
 def md_table(t: dict[str, Any], columns: list[str] | None = None, limit: int | None = None) -> str:

@@ -6,7 +6,7 @@ import importlib
 
 from survey.runtimes.base import Profile
 
-NAMES = ("cursor",)
+NAMES = ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream")
 
 
 def get(name: str) -> Profile:

@@ -113,6 +113,9 @@ class Profile:
     # For ``sqlite`` surfaces: "module.function" taking the db path and returning
     # (facts: dict, records: iterator of (rclass, status, obj | None, nbytes)).
     store_reader: str = ""
+    # record statuses that are the format's normal state here, not problems (e.g. "opaque"
+    # agentKv cells, "non_json" protobuf blobs): counted on the page, not by --strict
+    expected_statuses: frozenset[str] = frozenset()
 
     @property
     def queries_dir(self) -> Path:
@@ -131,11 +134,16 @@ class Profile:
         raise KeyError(name)
 
     def default_root(self) -> Path | None:
-        """First existing root: env overrides first, then the defaults."""
+        """First existing root: env overrides first, then the defaults.
+
+        An ``env_roots`` entry ``VAR/sub`` means the folder ``sub`` under ``$VAR`` (e.g.
+        ``CODEX_HOME/sessions``); a plain ``VAR`` is the root itself.
+        """
         for env in self.env_roots:
-            val = os.environ.get(env)
+            var, _, sub = env.partition("/")
+            val = os.environ.get(var)
             if val:
-                return Path(val).expanduser()
+                return Path(val).expanduser() / sub if sub else Path(val).expanduser()
         for r in self.default_roots:
             p = Path(r).expanduser()
             if p.exists():

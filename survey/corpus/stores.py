@@ -1,0 +1,716 @@
+"""SQLite stores, read strictly read-only and never in place, as records for the walk.
+
+Some runtimes keep sessions in SQLite (Cursor's CLI ``store.db``, the desktop app's
+``state.vscdb``). A live store is a database file plus, while its writer runs, a ``-wal``
+(rows not yet checkpointed into the file) and a ``-shm`` (the WAL index). Opening the
+original with SQLite, even "read-only", can create or recover those sidecars beside it, so
+this module never does:
+
+1. **Copy, then open the copy.** ``db``, and if present ``db-wal`` and ``db-shm``, are copied
+   into a private ``tempfile.mkdtemp()`` folder (the db bytes are hashed while copying) and
+   the copy is opened with ``file:COPY?mode=ro`` — never ``immutable=1`` while a ``-wal``
+   is there, because an immutable open ignores the WAL and would silently miss its rows.
+   SQLite may create a ``-shm`` beside the *copy*; that is the point of the private folder.
+2. **Rows that lived only in the WAL.** When a ``-wal`` was copied, a second, bare copy of
+   the db (no sidecars) is attached with ``immutable=1`` (safe: that folder holds no WAL), so
+   ``rows_wal_only`` / ``rows_wal_deleted`` count rowids seen with the WAL but not without it,
+   and the other way round. (A separate file, not a hard link: SQLite shares its locks per
+   inode within a process, and two opens of one inode with different sidecars misbehave.)
+3. **Failures are counted outcomes, never exceptions**: ``zero_byte``, ``not_a_database``
+   (no SQLite header, or SQLite says so), ``truncated`` (shorter than the header's own page
+   count, or not a whole number of pages), ``corrupt`` (any other ``sqlite3.DatabaseError``,
+   e.g. "database disk image is malformed"), ``locked``, ``unreadable``, ``vanished``. A
+   store that fails before its first row yields no records at all; one that fails mid-read
+   keeps what it yielded and turns its status to the failure (``rows_before_failure``).
+4. **The temp folder is always removed**: at once when the store fails to open, otherwise
+   when its record iterator is exhausted or closed (``try/finally``), and by a finalizer when
+   the store object is garbage-collected (an iterator never started runs no ``finally``).
+
+Stdlib ``sqlite3`` only (DuckDB's sqlite extension is not available offline).
+
+What comes back is what ``Walker.walk_sqlite`` expects from a profile's ``store_reader``:
+``(facts, records)``. ``facts`` is a flat dict of scalars — counts, booleans, outcome names
+and *known* table names joined by ``","`` — and is live: a reader finishes it (tallies,
+ordering checks, a mid-read failure) as its records are consumed, and the walk reads it only
+after the records are exhausted. ``records`` yields ``(rclass, status, obj | None, nbytes)``:
+``rclass`` is a record kind from a fixed list (never a key's id part, a blob id or any text),
+``status`` is ``ok`` / ``non_json`` / ``corrupt`` / ``not_object`` / ``null`` / ``opaque``.
+Every fact a reader sets is declared in its template, so every store of a runtime has the
+same columns whatever its outcome (the walk turns facts into the ``stores`` table).
+
+Why a few census figures are facts rather than walked values: the walk records strings as
+gated values per path and lengths per file, so a figure that needs *two strings of one
+record judged together* (thinking text blank while its signature is set) or *ids compared
+across records* (a composer's bubble list against the rowid order of its bubble keys) is
+tallied here, as counts only, from objects the reader has in hand anyway. Numbers per record
+(``_v``, token counts) come from the walk's ``numbers`` table instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+import weakref
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+Record = tuple[str, str, Any, int]
+Facts = dict[str, Any]
+Reader = Callable[[str | os.PathLike[str]], tuple[Facts, Iterator[Record]]]
+
+MAGIC = b"SQLite format 3\x00"
+CHUNK = 1 << 20
+
+# Outcomes a store can end with; "ok" is the only one that yields every record.
+OUTCOMES = ("ok", "zero_byte", "not_a_database", "truncated", "corrupt", "locked", "unreadable",
+            "vanished")
+
+# Facts every store carries, whatever the reader (the reader adds its own on top).
+COMMON_FACTS: Facts = {
+    "status": "ok",
+    "error_class": "",  # the classified sqlite3 error behind a failure ("" when none)
+    "tables": "",  # known table names present, sorted, joined by ","
+    "tables_other": 0,  # tables outside the known list (counted, never named)
+    "wal_present": False,
+    "wal_bytes": 0,
+    "shm_present": False,
+    "journal_present": False,  # a rollback journal beside the store (not copied, counted)
+    "changed_during_copy": False,  # size or mtime moved while the bytes were copied
+    "journal_mode_wal": False,  # header bytes 18/19 == 2: the store is in WAL mode
+    "rows_seen": 0,  # rows of the known tables, read through the WAL
+    "rows_wal_only": 0,  # rowids present with the WAL, absent from the bare db
+    "rows_wal_deleted": 0,  # rowids present in the bare db, gone once the WAL applies
+    "rows_before_failure": 0,  # records yielded before a mid-read failure
+    "records": 0,  # records yielded
+    "nbytes": 0,
+    "hash": "",
+}
+
+
+# --------------------------------------------------------------------------- copying
+
+
+@dataclass
+class StoreCopy:
+    """A private copy of one store: the folder, the db copy and what was found beside it."""
+
+    dir: Path
+    db: Path
+    nbytes: int
+    hash: str
+    wal_present: bool
+    wal_bytes: int
+    shm_present: bool
+    journal_present: bool
+    changed: bool
+    bare: Path | None = None  # the db without its WAL (made only when a WAL was copied)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _copy_hashed(src: Path, dst: Path) -> tuple[int, str]:
+    h = hashlib.blake2b(digest_size=16)
+    n = 0
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        while True:
+            b = fi.read(CHUNK)
+            if not b:
+                break
+            h.update(b)
+            fo.write(b)
+            n += len(b)
+    return n, h.hexdigest()
+
+
+def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
+    """Copy ``path`` (and its ``-wal``/``-shm``) into a fresh private temp folder.
+
+    Raises ``FileNotFoundError`` / ``OSError`` (the caller classifies them); on any error the
+    temp folder is removed before the exception leaves.
+    """
+    src = Path(path)
+    tmp = Path(tempfile.mkdtemp(prefix="survey-store-"))
+    try:
+        live = tmp / "live"
+        live.mkdir()
+        st0 = os.stat(src)
+        db = live / src.name
+        nbytes, digest = _copy_hashed(src, db)
+        st1 = os.stat(src)
+        changed = (st0.st_size, st0.st_mtime_ns) != (st1.st_size, st1.st_mtime_ns) or nbytes != st1.st_size
+        wal_bytes = 0
+        present = {}
+        for suffix in ("-wal", "-shm"):
+            side = src.with_name(src.name + suffix)
+            try:
+                shutil.copyfile(side, live / side.name)
+                present[suffix] = True
+                if suffix == "-wal":
+                    wal_bytes = (live / side.name).stat().st_size
+            except FileNotFoundError:
+                present[suffix] = False
+        journal = src.with_name(src.name + "-journal").exists()
+        out = StoreCopy(tmp, db, nbytes, digest, present["-wal"], wal_bytes, present["-shm"],
+                        journal, changed)
+        if out.wal_present:
+            bare_dir = tmp / "bare"
+            bare_dir.mkdir()
+            out.bare = bare_dir / src.name
+            shutil.copyfile(db, out.bare)
+        return out
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+# --------------------------------------------------------------------------- classifying
+
+
+def header_outcome(db: Path, nbytes: int, wal_present: bool) -> tuple[str | None, bool]:
+    """Judge a copy by its first 100 bytes: (failure outcome or None, WAL-mode flag).
+
+    ``truncated`` is decided here only without a WAL: with one, pages past the end of the
+    file may legitimately live in the WAL, and a real shortfall shows up as a read error.
+    """
+    if nbytes == 0:
+        return "zero_byte", False
+    with open(db, "rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100 or not head.startswith(MAGIC):
+        return "not_a_database", False
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        return "not_a_database", False
+    wal_mode = head[18] == 2 and head[19] == 2
+    if not wal_present:
+        change, pages, valid_for = (int.from_bytes(head[i:i + 4], "big") for i in (24, 28, 92))
+        if nbytes % page_size:
+            return "truncated", wal_mode
+        if pages and change == valid_for and nbytes < pages * page_size:
+            return "truncated", wal_mode
+    return None, wal_mode
+
+
+def classify_error(exc: BaseException, nbytes: int = 0, expected: int | None = None) -> str:
+    """A failure's outcome name from its exception (message text is matched, never kept)."""
+    msg = str(exc).lower()
+    if isinstance(exc, FileNotFoundError):
+        return "vanished"
+    if isinstance(exc, sqlite3.DatabaseError):
+        if "not a database" in msg or "encrypted" in msg:
+            return "not_a_database"
+        if "locked" in msg or "busy" in msg:
+            return "locked"
+        if "unable to open" in msg:
+            return "unreadable"
+        if expected is not None and nbytes < expected:
+            return "truncated"
+        return "corrupt"
+    if isinstance(exc, OSError):
+        return "unreadable"
+    return "corrupt"
+
+
+def _error_class(exc: BaseException) -> str:
+    """A short, fixed label for the error (type and a known phrase; never the message)."""
+    msg = str(exc).lower()
+    for phrase in ("not a database", "malformed", "locked", "busy", "unable to open", "disk i/o",
+                   "no such table", "no such column", "encrypted"):
+        if phrase in msg:
+            return f"{type(exc).__name__}: {phrase}"
+    return type(exc).__name__
+
+
+def _expected_size(db: Path) -> int | None:
+    try:
+        with open(db, "rb") as fh:
+            head = fh.read(100)
+        ps = int.from_bytes(head[16:18], "big")
+        ps = 65536 if ps == 1 else ps
+        return int.from_bytes(head[28:32], "big") * ps
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------- a session
+
+
+class Store:
+    """An open, read-only view of one copied store (``con``), plus its facts.
+
+    Use :func:`open_store`; close with :meth:`close` (idempotent). ``fail`` records a
+    mid-read failure in the facts.
+    """
+
+    def __init__(self, copy: StoreCopy, con: sqlite3.Connection, facts: Facts,
+                 tables: list[str]) -> None:
+        self.copy = copy
+        self.con = con
+        self.facts = facts
+        self.tables = tables
+        # A record iterator that is never started never runs its ``finally``: the finalizer
+        # still removes the temp folder when the store is garbage-collected.
+        self._finalizer = weakref.finalize(self, _close, con, copy.dir)
+
+    def close(self) -> None:
+        """Close the connection and remove the temp folder (idempotent)."""
+        self._finalizer()
+
+    def fail(self, exc: BaseException) -> None:
+        f = self.facts
+        f["status"] = classify_error(exc, self.copy.nbytes, _expected_size(self.copy.db))
+        f["error_class"] = _error_class(exc)
+        f["rows_before_failure"] = f["records"]
+
+    def rows(self, sql_with_rowid: str, sql_plain: str) -> Iterator[tuple]:
+        """Rows in rowid order when the table has rowids, else in storage order."""
+        try:
+            cur = self.con.execute(sql_with_rowid)
+        except sqlite3.OperationalError as exc:
+            if "rowid" not in str(exc).lower():
+                raise
+            cur = self.con.execute(sql_plain)
+        while True:
+            batch = cur.fetchmany(256)
+            if not batch:
+                return
+            yield from batch
+
+
+def _close(con: sqlite3.Connection, folder: Path) -> None:
+    try:
+        con.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[str, ...]) -> Store | None:
+    """Copy and open a store; fill the common facts. None (and the temp folder gone) on failure."""
+    try:
+        copy = copy_store(path)
+    except Exception as exc:  # every failure is a counted outcome
+        facts["status"] = classify_error(exc)
+        facts["error_class"] = _error_class(exc)
+        return None
+    facts.update(nbytes=copy.nbytes, hash=copy.hash, wal_present=copy.wal_present,
+                 wal_bytes=copy.wal_bytes, shm_present=copy.shm_present,
+                 journal_present=copy.journal_present, changed_during_copy=copy.changed)
+    outcome, wal_mode = header_outcome(copy.db, copy.nbytes, copy.wal_present)
+    facts["journal_mode_wal"] = wal_mode
+    if outcome is not None:
+        facts["status"] = outcome
+        copy.cleanup()
+        return None
+    con: sqlite3.Connection | None = None
+    try:
+        con = sqlite3.connect(f"file:{copy.db}?mode=ro", uri=True, timeout=0,
+                              check_same_thread=False)
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        present = sorted(t for t in names if t in known_tables)
+        facts["tables"] = ",".join(present)
+        facts["tables_other"] = len([t for t in names if t not in known_tables and not t.startswith("sqlite_")])
+        seen = 0
+        for t in present:
+            seen += con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+        facts["rows_seen"] = seen
+        if copy.bare is not None:
+            con.execute("ATTACH ? AS bare", (f"file:{copy.bare}?immutable=1",))
+            bare_tables = {r[0] for r in con.execute("SELECT name FROM bare.sqlite_master WHERE type = 'table'")}
+            only = gone = 0
+            for t in present:
+                if t not in bare_tables:
+                    only += con.execute(f'SELECT count(*) FROM main."{t}"').fetchone()[0]
+                    continue
+                try:
+                    only += con.execute(f'SELECT count(*) FROM main."{t}" WHERE rowid NOT IN '
+                                        f'(SELECT rowid FROM bare."{t}")').fetchone()[0]
+                    gone += con.execute(f'SELECT count(*) FROM bare."{t}" WHERE rowid NOT IN '
+                                        f'(SELECT rowid FROM main."{t}")').fetchone()[0]
+                except sqlite3.OperationalError:  # WITHOUT ROWID: row counts only
+                    a = con.execute(f'SELECT count(*) FROM main."{t}"').fetchone()[0]
+                    b = con.execute(f'SELECT count(*) FROM bare."{t}"').fetchone()[0]
+                    only += max(0, a - b)
+                    gone += max(0, b - a)
+            facts["rows_wal_only"] = only
+            facts["rows_wal_deleted"] = gone
+            con.execute("DETACH bare")
+        return Store(copy, con, facts, present)
+    except Exception as exc:  # classified and counted
+        facts["status"] = classify_error(exc, copy.nbytes, _expected_size(copy.db))
+        facts["error_class"] = _error_class(exc)
+        facts["rows_seen"] = 0
+        if con is not None:
+            con.close()
+        copy.cleanup()
+        return None
+
+
+def _new_facts(template: Facts) -> Facts:
+    return {**COMMON_FACTS, **template}
+
+
+def facts_template(reader: str) -> Facts:
+    """The full fact dict (defaults) a ``module.function`` store reader fills in."""
+    import importlib
+
+    mod_name, _, fn = reader.rpartition(".")
+    obj = getattr(importlib.import_module(mod_name), fn)
+    return _new_facts(getattr(obj, "facts", {}))
+
+
+def empty_facts_table(reader: str) -> Any:
+    """An empty ``stores`` table with the reader's fact columns (for a run with no store)."""
+    import polars as pl
+
+    kinds = {bool: pl.Boolean, int: pl.Int64, float: pl.Float64, str: pl.String}
+    t = facts_template(reader)
+    schema = {"file_id": pl.String, **{k: kinds.get(type(v), pl.String) for k, v in t.items()
+                                       if k not in ("hash", "nbytes")}}
+    return pl.DataFrame(schema=schema)
+
+
+def _bytes(v: Any) -> bytes | None:
+    if v is None:
+        return None
+    if isinstance(v, bytes | bytearray | memoryview):
+        return bytes(v)
+    if isinstance(v, str):
+        return v.encode("utf-8", "surrogatepass")
+    return str(v).encode()
+
+
+def looks_like_protobuf(data: bytes) -> bool:
+    """True when ``data`` parses as a sequence of top-level protobuf fields, end to end."""
+    i, n = 0, len(data)
+    if n == 0:
+        return False
+
+    def varint(j: int) -> tuple[int, int] | None:
+        shift = val = 0
+        while j < n and shift < 64:
+            b = data[j]
+            val |= (b & 0x7F) << shift
+            j += 1
+            if not b & 0x80:
+                return val, j
+            shift += 7
+        return None
+
+    while i < n:
+        t = varint(i)
+        if t is None:
+            return False
+        tag, i = t
+        wire, field = tag & 7, tag >> 3
+        if field == 0:
+            return False
+        if wire == 0:
+            t = varint(i)
+            if t is None:
+                return False
+            i = t[1]
+        elif wire == 1:
+            i += 8
+        elif wire == 2:
+            t = varint(i)
+            if t is None:
+                return False
+            i = t[1] + t[0]
+        elif wire == 5:
+            i += 4
+        else:
+            return False
+        if i > n:
+            return False
+    return True
+
+
+def _classify_bytes(data: bytes) -> tuple[str, Any]:
+    """(status, obj): ``ok`` with an object, ``not_object``, ``corrupt`` (JSON-looking but
+    broken) or ``non_json``."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        head = data.lstrip()[:1]
+        return ("corrupt" if head in (b"{", b"[") else "non_json"), None
+    if isinstance(obj, dict):
+        return "ok", obj
+    return "not_object", None
+
+
+# --------------------------------------------------------------------------- the CLI chat store
+
+CHAT_TABLES = ("blobs", "meta")
+CHAT_ROLES = ("system", "user", "assistant", "tool")
+_HEX = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
+
+
+def chat_role_class(obj: dict) -> str:
+    """A chat blob's record class: its role when known, else a fixed placeholder."""
+    role = obj.get("role")
+    if isinstance(role, str):
+        return role if role in CHAT_ROLES else "<unknown-role>"
+    return "<no-role>"
+
+
+def decode_meta0(value: Any) -> tuple[str, Any]:
+    """(encoding, object) of a meta ``"0"`` cell: ``hex`` of JSON, plain ``json``, or
+    ``undecodable``. The object is None unless it decoded."""
+    raw = _bytes(value)
+    if raw is None:
+        return "null", None
+    text = raw.strip()
+    if _HEX.match(text.decode("ascii", "replace")):
+        try:
+            return "hex", orjson.loads(bytes.fromhex(text.decode("ascii")))
+        except (ValueError, orjson.JSONDecodeError):
+            pass
+    try:
+        return "json", orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return "undecodable", None
+
+
+def _id_is_sha256(blob_id: Any, data: bytes) -> bool:
+    if isinstance(blob_id, bytes | bytearray | memoryview):
+        b = bytes(blob_id)
+        if len(b) == 32:
+            return b == hashlib.sha256(data).digest()
+        blob_id = b.decode("ascii", "replace")
+    if isinstance(blob_id, str):
+        return blob_id.lower() == hashlib.sha256(data).hexdigest()
+    return False
+
+
+CHAT_FACTS: Facts = {
+    "blob_rows": 0,
+    "id_is_sha256_true": 0,
+    "id_is_sha256_false": 0,
+    "meta_rows": 0,
+    "meta0_encoding": "absent",  # hex | json | undecodable | null | absent
+    "meta_other_keys": 0,  # meta rows other than "0" (counted, never named)
+    "created_out_of_order": 0,  # JSON blobs whose createdAt is below an earlier row's
+}
+
+
+def read_chat_store(path: str | os.PathLike[str]) -> tuple[Facts, Iterator[Record]]:
+    """A Cursor CLI ``store.db``: meta ``"0"`` first (``rclass="meta:0"``), then every blob in
+    rowid order (``rclass`` = role, ``<unknown-role>``, ``<no-role>``, ``blob:protobuf``,
+    ``blob:binary`` or ``blob:json`` for JSON-looking bytes that do not parse)."""
+    facts = _new_facts(CHAT_FACTS)
+    store = open_store(path, facts, CHAT_TABLES)
+    if store is None:
+        return facts, iter(())
+    return facts, _chat_records(store)
+
+
+read_chat_store.facts = CHAT_FACTS  # type: ignore[attr-defined]
+
+
+def _chat_records(store: Store) -> Iterator[Record]:
+    f = store.facts
+    try:
+        if "meta" in store.tables:
+            for key, value in store.rows("SELECT key, value FROM meta ORDER BY rowid",
+                                         "SELECT key, value FROM meta"):
+                f["meta_rows"] += 1
+                if str(key) != "0":
+                    f["meta_other_keys"] += 1
+                    continue
+                enc, obj = decode_meta0(value)
+                f["meta0_encoding"] = enc
+                raw = _bytes(value) or b""
+                f["records"] += 1
+                if isinstance(obj, dict):
+                    yield "meta:0", "ok", obj, len(raw)
+                else:
+                    yield "meta:0", "not_object" if enc in ("hex", "json") else "non_json", None, len(raw)
+        if "blobs" in store.tables:
+            latest: int | None = None
+            for blob_id, value in store.rows("SELECT id, data FROM blobs ORDER BY rowid",
+                                             "SELECT id, data FROM blobs"):
+                data = _bytes(value) or b""
+                f["blob_rows"] += 1
+                f["id_is_sha256_true" if _id_is_sha256(blob_id, data) else "id_is_sha256_false"] += 1
+                status, obj = _classify_bytes(data)
+                f["records"] += 1
+                if obj is not None:
+                    ts = obj.get("createdAt")
+                    if isinstance(ts, int) and not isinstance(ts, bool):
+                        if latest is not None and ts < latest:
+                            f["created_out_of_order"] += 1
+                        latest = ts if latest is None else max(latest, ts)
+                    yield chat_role_class(obj), "ok", obj, len(data)
+                elif status == "non_json":
+                    yield ("blob:protobuf" if looks_like_protobuf(data) else "blob:binary"), status, None, len(data)
+                else:
+                    yield "blob:json", status, None, len(data)
+    except sqlite3.DatabaseError as exc:
+        store.fail(exc)
+    finally:
+        store.close()
+
+
+# --------------------------------------------------------------------------- the desktop store
+
+DESKTOP_TABLES = ("ItemTable", "cursorDiskKV", "composerHeaders")
+KEY_KINDS = ("composerData", "bubbleId", "checkpointId", "messageRequestContext",
+             "codeBlockDiff", "agentKv", "composerVirtualRowHeights")
+"""``cursorDiskKV`` key kinds (the text before the first ``:``) named on pages; any other kind
+is ``<unknown-kind>``. ``agentKv`` cells are counted, never decoded."""
+OPAQUE_KINDS = frozenset({"agentKv"})
+ITEM_KEYS = {
+    "glass.localAgentProjects.v1": "item_agent_projects",
+    "glass.localAgentProjectMembership.v1": "item_agent_membership",
+    "composer.composerHeaders.migratedToTable": "item_headers_migrated",
+}
+
+DESKTOP_FACTS: Facts = {
+    "has_composer_headers": False,
+    "composer_headers_rows": 0,
+    "item_table_rows": 0,
+    "item_agent_projects": False,
+    "item_agent_membership": False,
+    "item_headers_migrated": False,
+    "kv_rows": 0,
+    "kv_null": 0,
+    "bubbles_parsed": 0,
+    "thinking_with_text": 0,
+    "thinking_signature_only": 0,
+    "thinking_blank": 0,
+    "composers": 0,
+    "composers_ordered_by_headers": 0,  # composerData holds fullConversationHeadersOnly
+    "composers_ordered_by_rowid": 0,  # it does not: bubbles fall back to rowid order
+    "composers_rowid_order_differs": 0,  # the header list and rowid order disagree
+    "composers_header_set_differs": 0,  # the list names bubbles the store lacks, or vice versa
+}
+
+
+def key_kind(key: Any) -> str:
+    """The kind of a ``cursorDiskKV`` key: a known kind, or ``<unknown-kind>``. The id parts
+    after the first ``:`` are never returned."""
+    k = key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
+    kind = k.split(":", 1)[0]
+    return kind if kind in KEY_KINDS else "<unknown-kind>"
+
+
+def read_desktop_store(path: str | os.PathLike[str]) -> tuple[Facts, Iterator[Record]]:
+    """Cursor desktop ``state.vscdb``: one record per ``composerHeaders`` row (its ``value``
+    JSON, ``rclass="composerHeaders"``), then one per ``cursorDiskKV`` row in rowid order
+    (``rclass`` = key kind). ``ItemTable`` is counted (rows, and whether the Agents-sidebar
+    keys exist), never walked."""
+    facts = _new_facts(DESKTOP_FACTS)
+    store = open_store(path, facts, DESKTOP_TABLES)
+    if store is None:
+        return facts, iter(())
+    return facts, _desktop_records(store)
+
+
+read_desktop_store.facts = DESKTOP_FACTS  # type: ignore[attr-defined]
+
+
+def _digest(s: Any) -> bytes:
+    return hashlib.blake2b(str(s).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _desktop_records(store: Store) -> Iterator[Record]:
+    f = store.facts
+    # ordering check, on 8-byte digests of ids (never kept as text, never emitted)
+    rowid_order: defaultdict[bytes, list[bytes]] = defaultdict(list)
+    listed: dict[bytes, list[bytes]] = {}
+    try:
+        f["has_composer_headers"] = "composerHeaders" in store.tables
+        if "ItemTable" in store.tables:
+            for (key,) in store.rows("SELECT key FROM ItemTable ORDER BY rowid", "SELECT key FROM ItemTable"):
+                f["item_table_rows"] += 1
+                name = ITEM_KEYS.get(key if isinstance(key, str) else "")
+                if name:
+                    f[name] = True
+        if "composerHeaders" in store.tables:
+            for (value,) in store.rows("SELECT value FROM composerHeaders ORDER BY rowid",
+                                       "SELECT value FROM composerHeaders"):
+                f["composer_headers_rows"] += 1
+                data = _bytes(value)
+                f["records"] += 1
+                if data is None:
+                    yield "composerHeaders", "null", None, 0
+                    continue
+                status, obj = _classify_bytes(data)
+                yield "composerHeaders", status, obj, len(data)
+        if "cursorDiskKV" in store.tables:
+            for key, value in store.rows("SELECT key, value FROM cursorDiskKV ORDER BY rowid",
+                                         "SELECT key, value FROM cursorDiskKV"):
+                f["kv_rows"] += 1
+                key = key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
+                kind = key_kind(key)
+                f["records"] += 1
+                data = _bytes(value)
+                if kind in OPAQUE_KINDS:
+                    yield kind, "opaque", None, len(data or b"")
+                    continue
+                parts = key.split(":")
+                if kind == "bubbleId" and len(parts) >= 3:
+                    rowid_order[_digest(parts[1])].append(_digest(parts[2]))
+                if data is None:
+                    f["kv_null"] += 1
+                    yield kind, "null", None, 0
+                    continue
+                status, obj = _classify_bytes(data)
+                if obj is not None and kind == "composerData":
+                    _tally_composer(f, obj, listed, parts)
+                elif obj is not None and kind == "bubbleId":
+                    _tally_bubble(f, obj)
+                yield kind, status, obj, len(data)
+        for cid, order in listed.items():
+            have = rowid_order.get(cid, [])
+            if order != have:
+                f["composers_rowid_order_differs"] += 1
+            if sorted(order) != sorted(have):
+                f["composers_header_set_differs"] += 1
+    except sqlite3.DatabaseError as exc:
+        store.fail(exc)
+    finally:
+        store.close()
+
+
+def _tally_composer(f: Facts, obj: dict, listed: dict[bytes, list[bytes]], parts: list[str]) -> None:
+    f["composers"] += 1
+    headers = obj.get("fullConversationHeadersOnly")
+    if isinstance(headers, list):
+        f["composers_ordered_by_headers"] += 1
+        cid = _digest(parts[1]) if len(parts) >= 2 else b""
+        listed[cid] = [_digest(h.get("bubbleId")) for h in headers if isinstance(h, dict)]
+    else:
+        f["composers_ordered_by_rowid"] += 1
+
+
+def _tally_bubble(f: Facts, obj: dict) -> None:
+    f["bubbles_parsed"] += 1
+    th = obj.get("thinking")
+    if isinstance(th, dict):
+        text, sig = th.get("text"), th.get("signature")
+        if isinstance(text, str) and text.strip():
+            f["thinking_with_text"] += 1
+        elif sig:
+            f["thinking_signature_only"] += 1
+        else:
+            f["thinking_blank"] += 1
+
+
+__all__ = [
+    "CHAT_ROLES", "COMMON_FACTS", "KEY_KINDS", "OUTCOMES", "Store", "StoreCopy", "chat_role_class",
+    "classify_error", "copy_store", "decode_meta0", "empty_facts_table", "facts_template",
+    "header_outcome", "key_kind", "looks_like_protobuf", "open_store", "read_chat_store",
+    "read_desktop_store",
+]

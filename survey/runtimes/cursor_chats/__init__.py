@@ -1,0 +1,78 @@
+"""Cursor CLI chat stores: ``~/.cursor/chats/<md5(workspace)>/<session uuid>/``.
+
+Surfaces (regexes over the path relative to the root): ``store.db`` (SQLite, tables
+``blobs(id, data)`` and ``meta(key, value)``, read through ``survey.corpus.stores.
+read_chat_store``: copied with its ``-wal``/``-shm`` into a private temp folder and opened
+read-only there, never in place), its sidecars (``store.db-wal``/``-shm``/``-journal``,
+counted and sized), ``meta.json`` (one small JSON document) and ``prompt_history.json`` (a
+top-level array of the user's prompts: walked as shape only — element count and types —
+never read out). Everything else is ``other``, by extension.
+
+Records of a store: meta key ``"0"`` (``rclass="meta:0"``, its hex-or-plain encoding is a
+store fact), then every blob in rowid order: JSON messages by role (``system``, ``user``,
+``assistant``, ``tool``; ``<unknown-role>`` / ``<no-role>`` otherwise), non-JSON blobs as
+``blob:protobuf`` (parses as top-level protobuf fields) or ``blob:binary``, and JSON-looking
+bytes that do not parse as ``blob:json`` with status ``corrupt``. Whether a blob id is
+``sha256(data)`` is counted by the reader (store facts), never emitted. Tool-call ids become
+salted pseudonyms (``links``) so calls and results join in SQL without an id leaving.
+"""
+
+from __future__ import annotations
+
+import os
+
+from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.cursor_chats.claims import claims
+
+SEG = r"[^/]+"
+CALL = "$.content[type=tool-call]"
+RESULT = "$.content[type=tool-result]"
+
+PROFILE = Profile(
+    name="cursor_chats",
+    title="Cursor CLI chat stores",
+    default_roots=(os.path.join("~", ".cursor", "chats"),),
+    env_roots=("CURSOR_CHATS_DIR",),
+    surfaces=(
+        Surface("store", rf"^{SEG}/(?P<session>{SEG})/store\.db$", kind="sqlite",
+                description="<md5>/<uuid>/store.db (SQLite: blobs, meta)"),
+        Surface("store_sidecar", rf"^{SEG}/(?P<session>{SEG})/store\.db-(?:wal|shm|journal)$",
+                kind="blob", description="store.db-wal / -shm / -journal beside a live store"),
+        Surface("meta_json", rf"^{SEG}/(?P<session>{SEG})/meta\.json$", kind="json",
+                description="<md5>/<uuid>/meta.json"),
+        Surface("prompt_history", rf"^{SEG}/(?P<session>{SEG})/prompt_history\.json$", kind="json",
+                description="<md5>/<uuid>/prompt_history.json (array of prompts, shape only)"),
+    ),
+    record_class=(),
+    frame_fields={"role": "$.role"},
+    carriers=("content",),
+    block_name_key="toolName",
+    payload_keys=("text", "args", "result", "data", "image"),
+    vocab_paths=frozenset({
+        "$.role", "$.content[].type", f"{CALL}.toolName", f"{RESULT}.toolName",
+        f"{RESULT}.isError", "$.providerOptions.cursor.modelName", "$.lastUsedModel", "$.mode",
+        "$.approvalMode", "$.schemaVersion", "$.hasConversation",
+    }),
+    dict_paths=frozenset({f"{CALL}.args.env", f"{RESULT}.result"}),
+    links={"call_id": f"{CALL}.toolCallId", "result_call_id": f"{RESULT}.toolCallId"},
+    scopes=(
+        Scope("db", ("**/*.db", "**/*.db-wal"), ("*.db", "*.db-wal"), ("store", "store_sidecar")),
+        Scope("json", ("**/*.json",), ("*.json",), ("meta_json", "prompt_history")),
+    ),
+    probes=(
+        Probe("no_usage", ('"usage"',), "db", key="usage", about="token usage"),
+        Probe("no_stop_reason", ('"stopReason"', '"stop_reason"', '"finishReason"'), "db",
+              key="stopReason", about="a stop / finish reason"),
+        Probe("is_error_text", ('"isError"',), "db", expect="count", key="isError",
+              about="isError on a tool result (raw pages)"),
+        Probe("tool_call_id_text", ('"toolCallId"',), "db", expect="count", key="toolCallId",
+              about="toolCallId (raw pages)"),
+        Probe("no_version_meta", ('"version"', '"cliVersion"'), "json", key="version",
+              about="a client version in meta.json"),
+    ),
+    template="cursor_chats.md.j2",
+    claims=claims,
+    synth="survey.synth.cursor_chats",
+    store_reader="survey.corpus.stores.read_chat_store",
+    expected_statuses=frozenset({"non_json", "opaque"}),  # protobuf blobs are the format, not damage
+)

@@ -1,0 +1,191 @@
+"""The sentences of the Cursor CLI chat-store page, each stated with the query or probe behind it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from survey.evidence.claims import fmt
+from survey.evidence.kit import Kit
+
+NON_JSON = ("non_json", "corrupt", "not_object", "null")
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+
+def _i(v: Any) -> int:
+    return int(v or 0)
+
+
+def claims(k: Kit) -> None:
+    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
+    n = {s: _i(surf.get(s, {}).get("files")) for s in ("store", "store_sidecar", "meta_json",
+                                                        "prompt_history", "other")}
+    total = sum(_i(r["files"]) for r in surf.values())
+    k.state("basis_files", "census",
+            f"The corpus holds {fmt(total)} files: {fmt(n['store'])} store.db, {fmt(n['store_sidecar'])} store sidecars "
+            f"(-wal/-shm/-journal), {fmt(n['meta_json'])} meta.json, {fmt(n['prompt_history'])} prompt_history.json "
+            f"and {fmt(n['other'])} other files.",
+            k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
+            value={"total": total, **n})
+
+    # -- stores ---------------------------------------------------------------------------
+    so = k.rows("store_outcomes")
+    outcomes: dict[str, int] = {}
+    for r in so:
+        key = "ok+wal" if r["outcome"] == "ok" and r["wal_present"] else r["outcome"]
+        outcomes[key] = outcomes.get(key, 0) + _i(r["stores"])
+    n_stores = sum(outcomes.values())
+    ok = outcomes.get("ok", 0) + outcomes.get("ok+wal", 0)
+    bad = {o: c for o, c in outcomes.items() if o not in ("ok", "ok+wal")}
+    k.state("store_outcomes", "census",
+            f"{fmt(ok)} of {fmt(n_stores)} store.db files open and read ({fmt(outcomes.get('ok+wal', 0))} of them through a -wal); "
+            + ("failures, each counted, none skipped: " + ", ".join(f"{o} {fmt(c)}" for o, c in sorted(bad.items()))
+               if bad else "none failed") + ".",
+            k.ev("store_outcomes", "; ".join(f"{o} {c}" for o, c in sorted(outcomes.items())),
+                 scope=f"{fmt(n_stores)} store.db files (every store)"),
+            value=outcomes, headline=True)
+
+    w = k.one("wal_rows")
+    k.state("wal_rows", "census",
+            f"{fmt(w.get('with_wal'))} of {fmt(w.get('stores_walked'))} walked stores had a -wal beside them "
+            f"({fmt(w.get('with_shm'))} a -shm, {fmt(w.get('with_journal'))} a rollback journal); "
+            f"{fmt(w.get('rows_wal_only'))} of {fmt(w.get('rows_seen'))} rows exist only through the WAL "
+            f"(and {fmt(w.get('rows_wal_deleted'))} rows of the bare file are gone once it applies): "
+            "a reader that ignores the WAL, or opens the store immutable, misses them.",
+            k.ev("wal_rows", f"wal {w.get('with_wal')}, wal-only rows {w.get('rows_wal_only')}/{w.get('rows_seen')}"),
+            value={"with_wal": _i(w.get("with_wal")), "rows_wal_only": _i(w.get("rows_wal_only")),
+                   "rows_seen": _i(w.get("rows_seen")), "rows_wal_deleted": _i(w.get("rows_wal_deleted"))},
+            headline=True)
+
+    # -- blobs ----------------------------------------------------------------------------
+    bc = k.rows("blob_classes")
+    json_n = sum(_i(r["blobs"]) for r in bc if r["json"])
+    non = sum(_i(r["blobs"]) for r in bc if not r["json"])
+    proto = sum(_i(r["blobs"]) for r in bc if r["rclass"] == "blob:protobuf")
+    broken = sum(_i(r["blobs"]) for r in bc if r["status"] == "corrupt")
+    k.state("blob_kinds", "census",
+            f"Blobs: {fmt(json_n)} JSON messages and {fmt(non)} non-JSON rows ({_pct(non, json_n + non)} of "
+            f"{fmt(json_n + non)}): {fmt(proto)} parse as protobuf fields, {fmt(broken)} look like JSON but do not parse (cut short), "
+            f"{fmt(non - proto - broken)} other.",
+            k.ev("blob_classes", f"json {json_n}; non-json {non} (protobuf {proto}, broken JSON {broken})"),
+            value={"json": json_n, "non_json": non, "protobuf": proto, "corrupt": broken}, headline=True)
+
+    bi = k.one("blob_ids")
+    rows_, sha = _i(bi.get("blob_rows")), _i(bi.get("id_is_sha256"))
+    k.state("blob_ids", "rate",
+            f"A blob's id is sha256(data) in {fmt(sha)} of {fmt(rows_)} rows ({_pct(sha, rows_)}); "
+            f"{fmt(bi.get('id_not_sha256'))} rows in {fmt(bi.get('stores_with_exceptions'))} stores break content addressing.",
+            k.ev("blob_ids", f"{sha}/{rows_}"), value={"true": sha, "false": _i(bi.get("id_not_sha256"))})
+
+    ro = k.one("row_order")
+    k.state("row_order", "census",
+            f"Nothing in a blob orders it but its rowid: createdAt falls below an earlier row's in "
+            f"{fmt(ro.get('rows_created_out_of_order'))} rows of {fmt(ro.get('stores_affected'))} of "
+            f"{fmt(ro.get('stores_read'))} stores read (and system blobs carry no createdAt at all).",
+            k.ev("row_order", f"{ro.get('rows_created_out_of_order')} rows"),
+            value=_i(ro.get("rows_created_out_of_order")))
+
+    # -- messages -------------------------------------------------------------------------
+    roles = k.rows("roles")
+    k.state("roles", "value_map",
+            "JSON blobs by role: " + (", ".join(f"{r['role']} {fmt(r['blobs'])}" for r in roles) or "none")
+            + ". Roles outside system/user/assistant/tool are <unknown-role>; JSON without a role is <no-role>.",
+            k.ev("roles", f"{len(roles)} classes"), value={r["role"]: r["blobs"] for r in roles})
+
+    ct = k.rows("content_types")
+    k.state("content_types", "census",
+            "content is " + ("; ".join(f"{r['jtype']} in {fmt(r['blobs'])} {r['role']} blobs" for r in ct) or "never present")
+            + ": a parser must accept a string or an array of parts.",
+            k.ev("content_types", "; ".join(f"{r['role']} {r['jtype']} {r['blobs']}" for r in ct)),
+            value={f"{r['role']}:{r['jtype']}": r["blobs"] for r in ct})
+
+    pk = k.rows("part_keysets")
+    types: dict[str, int] = {}
+    for r in pk:
+        types[r["part_type"]] = types.get(r["part_type"], 0) + _i(r["parts"])
+    k.state("part_types", "value_map",
+            f"Content arrays hold {len(types)} part types: "
+            + ", ".join(f"{t} {fmt(c)}" for t, c in sorted(types.items(), key=lambda x: (-x[1], x[0]))) + ".",
+            k.ev("part_keysets", f"{sum(types.values())} parts"), value=types)
+
+    # -- tool calls -----------------------------------------------------------------------
+    tc = k.one("tool_call_ids")
+    calls, no_id = _i(tc.get("calls")), _i(tc.get("calls_without_id"))
+    results, with_ie = _i(tc.get("results")), _i(tc.get("results_with_is_error"))
+    k.state("tool_call_ids", "rate",
+            f"{fmt(calls - no_id)} of {fmt(calls)} tool-call parts carry a toolCallId ({fmt(no_id)} do not); "
+            f"{fmt(results - _i(tc.get('results_without_id')))} of {fmt(results)} tool-result parts do.",
+            k.ev("tool_call_ids", f"calls {calls - no_id}/{calls}; results {results}"),
+            value={"calls": calls, "calls_without_id": no_id, "results": results}, headline=True)
+    k.state("is_error", "rate",
+            f"isError is present on {fmt(with_ie)} of {fmt(results)} tool results ({_pct(with_ie, results)}): "
+            f"true {fmt(tc.get('is_error_true'))}, false {fmt(tc.get('is_error_false'))}; "
+            "when absent, a result's failure is not recorded.",
+            k.ev("tool_call_ids", f"isError {with_ie}/{results}"),
+            value={"present": with_ie, "true": _i(tc.get("is_error_true")), "false": _i(tc.get("is_error_false"))})
+    j = k.one("call_result_joins")
+    k.state("call_result_joins", "rate",
+            f"{fmt(j.get('results_joined'))} of {fmt(j.get('results_with_id'))} results name a tool-call of the same store "
+            f"by toolCallId; {fmt(j.get('results_without_call'))} name no call there (the call had no id, or is absent), "
+            f"and {fmt(j.get('calls_without_result'))} call(s) with an id get no result.",
+            k.ev("call_result_joins", f"joined {j.get('results_joined')}/{j.get('results_with_id')}"),
+            value={x: _i(j.get(x)) for x in ("calls_with_id", "results_with_id", "results_joined",
+                                              "results_without_call", "calls_without_result")})
+    tn = k.rows("tool_names")
+    k.state("tool_names", "value_map",
+            f"{len([r for r in tn if r['name'] != '<withheld>'])} reviewed tool names over {fmt(sum(_i(r['calls']) for r in tn))} calls"
+            + (": " + ", ".join(f"{r['name']} {fmt(r['calls'])}" for r in tn) if tn else "") + ".",
+            k.ev("tool_names", f"{len(tn)} names"), value={r["name"]: r["calls"] for r in tn})
+
+    md = k.rows("models")
+    per = [r for r in md if r["path"] == "$.providerOptions.cursor.modelName" and r["value"] != "<absent>"]
+    absent = next((_i(r["occurrences"]) for r in md if r["value"] == "<absent>"), 0)
+    k.state("models", "value_map",
+            "Model per assistant message (providerOptions.cursor.modelName): "
+            + (", ".join(f"{r['value']} {fmt(r['occurrences'])}" for r in per) or "none")
+            + f"; {fmt(absent)} assistant blobs carry no providerOptions.",
+            k.ev("models", f"{len(per)} values"), value={r["value"]: r["occurrences"] for r in per})
+
+    # -- meta "0", meta.json, prompt_history ------------------------------------------------
+    me = k.rows("meta0_encoding")
+    k.state("meta0_encoding", "census",
+            'meta key "0" is ' + (", ".join(f"{r['encoding']} in {fmt(r['stores'])} stores" for r in me) or "never read")
+            + ": a reader must accept both hex-of-JSON and plain JSON.",
+            k.ev("meta0_encoding", "; ".join(f"{r['encoding']} {r['stores']}" for r in me)),
+            value={r["encoding"]: r["stores"] for r in me})
+    mk = k.rows("meta0_keysets")
+    k.state("meta0_keysets", "census",
+            f'The decoded meta "0" agent record has {len(mk)} key set{"s" if len(mk) != 1 else ""}: '
+            + "; ".join(f"{{{r['keyset']}}} ×{fmt(r['stores'])}" for r in mk) + ".",
+            k.ev("meta0_keysets", f"{len(mk)} key sets"), value={r["keyset"]: r["stores"] for r in mk})
+    mj = k.rows("meta_json_keys")
+    k.state("meta_json_keys", "census",
+            f"meta.json has {len(mj)} key set{'s' if len(mj) != 1 else ''}: "
+            + "; ".join(f"{{{r['keyset']}}} ×{fmt(r['files'])}" for r in mj) + ".",
+            k.ev("meta_json_keys", f"{len(mj)} key sets"), value={r["keyset"]: r["files"] for r in mj})
+    sv = k.rows("schema_versions")
+    k.state("schema_versions", "value_map",
+            "meta.json schemaVersion: " + (", ".join(f"{r['schema_version']} in {fmt(r['files'])} files" for r in sv) or "never present") + ".",
+            k.ev("schema_versions", f"{len(sv)} values"), value={r["schema_version"]: r["files"] for r in sv})
+    ph = k.one("prompt_history")
+    k.state("prompt_history", "census",
+            f"prompt_history.json is a top-level array in {fmt(ph.get('array_files'))} of {fmt(ph.get('files'))} files "
+            f"({fmt(ph.get('empty_arrays'))} empty), {fmt(ph.get('entries'))} entries in all "
+            f"({fmt(ph.get('string_entries'))} strings, at most {fmt(ph.get('max_entries_in_file'))} in one file): counted, never read out.",
+            k.ev("prompt_history", f"{ph.get('entries')} entries in {ph.get('files')} files"),
+            value={x: _i(ph.get(x)) for x in ("files", "array_files", "empty_arrays", "entries", "string_entries")})
+
+    dm = k.rows("data_keyed_maps")
+    k.state("data_keyed_maps", "census",
+            f"{fmt(sum(_i(r['maps']) for r in dm))} data-keyed maps were counted, never described"
+            + (": " + "; ".join(f"{r['path']} ×{fmt(r['maps'])}" for r in dm) if dm else "") + ".",
+            k.ev("data_keyed_maps", f"{len(dm)} paths"), value={r["path"]: r["maps"] for r in dm})
+
+    # -- not observed ---------------------------------------------------------------------
+    for cid, what in (("no_usage", "Token usage"), ("no_stop_reason", "A stop / finish reason"),
+                      ("no_version_meta", "A client version in meta.json"),
+                      ("is_error_text", "The text \"isError\" in raw store pages"),
+                      ("tool_call_id_text", "The text \"toolCallId\" in raw store pages")):
+        k.absence(cid, cid, what)

@@ -1,0 +1,14 @@
+-- Question: Which outcomes do completed tool calls carry (the key of …result beside isBackground), per variant?
+-- Used by: cursor_stream page: Tool calls (outcomes)
+-- Inputs: walk/nodes.parquet
+-- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor_stream'" -c ".read survey/runtimes/cursor_stream/queries/result_outcomes.sql"
+SELECT
+    split_part(path, '.', 3)                                                                 AS variant,
+    array_to_string(list_filter(string_split(keyset, ','), lambda k: k <> 'isBackground'), ',')   AS outcome,
+    list_contains(string_split(keyset, ','), 'isBackground')                                 AS has_is_background,
+    sum(count)                                                                               AS events
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+WHERE rclass = 'tool_call/completed' AND jtype = 'object'
+  AND regexp_full_match(path, '\$\.tool_call\.[^.]+\.result')
+GROUP BY ALL
+ORDER BY variant, events DESC, outcome;

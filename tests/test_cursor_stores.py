@@ -1,0 +1,598 @@
+"""Cursor's other stores: the CLI chat store, the desktop state.vscdb and stream-json captures.
+
+Round trips: each generated corpus is surveyed end to end (``run_survey``) and every census
+figure the page rests on must equal the generator's planted truth exactly. The real samples in
+``../shared/corpora`` are surveyed too: their headline figures must equal a plain recount
+written here (``sqlite3`` on a temp copy, ``json``; no survey code), and the corpus must stay
+byte-identical with no ``-wal``/``-shm``/``-journal`` left beside any store. Privacy: with the
+generators' canaries planted, no token (raw or JSON-escaped) and no ``cursorDiskKV`` key id may
+appear in any snapshot file (Parquet decoded cell by cell) or page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from survey.corpus import stores
+from survey.pipeline import RunResult, run_survey
+from survey.runtimes import NAMES, get
+from survey.runtimes.base import load_vocab
+from survey.snapshot.store import load_json
+from survey.synth import cursor_chats, cursor_desktop, cursor_stream
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+REAL_DESKTOP = CORPORA / "cursor-desktop" / "User"
+REAL_STREAM = CORPORA / "cursor-stream-json"
+HANDMADE_CHATS = CORPORA / "handmade" / "cursor" / "chats"
+KNOWN_ROLES = {"system", "user", "assistant", "tool"}
+SIDECARS = ("-wal", "-shm", "-journal")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def rows(snap: Path, name: str) -> list[dict[str, Any]]:
+    q = load_json(snap, "census")[name]
+    return [dict(zip(q["columns"], r, strict=True)) for r in q["rows"]]
+
+
+def one(snap: Path, name: str) -> dict[str, Any]:
+    r = rows(snap, name)
+    return r[0] if r else {}
+
+
+def claims(snap: Path) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in load_json(snap, "claims")}
+
+
+def nonzero(d: dict[str, Any]) -> dict[str, Any]:
+    return {str(k): v for k, v in d.items() if v}
+
+
+def tree(root: Path) -> dict[str, tuple[str, int, int]]:
+    """Every file under ``root``: sha256, size and mtime (ns)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            st = p.stat()
+            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                                   st.st_size, st.st_mtime_ns)
+    return out
+
+
+def no_sidecars(root: Path, suffix: str, allowed: set[str] = frozenset()) -> None:
+    for db in root.rglob(f"*{suffix}"):
+        for s in SIDECARS:
+            side = db.with_name(db.name + s)
+            if side.exists():
+                assert side.relative_to(root).as_posix() in allowed, side
+
+
+def survey(name: str, root: Path, base: Path) -> tuple[RunResult, Path]:
+    res = run_survey(get(name), root, snapshots=base / "snapshots", reports=base / "reports")
+    return res, Path(res.snapshot)
+
+
+def output_texts(snap: Path, page: Path) -> Iterator[tuple[str, str]]:
+    """Every string a survey wrote: JSON files raw, Parquet decoded cell by cell, the page."""
+    for p in sorted(snap.rglob("*")):
+        if not p.is_file():
+            continue
+        if p.suffix == ".parquet":
+            df = pl.read_parquet(p)
+            yield str(p), " ".join(df.columns)
+            for col in df.columns:
+                for v in df[col].cast(pl.String, strict=False).drop_nulls().to_list():
+                    yield str(p), v
+        else:
+            yield str(p), p.read_bytes().decode("utf-8", "replace")
+    yield str(page), page.read_text()
+
+
+def copy_con(db: Path, scratch: Path, with_wal: bool = True) -> sqlite3.Connection:
+    """A plain sqlite3 connection on a fresh copy (the independent recount's own path)."""
+    d = Path(tempfile.mkdtemp(dir=scratch))
+    shutil.copyfile(db, d / db.name)
+    if with_wal and db.with_name(db.name + "-wal").exists():
+        shutil.copyfile(db.with_name(db.name + "-wal"), d / (db.name + "-wal"))
+    return sqlite3.connect(f"file:{d / db.name}?mode=ro", uri=True)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _run(tmp_path_factory: pytest.TempPathFactory, name: str, gen: Any, **kw: Any) -> dict[str, Any]:
+    base = tmp_path_factory.mktemp(name)
+    root = base / "root"
+    planted = gen(root, **kw)
+    before = tree(root)
+    res, snap = survey(name, root, base)
+    return {"planted": planted, "res": res, "snap": snap, "root": root, "before": before,
+            "page": Path(res.page or "")}
+
+
+@pytest.fixture(scope="module", params=[{}, {"seed": 8, "sessions": 8}], ids=["seed7", "seed8x8"])
+def chats(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _run(tmp_path_factory, "cursor_chats", cursor_chats.generate, **request.param)
+
+
+@pytest.fixture(scope="module", params=["modern", "real_like"])
+def desktop(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _run(tmp_path_factory, "cursor_desktop", cursor_desktop.generate, variant=request.param)
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _run(tmp_path_factory, "cursor_stream", cursor_stream.generate)
+
+
+def test_registered_after_cursor() -> None:
+    assert NAMES[0] == "cursor"
+    assert {"cursor_chats", "cursor_desktop", "cursor_stream"} <= set(NAMES)
+    for n in ("cursor_chats", "cursor_desktop", "cursor_stream"):
+        p = get(n)
+        assert p.synth == f"survey.synth.{n}" and p.claims is not None and p.template == f"{n}.md.j2"
+    assert get("cursor_stream").default_roots == ()
+    assert get("cursor_chats").store_reader.endswith("read_chat_store")
+
+
+# --------------------------------------------------------------------------- chats round trip
+
+
+def test_chats_store_outcomes_and_wal(chats: dict[str, Any]) -> None:
+    p, snap = chats["planted"], chats["snap"]
+    got: Counter[str] = Counter()
+    for r in rows(snap, "store_outcomes"):
+        got["wal" if r["outcome"] == "ok" and r["wal_present"] else r["outcome"]] += r["stores"]
+    assert dict(got) == nonzero(p["stores"])
+    w = one(snap, "wal_rows")
+    assert w["rows_wal_only"] == p["wal_only_rows"] > 0
+    assert w["with_wal"] == p["stores"]["wal"] and w["rows_wal_deleted"] == 0
+    # the broken stores are counted problems, never silently dropped
+    problems = chats["res"].problems
+    assert problems["file:not_a_database"] == p["stores"]["not_a_database"]
+    assert problems["file:truncated"] == p["stores"]["truncated"]
+    assert problems["file:empty"] == p["stores"]["zero_byte"]
+
+
+def test_chats_blobs_ids_and_order(chats: dict[str, Any]) -> None:
+    p, snap = chats["planted"], chats["snap"]
+    bc = rows(snap, "blob_classes")
+    assert sum(r["blobs"] for r in bc if r["json"]) == p["blobs"]["json"]
+    assert sum(r["blobs"] for r in bc if not r["json"]) == p["blobs"]["non_json"]
+    assert sum(r["blobs"] for r in bc if r["status"] == "corrupt") == p["corrupt_rows"]
+    bi = one(snap, "blob_ids")
+    assert (bi["id_is_sha256"], bi["id_not_sha256"]) == (p["id_is_sha256"]["true"], p["id_is_sha256"]["false"])
+    assert one(snap, "row_order")["rows_created_out_of_order"] == p["out_of_order_rows"]
+
+
+def test_chats_roles_keysets_and_content(chats: dict[str, Any]) -> None:
+    p, snap = chats["planted"], chats["snap"]
+    got = {r["role"]: r["blobs"] for r in rows(snap, "roles")}
+    want: Counter[str] = Counter()
+    for role, n in p["roles"].items():
+        want[role if role in KNOWN_ROLES else "<unknown-role>"] += n
+    want["<no-role>"] += p["unknown_kinds"] - sum(n for r, n in p["roles"].items() if r not in KNOWN_ROLES)
+    assert got == nonzero(dict(want))
+    mk: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "message_keysets"):
+        if r["role"] in KNOWN_ROLES:
+            mk[r["role"]][r["keyset"]] = r["blobs"]
+    assert dict(mk) == p["message_keysets"]
+    strings = {r["role"]: r["blobs"] for r in rows(snap, "content_types")
+               if r["jtype"] == "string" and r["role"] in KNOWN_ROLES}
+    assert strings == p["string_content"]
+
+
+def test_chats_parts_tool_calls_and_joins(chats: dict[str, Any]) -> None:
+    p, snap = chats["planted"], chats["snap"]
+    types: Counter[str] = Counter()
+    keysets: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows(snap, "part_keysets"):
+        if r["role"] in KNOWN_ROLES:
+            types[r["part_type"]] += r["parts"]
+            keysets[r["part_type"]][r["keyset"]] += r["parts"]
+    assert dict(types) == p["content_part_types"]
+    assert {k: dict(v) for k, v in keysets.items()} == p["part_keysets"]
+    tc = one(snap, "tool_call_ids")
+    assert tc["calls"] == p["tool_calls"] and tc["calls_without_id"] == p["tool_calls_without_id"]
+    assert tc["results"] == p["tool_results"] and tc["results_without_id"] == 0
+    assert tc["results_with_is_error"] == p["is_error_present"] and tc["is_error_true"] == p["is_error_true"]
+    j = one(snap, "call_result_joins")
+    assert j["results_joined"] == p["joined_results"]
+    assert j["results_with_id"] == p["tool_results"]
+    assert j["calls_with_id"] == p["tool_calls"] - p["tool_calls_without_id"]
+    assert {r["name"]: r["calls"] for r in rows(snap, "tool_names")} == p["tool_names"]
+
+
+def test_chats_models_meta_and_side_files(chats: dict[str, Any]) -> None:
+    p, snap = chats["planted"], chats["snap"]
+    md = rows(snap, "models")
+    per = {r["value"]: r["occurrences"] for r in md
+           if r["path"] == "$.providerOptions.cursor.modelName" and r["value"] != "<absent>"}
+    assert per == p["models"]
+    assert next(r["occurrences"] for r in md if r["value"] == "<absent>") == p["assistant_without_model"]
+    assert {r["encoding"]: r["stores"] for r in rows(snap, "meta0_encoding")} == nonzero(p["meta0_encoding"])
+    assert {r["keyset"]: r["stores"] for r in rows(snap, "meta0_keysets")} == p["meta0_keysets"]
+    assert {r["keyset"]: r["files"] for r in rows(snap, "meta_json_keys")} == p["meta_json_keys"]
+    assert {r["schema_version"]: r["files"] for r in rows(snap, "schema_versions")} == p["schema_versions"]
+    ph = one(snap, "prompt_history")
+    assert ph["entries"] == p["prompt_history_entries"] and ph["files"] == p["prompt_history_files"]
+    assert ph["array_files"] == ph["files"]
+    assert sum(r["maps"] for r in rows(snap, "data_keyed_maps")) == p["data_keyed_maps"]
+
+
+def test_chats_page_and_headline_claims(chats: dict[str, Any]) -> None:
+    p, page = chats["planted"], chats["page"].read_text()
+    for section in ("## Observation basis", "## Stores", "## Blobs", "## Messages", "## Content parts",
+                    "## Tool calls and results", "## Models", '## Meta "0"', "## meta.json and prompt_history.json",
+                    "## Not observed", "## Problems met while reading", "## Privacy gate", "## Evidence"):
+        assert section in page, section
+    c = claims(chats["snap"])
+    assert c["blob_kinds"]["value"]["json"] == p["blobs"]["json"]
+    assert c["wal_rows"]["value"]["rows_wal_only"] == p["wal_only_rows"]
+    assert all(c[x]["evidence"] for x in c)
+    assert tree(chats["root"]) == chats["before"]  # the corpus is untouched
+    no_sidecars(chats["root"], "store.db", allowed={
+        d for d in chats["before"] if d.endswith("-wal")})  # only the planted -wal
+
+
+# --------------------------------------------------------------------------- desktop round trip
+
+
+def test_desktop_tables_kinds_and_keysets(desktop: dict[str, Any]) -> None:
+    p, snap = desktop["planted"], desktop["snap"]
+    (so,) = rows(snap, "store_outcomes")
+    assert so["outcome"] == "ok" and sorted(so["tables"].split(",")) == p["tables"]
+    st = one(snap, "store_tables")
+    assert st["composer_headers_rows"] == p["composer_headers_rows"]
+    assert st["item_table_rows"] == len(p["item_table_keys"])
+    assert bool(st["with_agent_projects_key"]) == ("glass.localAgentProjects.v1" in p["item_table_keys"])
+    kinds: Counter[str] = Counter()
+    for r in rows(snap, "key_kinds"):
+        if r["kind"] != "composerHeaders":
+            kinds[r["kind"]] += r["cells"]
+    want = {("<unknown-kind>" if k == p["unknown_kind"] else k): n for k, n in p["key_kinds"].items()}
+    assert dict(kinds) == want
+    corrupt = sum(r["cells"] for r in rows(snap, "key_kinds") if r["status"] == "corrupt")
+    assert corrupt == p["corrupt_cells"] == 1
+    ks: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "kind_keysets"):
+        if r["kind"] not in ("<unknown-kind>", "composerHeaders"):
+            ks[r["kind"]][r["keyset"]] = r["records"]
+    assert dict(ks) == {k: v for k, v in p["keysets"].items() if k != p["unknown_kind"]}
+
+
+def test_desktop_versions_bubbles_and_tools(desktop: dict[str, Any]) -> None:
+    p, snap = desktop["planted"], desktop["snap"]
+    v: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "versions"):
+        v[r["kind"]][r["v"]] = r["records"]
+    assert v["composerData"] == p["composer_v"] and v["bubbleId"] == p["bubble_v"]
+    assert {r["type"]: r["bubbles"] for r in rows(snap, "bubble_types")} == p["bubble_types"]
+    assert {r["capability_type"]: r["bubbles"] for r in rows(snap, "capability_types")} == p["capability_types"]
+    names: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    for r in rows(snap, "tool_former"):
+        names[r["tool_name"]] += r["bubbles"]
+        statuses[r["tool_status"]] += r["bubbles"]
+    assert dict(names) == p["tool_names"] and dict(statuses) == p["tool_statuses"]
+    pairs = {(str(p["tool_numbers"][name]), name): n for name, n in p["tool_names"].items()}
+    assert {(r["tool"], r["tool_name"]): r["bubbles"] for r in rows(snap, "tool_numbers")} == pairs
+    assert {r["keyset"]: r["bubbles"] for r in rows(snap, "tool_former_keysets")} == p["tool_former_keysets"]
+    ids = one(snap, "tool_call_ids")
+    assert ids["with_newline"] == p["tool_call_id_with_newline"] and ids["call_ids"] == sum(p["tool_names"].values())
+
+
+def test_desktop_thinking_tokens_and_ordering(desktop: dict[str, Any]) -> None:
+    p, snap = desktop["planted"], desktop["snap"]
+    th = one(snap, "thinking")
+    assert {"with_text": th["with_text"], "signature_only": th["signature_only"], "blank": th["blank"]} == p["thinking"]
+    tc = one(snap, "token_counts")
+    assert tc["bubbles"] == p["bubbles"] and tc["all_zero"] == p["token_count_all_zero"]
+    o = one(snap, "ordering")
+    assert (o["ordered_by_header_list"], o["ordered_by_rowid"]) == (p["ordering"]["headers"], p["ordering"]["rowid"])
+    assert o["rowid_order_differs"] == p["rowid_order_differs"] and o["header_set_differs"] == 0
+    assert o["composers"] == p["composers"]
+
+
+def test_desktop_page_says_when_composer_headers_is_absent(desktop: dict[str, Any]) -> None:
+    p, page = desktop["planted"], desktop["page"].read_text()
+    for section in ("## Observation basis", "## Tables", "## Key kinds", "## Versions", "## Bubbles",
+                    "## Tool calls", "## Ordering", "## Not observed", "## Problems met while reading",
+                    "## Privacy gate", "## Evidence"):
+        assert section in page, section
+    c = claims(desktop["snap"])["composer_headers"]
+    if p["variant"] == "real_like":
+        assert c["value"]["present"] == 0
+        assert "**composerHeaders is absent**" in page and "fullConversationHeadersOnly" in page
+        assert "composerHeaders is ABSENT" in c["text"] and "rowid" in c["text"]
+    else:
+        assert c["value"] == {"present": 1, "stores": 1, "rows": p["composer_headers_rows"]}
+        assert "**composerHeaders is absent**" not in page
+    ev = {x["id"]: x for x in load_json(desktop["snap"], "evidence")["probes"]}
+    assert (ev["composer_headers_table"]["duckdb"]["files_matched"] > 0) == (p["variant"] == "modern")
+    assert all(x["agree"] for x in ev.values())
+    assert tree(desktop["root"]) == desktop["before"]
+    no_sidecars(desktop["root"], ".vscdb")
+
+
+# --------------------------------------------------------------------------- stream round trip
+
+
+def test_stream_families_keysets_and_timestamps(stream: dict[str, Any]) -> None:
+    p, snap = stream["planted"], stream["snap"]
+    assert {r["family"]: r["events"] for r in rows(snap, "families")} == p["families"]
+    ks: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "family_keysets"):
+        ks[r["family"]][r["keyset"]] = r["events"]
+    assert dict(ks) == p["keysets"]
+    assert {r["family"]: {"present": r["present"], "absent": r["absent"]} for r in rows(snap, "timestamps")} == p["timestamps"]
+    assert sum(r["events"] for r in rows(snap, "families")) == p["json_lines"]
+
+
+def test_stream_variants_outcomes_and_call_ids(stream: dict[str, Any]) -> None:
+    p, snap = stream["planted"], stream["snap"]
+    tv = rows(snap, "tool_call_variants")
+    assert {r["variant"]: r["events"] for r in tv if r["family"] == "tool_call/started"} == p["tool_call_variants"]
+    outcomes: Counter[str] = Counter()
+    for r in rows(snap, "result_outcomes"):
+        outcomes[r["outcome"]] += r["events"]
+    assert dict(outcomes) == p["result_outcomes"]
+    assert sum(r["call_id_with_newline"] for r in rows(snap, "call_id_newlines")) == p["call_id_with_newline"]
+    assert sum(r["maps"] for r in rows(snap, "data_keyed_maps")) == p["data_keyed_maps"]
+
+
+def test_stream_non_json_lines_and_page(stream: dict[str, Any]) -> None:
+    p, snap = stream["planted"], stream["snap"]
+    cls = {"malformed": "plain_text", "partial": "truncated_json", "blank": "blank"}
+    assert {cls[r["frame_status"]]: r["lines"] for r in rows(snap, "non_json_lines")} == p["non_json_lines"]
+    ends = {r["last_event"]: r["captures"] for r in rows(snap, "capture_endings")}
+    assert ends["<no JSON event>"] == 1  # the start-up failure capture
+    page = stream["page"].read_text()
+    for section in ("## Observation basis", "## Event families", "## Timestamps", "## Tool calls",
+                    "## Non-JSON lines and capture endings", "## Not observed", "## Problems met while reading",
+                    "## Privacy gate", "## Evidence"):
+        assert section in page, section
+    assert tree(stream["root"]) == stream["before"]
+
+
+# --------------------------------------------------------------------------- the reader itself
+
+
+@pytest.fixture()
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point tempfile at a private folder so leftover copies can be counted exactly."""
+    d = tmp_path / "tmpdir"
+    d.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(d))
+    return d
+
+
+def _db(path: Path, rows_: list[tuple[str, bytes]], wal_rows: list[tuple[str, bytes]] | None = None) -> None:
+    con = sqlite3.connect(path, isolation_level=None)
+    if wal_rows is not None:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.executemany("INSERT INTO blobs VALUES (?, ?)", rows_)
+    con.execute("INSERT INTO meta VALUES ('0', ?)", (json.dumps({"agentId": "a"}).encode().hex(),))
+    if wal_rows is None:
+        con.close()
+        return
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.executemany("INSERT INTO blobs VALUES (?, ?)", wal_rows)
+    # copy the live files aside before close() checkpoints the WAL away
+    for s in ("", "-wal", "-shm"):
+        if path.with_name(path.name + s).exists():
+            shutil.copyfile(path.with_name(path.name + s), path.with_name("keep" + s))
+    con.close()
+    for s in ("", "-wal", "-shm"):
+        if path.with_name("keep" + s).exists():
+            os.replace(path.with_name("keep" + s), path.with_name(path.name + s))
+
+
+def _blob(obj: Any) -> tuple[str, bytes]:
+    data = json.dumps(obj).encode() if not isinstance(obj, bytes) else obj
+    return hashlib.sha256(data).hexdigest(), data
+
+
+def test_reader_outcomes_and_cleanup(tmp_path: Path, private_tmp: Path) -> None:
+    (tmp_path / "zero.db").write_bytes(b"")
+    (tmp_path / "junk.db").write_bytes(os.urandom(3000))
+    good = tmp_path / "good.db"
+    _db(good, [_blob({"role": "user", "content": "x", "createdAt": 2}), _blob(b"\x0a\x02hi"),
+               _blob({"role": "assistant", "content": [], "createdAt": 1}), ("not-a-hash", b"{\"role\":")])
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(good.read_bytes()[: 4096 + 100])
+    bad = tmp_path / "bad.db"
+    raw = bytearray(good.read_bytes())
+    raw[4096:8192] = os.urandom(4096)  # a b-tree page overwritten: SQLite says "malformed"
+    bad.write_bytes(bytes(raw))
+    seen = {}
+    for name in ("zero", "junk", "cut", "bad", "good"):
+        facts, recs = stores.read_chat_store(tmp_path / f"{name}.db")
+        seen[name] = (facts, list(recs))
+    assert seen["zero"][0]["status"] == "zero_byte" and seen["zero"][1] == []
+    assert seen["junk"][0]["status"] == "not_a_database" and seen["junk"][1] == []
+    assert seen["cut"][0]["status"] == "truncated" and seen["cut"][1] == []
+    assert seen["bad"][0]["status"] in ("corrupt", "not_a_database")
+    facts, recs = seen["good"]
+    assert facts["status"] == "ok" and facts["tables"] == "blobs,meta"
+    assert facts["meta0_encoding"] == "hex" and facts["id_is_sha256_false"] == 1 and facts["id_is_sha256_true"] == 3
+    assert facts["created_out_of_order"] == 1
+    assert [(r[0], r[1]) for r in recs] == [("meta:0", "ok"), ("user", "ok"), ("blob:protobuf", "non_json"),
+                                            ("assistant", "ok"), ("blob:json", "corrupt")]
+    assert list(private_tmp.iterdir()) == []  # every private copy removed
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [
+        "bad.db", "cut.db", "good.db", "junk.db", "zero.db"]
+
+
+def test_reader_counts_wal_only_rows_and_never_writes_beside(tmp_path: Path, private_tmp: Path) -> None:
+    db = tmp_path / "store.db"
+    _db(db, [_blob({"role": "user", "content": "a"})],
+        wal_rows=[_blob({"role": "assistant", "content": [], "n": i}) for i in range(3)])
+    assert db.with_name("store.db-wal").exists()
+    before = tree(tmp_path)
+    facts, recs = stores.read_chat_store(db)
+    got = list(recs)
+    assert facts["wal_present"] and facts["rows_wal_only"] == 3 and facts["rows_seen"] == 5
+    assert len([r for r in got if r[0] == "assistant"]) == 3  # the WAL rows are read, not missed
+    assert tree(tmp_path) == before
+    assert list(private_tmp.iterdir()) == []
+    # an unconsumed iterator still releases its copy
+    facts, recs = stores.read_chat_store(db)
+    del recs
+    import gc
+
+    gc.collect()
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_reader_never_names_ids(tmp_path: Path) -> None:
+    assert stores.key_kind("bubbleId:1234:5678") == "bubbleId"
+    assert stores.key_kind("someNewThing:abc") == "<unknown-kind>"
+    assert stores.key_kind("plainkey") == "<unknown-kind>"
+    assert stores.chat_role_class({"role": "developer"}) == "<unknown-role>"
+    assert stores.chat_role_class({"kind": "x"}) == "<no-role>"
+    assert stores.decode_meta0(json.dumps({"a": 1}).encode().hex()) == ("hex", {"a": 1})
+    assert stores.decode_meta0('{"a": 1}') == ("json", {"a": 1})
+    t = stores.empty_facts_table(get("cursor_desktop").store_reader)
+    assert t.height == 0 and {"file_id", "status", "thinking_blank", "has_composer_headers"} <= set(t.columns)
+
+
+# --------------------------------------------------------------------------- real samples
+
+
+needs_desktop = pytest.mark.skipif(not REAL_DESKTOP.is_dir(),
+                                   reason=f"real Cursor desktop sample absent at {REAL_DESKTOP}")
+needs_stream = pytest.mark.skipif(not REAL_STREAM.is_dir(),
+                                  reason=f"real stream-json captures absent at {REAL_STREAM}")
+
+
+@needs_desktop
+def test_real_desktop_sample_matches_a_plain_recount(tmp_path: Path) -> None:
+    before = tree(REAL_DESKTOP)
+    res, snap = survey("cursor_desktop", REAL_DESKTOP, tmp_path)
+    # independent recount: sqlite3 on a temp copy, json, nothing from the survey
+    con = copy_con(REAL_DESKTOP / "globalStorage" / "state.vscdb", tmp_path)
+    tables = sorted(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    kinds: Counter[str] = Counter()
+    keysets: dict[str, Counter[str]] = defaultdict(Counter)
+    versions: dict[str, Counter[str]] = defaultdict(Counter)
+    zero = bubbles = 0
+    for key, value in con.execute("SELECT key, value FROM cursorDiskKV"):
+        kind = key.split(":", 1)[0]
+        kinds[kind] += 1
+        obj = json.loads(value)
+        keysets[kind][",".join(sorted(obj))] += 1
+        if "_v" in obj:
+            versions[kind][str(obj["_v"])] += 1
+        if kind == "bubbleId":
+            bubbles += 1
+            zero += not any(obj["tokenCount"].values())
+    con.close()
+    assert tree(REAL_DESKTOP) == before
+    no_sidecars(REAL_DESKTOP, ".vscdb")
+    (so,) = rows(snap, "store_outcomes")
+    assert sorted(so["tables"].split(",")) == tables and "composerHeaders" not in tables
+    assert {r["kind"]: r["cells"] for r in rows(snap, "key_kinds")} == dict(kinds)
+    got: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "kind_keysets"):
+        got[r["kind"]][r["keyset"]] = r["records"]
+    assert dict(got) == {k: dict(v) for k, v in keysets.items()}
+    vs: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "versions"):
+        vs[r["kind"]][r["v"]] = r["records"]
+    assert dict(vs) == {k: dict(v) for k, v in versions.items()}
+    tc = one(snap, "token_counts")
+    assert (tc["bubbles"], tc["all_zero"]) == (bubbles, zero)
+    assert res.problems == {}
+    page = Path(res.page or "").read_text()
+    assert "**composerHeaders is absent**" in page
+    assert claims(snap)["composer_headers"]["value"]["present"] == 0
+
+
+@needs_stream
+def test_real_stream_captures_match_a_plain_recount(tmp_path: Path) -> None:
+    before = tree(REAL_STREAM)
+    res, snap = survey("cursor_stream", REAL_STREAM, tmp_path)
+    fam: Counter[str] = Counter()
+    ks: dict[str, Counter[str]] = defaultdict(Counter)
+    newline = 0
+    for f in sorted(REAL_STREAM.glob("*.jsonl")):
+        for line in f.read_bytes().split(b"\n"):
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            name = obj["type"] + ("/" + obj["subtype"] if isinstance(obj.get("subtype"), str) else "")
+            fam[name] += 1
+            ks[name][",".join(sorted(obj))] += 1
+            newline += "\n" in obj.get("call_id", "")
+    assert tree(REAL_STREAM) == before
+    assert {r["family"]: r["events"] for r in rows(snap, "families")} == dict(fam)
+    got: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in rows(snap, "family_keysets"):
+        got[r["family"]][r["keyset"]] = r["events"]
+    assert dict(got) == {k: dict(v) for k, v in ks.items()}
+    assert sum(r["call_id_with_newline"] for r in rows(snap, "call_id_newlines")) == newline
+    assert res.problems == {}
+    assert "## Not observed" in Path(res.page or "").read_text()
+
+
+@pytest.mark.skipif(not HANDMADE_CHATS.is_dir(), reason=f"handmade chat-store fixture absent at {HANDMADE_CHATS}")
+def test_handmade_chat_store_surveys(tmp_path: Path) -> None:
+    before = tree(HANDMADE_CHATS)
+    res, snap = survey("cursor_chats", HANDMADE_CHATS, tmp_path)
+    assert res.fixture  # under handmade/: the page says so
+    assert {r["encoding"]: r["stores"] for r in rows(snap, "meta0_encoding")} == {"hex": 1}
+    assert one(snap, "blob_ids")["blob_rows"] == 0
+    assert tree(HANDMADE_CHATS) == before
+    no_sidecars(HANDMADE_CHATS, "store.db")
+    assert "Fixture corpus" in Path(res.page or "").read_text()
+
+
+# --------------------------------------------------------------------------- privacy
+
+
+@pytest.mark.parametrize("name,gen", [("cursor_chats", cursor_chats.generate),
+                                      ("cursor_desktop", cursor_desktop.generate),
+                                      ("cursor_stream", cursor_stream.generate)])
+def test_no_canary_and_no_key_id_leaves(name: str, gen: Any, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    planted = gen(root, canaries=True)
+    tokens = set(planted["canaries"])
+    assert tokens
+    forbidden = set(tokens) | {json.dumps(t)[1:-1] for t in tokens} | {json.dumps(t) for t in tokens}
+    if name == "cursor_desktop":
+        con = copy_con(root / "globalStorage" / "state.vscdb", tmp_path)
+        for (key,) in con.execute("SELECT key FROM cursorDiskKV"):
+            forbidden.update(part for part in key.split(":")[1:] if len(part) >= 16)
+        con.close()
+    _res, snap = survey(name, root, tmp_path)
+    page = tmp_path / "reports" / f"{name}.md"
+    hits = [(where, tok) for where, text in output_texts(snap, page) for tok in forbidden if tok in text]
+    assert hits == []
+    # the gate did withhold or mask something: the corpus really had private material
+    kg = {r["item"]: r["n"] for r in rows(snap, "key_gate")}
+    assert kg["withheld values (distinct)"] + kg["data-keyed maps (paths)"] > 0
+
+
+def test_vocab_files_load_and_cover_the_reviewed_paths() -> None:
+    for n in ("cursor_chats", "cursor_desktop", "cursor_stream"):
+        keys, values = load_vocab(n)
+        prof = get(n)
+        assert keys and set(values) <= set(prof.vocab_paths), n
