@@ -1057,6 +1057,8 @@ class _Gen:
             inp = {} if rng.random() < 0.5 else {"namespace": rng.choice(["workspace", "browser"])}
         elif name == "WebFetch":
             inp = {"url": f"https://docs.example.com/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}"}
+            if rng.random() < 0.5:  # real captures carry an explanation beside the url
+                inp["explanation"] = self._short()
         elif name == "WebSearch":
             inp = {"search_term": self._short(10, 60), "explanation": self._short()}
         elif name == "ReadLints":
