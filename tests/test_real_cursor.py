@@ -47,13 +47,14 @@ def plain_count(root: Path) -> tuple[Counter, Counter, Counter]:
                 kind = "other"
             files[kind] += 1
             if n.endswith(".jsonl"):
-                for line in open(os.path.join(d, n), "rb"):
-                    try:
-                        rec = json.loads(line)
-                    except ValueError:
-                        continue
-                    classes[rec.get("type") or rec.get("role")] += 1
-                    keysets[",".join(sorted(rec))] += 1
+                with open(os.path.join(d, n), "rb") as fh:
+                    for line in fh:
+                        try:
+                            rec = json.loads(line)
+                        except ValueError:
+                            continue
+                        classes[rec.get("type") or rec.get("role")] += 1
+                        keysets[",".join(sorted(rec))] += 1
     return files, classes, keysets
 
 
