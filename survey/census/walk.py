@@ -96,11 +96,17 @@ COLUMNS = {
 }
 
 
+_PARTS: dict[str, tuple[str, ...]] = {}
+
+
 def _get(obj: Any, path: str) -> Any:
     """Value at a simple dotted path (``$.payload.type``); None when absent."""
+    parts = _PARTS.get(path)
+    if parts is None:
+        parts = _PARTS[path] = tuple(path[2:].split(".") if path.startswith("$.") else path.split("."))
     cur = obj
-    for part in path[2:].split(".") if path.startswith("$.") else path.split("."):
-        if not isinstance(cur, dict):
+    for part in parts:
+        if type(cur) is not dict:
             return None
         cur = cur.get(part)
         if cur is None:
@@ -134,6 +140,9 @@ class Walker:
         self.carrier_depth = profile.carrier_depth
         self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
         self._keycache: dict[str, str] = {}
+        self._vcache: dict[tuple[str, str], str | None] = {}
+        self._wcache: dict[tuple[str, str], str] = {}
+        self._prepare()
 
     # -- gating helpers ---------------------------------------------------------------
     def gkey(self, k: str) -> str:
@@ -145,21 +154,28 @@ class Walker:
         return g
 
     def keyset(self, d: dict) -> str:
-        ks = {self.gkey(k) for k in d}
-        return ",".join(sorted(ks))
+        return self.keyset_of(d)
 
     def gvalue(self, path: str, v: Any, res: FileResult) -> str | None:
         """Gate a vocabulary value; count it either way. Returns the emitted value."""
-        if isinstance(v, bool):
-            out: str | None = "true" if v else "false"
-        elif isinstance(v, int) and abs(v) < 1_000_000:
+        t = type(v)
+        if t is str:
+            out: str | None = self.gval(path, v)
+        elif t is bool:
+            out = "true" if v else "false"
+        elif t is int and abs(v) < 1_000_000:
             out = str(v)
         elif v is None:
             out = "null"
         else:
             out = self.gate.value(path, v)
         if out is None:
-            wid = pseudonym(self.salt, f"{path}\0{v!r}", "v")
+            wkey = (path, v if t is str else repr(v))
+            wid = self._wcache.get(wkey)
+            if wid is None:
+                wid = pseudonym(self.salt, f"{path}\0{v!r}", "v")
+                if len(self._wcache) < 50_000:
+                    self._wcache[wkey] = wid
             key = (path, WITHHELD, wid)
         else:
             key = (path, out, None)
@@ -167,12 +183,63 @@ class Walker:
         return out
 
     # -- the node walk ----------------------------------------------------------------
+    # The hot loop. Three caches keep per-node work to a few dict lookups: the gated key set
+    # of an object by its tuple of keys (same shapes repeat), the child path of a key under
+    # a parent path, and one set of "special" paths (vocabulary, links, markers, numbers,
+    # existence checks, carriers) so an ordinary leaf costs one membership test.
+    def _prepare(self) -> None:
+        self.special = (set(self.vocab_paths) | set(self.link_paths) | set(self.marker_paths)
+                        | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers))
+        self.obj_special = set(self.dict_paths) | set(self.opaque_paths)
+        self._kscache: dict[tuple, str] = {}
+        self._children: dict[str, dict[str, str]] = {}
+        self._elem: dict[str, tuple[str, bool]] = {}
+
+    def keyset_of(self, d: dict) -> str:
+        kt = tuple(d)
+        ks = self._kscache.get(kt)
+        if ks is None:
+            ks = ",".join(sorted({self.gkey(k) for k in kt}))
+            if len(self._kscache) < 50_000:
+                self._kscache[kt] = ks
+        return ks
+
     def node(self, res: FileResult, rclass: str, path: str, v: Any, depth: int, line_no: int) -> None:
-        t = jtype(v)
+        t = type(v)
+        if t is dict:
+            self._obj(res, rclass, path, v, depth, line_no)
+        elif t is list:
+            self._arr(res, rclass, path, v, depth, line_no)
+        else:
+            self._leaf(res, rclass, path, v, t, line_no, depth)
+
+    def _leaf(self, res: FileResult, rclass: str, path: str, v: Any, t: type, line_no: int, depth: int) -> None:
+        if path in self.special:
+            self._special_leaf(res, rclass, path, v, t, line_no, depth)
         nodes = res.nodes
-        if path in self.vocab_paths and t != "object" and t != "array":
+        if t is str:
+            k = (rclass, path, "string", "")
+            n = len(v)
+            a = nodes.get(k)
+            if a is None:
+                nodes[k] = [1, n]
+            else:
+                a[0] += 1
+                if n > a[1]:
+                    a[1] = n
+            return
+        k = (rclass, path, JTYPE.get(t, "number") if v is not None else "null", "")
+        a = nodes.get(k)
+        if a is None:
+            nodes[k] = [1, 0]
+        else:
+            a[0] += 1
+
+    def _special_leaf(self, res: FileResult, rclass: str, path: str, v: Any, t: type, line_no: int,
+                      depth: int) -> None:
+        if path in self.vocab_paths:
             self.gvalue(path, v, res)
-        if t == "string":
+        if t is str:
             if path in self.link_paths:
                 res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, v, "i")))
             ms = self.marker_paths.get(path)
@@ -184,57 +251,7 @@ class Walker:
                 self._exists(res, line_no, self.exists_paths[path], v)
             if path in self.json_carriers:
                 self._carrier(res, rclass, path, v, depth, line_no)
-            k = (rclass, path, t, "")
-            a = nodes.get(k)
-            n = len(v)
-            if a is None:
-                nodes[k] = [1, n]
-            else:
-                a[0] += 1
-                if n > a[1]:
-                    a[1] = n
-            return
-        if t == "object":
-            if depth >= self.max_depth:
-                res.truncations += 1
-                self._count(nodes, (rclass, path, "<truncated>", ""), 0)
-                return
-            if path in self.opaque_paths:
-                self._count(nodes, (rclass, path, "object", "<opaque>"), len(v))
-                return
-            if len(v) > self.max_keys or path in self.dict_paths:
-                self._count(nodes, (rclass, path, "object", "<map>"), len(v))
-                vp = path + ".<map-value>"
-                for val in v.values():
-                    self._count(nodes, (rclass, vp, jtype(val), ""), 0)
-                return
-            ks = self.keyset(v)
-            self._count(nodes, (rclass, path, "object", ks), len(v))
-            for key, val in v.items():
-                g = self.gkey(key)
-                self.node(res, rclass, path + "." + g, val, depth + 1, line_no)
-            return
-        if t == "array":
-            if depth >= self.max_depth:
-                res.truncations += 1
-                self._count(nodes, (rclass, path, "<truncated>", ""), 0)
-                return
-            if path in self.opaque_paths:
-                self._count(nodes, (rclass, path, "array", "<opaque>"), len(v))
-                return
-            self._count(nodes, (rclass, path, "array", ""), len(v))
-            ep = path + "[]"
-            vocab_type = ep + ".type" in self.vocab_paths
-            for el in v:
-                p = ep
-                if vocab_type and isinstance(el, dict):
-                    bt = el.get("type")
-                    if isinstance(bt, str):
-                        g = self.gate.value(ep + ".type", bt)
-                        p = f"{path}[type={g if g is not None else WITHHELD}]"
-                self.node(res, rclass, p, el, depth + 1, line_no)
-            return
-        if t == "number":
+        elif t is int or t is float:
             if path in self.link_paths:
                 res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
             name = self.number_paths.get(path)
@@ -243,7 +260,101 @@ class Walker:
                     res.numbers.append((line_no, name, float(v)))
                 except OverflowError:
                     res.numbers.append((line_no, name, None))
-        self._count(nodes, (rclass, path, t, ""), 0)
+
+    def _obj(self, res: FileResult, rclass: str, path: str, v: dict, depth: int, line_no: int) -> None:
+        nodes = res.nodes
+        if depth >= self.max_depth:
+            res.truncations += 1
+            self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+            return
+        if path in self.obj_special or len(v) > self.max_keys:
+            if path in self.opaque_paths:
+                self._count(nodes, (rclass, path, "object", "<opaque>"), len(v))
+                return
+            self._count(nodes, (rclass, path, "object", "<map>"), len(v))
+            vp = path + ".<map-value>"
+            for val in v.values():
+                self._count(nodes, (rclass, vp, jtype(val), ""), 0)
+            return
+        k = (rclass, path, "object", self.keyset_of(v))
+        a = nodes.get(k)
+        n = len(v)
+        if a is None:
+            nodes[k] = [1, n]
+        else:
+            a[0] += 1
+            if n > a[1]:
+                a[1] = n
+        children = self._children.get(path)
+        if children is None:
+            children = self._children[path] = {}
+        special = self.special
+        d1 = depth + 1
+        for key, val in v.items():
+            cp = children.get(key)
+            if cp is None:
+                cp = path + "." + self.gkey(key)
+                if len(children) < 2_000:
+                    children[key] = cp
+            t = type(val)
+            if t is str and cp not in special:  # the common leaf, inline
+                lk = (rclass, cp, "string", "")
+                ln = len(val)
+                a = nodes.get(lk)
+                if a is None:
+                    nodes[lk] = [1, ln]
+                else:
+                    a[0] += 1
+                    if ln > a[1]:
+                        a[1] = ln
+            elif t is dict:
+                self._obj(res, rclass, cp, val, d1, line_no)
+            elif t is list:
+                self._arr(res, rclass, cp, val, d1, line_no)
+            else:
+                self._leaf(res, rclass, cp, val, t, line_no, d1)
+
+    def _arr(self, res: FileResult, rclass: str, path: str, v: list, depth: int, line_no: int) -> None:
+        nodes = res.nodes
+        if depth >= self.max_depth:
+            res.truncations += 1
+            self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+            return
+        if path in self.opaque_paths:
+            self._count(nodes, (rclass, path, "array", "<opaque>"), len(v))
+            return
+        self._count(nodes, (rclass, path, "array", ""), len(v))
+        ep, vocab_type = self._elem.get(path) or (None, False)
+        if ep is None:
+            ep = path + "[]"
+            vocab_type = ep + ".type" in self.vocab_paths
+            self._elem[path] = (ep, vocab_type)
+        d1 = depth + 1
+        for el in v:
+            t = type(el)
+            if t is dict:
+                p = ep
+                if vocab_type:
+                    bt = el.get("type")
+                    if isinstance(bt, str):
+                        g = self.gval(ep + ".type", bt)
+                        p = f"{path}[type={g if g is not None else WITHHELD}]"
+                self._obj(res, rclass, p, el, d1, line_no)
+            elif t is list:
+                self._arr(res, rclass, ep, el, d1, line_no)
+            else:
+                self._leaf(res, rclass, ep, el, t, line_no, d1)
+
+    def gval(self, path: str, v: str) -> str | None:
+        """``gate.value`` with a bounded cache (vocabulary values repeat endlessly)."""
+        key = (path, v)
+        try:
+            return self._vcache[key]
+        except KeyError:
+            out = self.gate.value(path, v)
+            if len(self._vcache) < 50_000:
+                self._vcache[key] = out
+            return out
 
     def _exists(self, res: FileResult, line_no: int, name: str, target: str) -> None:
         """Record only whether the named file exists here: never the path itself."""
@@ -292,7 +403,7 @@ class Walker:
             for path in self.p.record_class:
                 v = _get(obj, path)
                 if v is not None:
-                    g = self.gate.value(path, v) if isinstance(v, str) else None
+                    g = self.gval(path, v) if isinstance(v, str) else None
                     parts.append(g if g is not None else WITHHELD)
             rclass = "/".join(parts) if parts else "<none>"
         fields = []
@@ -301,7 +412,7 @@ class Walker:
             if v is None:
                 fields.append(None)
             elif isinstance(v, str):
-                g = self.gate.value(path, v)
+                g = self.gval(path, v)
                 fields.append(g if g is not None else WITHHELD)
             elif isinstance(v, bool):
                 fields.append("true" if v else "false")
@@ -322,13 +433,13 @@ class Walker:
                 res.blocks.append((line_no, carrier, i, f"<{jtype(b)}>", None, None, None, None, None))
                 continue
             bt = b.get("type")
-            g = self.gate.value(tpath, bt) if isinstance(bt, str) else None
+            g = self.gval(tpath, bt) if isinstance(bt, str) else None
             btype = g if g is not None else (WITHHELD if bt is not None else "<none>")
             name = None
             nv = b.get(self.p.block_name_key)
             if isinstance(nv, str):
                 npath = f"{carrier}[type={btype}].{self.p.block_name_key}"
-                name = self.gate.value(npath, nv)
+                name = self.gval(npath, nv)
                 if name is None:
                     name = WITHHELD
             payload = None
