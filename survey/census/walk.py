@@ -176,7 +176,7 @@ class Walker:
                 wid = pseudonym(self.salt, f"{path}\0{v!r}", "v")
                 if len(self._wcache) < 50_000:
                     self._wcache[wkey] = wid
-            key = (path, WITHHELD, wid)
+            key: tuple[str, str, str | None] = (path, WITHHELD, wid)
         else:
             key = (path, out, None)
         res.values[key] = res.values.get(key, 0) + 1
@@ -254,8 +254,9 @@ class Walker:
         elif t is int or t is float:
             if path in self.link_paths:
                 res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
-            name = self.number_paths.get(path)
-            if name is not None:
+            num = self.number_paths.get(path)
+            if num is not None:
+                name = num
                 try:
                     res.numbers.append((line_no, name, float(v)))
                 except OverflowError:
@@ -406,7 +407,7 @@ class Walker:
                     g = self.gval(path, v) if isinstance(v, str) else None
                     parts.append(g if g is not None else WITHHELD)
             rclass = "/".join(parts) if parts else "<none>"
-        fields = []
+        fields: list[str | None] = []
         for _col, path in self.frame_fields:
             v = _get(obj, path)
             if v is None:

@@ -19,6 +19,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -58,7 +59,7 @@ class Inventory:
     raw_ids: dict[str, str] = field(default_factory=dict)  # file_id -> session id (local only)
 
 
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "file_id": pl.String,
     "surface": pl.String,
     "kind": pl.String,
@@ -127,6 +128,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             rel = f"{reldir}/{e.name}" if reldir else e.name
             try:
                 if e.is_symlink():
+                    problem: str | None
                     try:
                         st = os.stat(e.path)
                         problem = "symlink"
