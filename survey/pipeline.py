@@ -7,6 +7,7 @@ previous one wrote; the page is rendered from the committed snapshot alone.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -52,7 +53,7 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
 
 
-def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame,
+def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame,
                    expected: frozenset[str] = frozenset()) -> dict[str, int]:
     """Every counted problem class, by name: file-level and frame-level (statuses the profile
     declares normal for its format are not problems)."""
@@ -61,27 +62,29 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame,
         out[f"file:{p}"] = int(n)
     for s, n in files.filter(pl.col("read_status") != "ok").group_by("read_status").len().iter_rows():
         out[f"file:{s}"] = int(n)
-    bad = frames.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
-    for s, n in bad.group_by("frame_status").len().iter_rows():
+    frames_l = frames.lazy()
+    bad = frames_l.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
+    for s, n in bad.group_by("frame_status").len().collect().iter_rows():
         out[f"frame:{s}"] = int(n)
-    flags = frames.select(
+    flags = frames_l.select(
         bom=(pl.col("flags") & 1 > 0).sum(), crlf=(pl.col("flags") & 2 > 0).sum(), nul=(pl.col("flags") & 4 > 0).sum()
-    ).row(0, named=True)
+    ).collect().row(0, named=True)
     for k, v in flags.items():
         if v:
             out[f"frame:{k}"] = int(v)
     return dict(sorted(out.items()))
 
 
-def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame, k: int = 3,
+def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame, k: int = 3,
                      expected: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """Up to ``k`` pseudonymous file ids per problem class: enough to act on, nothing private.
     ``survey`` maps a pseudonym back to its file only on this machine (same salt)."""
     out: dict[str, list[str]] = {}
     for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frames)):
-        bad = df.filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
-        for (name,), g in bad.group_by([col]):
-            out[f"{cls}:{name}"] = sorted(set(g["file_id"].to_list()))[:k]
+        bad = (df.lazy().filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
+               .group_by(col).agg(pl.col("file_id").unique().sort().head(k)).collect())
+        for name, ids in bad.iter_rows():
+            out[f"{cls}:{name}"] = list(ids)
     return dict(sorted(out.items()))
 
 
@@ -155,6 +158,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                 i += 1
             date = f"{date}.{i}"
         elif on_exists == "reuse" and same:
+            shutil.rmtree(walk_stats.pop("spill_dir", "") or "/nonexistent", ignore_errors=True)
             page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
             return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
                              int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
@@ -168,8 +172,12 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         for name, df in tables.items():
             writer.write_table(name, df)
         writer.write_table("files", files)
-        frames = tables["frames"]
+        # per-record tables are read back lazily from the snapshot: never all in memory
+        frames = pl.scan_parquet(writer.dir / "walk" / "frames.parquet")
+        n_frames, n_ok = frames.select(pl.len(), (pl.col("frame_status") == "ok").sum()).collect().row(0)
+        n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
         problems = problem_counts(inv.frame, files, frames, profile.expected_statuses)
+        examples = problem_examples(inv.frame, files, frames, expected=profile.expected_statuses)
         walked = full.filter(pl.col("sampled"))
         manifest = {
             "tool": "survey",
@@ -190,9 +198,9 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                 "bytes": int(full["size"].sum() or 0),
                 "walked_files": walked.height,
                 "walked_bytes": int(walked["size"].sum() or 0),
-                "frames": frames.height,
-                "frames_ok": frames.filter(pl.col("frame_status") == "ok").height,
-                "blocks": tables["blocks"].height,
+                "frames": int(n_frames),
+                "frames_ok": int(n_ok),
+                "blocks": int(n_blocks),
                 "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
             },
             "problems": problems,
@@ -228,6 +236,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     except BaseException:
         writer.abort()
         raise
+    finally:
+        shutil.rmtree(walk_stats.pop("spill_dir", "") or "/nonexistent", ignore_errors=True)
     t = time.perf_counter()
     page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
     timings["render"] = time.perf_counter() - t
@@ -237,6 +247,6 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         write_candidates(final, profile.name, (reports or Path("discover")).parent)
     timings["total"] = time.perf_counter() - t0
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
-                     walked.height, frames.height, problems, disagreements, fixture=fixture,
+                     walked.height, int(n_frames), problems, disagreements, fixture=fixture,
                      timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
-                     problem_files=problem_examples(inv.frame, files, frames, expected=profile.expected_statuses))
+                     problem_files=examples)

@@ -17,9 +17,11 @@ served stale: ``--no-cache`` walks everything.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -29,6 +31,11 @@ import polars as pl
 from survey.census import walk as W
 from survey.corpus.crawl import Inventory
 from survey.runtimes.base import Profile
+
+# Walk tables grow with the corpus (per record, or per file and path): they are spilled to
+# Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
+SPILLED = tuple(W.COLUMNS)
+SPILL_ROWS = 200_000
 
 FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
@@ -122,7 +129,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
             for name in [*W.COLUMNS, "files", "stores"]:
                 f = cache_dir / f"{name}.parquet"
-                if f.exists():
+                if f.exists() and name in SPILLED:
+                    cached[name] = pl.scan_parquet(f).join(ids.lazy(), on="file_id", how="semi")
+                elif f.exists():
                     cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
     tasks = [t for t in all_tasks if t[1] not in hits]
     if stats is not None:
@@ -133,6 +142,22 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     files: list[tuple] = []
     stores: list[dict] = []
     field_cols = list(profile.frame_fields)
+    schemas = _schemas(field_cols)
+    spill = Path(tempfile.mkdtemp(prefix="survey-walk-"))
+    atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
+    if stats is not None:
+        stats["spill_dir"] = str(spill)
+    parts = {name: 0 for name in SPILLED}
+
+    def flush(name: str, force: bool = False) -> None:
+        rows = cols[name]
+        if not rows and not (force and parts[name] == 0):
+            return
+        (spill / name).mkdir(exist_ok=True)
+        pl.DataFrame(rows, schema=schemas[name], orient="row").write_parquet(
+            spill / name / f"part-{parts[name]:05d}.parquet")
+        parts[name] += 1
+        cols[name] = []
 
     def take(r: W.FileResult) -> None:
         fid = r.file_id
@@ -148,6 +173,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         cols["numbers"].extend((fid, *t) for t in r.numbers)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
+        for name in SPILLED:
+            if len(cols[name]) >= SPILL_ROWS:
+                flush(name)
         if progress:
             progress(1, r.nbytes)
 
@@ -162,7 +190,41 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             for r in ex.map(W._work, tasks, chunksize=max(1, min(64, len(tasks) // (jobs * 8) or 1))):
                 take(r)
 
-    schemas = {
+    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
+    for name in SPILLED:
+        flush(name, force=True)
+        out[name] = pl.scan_parquet(spill / name / "*.parquet")
+    for name, schema in schemas.items():
+        if name in SPILLED:
+            continue
+        try:
+            out[name] = pl.DataFrame(cols[name], schema=schema, orient="row")
+        except Exception as exc:  # pragma: no cover - a programming error, say which table
+            raise RuntimeError(f"walk table {name}: {exc}") from exc
+    out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
+    if stores:
+        # store facts are flat, gated by the reader (counts, table names, flags): one row per store
+        out["stores"] = pl.DataFrame(stores, infer_schema_length=None)
+    for name, df in cached.items():
+        if name in out:
+            mine = out[name]
+            out[name] = pl.concat([df, mine], how="diagonal_relaxed")  # type: ignore[type-var]
+        else:
+            out[name] = df
+    if cache_dir is not None:
+        try:
+            _write_cache(cache_dir, out, keys, sig)
+            # the cached rows now live in the new cache: scan them there, not in the old one
+            for name in SPILLED:
+                out[name] = pl.scan_parquet(cache_dir / f"{name}.parquet")
+        except OSError as exc:  # the survey does not depend on its cache
+            if stats is not None:
+                stats["cache_error"] = type(exc).__name__
+    return out  # type: ignore[return-value]
+
+
+def _schemas(field_cols: list[str]) -> dict[str, dict]:
+    return {
         "frames": {"file_id": pl.String, "line_no": pl.Int64, "frame_status": pl.String, "nbytes": pl.Int64,
                    "flags": pl.Int64, "rclass": pl.String, "keyset": pl.String,
                    **{c: pl.String for c in field_cols}},
@@ -179,41 +241,25 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
         "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
     }
-    out = {}
-    for name, schema in schemas.items():
-        try:
-            out[name] = pl.DataFrame(cols[name], schema=schema, orient="row")
-        except Exception as exc:  # pragma: no cover - a programming error, say which table
-            raise RuntimeError(f"walk table {name}: {exc}") from exc
-    out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
-    if stores:
-        # store facts are flat, gated by the reader (counts, table names, flags): one row per store
-        out["stores"] = pl.DataFrame(stores, infer_schema_length=None)
-    for name, df in cached.items():
-        out[name] = pl.concat([df, out[name]], how="diagonal_relaxed") if name in out else df
-    if cache_dir is not None:
-        try:
-            _write_cache(cache_dir, out, keys, sig)
-        except OSError as exc:  # the survey does not depend on its cache
-            if stats is not None:
-                stats["cache_error"] = type(exc).__name__
-    return out
 
 
-def _write_cache(cache_dir: Path, out: dict[str, pl.DataFrame], keys: dict[str, str], sig: str) -> None:
+def _write_cache(cache_dir: Path, out: dict, keys: dict[str, str], sig: str) -> None:
     """Replace the cache in one step: write beside it, then swap folders."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    markers = out["markers"]
+    markers = out["markers"].lazy()
     volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
-                   ["file_id"].to_list())
+                   .select("file_id").collect()["file_id"].to_list())
     pl.DataFrame({"file_id": list(keys), "key": list(keys.values()), "sig": [sig] * len(keys),
                   "volatile": [f in volatile for f in keys]},
                  schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean}
                  ).write_parquet(tmp / "meta.parquet")
     for name, df in out.items():
-        df.write_parquet(tmp / f"{name}.parquet")
+        if isinstance(df, pl.LazyFrame):
+            df.sink_parquet(tmp / f"{name}.parquet")
+        else:
+            df.write_parquet(tmp / f"{name}.parquet")
     old = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
     if cache_dir.exists():
         cache_dir.rename(old)

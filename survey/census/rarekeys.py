@@ -26,9 +26,9 @@ def _keys_of_keyset(ks: str | None) -> list[str]:
 def rare_keys(tables: dict[str, pl.DataFrame], min_files: int) -> set[str]:
     if min_files <= 1:
         return set()
-    nodes = tables["nodes"]
+    nodes = tables["nodes"].lazy().select("file_id", "keyset", "path").unique().collect()
     per_key: dict[str, set[str]] = {}
-    for fid, ks, path in nodes.select("file_id", "keyset", "path").iter_rows():
+    for fid, ks, path in nodes.iter_rows():
         for k in _keys_of_keyset(ks):
             per_key.setdefault(k, set()).add(fid)
         for k in SEG.findall(path):
@@ -55,14 +55,14 @@ def collapse(tables: dict[str, pl.DataFrame], min_files: int) -> tuple[dict[str,
     out = dict(tables)
     for name, cols in (("nodes", ("keyset",)), ("frames", ("keyset",)), ("blocks", ("keyset", "input_keyset"))):
         df = out[name]
-        for c in cols:
-            uniq = df[c].unique().to_list()
+        for c in cols:  # frames and blocks may be lazy scans of spilled parts
+            uniq = df.lazy().select(pl.col(c).unique()).collect()[c].to_list()
             mapping = {u: fix_keyset(u) for u in uniq if u is not None}
             df = df.with_columns(pl.col(c).replace(mapping))
         out[name] = df
     for name in ("nodes", "values"):
         df = out[name]
-        mapping = {u: fix_path(u) for u in df["path"].unique().to_list()}
+        mapping = {u: fix_path(u) for u in df.lazy().select(pl.col("path").unique()).collect()["path"].to_list()}
         df = df.with_columns(pl.col("path").replace(mapping))
         if name == "nodes":  # paths that collapsed together are summed again
             df = df.group_by(["file_id", "rclass", "path", "jtype", "keyset"]).agg(

@@ -54,9 +54,32 @@ def run_query(con: duckdb.DuckDBPyConnection, sql_file: Path) -> tuple[list[str]
     return cols, rows
 
 
+MEMORY_LIMIT = "768MB"
+
+
+def connect(spill_dir: str) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with bounded memory: large sorts and windows spill to a private
+    temp dir (DuckDB's default would be ``.tmp`` in the working dir, which may be a corpus)."""
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    con.execute("SET temp_directory = ?", [spill_dir])
+    return con
+
+
 def run_census(snap_dir: Path, profile: Profile, snap_label: str) -> dict[str, dict]:
     """Run every query; ``snap_label`` is the path a reviewer would type (relative)."""
-    con = duckdb.connect()
+    import shutil
+    import tempfile
+
+    spill = tempfile.mkdtemp(prefix="survey-duckdb-")
+    try:
+        return _run_census(snap_dir, profile, snap_label, spill)
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -> dict[str, dict]:
+    con = connect(spill)
     con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
     out: dict[str, dict] = {}
     for f in query_files(profile):

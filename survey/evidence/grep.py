@@ -94,7 +94,10 @@ def _glob_escape(rel: str) -> str:
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None) -> dict[str, dict]:
     """Run grep_literals.sql over the scope's globs (or, on a retry, an explicit file list)."""
+    import tempfile
+
     con = duckdb.connect()
+    con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
     con.execute("SET VARIABLE root = ?", [str(root)])
     globs = [_glob_escape(f) for f in files] if files is not None else list(scope.duckdb_globs)
     con.execute("SET VARIABLE globs = ?::VARCHAR[]", [globs])

@@ -59,8 +59,11 @@ class SnapshotWriter:
     def write_inventory(self, inv: pl.DataFrame) -> None:
         inv.write_parquet(self.tmp / "inventory", partition_by="stratum")
 
-    def write_table(self, name: str, df: pl.DataFrame) -> None:
-        df.write_parquet(self.tmp / "walk" / f"{name}.parquet")
+    def write_table(self, name: str, df: pl.DataFrame | pl.LazyFrame) -> None:
+        if isinstance(df, pl.LazyFrame):  # streamed from the walk's spilled parts
+            df.sink_parquet(self.tmp / "walk" / f"{name}.parquet")
+        else:
+            df.write_parquet(self.tmp / "walk" / f"{name}.parquet")
 
     def write_json(self, name: str, obj: Any) -> None:
         (self.tmp / f"{name}.json").write_bytes(dumps(obj))
