@@ -113,7 +113,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     jobs = jobs or min(os.cpu_count() or 1, 8)
     stat = {fid: (m, i) for fid, m, i in inv.frame.select("file_id", "mtime_ns", "inode").iter_rows()}
     keys = {t[1]: _task_key(t, stat) for t in all_tasks}
-    cached: dict[str, pl.DataFrame] = {}
+    cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     hits: set[str] = set()
     sig = walk_signature(profile, mode, allow_mcp, max_line)
     cache_error = None
