@@ -31,7 +31,7 @@ from survey.census import walk as W
 from survey.corpus.frames import DEFAULT_MAX_LINE
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.pipeline import RunResult, run_survey
-from survey.runtimes import get
+from survey.runtimes import NAMES, get
 from survey.snapshot.store import load_json
 from survey.synth import hostile
 
@@ -467,3 +467,13 @@ def test_cli_prints_classes_and_pseudonyms_never_corpus_bytes(tmp_path: Path, mo
     for p in written:
         text = pl.read_parquet(p).write_csv() if p.suffix == ".parquet" else p.read_text(errors="replace")
         assert _leaks(text, tokens) == [], p.name
+
+
+@pytest.mark.parametrize("runtime", NAMES)
+def test_an_empty_root_gives_a_page_not_a_crash(runtime: str, tmp_path: Path) -> None:
+    from survey.runtimes import get
+
+    (tmp_path / "root").mkdir()
+    res = run_survey(get(runtime), tmp_path / "root", snapshots=tmp_path / "s", reports=tmp_path / "r")
+    assert res.files == 0 and res.problems == {}
+    assert Path(res.page).read_text().startswith("#")

@@ -158,6 +158,9 @@ def test_real_sample_strings_and_private_keys_never_reach_output(tmp_path: Path)
     from survey.samples import main
 
     base = corpora()
+    # Reviewed vocabulary values are schema words a person approved for output (a record type
+    # such as inter_agent_communication_metadata is 34 characters long): not probes.
+    reviewed = {v for n in NAMES for vs in load_vocab(n)[1].values() for v in vs}
     probes: set[str] = set()
     for p in base.rglob("*.json*"):
         for line in p.open("rb"):
@@ -175,7 +178,7 @@ def test_real_sample_strings_and_private_keys_never_reach_output(tmp_path: Path)
                         stack.append((v, k))
                 elif isinstance(x, list):
                     stack.extend((v, parent) for v in x)
-                elif isinstance(x, str) and len(x) >= 32 and "\n" not in x[:32]:
+                elif isinstance(x, str) and len(x) >= 32 and "\n" not in x[:32] and x not in reviewed:
                     probes.add(x[:32])
     assert len(probes) > 100
     main(["--corpora", str(base), "--out", str(tmp_path / "samples")])

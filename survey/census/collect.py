@@ -182,11 +182,12 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     small = sum(t[3] for t in tasks) < (8 << 20) or jobs == 1
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
+        walker.root = str(root)
         for t in tasks:
             take(W.walk_file(walker, *t))
     else:
         with ProcessPoolExecutor(jobs, initializer=W._init_worker,
-                                 initargs=(profile.name, mode, allow_mcp, salt, max_line)) as ex:
+                                 initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root))) as ex:
             for r in ex.map(W._work, tasks, chunksize=max(1, min(64, len(tasks) // (jobs * 8) or 1))):
                 take(r)
 

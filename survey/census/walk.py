@@ -139,6 +139,7 @@ class Walker:
         self.json_carriers = profile.json_carriers
         self.carrier_depth = profile.carrier_depth
         self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
+        self.root = ""  # the survey root (targets written on another machine resolve under it)
         self._keycache: dict[str, str] = {}
         self._vcache: dict[tuple[str, str], str | None] = {}
         self._wcache: dict[tuple[str, str], str] = {}
@@ -219,7 +220,8 @@ class Walker:
         nodes = res.nodes
         if t is str:
             k = (rclass, path, "string", "")
-            n = len(v)
+            # UTF-8 bytes, so an exact byte cap shows as one repeated maximum
+            n = len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))
             a = nodes.get(k)
             if a is None:
                 nodes[k] = [1, n]
@@ -300,7 +302,7 @@ class Walker:
             t = type(val)
             if t is str and cp not in special:  # the common leaf, inline
                 lk = (rclass, cp, "string", "")
-                ln = len(val)
+                ln = len(val) if val.isascii() else len(val.encode("utf-8", "surrogatepass"))
                 a = nodes.get(lk)
                 if a is None:
                     nodes[lk] = [1, ln]
@@ -364,6 +366,12 @@ class Walker:
             if not os.path.isabs(p):
                 p = os.path.join(self.cur_dir, p)
             ok = os.path.exists(p)
+            if not ok and self.root and os.path.isabs(p):
+                # written on another machine (or the store was copied): the longest suffix of
+                # at least two components that exists under the survey root
+                parts = [x for x in p.split(os.sep) if x and x not in (".", "..")]
+                ok = any(os.path.isfile(os.path.join(self.root, *parts[i:]))
+                         for i in range(len(parts) - 1))
         except (OSError, ValueError):
             ok = False
         res.markers.append((line_no, f"{name}:{'present' if ok else 'missing'}", 1))
@@ -462,7 +470,15 @@ class Walker:
                     res.truncations += 1
             inp = b.get("input")
             itype = jtype(inp) if "input" in b else (jtype(payload) if payload is not None else None)
-            iks = self.keyset(inp) if isinstance(inp, dict) and len(inp) <= self.max_keys else None
+            ipath = f"{carrier}[type={btype}].input"
+            if not isinstance(inp, dict):
+                iks = None
+            elif ipath in self.dict_paths or len(inp) > self.max_keys:
+                iks = "<map>"  # keyed by data (e.g. MCP arguments): counted, never described
+            elif ipath in self.opaque_paths:
+                iks = "<opaque>"
+            else:
+                iks = self.keyset(inp)
             res.blocks.append((line_no, carrier, i, btype, self.keyset(b), name, itype, iks, plen))
 
     # -- per file ---------------------------------------------------------------------
@@ -642,9 +658,11 @@ __all__ = ["COLUMNS", "DYNAMIC_KEY", "IDENT", "UNREVIEWED_KEY", "FileResult", "W
 _WORKER: Walker | None = None
 
 
-def _init_worker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes, max_line: int) -> None:
+def _init_worker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes, max_line: int,
+                 root: str = "") -> None:
     global _WORKER
     _WORKER = make_walker(profile_name, mode, allow_mcp, salt, max_line)
+    _WORKER.root = root
 
 
 def make_walker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes,

@@ -31,6 +31,11 @@ IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
 """Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
 leading digit or punctuation is refused: numbers-as-keys are data, not schema)."""
 
+VERSION = re.compile(r"^\d{1,4}\.\d{1,4}\.\d{1,10}(?:-[a-z]{1,10}(?:\.?\d{1,6})?)?$")
+"""A dotted version number (``2.1.29``, ``0.142.2``, ``1.0.0-beta.3``): like a small integer,
+it carries no private data, so it passes the value gate at a declared path whose last key names a
+version (``$.version``, ``$.payload.cli_version``), in either mode, reviewed or not."""
+
 UNREVIEWED_KEY = "<unreviewed-key>"
 DYNAMIC_KEY = "<dynamic-key>"
 RARE_KEY = "<rare-key>"
@@ -94,8 +99,12 @@ class Gate:
         """The value as it may be written, or None when withheld."""
         if isinstance(v, bool) or v is None:
             return None
+        if isinstance(v, str) and VERSION.match(v) and path.lower().endswith("version"):
+            return v  # a dotted version at a declared version path ($.version, $.payload.cli_version)
         if not isinstance(v, str) or not IDENT.match(v):
             return None
+        if v.startswith("mcp__") and not self.allow_mcp_names:
+            return None  # an MCP server__tool name, wherever it sits (tool-name value maps)
         if path in self.withheld_paths and not self.allow_mcp_names:
             return None
         if self.mode == "discover":

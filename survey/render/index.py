@@ -12,21 +12,33 @@ from survey.evidence.claims import Claim
 from survey.render.render import environment
 from survey.snapshot.store import load_json
 
-# (row label, claim id per runtime is looked up by this key in each snapshot's claims)
-ROWS = (
-    ("Client version in transcript", "no_version"),
-    ("Timestamps", "no_timestamp"),
-    ("File identity", "dir_equals_file"),
-    ("Native call id", "tool_use_keyset"),
-    ("Results recorded", "no_tool_results"),
-    ("Exit code", "exit_codes"),
-    ("Failure flag", "no_is_error"),
-    ("Subagent files", "basis_files"),
-    ("Parent names child", "child_in_parent"),
-    ("Oversized output", "agent_tools_count"),
-    ("Usage", "no_usage"),
-    ("Lifecycle end marker", "turn_ended_last"),
+# (row label, claim ids): each snapshot's cell is the first of these claims it states. The
+# first id is the name the Claude Code and Codex pages use; a later id is the Cursor page's
+# name for the same property.
+ROWS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Client version in transcript", ("client_version", "no_version")),
+    ("Timestamps", ("timestamps", "no_timestamp")),
+    ("File identity", ("file_identity", "dir_equals_file")),
+    ("Native call id", ("native_call_id", "tool_use_keyset")),
+    ("Results recorded", ("results_recorded", "no_tool_results")),
+    ("Exit code", ("exit_codes",)),
+    ("Failure flag", ("failure_flag", "no_is_error")),
+    ("Subagent files", ("subagent_files", "basis_files")),
+    ("Parent names child", ("child_in_parent",)),
+    ("Oversized output", ("oversized_output", "agent_tools_count")),
+    ("Usage", ("usage", "no_usage")),
+    ("Skill evidence", ("skill_evidence",)),
+    ("Lifecycle end marker", ("turn_ended_last",)),
 )
+
+
+def cell(claims: dict[str, Claim], ids: tuple[str, ...], runtime: str) -> dict:
+    """The first claim of ``ids`` the snapshot states, or "not surveyed"."""
+    for cid in ids:
+        c = claims.get(cid)
+        if c is not None:
+            return {"text": c.text, "claim": cid, "provenance": c.provenance, "page": f"{runtime}.md"}
+    return {"text": "not surveyed", "claim": None, "provenance": None, "page": None}
 
 
 def render_index(snaps: list[Path], out: Path) -> Path:
@@ -37,13 +49,8 @@ def render_index(snaps: list[Path], out: Path) -> Path:
         cols.append({"runtime": m.get("runtime"), "title": m.get("title"), "date": m.get("date"),
                      "files": m.get("counts", {}).get("files"), "fixture": m.get("fixture"),
                      "snapshot": str(s), "claims": claims})
-    rows = []
-    for label, cid in ROWS:
-        cells = []
-        for c in cols:
-            cl = c["claims"].get(cid)
-            cells.append(cl.text if cl else "not surveyed")
-        rows.append({"label": label, "cells": cells})
+    rows = [{"label": label, "cells": [cell(c["claims"], ids, c["runtime"]) for c in cols]}
+            for label, ids in ROWS]
     tpl = environment().get_template("index.md.j2")
     text = tpl.render(cols=cols, rows=rows)
     out.parent.mkdir(parents=True, exist_ok=True)

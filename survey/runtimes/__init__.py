@@ -6,7 +6,7 @@ import importlib
 
 from survey.runtimes.base import Profile
 
-NAMES = ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream")
+NAMES = ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream", "claude_code", "codex")
 
 
 def get(name: str) -> Profile:

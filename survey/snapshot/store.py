@@ -57,6 +57,11 @@ class SnapshotWriter:
         return self.tmp
 
     def write_inventory(self, inv: pl.DataFrame) -> None:
+        if inv.height == 0:  # an empty corpus still gets a readable (empty) inventory
+            part = self.tmp / "inventory" / "stratum=none"
+            part.mkdir(parents=True)
+            inv.drop("stratum").write_parquet(part / "00000000.parquet")
+            return
         inv.write_parquet(self.tmp / "inventory", partition_by="stratum")
 
     def write_table(self, name: str, df: pl.DataFrame | pl.LazyFrame) -> None:

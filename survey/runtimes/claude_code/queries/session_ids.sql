@@ -1,0 +1,24 @@
+-- Question: How many distinct sessionId values does each transcript file carry, and does it equal the id in its path?
+-- Used by: claude_code page: File layout and identity
+-- Inputs: inventory, walk/links.parquet
+-- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/session_ids.sql"
+WITH t AS (
+    SELECT file_id, surface, session_id, parent_id
+    FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
+    WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
+), s AS (
+    SELECT file_id, count(DISTINCT ref) AS n, any_value(ref) AS ref
+    FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'session'
+    GROUP BY file_id
+)
+SELECT
+    t.surface,
+    count(*)                                                      AS files,
+    count(*) FILTER (WHERE s.n = 1)                               AS one_session_id,
+    count(*) FILTER (WHERE s.n > 1)                               AS several_session_ids,
+    count(*) FILTER (WHERE s.n IS NULL)                           AS no_session_id,
+    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.session_id)      AS equals_file_name_id,
+    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.parent_id)       AS equals_parent_folder_id
+FROM t LEFT JOIN s USING (file_id)
+GROUP BY t.surface
+ORDER BY t.surface;
