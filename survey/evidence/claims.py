@@ -59,6 +59,16 @@ class Claim:
         return Claim(evidence=ev, **d)
 
 
+def pct(a: int, b: int) -> str:
+    """A share as the pages print it (``12.5%``), or ``n/a`` of nothing."""
+    return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+
+def as_int(v: Any) -> int:
+    """A census cell as an int (NULL counts as 0)."""
+    return int(v or 0)
+
+
 def fmt(n: int | float | None) -> str:
     """Thousands separators, as on the reference pages (1,295)."""
     if n is None:

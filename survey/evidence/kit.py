@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_bytes
+from survey.evidence.claims import Claim, Evidence, MissingEvidence, as_int, fmt, human_bytes
+
+FRAME_PROBLEMS = ("malformed", "blank", "partial", "oversized", "not_object", "invalid_utf8", "too_deep")
 
 
 class Kit:
@@ -56,6 +58,25 @@ class Kit:
         return Evidence(source=f"probe:{pid}", result=res,
                         scope=f"{fmt(p['files_scanned'])} files, {human_bytes(p['bytes_scanned'])} (every file in scope '{p['scope']}')",
                         command=p["duckdb_command"], second_command=p["rg_command"])
+
+    def surface_counts(self, names: tuple[str, ...]) -> tuple[dict[str, int], int]:
+        """Files per named surface (0 when absent) and the corpus total."""
+        surf = {r["surface"]: r for r in self.rows("files_by_surface")}
+        return ({s: as_int(surf.get(s, {}).get("files")) for s in names},
+                sum(as_int(r["files"]) for r in surf.values()))
+
+    def basis_frames(self, unit: str = "frames") -> int:
+        """State the walk's basis (frames parsed, and every framing problem); return ok frames."""
+        fs = {r["frame_status"]: as_int(r["frames"]) for r in self.rows("frame_status")}
+        ok = fs.get("ok", 0)
+        bad = {s: fs.get(s, 0) for s in FRAME_PROBLEMS}
+        self.state("basis_frames", "census",
+                   f"{fmt(self.walked)} files were walked ({human_bytes(self.walked_bytes)}): {fmt(ok)} {unit} parsed; "
+                   + ", ".join(f"{s} {fmt(v)}" for s, v in bad.items() if v or s in ("malformed", "blank", "partial"))
+                   + ".",
+                   self.ev("frame_status", f"ok {fmt(ok)}; " + "; ".join(f"{s} {v}" for s, v in bad.items())),
+                   value={"ok": ok, **bad})
+        return ok
 
     # -- stating ----------------------------------------------------------------------
     def state(self, id: str, kind: str, text: str, *evidence: Evidence, value: Any = None,

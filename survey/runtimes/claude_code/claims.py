@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from survey.evidence.claims import fmt, human_bytes
+from survey.evidence.claims import as_int, fmt, human_bytes, pct
 from survey.evidence.kit import Kit
 
 TRANSCRIPTS = ("parent", "subagent", "workflow_agent")
-FRAME_PROBLEMS = ("malformed", "blank", "partial", "oversized", "not_object", "invalid_utf8", "too_deep")
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
-
-
-def _i(v: Any) -> int:
-    return int(v or 0)
 
 
 def claims(k: Kit) -> None:
@@ -32,27 +23,20 @@ def claims(k: Kit) -> None:
 
 def _basis(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: _i(surf.get(s, {}).get("files")) for s in (*TRANSCRIPTS, "subagent_meta", "workflow_meta",
+    n = {s: as_int(surf.get(s, {}).get("files")) for s in (*TRANSCRIPTS, "subagent_meta", "workflow_meta",
                                                          "journal", "tool_result_txt", "other")}
-    total = sum(_i(r["files"]) for r in surf.values())
+    total = sum(as_int(r["files"]) for r in surf.values())
     transcripts = sum(n[s] for s in TRANSCRIPTS)
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['parent'])} parent transcripts, {fmt(n['subagent'])} "
             f"subagent transcripts with {fmt(n['subagent_meta'])} .meta.json files, {fmt(n['workflow_agent'])} workflow "
             f"agents with {fmt(n['workflow_meta'])} metas and {fmt(n['journal'])} journals, {fmt(n['tool_result_txt'])} "
             f"persisted tool-result files and {fmt(n['other'])} other files. Parents are "
-            f"{_pct(n['parent'], transcripts)} of the {fmt(transcripts)} transcripts.",
+            f"{pct(n['parent'], transcripts)} of the {fmt(transcripts)} transcripts.",
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
             value={"total": total, **n})
 
-    fs = {r["frame_status"]: r for r in k.rows("frame_status")}
-    ok = _i(fs.get("ok", {}).get("frames"))
-    bad = {s: _i(fs.get(s, {}).get("frames")) for s in FRAME_PROBLEMS}
-    k.state("basis_frames", "census",
-            f"{fmt(k.walked)} files were walked ({human_bytes(k.walked_bytes)}): {fmt(ok)} records parsed; "
-            + ", ".join(f"{s} {fmt(v)}" for s, v in bad.items() if v or s in ("malformed", "blank", "partial")) + ".",
-            k.ev("frame_status", f"ok {fmt(ok)}; " + "; ".join(f"{s} {v}" for s, v in bad.items())),
-            value={"ok": ok, **bad})
+    k.basis_frames("records")
 
 
 def _classes(k: Kit) -> None:
@@ -60,7 +44,7 @@ def _classes(k: Kit) -> None:
     by_class: dict[str, int] = {}
     keysets: dict[str, int] = {}
     for r in jc:
-        by_class[r["rclass"]] = by_class.get(r["rclass"], 0) + _i(r["records"])
+        by_class[r["rclass"]] = by_class.get(r["rclass"], 0) + as_int(r["records"])
         keysets[r["rclass"]] = keysets.get(r["rclass"], 0) + 1
     records = sum(by_class.values())
     widest = max(keysets.items(), key=lambda kv: (kv[1], kv[0]), default=("none", 0))
@@ -74,9 +58,9 @@ def _classes(k: Kit) -> None:
 
     vs = k.rows("versions")
     sc = k.rows("surface_classes")
-    t_records = sum(_i(r["records"]) for r in sc if r["surface"] in TRANSCRIPTS)
-    with_v = sum(_i(r["records"]) for r in vs)
-    mixing = max((_i(r["files_mixing_versions"]) for r in vs), default=0)
+    t_records = sum(as_int(r["records"]) for r in sc if r["surface"] in TRANSCRIPTS)
+    with_v = sum(as_int(r["records"]) for r in vs)
+    mixing = max((as_int(r["files_mixing_versions"]) for r in vs), default=0)
     names = [r["version"] for r in vs]
     span = f"{names[0]} to {names[-1]}" if names else "none"
     k.state("client_version", "value_map",
@@ -84,14 +68,14 @@ def _classes(k: Kit) -> None:
             f"{len(vs)} versions ({span}); {fmt(mixing)} files mix versions. Shapes below are stratified by it.",
             k.ev("versions", "; ".join(f"{r['version']} {r['files']} files" for r in vs) or "none"),
             k.ev("surface_classes", f"{fmt(t_records)} transcript records"),
-            value={r["version"]: _i(r["files"]) for r in vs}, headline=True)
+            value={r["version"]: as_int(r["files"]) for r in vs}, headline=True)
 
     ts = k.rows("timestamps")
-    recs = sum(_i(r["records"]) for r in ts)
-    with_ts = sum(_i(r["with_timestamp"]) for r in ts)
-    without = [r["rclass"] for r in ts if _i(r["with_timestamp"]) == 0]
+    recs = sum(as_int(r["records"]) for r in ts)
+    with_ts = sum(as_int(r["with_timestamp"]) for r in ts)
+    without = [r["rclass"] for r in ts if as_int(r["with_timestamp"]) == 0]
     k.state("timestamps", "rate",
-            f"{fmt(with_ts)} of {fmt(recs)} records ({_pct(with_ts, recs)}) carry a top-level ISO `timestamp`; "
+            f"{fmt(with_ts)} of {fmt(recs)} records ({pct(with_ts, recs)}) carry a top-level ISO `timestamp`; "
             + (f"classes without one: {', '.join(without)}." if without else "every class carries one."),
             k.ev("timestamps", f"{with_ts}/{recs}; without: {', '.join(without) or 'none'}"),
             value=[with_ts, recs])
@@ -108,20 +92,20 @@ def _identity(k: Kit) -> None:
     si = {r["surface"]: r for r in k.rows("session_ids")}
     p = si.get("parent", {})
     kids = [si[s] for s in ("subagent", "workflow_agent") if s in si]
-    kid_files = sum(_i(r["files"]) for r in kids)
-    kid_eq = sum(_i(r["equals_parent_folder_id"]) for r in kids)
-    several = sum(_i(r["several_session_ids"]) for r in si.values())
+    kid_files = sum(as_int(r["files"]) for r in kids)
+    kid_eq = sum(as_int(r["equals_parent_folder_id"]) for r in kids)
+    several = sum(as_int(r["several_session_ids"]) for r in si.values())
     k.state("file_identity", "rate",
             f"One sessionId per file ({fmt(several)} files carry several). A parent's sessionId equals its file name in "
-            f"{fmt(_i(p.get('equals_file_name_id')))} of {fmt(_i(p.get('files')))} parent files; a subagent or workflow file "
+            f"{fmt(as_int(p.get('equals_file_name_id')))} of {fmt(as_int(p.get('files')))} parent files; a subagent or workflow file "
             f"carries its parent session's id (the folder name) in {fmt(kid_eq)} of {fmt(kid_files)}.",
             k.ev("session_ids", "; ".join(f"{s}: {r['equals_file_name_id']}/{r['equals_parent_folder_id']}/{r['files']}"
                                           for s, r in si.items())),
-            value=[_i(p.get("equals_file_name_id")), _i(p.get("files")), kid_eq, kid_files, several],
+            value=[as_int(p.get("equals_file_name_id")), as_int(p.get("files")), kid_eq, kid_files, several],
             headline=True)
 
     dag = k.rows("uuid_dag")
-    tot = {c: sum(_i(r[c]) for r in dag) for c in ("files", "uuids", "duplicate_uuids", "files_with_duplicates",
+    tot = {c: sum(as_int(r[c]) for r in dag) for c in ("files", "uuids", "duplicate_uuids", "files_with_duplicates",
                                                      "parent_refs", "dangling_parents", "files_with_dangling",
                                                      "dangling_found_in_another_file")}
     k.state("uuid_dag", "census",
@@ -136,7 +120,7 @@ def _identity(k: Kit) -> None:
 
 def _calls(k: Kit) -> None:
     tp = k.rows("tool_pairs")
-    s = {c: sum(_i(r[c]) for r in tp) for c in ("calls", "results", "paired", "unpaired_calls", "orphan_results",
+    s = {c: sum(as_int(r[c]) for r in tp) for c in ("calls", "results", "paired", "unpaired_calls", "orphan_results",
                                                   "orphans_paired_in_another_file", "calls_answered_twice")}
     k.state("native_call_id", "rate",
             f"Calls carry a native id: tool_use.id pairs with tool_result.tool_use_id within a file. {fmt(s['paired'])} of "
@@ -149,7 +133,7 @@ def _calls(k: Kit) -> None:
     tt = k.rows("tool_use_result_types")
     by_type: dict[str, int] = {}
     for r in tt:
-        by_type[r["jtype"]] = by_type.get(r["jtype"], 0) + _i(r["records"])
+        by_type[r["jtype"]] = by_type.get(r["jtype"], 0) + as_int(r["records"])
     tur = sum(by_type.values())
     k.state("results_recorded", "census",
             f"Results are recorded: {fmt(s['results'])} tool_result blocks in user records, and {fmt(tur)} user records "
@@ -163,9 +147,9 @@ def _calls(k: Kit) -> None:
             k.ev("tool_use_result_types", f"{len(tt)} rows"), value=by_type)
 
     ie = k.rows("is_error")
-    f = {c: sum(_i(r[c]) for r in ie) for c in ("results", "is_error_true", "is_error_false", "is_error_absent",
+    f = {c: sum(as_int(r[c]) for r in ie) for c in ("results", "is_error_true", "is_error_false", "is_error_absent",
                                                   "is_error_other")}
-    never = [r["version"] for r in ie if _i(r["is_error_true"]) + _i(r["is_error_false"]) == 0]
+    never = [r["version"] for r in ie if as_int(r["is_error_true"]) + as_int(r["is_error_false"]) == 0]
     k.state("failure_flag", "value_map",
             f"is_error is true on {fmt(f['is_error_true'])}, false on {fmt(f['is_error_false'])} and absent on "
             f"{fmt(f['is_error_absent'])} of {fmt(f['results'])} tool_result blocks: absent means unknown, not success"
@@ -181,7 +165,7 @@ def _calls(k: Kit) -> None:
                        and r["value"] == "<withheld>"), 0)
     k.state("tool_names", "value_map",
             f"{len([r for r in names if r['name'] != '<withheld>'])} reviewed tool names over "
-            f"{fmt(sum(_i(r['calls']) for r in names))} calls"
+            f"{fmt(sum(as_int(r['calls']) for r in names))} calls"
             + (f"; {fmt(withheld['calls'])} calls carry {fmt(distinct_w)} unreviewed (MCP) names, withheld" if withheld else "")
             + ". Tool names are an open set.",
             k.ev("tool_names", f"{len(names)} rows"), value={r["name"]: r["calls"] for r in names})
@@ -190,9 +174,9 @@ def _calls(k: Kit) -> None:
 
 
 def _subagents(k: Kit) -> None:
-    basis = {r["surface"]: _i(r["files"]) for r in k.rows("files_by_surface")}
+    basis = {r["surface"]: as_int(r["files"]) for r in k.rows("files_by_surface")}
     lin = {r["surface"]: r for r in k.rows("child_lineage")}
-    sessions = max((_i(r["sessions_with_children"]) for r in lin.values()), default=0)
+    sessions = max((as_int(r["sessions_with_children"]) for r in lin.values()), default=0)
     k.state("subagent_files", "census",
             f"{fmt(basis.get('subagent', 0))} subagent transcripts (subagents/agent-<id>.jsonl, each with a .meta.json) and "
             f"{fmt(basis.get('workflow_agent', 0))} workflow agents (subagents/workflows/wf_<id>/), in {fmt(sessions)} sessions.",
@@ -204,32 +188,32 @@ def _subagents(k: Kit) -> None:
 
     sa, wf = lin.get("subagent", {}), lin.get("workflow_agent", {})
     k.state("child_in_parent", "rate",
-            f"The parent transcript names the child's agent id for {fmt(_i(sa.get('named_in_parent')))} of "
-            f"{fmt(_i(sa.get('parent_walked')))} subagent files and {fmt(_i(wf.get('named_in_parent')))} of "
-            f"{fmt(_i(wf.get('parent_walked')))} workflow agents whose parent was walked "
+            f"The parent transcript names the child's agent id for {fmt(as_int(sa.get('named_in_parent')))} of "
+            f"{fmt(as_int(sa.get('parent_walked')))} subagent files and {fmt(as_int(wf.get('named_in_parent')))} of "
+            f"{fmt(as_int(wf.get('parent_walked')))} workflow agents whose parent was walked "
             "(the agent id found anywhere in the parent file's bytes). Lineage is the folder, plus the meta's "
             "toolUseId.",
             k.ev("child_lineage", "; ".join(f"{s} {r['named_in_parent']}/{r['files']}" for s, r in lin.items()) or "none",
                  scope=f"{fmt(k.total)} files (whole corpus)"),
-            value=[_i(sa.get("named_in_parent")), _i(sa.get("parent_walked")), _i(wf.get("named_in_parent")),
-                   _i(wf.get("parent_walked"))])
+            value=[as_int(sa.get("named_in_parent")), as_int(sa.get("parent_walked")), as_int(wf.get("named_in_parent")),
+                   as_int(wf.get("parent_walked"))])
 
     mj = {r["surface"]: r for r in k.rows("meta_join")}
     m = mj.get("subagent_meta", {})
     w = mj.get("workflow_meta", {})
     k.state("meta_join", "rate",
             f"A subagent .meta.json toolUseId names a tool_use call in its session's parent file for "
-            f"{fmt(_i(m.get('joined_parent_call')))} of {fmt(_i(m.get('metas')))} metas ({fmt(_i(m.get('metas')) - _i(m.get('with_tool_use_id')))} "
-            f"carry no toolUseId; {fmt(_i(m.get('joined_any_call')) - _i(m.get('joined_parent_call')))} name a call of another "
+            f"{fmt(as_int(m.get('joined_parent_call')))} of {fmt(as_int(m.get('metas')))} metas ({fmt(as_int(m.get('metas')) - as_int(m.get('with_tool_use_id')))} "
+            f"carry no toolUseId; {fmt(as_int(m.get('joined_any_call')) - as_int(m.get('joined_parent_call')))} name a call of another "
             f"transcript, as a child spawned by a subagent would). Workflow metas carrying one: "
-            f"{fmt(_i(w.get('with_tool_use_id')))} of {fmt(_i(w.get('metas')))}.",
+            f"{fmt(as_int(w.get('with_tool_use_id')))} of {fmt(as_int(w.get('metas')))}.",
             k.ev("meta_join", "; ".join(f"{s} {r['joined_parent_call']}/{r['metas']}" for s, r in mj.items()) or "none"),
-            value=[_i(m.get("joined_parent_call")), _i(m.get("metas"))])
+            value=[as_int(m.get("joined_parent_call")), as_int(m.get("metas"))])
 
     sc = k.rows("sidechain")
     by: dict[str, dict[str, int]] = {}
     for r in sc:
-        by.setdefault(r["surface"], {})[r["is_sidechain"]] = _i(r["records"])
+        by.setdefault(r["surface"], {})[r["is_sidechain"]] = as_int(r["records"])
     parts = [f"{s}: " + ", ".join(f"{v} {fmt(n)}" for v, n in sorted(d.items())) for s, d in sorted(by.items())
              if s in TRANSCRIPTS]
     k.state("sidechain", "value_map",
@@ -239,15 +223,15 @@ def _subagents(k: Kit) -> None:
 
 def _output(k: Kit) -> None:
     p = k.one("persisted")
-    pres, miss = _i(p.get("target_present")), _i(p.get("target_missing"))
+    pres, miss = as_int(p.get("target_present")), as_int(p.get("target_missing"))
     k.state("oversized_output", "census",
             f"Oversized output moves to <sid>/tool-results/: {fmt(pres + miss)} tool results name a persisted file "
             f"(toolUseResult.persistedOutputPath): {fmt(pres)} present, {fmt(miss)} missing on disk; "
-            f"{fmt(_i(p.get('results_with_marker')))} results carry the <persisted-output> marker; tool-results/ holds "
-            f"{fmt(_i(p.get('tool_result_files')))} files (largest {human_bytes(_i(p.get('max_tool_result_file_bytes')))}).",
+            f"{fmt(as_int(p.get('results_with_marker')))} results carry the <persisted-output> marker; tool-results/ holds "
+            f"{fmt(as_int(p.get('tool_result_files')))} files (largest {human_bytes(as_int(p.get('max_tool_result_file_bytes')))}).",
             k.ev("persisted", f"present {pres}, missing {miss}"),
-            value={"present": pres, "missing": miss, "marker": _i(p.get("results_with_marker")),
-                   "files": _i(p.get("tool_result_files"))})
+            value={"present": pres, "missing": miss, "marker": as_int(p.get("results_with_marker")),
+                   "files": as_int(p.get("tool_result_files"))})
 
     rl = k.rows("result_lengths")
     a = next((r for r in rl if r["tool"] == "(all tools)"), {})
@@ -257,11 +241,11 @@ def _output(k: Kit) -> None:
             k.ev("result_lengths", f"{a}"), value={r["tool"]: [r["p50"], r["p99"], r["max"]] for r in rl})
 
     th = k.one("thinking")
-    tb, so = _i(th.get("thinking_blocks")), _i(th.get("signature_only"))
+    tb, so = as_int(th.get("thinking_blocks")), as_int(th.get("signature_only"))
     k.state("thinking", "rate",
-            f"{fmt(so)} of {fmt(tb)} thinking blocks ({_pct(so, tb)}) are signature-only (empty thinking text); "
+            f"{fmt(so)} of {fmt(tb)} thinking blocks ({pct(so, tb)}) are signature-only (empty thinking text); "
             f"{fmt(th.get('with_text'))} carry text; {fmt(th.get('redacted'))} redacted_thinking blocks.",
-            k.ev("thinking", f"{so}/{tb}"), value={"signature_only": so, "with_text": _i(th.get("with_text"))})
+            k.ev("thinking", f"{so}/{tb}"), value={"signature_only": so, "with_text": as_int(th.get("with_text"))})
 
     se = k.one("skill_evidence")
     k.state("skill_evidence", "census",
@@ -281,7 +265,7 @@ def _usage(k: Kit) -> None:
             f"({fmt(o.get('naive_sum'))}) over-counts the sum de-duplicated on sessionId + message.id "
             f"({fmt(o.get('dedup_sum'))}) by a factor of {o.get('factor') or 'n/a'}.",
             k.ev("usage_dedup", "; ".join(f"{n} ×{r['factor']}" for n, r in us.items()) or "no usage"),
-            value={"naive_output_tokens": _i(o.get("naive_sum")), "dedup_output_tokens": _i(o.get("dedup_sum")),
+            value={"naive_output_tokens": as_int(o.get("naive_sum")), "dedup_output_tokens": as_int(o.get("dedup_sum")),
                    "factor": o.get("factor")},
             headline=True)
 

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from survey.evidence.claims import fmt, human_bytes
+from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
 
 ROLLOUTS = ("rollout", "archived_rollout", "rollout_unnamed")
-FRAME_PROBLEMS = ("malformed", "blank", "partial", "oversized", "not_object", "invalid_utf8", "too_deep")
 OUTPUT_PATH = "$.payload.output"
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
-
-
-def _i(v: Any) -> int:
-    return int(v or 0)
 
 
 def claims(k: Kit) -> None:
@@ -32,8 +23,8 @@ def claims(k: Kit) -> None:
 
 def _basis(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: _i(surf.get(s, {}).get("files")) for s in (*ROLLOUTS, "other")}
-    total = sum(_i(r["files"]) for r in surf.values())
+    n = {s: as_int(surf.get(s, {}).get("files")) for s in (*ROLLOUTS, "other")}
+    total = sum(as_int(r["files"]) for r in surf.values())
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['rollout'])} rollouts in the dated layout, "
             f"{fmt(n['archived_rollout'])} flat (archived) rollouts, {fmt(n['rollout_unnamed'])} rollouts without a uuid "
@@ -41,19 +32,12 @@ def _basis(k: Kit) -> None:
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
             value={"total": total, **n})
 
-    fs = {r["frame_status"]: r for r in k.rows("frame_status")}
-    ok = _i(fs.get("ok", {}).get("frames"))
-    bad = {s: _i(fs.get(s, {}).get("frames")) for s in FRAME_PROBLEMS}
-    k.state("basis_frames", "census",
-            f"{fmt(k.walked)} files were walked ({human_bytes(k.walked_bytes)}): {fmt(ok)} records parsed; "
-            + ", ".join(f"{s} {fmt(v)}" for s, v in bad.items() if v or s in ("malformed", "blank", "partial")) + ".",
-            k.ev("frame_status", f"ok {fmt(ok)}; " + "; ".join(f"{s} {v}" for s, v in bad.items())),
-            value={"ok": ok, **bad})
+    k.basis_frames("records")
 
     rc = k.rows("record_classes")
     by_class: dict[str, int] = {}
     for r in rc:
-        by_class[r["rclass"]] = by_class.get(r["rclass"], 0) + _i(r["records"])
+        by_class[r["rclass"]] = by_class.get(r["rclass"], 0) + as_int(r["records"])
     k.state("record_classes", "census",
             f"{len(by_class)} record classes (type, or type/payload.type) over {fmt(sum(by_class.values()))} records, "
             f"with {fmt(len(rc))} distinct top-level key sets. A reader must accept classes it does not know.",
@@ -66,17 +50,17 @@ def _basis(k: Kit) -> None:
     span = f"{names[0]} to {names[-1]}" if names else "none"
     k.state("client_version", "value_map",
             f"The client version is recorded once per header, not per record: `session_meta.payload.cli_version`, "
-            f"{len(names)} versions ({span}) over {fmt(sum(_i(r['files']) for r in vs))} rollouts (by each file's first "
+            f"{len(names)} versions ({span}) over {fmt(sum(as_int(r['files']) for r in vs))} rollouts (by each file's first "
             "header). Shapes below are stratified by it.",
             k.ev("versions", "; ".join(f"{r['version']} {r['files']} files" for r in vs) or "none"),
-            value={r["version"]: _i(r["files"]) for r in vs}, headline=True)
+            value={r["version"]: as_int(r["files"]) for r in vs}, headline=True)
 
     ts = k.rows("timestamps")
-    recs = sum(_i(r["records"]) for r in ts)
-    with_ts = sum(_i(r["with_timestamp"]) for r in ts)
-    without = [r["rclass"] for r in ts if _i(r["with_timestamp"]) < _i(r["records"])]
+    recs = sum(as_int(r["records"]) for r in ts)
+    with_ts = sum(as_int(r["with_timestamp"]) for r in ts)
+    without = [r["rclass"] for r in ts if as_int(r["with_timestamp"]) < as_int(r["records"])]
     k.state("timestamps", "rate",
-            f"{fmt(with_ts)} of {fmt(recs)} records ({_pct(with_ts, recs)}) carry a top-level ISO `timestamp`"
+            f"{fmt(with_ts)} of {fmt(recs)} records ({pct(with_ts, recs)}) carry a top-level ISO `timestamp`"
             + (f"; classes where some lack one: {', '.join(without)}." if without else "."),
             k.ev("timestamps", f"{with_ts}/{recs}"), value=[with_ts, recs])
 
@@ -88,10 +72,10 @@ def _identity(k: Kit) -> None:
             f"of {fmt(fi.get('files_with_session_meta'))} rollouts with a header ({fmt(fi.get('first_id_differs'))} differ); "
             f"session_meta is the first record in {fmt(fi.get('session_meta_first_record'))} of {fmt(fi.get('files'))}.",
             k.ev("file_identity", f"{fi}"),
-            value=[_i(fi.get("first_id_equals_filename")), _i(fi.get("files_with_session_meta")), _i(fi.get("files"))],
+            value=[as_int(fi.get("first_id_equals_filename")), as_int(fi.get("files_with_session_meta")), as_int(fi.get("files"))],
             headline=True)
 
-    hd = {str(r["headers"]): _i(r["files"]) for r in k.rows("session_meta_headers")}
+    hd = {str(r["headers"]): as_int(r["files"]) for r in k.rows("session_meta_headers")}
     ex = {r["kind"]: r for r in k.rows("extra_headers")}
     several = sum(n for h, n in hd.items() if int(h) > 1)
     k.state("headers", "census",
@@ -100,12 +84,12 @@ def _identity(k: Kit) -> None:
             + ". Expect more than one header per file.",
             k.ev("session_meta_headers", "; ".join(f"{h} headers: {n} files" for h, n in hd.items())),
             k.ev("extra_headers", f"{len(ex)} kinds"),
-            value={"per_file": hd, "extra": {kind: _i(r["headers"]) for kind, r in ex.items()}})
+            value={"per_file": hd, "extra": {kind: as_int(r["headers"]) for kind, r in ex.items()}})
 
 
 def _subagents(k: Kit) -> None:
     sa = k.one("subagents")
-    kids = _i(sa.get("subagent_files"))
+    kids = as_int(sa.get("subagent_files"))
     k.state("subagent_files", "census",
             f"{fmt(kids)} of {fmt(sa.get('files_with_header'))} rollouts are subagent children (first header id differs "
             f"from its session_id); {fmt(sa.get('with_history_start_ordinal'))} carry subagent_history_start_ordinal. "
@@ -117,7 +101,7 @@ def _subagents(k: Kit) -> None:
             f"(collab_agent_spawn_end.new_thread_id, sub_agent_activity.agent_thread_id) names the child for "
             f"{fmt(sa.get('named_by_a_structured_field'))} of {fmt(kids)}.",
             k.ev("subagents", f"parent present {sa.get('parent_rollout_present')}, named {sa.get('named_by_a_structured_field')}"),
-            value=[_i(sa.get("named_by_a_structured_field")), kids, _i(sa.get("parent_rollout_present"))])
+            value=[as_int(sa.get("named_by_a_structured_field")), kids, as_int(sa.get("parent_rollout_present"))])
 
     ih = k.one("inherited_history")
     k.state("inherited_history", "census",
@@ -132,11 +116,11 @@ def _calls(k: Kit) -> None:
     cj = k.rows("call_joins")
     calls = [r for r in cj if r["side"] == "call"]
     outs = [r for r in cj if r["side"] == "output"]
-    paired = sum(_i(r["joined"]) for r in outs)
-    unp_calls = sum(_i(r["unpaired"]) for r in calls)
-    unp_outs = sum(_i(r["unpaired"]) for r in outs)
-    n_calls = sum(_i(r["records"]) for r in calls)
-    n_outs = sum(_i(r["records"]) for r in outs)
+    paired = sum(as_int(r["joined"]) for r in outs)
+    unp_calls = sum(as_int(r["unpaired"]) for r in calls)
+    unp_outs = sum(as_int(r["unpaired"]) for r in outs)
+    n_calls = sum(as_int(r["records"]) for r in calls)
+    n_outs = sum(as_int(r["records"]) for r in outs)
     k.state("native_call_id", "rate",
             f"Calls carry a native id: `call_id` joins a call to its output within a rollout. {fmt(paired)} of "
             f"{fmt(n_outs)} outputs answer a call of their file; {fmt(unp_calls)} of {fmt(n_calls)} calls have no output; "
@@ -152,7 +136,7 @@ def _calls(k: Kit) -> None:
     k.state("item_ids", "rate",
             f"Response item ids (`payload.id`) equal a call_id in {fmt(ii.get('item_ids_equal_to_a_call_id'))} of "
             f"{fmt(ii.get('item_ids'))} cases: never use an item id as a call id.",
-            k.ev("item_ids", f"{ii}"), value=_i(ii.get("item_ids_equal_to_a_call_id")))
+            k.ev("item_ids", f"{ii}"), value=as_int(ii.get("item_ids_equal_to_a_call_id")))
 
     ej = k.rows("event_joins")
     k.state("event_joins", "rate",
@@ -162,17 +146,17 @@ def _calls(k: Kit) -> None:
             k.ev("event_joins", f"{len(ej)} event classes"), value={r["rclass"]: [r["joined_call"], r["records"]] for r in ej})
 
     tn = k.rows("tool_names")
-    mcp = sum(_i(r["calls"]) for r in tn if r["kind"])
+    mcp = sum(as_int(r["calls"]) for r in tn if r["kind"])
     k.state("tool_names", "value_map",
             f"{len({r['name'] for r in tn if not r['kind'] and r['name'] != '<withheld>'})} reviewed tool names over "
-            f"{fmt(sum(_i(r['calls']) for r in tn))} calls; {fmt(mcp)} MCP calls (a namespace beside the name; both withheld). "
+            f"{fmt(sum(as_int(r['calls']) for r in tn))} calls; {fmt(mcp)} MCP calls (a namespace beside the name; both withheld). "
             "Tool names are an open set.",
             k.ev("tool_names", f"{len(tn)} rows"), value={f"{r['rclass']}:{r['name']}": r["calls"] for r in tn})
 
     ar = k.rows("arguments")
-    s = sum(_i(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
+    s = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
             and r["path"] == "$.payload.arguments" and r["jtype"] == "string")
-    obj = sum(_i(r["occurrences"]) for r in ar if r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")
+    obj = sum(as_int(r["occurrences"]) for r in ar if r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")
     k.state("arguments", "rate",
             f"function_call arguments are a JSON document inside a string ({fmt(s)} calls); {fmt(obj)} decode to an object "
             "(keys are tool parameters, or MCP argument names: counted, never described).",
@@ -181,8 +165,8 @@ def _calls(k: Kit) -> None:
 
 def _outcomes(k: Kit) -> None:
     ec = k.rows("exit_codes")
-    text = sum(_i(r["records"]) for r in ec if r["field"].endswith("(text)"))
-    num = {r["rclass"]: _i(r["records"]) for r in ec if not r["field"].endswith("(text)")}
+    text = sum(as_int(r["records"]) for r in ec if r["field"].endswith("(text)"))
+    num = {r["rclass"]: as_int(r["records"]) for r in ec if not r["field"].endswith("(text)")}
     k.state("exit_codes", "census",
             f"Exit codes live as text inside outputs in {fmt(text)} records (`Process exited with code N`, `Exit code: N`)"
             + ("; as a number in " + ", ".join(f"{c.split('/')[-1]} {fmt(n)}" for c, n in num.items()) if num
@@ -198,7 +182,7 @@ def _outcomes(k: Kit) -> None:
             f"No per-call is_error ({fmt(p['duckdb']['files_matched'])} of {fmt(p['files_scanned'])} files contain the "
             f"literal); outcome flags that do exist: {flags}; and the exit codes above.",
             k.ev_probe("no_is_error"), k.ev("failure_flags", flags),
-            value={f"{r['path']}={r['value']}": _i(r["records"]) for r in ff})
+            value={f"{r['path']}={r['value']}": as_int(r["records"]) for r in ff})
 
     cc = k.rows("class_constants")
     ct = next((r for r in cc if r["rclass"] == "response_item/custom_tool_call" and r["field"] == "status"), None)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from survey.evidence.claims import fmt, human_bytes
+from survey.evidence.claims import fmt, human_bytes, pct
 from survey.evidence.kit import Kit
-
-
-def _pct(a: int, b: int) -> str:
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
 
 
 def claims(k: Kit) -> None:
@@ -25,15 +21,7 @@ def claims(k: Kit) -> None:
                    "transcript_flat": flat, "subagent": subs, "legacy_txt": legacy,
                    "agent_tools": tools, "other": other})
 
-    fs = {r["frame_status"]: r for r in k.rows("frame_status")}
-    frames_ok = int(fs.get("ok", {}).get("frames", 0) or 0)
-    bad = {s: int(fs.get(s, {}).get("frames", 0) or 0) for s in ("malformed", "blank", "partial", "oversized",
-                                                                    "not_object", "invalid_utf8", "too_deep")}
-    k.state("basis_frames", "census",
-            f"{fmt(k.walked)} files were walked ({human_bytes(k.walked_bytes)}): {fmt(frames_ok)} frames parsed; "
-            + ", ".join(f"{s} {fmt(v)}" for s, v in bad.items() if v or s in ("malformed", "blank", "partial")) + ".",
-            k.ev("frame_status", f"ok {fmt(frames_ok)}; " + "; ".join(f"{s} {v}" for s, v in bad.items())),
-            value={"ok": frames_ok, **bad})
+    frames_ok = k.basis_frames("frames")
 
     tax = k.rows("frame_taxonomy")
     k.state("top_keysets", "census",
@@ -173,7 +161,7 @@ def claims(k: Kit) -> None:
             value=[te.get("turn_ended_last"), te.get("files_with_turn_ended")])
     k.state("files_without_turn_ended", "rate",
             f"{fmt(te.get('files_without_turn_ended'))} of {fmt(te.get('files'))} walked files "
-            f"({_pct(int(te.get('files_without_turn_ended') or 0), int(te.get('files') or 0))}) contain no turn_ended at all: "
+            f"({pct(int(te.get('files_without_turn_ended') or 0), int(te.get('files') or 0))}) contain no turn_ended at all: "
             "absence of the frame is the only unterminated-turn signal, and it is common, not an error.",
             k.ev("turn_ended", f"{te.get('files_without_turn_ended')}/{te.get('files')}"),
             value=[te.get("files_without_turn_ended"), te.get("files")])
@@ -188,7 +176,7 @@ def claims(k: Kit) -> None:
     pairs = int(ap2.get("pairs") or 0)
     k.state("assistant_pairs", "rate",
             f"Across {fmt(pairs)} adjacent assistant frame pairs (block types and lengths only): "
-            f"unrelated {_pct(int(ap2.get('unrelated') or 0), pairs)}, exact duplicate {_pct(int(ap2.get('duplicate') or 0), pairs)}, "
+            f"unrelated {pct(int(ap2.get('unrelated') or 0), pairs)}, exact duplicate {pct(int(ap2.get('duplicate') or 0), pairs)}, "
             f"{fmt(ap2.get('prefix_extension'))} prefix extensions, {fmt(ap2.get('reverse_prefix'))} reverse prefixes.",
             k.ev("assistant_pairs", f"{ap2}"), value=ap2)
 

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from survey.evidence.claims import fmt
+from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
 
 NON_JSON = ("non_json", "corrupt", "not_object", "null")
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
-
-
-def _i(v: Any) -> int:
-    return int(v or 0)
 
 
 def claims(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: _i(surf.get(s, {}).get("files")) for s in ("store", "store_sidecar", "meta_json",
+    n = {s: as_int(surf.get(s, {}).get("files")) for s in ("store", "store_sidecar", "meta_json",
                                                         "prompt_history", "other")}
-    total = sum(_i(r["files"]) for r in surf.values())
+    total = sum(as_int(r["files"]) for r in surf.values())
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['store'])} store.db, {fmt(n['store_sidecar'])} store sidecars "
             f"(-wal/-shm/-journal), {fmt(n['meta_json'])} meta.json, {fmt(n['prompt_history'])} prompt_history.json "
@@ -35,7 +27,7 @@ def claims(k: Kit) -> None:
     outcomes: dict[str, int] = {}
     for r in so:
         key = "ok+wal" if r["outcome"] == "ok" and r["wal_present"] else r["outcome"]
-        outcomes[key] = outcomes.get(key, 0) + _i(r["stores"])
+        outcomes[key] = outcomes.get(key, 0) + as_int(r["stores"])
     n_stores = sum(outcomes.values())
     ok = outcomes.get("ok", 0) + outcomes.get("ok+wal", 0)
     bad = {o: c for o, c in outcomes.items() if o not in ("ok", "ok+wal")}
@@ -55,29 +47,29 @@ def claims(k: Kit) -> None:
             f"(and {fmt(w.get('rows_wal_deleted'))} rows of the bare file are gone once it applies): "
             "a reader that ignores the WAL, or opens the store immutable, misses them.",
             k.ev("wal_rows", f"wal {w.get('with_wal')}, wal-only rows {w.get('rows_wal_only')}/{w.get('rows_seen')}"),
-            value={"with_wal": _i(w.get("with_wal")), "rows_wal_only": _i(w.get("rows_wal_only")),
-                   "rows_seen": _i(w.get("rows_seen")), "rows_wal_deleted": _i(w.get("rows_wal_deleted"))},
+            value={"with_wal": as_int(w.get("with_wal")), "rows_wal_only": as_int(w.get("rows_wal_only")),
+                   "rows_seen": as_int(w.get("rows_seen")), "rows_wal_deleted": as_int(w.get("rows_wal_deleted"))},
             headline=True)
 
     # -- blobs ----------------------------------------------------------------------------
     bc = k.rows("blob_classes")
-    json_n = sum(_i(r["blobs"]) for r in bc if r["json"])
-    non = sum(_i(r["blobs"]) for r in bc if not r["json"])
-    proto = sum(_i(r["blobs"]) for r in bc if r["rclass"] == "blob:protobuf")
-    broken = sum(_i(r["blobs"]) for r in bc if r["status"] == "corrupt")
+    json_n = sum(as_int(r["blobs"]) for r in bc if r["json"])
+    non = sum(as_int(r["blobs"]) for r in bc if not r["json"])
+    proto = sum(as_int(r["blobs"]) for r in bc if r["rclass"] == "blob:protobuf")
+    broken = sum(as_int(r["blobs"]) for r in bc if r["status"] == "corrupt")
     k.state("blob_kinds", "census",
-            f"Blobs: {fmt(json_n)} JSON messages and {fmt(non)} non-JSON rows ({_pct(non, json_n + non)} of "
+            f"Blobs: {fmt(json_n)} JSON messages and {fmt(non)} non-JSON rows ({pct(non, json_n + non)} of "
             f"{fmt(json_n + non)}): {fmt(proto)} parse as protobuf fields, {fmt(broken)} look like JSON but do not parse (cut short), "
             f"{fmt(non - proto - broken)} other.",
             k.ev("blob_classes", f"json {json_n}; non-json {non} (protobuf {proto}, broken JSON {broken})"),
             value={"json": json_n, "non_json": non, "protobuf": proto, "corrupt": broken}, headline=True)
 
     bi = k.one("blob_ids")
-    rows_, sha = _i(bi.get("blob_rows")), _i(bi.get("id_is_sha256"))
+    rows_, sha = as_int(bi.get("blob_rows")), as_int(bi.get("id_is_sha256"))
     k.state("blob_ids", "rate",
-            f"A blob's id is sha256(data) in {fmt(sha)} of {fmt(rows_)} rows ({_pct(sha, rows_)}); "
+            f"A blob's id is sha256(data) in {fmt(sha)} of {fmt(rows_)} rows ({pct(sha, rows_)}); "
             f"{fmt(bi.get('id_not_sha256'))} rows in {fmt(bi.get('stores_with_exceptions'))} stores break content addressing.",
-            k.ev("blob_ids", f"{sha}/{rows_}"), value={"true": sha, "false": _i(bi.get("id_not_sha256"))})
+            k.ev("blob_ids", f"{sha}/{rows_}"), value={"true": sha, "false": as_int(bi.get("id_not_sha256"))})
 
     ro = k.one("row_order")
     k.state("row_order", "census",
@@ -85,7 +77,7 @@ def claims(k: Kit) -> None:
             f"{fmt(ro.get('rows_created_out_of_order'))} rows of {fmt(ro.get('stores_affected'))} of "
             f"{fmt(ro.get('stores_read'))} stores read (and system blobs carry no createdAt at all).",
             k.ev("row_order", f"{ro.get('rows_created_out_of_order')} rows"),
-            value=_i(ro.get("rows_created_out_of_order")))
+            value=as_int(ro.get("rows_created_out_of_order")))
 
     # -- messages -------------------------------------------------------------------------
     roles = k.rows("roles")
@@ -104,7 +96,7 @@ def claims(k: Kit) -> None:
     pk = k.rows("part_keysets")
     types: dict[str, int] = {}
     for r in pk:
-        types[r["part_type"]] = types.get(r["part_type"], 0) + _i(r["parts"])
+        types[r["part_type"]] = types.get(r["part_type"], 0) + as_int(r["parts"])
     k.state("part_types", "value_map",
             f"Content arrays hold {len(types)} part types: "
             + ", ".join(f"{t} {fmt(c)}" for t, c in sorted(types.items(), key=lambda x: (-x[1], x[0]))) + ".",
@@ -112,36 +104,36 @@ def claims(k: Kit) -> None:
 
     # -- tool calls -----------------------------------------------------------------------
     tc = k.one("tool_call_ids")
-    calls, no_id = _i(tc.get("calls")), _i(tc.get("calls_without_id"))
-    results, with_ie = _i(tc.get("results")), _i(tc.get("results_with_is_error"))
+    calls, no_id = as_int(tc.get("calls")), as_int(tc.get("calls_without_id"))
+    results, with_ie = as_int(tc.get("results")), as_int(tc.get("results_with_is_error"))
     k.state("tool_call_ids", "rate",
             f"{fmt(calls - no_id)} of {fmt(calls)} tool-call parts carry a toolCallId ({fmt(no_id)} do not); "
-            f"{fmt(results - _i(tc.get('results_without_id')))} of {fmt(results)} tool-result parts do.",
+            f"{fmt(results - as_int(tc.get('results_without_id')))} of {fmt(results)} tool-result parts do.",
             k.ev("tool_call_ids", f"calls {calls - no_id}/{calls}; results {results}"),
             value={"calls": calls, "calls_without_id": no_id, "results": results}, headline=True)
     k.state("is_error", "rate",
-            f"isError is present on {fmt(with_ie)} of {fmt(results)} tool results ({_pct(with_ie, results)}): "
+            f"isError is present on {fmt(with_ie)} of {fmt(results)} tool results ({pct(with_ie, results)}): "
             f"true {fmt(tc.get('is_error_true'))}, false {fmt(tc.get('is_error_false'))}; "
             "when absent, a result's failure is not recorded.",
             k.ev("tool_call_ids", f"isError {with_ie}/{results}"),
-            value={"present": with_ie, "true": _i(tc.get("is_error_true")), "false": _i(tc.get("is_error_false"))})
+            value={"present": with_ie, "true": as_int(tc.get("is_error_true")), "false": as_int(tc.get("is_error_false"))})
     j = k.one("call_result_joins")
     k.state("call_result_joins", "rate",
             f"{fmt(j.get('results_joined'))} of {fmt(j.get('results_with_id'))} results name a tool-call of the same store "
             f"by toolCallId; {fmt(j.get('results_without_call'))} name no call there (the call had no id, or is absent), "
             f"and {fmt(j.get('calls_without_result'))} call(s) with an id get no result.",
             k.ev("call_result_joins", f"joined {j.get('results_joined')}/{j.get('results_with_id')}"),
-            value={x: _i(j.get(x)) for x in ("calls_with_id", "results_with_id", "results_joined",
+            value={x: as_int(j.get(x)) for x in ("calls_with_id", "results_with_id", "results_joined",
                                               "results_without_call", "calls_without_result")})
     tn = k.rows("tool_names")
     k.state("tool_names", "value_map",
-            f"{len([r for r in tn if r['name'] != '<withheld>'])} reviewed tool names over {fmt(sum(_i(r['calls']) for r in tn))} calls"
+            f"{len([r for r in tn if r['name'] != '<withheld>'])} reviewed tool names over {fmt(sum(as_int(r['calls']) for r in tn))} calls"
             + (": " + ", ".join(f"{r['name']} {fmt(r['calls'])}" for r in tn) if tn else "") + ".",
             k.ev("tool_names", f"{len(tn)} names"), value={r["name"]: r["calls"] for r in tn})
 
     md = k.rows("models")
     per = [r for r in md if r["path"] == "$.providerOptions.cursor.modelName" and r["value"] != "<absent>"]
-    absent = next((_i(r["occurrences"]) for r in md if r["value"] == "<absent>"), 0)
+    absent = next((as_int(r["occurrences"]) for r in md if r["value"] == "<absent>"), 0)
     k.state("models", "value_map",
             "Model per assistant message (providerOptions.cursor.modelName): "
             + (", ".join(f"{r['value']} {fmt(r['occurrences'])}" for r in per) or "none")
@@ -175,11 +167,11 @@ def claims(k: Kit) -> None:
             f"({fmt(ph.get('empty_arrays'))} empty), {fmt(ph.get('entries'))} entries in all "
             f"({fmt(ph.get('string_entries'))} strings, at most {fmt(ph.get('max_entries_in_file'))} in one file): counted, never read out.",
             k.ev("prompt_history", f"{ph.get('entries')} entries in {ph.get('files')} files"),
-            value={x: _i(ph.get(x)) for x in ("files", "array_files", "empty_arrays", "entries", "string_entries")})
+            value={x: as_int(ph.get(x)) for x in ("files", "array_files", "empty_arrays", "entries", "string_entries")})
 
     dm = k.rows("data_keyed_maps")
     k.state("data_keyed_maps", "census",
-            f"{fmt(sum(_i(r['maps']) for r in dm))} data-keyed maps were counted, never described"
+            f"{fmt(sum(as_int(r['maps']) for r in dm))} data-keyed maps were counted, never described"
             + (": " + "; ".join(f"{r['path']} ×{fmt(r['maps'])}" for r in dm) if dm else "") + ".",
             k.ev("data_keyed_maps", f"{len(dm)} paths"), value={r["path"]: r["maps"] for r in dm})
 

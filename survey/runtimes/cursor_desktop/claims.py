@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from survey.evidence.claims import fmt, human_bytes
+from survey.evidence.claims import as_int, fmt, human_bytes, pct
 from survey.evidence.kit import Kit
-
-
-def _pct(a: int, b: int) -> str:
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
-
-
-def _i(v: Any) -> int:
-    return int(v or 0)
 
 
 def claims(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: _i(surf.get(s, {}).get("files")) for s in ("state", "state_sidecar", "state_backup",
+    n = {s: as_int(surf.get(s, {}).get("files")) for s in ("state", "state_sidecar", "state_backup",
                                                         "workspace_json", "workspace_state", "other")}
-    total = sum(_i(r["files"]) for r in surf.values())
+    total = sum(as_int(r["files"]) for r in surf.values())
     k.state("basis_files", "census",
             f"The User folder holds {fmt(total)} files: {fmt(n['state'])} global state.vscdb, {fmt(n['state_sidecar'])} "
             f"sidecars beside it, {fmt(n['state_backup'])} backups, {fmt(n['workspace_json'])} workspace.json, "
@@ -30,23 +22,23 @@ def claims(k: Kit) -> None:
 
     so = k.rows("store_outcomes")
     ok = [r for r in so if r["outcome"] == "ok"]
-    n_ok = sum(_i(r["stores"]) for r in ok)
-    n_all = sum(_i(r["stores"]) for r in so)
+    n_ok = sum(as_int(r["stores"]) for r in ok)
+    n_all = sum(as_int(r["stores"]) for r in so)
     tables = sorted({t for r in ok for t in (r["tables"] or "").split(",") if t})
     k.state("store_outcomes", "census",
             f"{fmt(n_ok)} of {fmt(n_all)} global stores open and read"
             + ("; failures: " + ", ".join(f"{r['outcome']} {fmt(r['stores'])}" for r in so if r["outcome"] != "ok")
                if n_ok < n_all else "")
             + f". Tables present: {', '.join(tables) or 'none'}"
-            + (f" (+{fmt(sum(_i(r['other_tables']) for r in ok))} other tables, not named)"
-               if any(_i(r["other_tables"]) for r in ok) else "") + ".",
+            + (f" (+{fmt(sum(as_int(r['other_tables']) for r in ok))} other tables, not named)"
+               if any(as_int(r["other_tables"]) for r in ok) else "") + ".",
             k.ev("store_outcomes", "; ".join(f"{r['outcome']} {r['stores']} [{r['tables']}]" for r in so),
                  scope=f"{fmt(n_all)} state.vscdb files"),
             value={"ok": n_ok, "stores": n_all, "tables": tables})
 
     st = k.one("store_tables")
-    has_headers = _i(st.get("with_composer_headers"))
-    if not _i(st.get("stores")):
+    has_headers = as_int(st.get("with_composer_headers"))
+    if not as_int(st.get("stores")):
         k.state("composer_headers", "census",
                 "No global store was read, so whether composerHeaders exists is not determined.",
                 k.ev("store_tables", "0 stores"), value=None, provenance="not determined", headline=True)
@@ -66,8 +58,8 @@ def _headers_claim(k: Kit, st: dict[str, Any], has_headers: int) -> None:
             f"glass.localAgentProjects.v1 / glass.localAgentProjectMembership.v1 are present in "
             f"{fmt(st.get('with_agent_projects_key'))} / {fmt(st.get('with_agent_membership_key'))} stores.",
             k.ev("store_tables", f"composerHeaders in {has_headers}/{st.get('stores')}"),
-            value={"present": has_headers, "stores": _i(st.get("stores")),
-                   "rows": _i(st.get("composer_headers_rows"))}, headline=True)
+            value={"present": has_headers, "stores": as_int(st.get("stores")),
+                   "rows": as_int(st.get("composer_headers_rows"))}, headline=True)
 
 
 def _rest(k: Kit) -> None:
@@ -77,15 +69,15 @@ def _rest(k: Kit) -> None:
             f"({fmt(w.get('with_journal'))} a rollback journal); {fmt(w.get('rows_wal_only'))} of {fmt(w.get('rows_seen'))} rows "
             "exist only through the WAL.",
             k.ev("wal_rows", f"wal {w.get('with_wal')}; wal-only rows {w.get('rows_wal_only')}"),
-            value={"with_wal": _i(w.get("with_wal")), "rows_wal_only": _i(w.get("rows_wal_only")),
-                   "rows_seen": _i(w.get("rows_seen"))})
+            value={"with_wal": as_int(w.get("with_wal")), "rows_wal_only": as_int(w.get("rows_wal_only")),
+                   "rows_seen": as_int(w.get("rows_seen"))})
 
     kk = k.rows("key_kinds")
     kinds: dict[str, int] = {}
     for r in kk:
         if r["kind"] != "composerHeaders":
-            kinds[r["kind"]] = kinds.get(r["kind"], 0) + _i(r["cells"])
-    bad = {f"{r['kind']}:{r['status']}": _i(r["cells"]) for r in kk
+            kinds[r["kind"]] = kinds.get(r["kind"], 0) + as_int(r["cells"])
+    bad = {f"{r['kind']}:{r['status']}": as_int(r["cells"]) for r in kk
            if r["status"] not in ("ok", "opaque")}
     k.state("key_kinds", "value_map",
             f"cursorDiskKV holds {fmt(sum(kinds.values()))} cells of {len(kinds)} kinds: "
@@ -100,7 +92,7 @@ def _rest(k: Kit) -> None:
     k.state("agent_kv", "census",
             (f"agentKv cells: {fmt(kv['cells'])}, {human_bytes(kv['bytes'])} in all (largest {human_bytes(kv['max_bytes'])}): "
              "counted and sized, never decoded." if kv else "No agentKv cell was observed."),
-            k.ev("key_kinds", f"agentKv {kv['cells'] if kv else 0}"), value=_i(kv["cells"]) if kv else 0)
+            k.ev("key_kinds", f"agentKv {kv['cells'] if kv else 0}"), value=as_int(kv["cells"]) if kv else 0)
 
     ks = k.rows("kind_keyset_summary")
     k.state("kind_keysets", "census",
@@ -113,7 +105,7 @@ def _rest(k: Kit) -> None:
     vs = k.rows("versions")
     vmap: dict[str, dict[str, int]] = {}
     for r in vs:
-        vmap.setdefault(r["kind"], {})[r["v"]] = _i(r["records"])
+        vmap.setdefault(r["kind"], {})[r["v"]] = as_int(r["records"])
     k.state("versions", "value_map",
             "Document versions (_v): " + ("; ".join(
                 f"{kd} " + ", ".join(f"{v} ×{fmt(c)}" for v, c in m.items()) for kd, m in vmap.items()) or "none")
@@ -121,39 +113,39 @@ def _rest(k: Kit) -> None:
                if any(len(m) > 1 for m in vmap.values()) else ". One version per kind in this corpus."),
             k.ev("versions", f"{len(vs)} rows"), value=vmap)
 
-    bt = {r["type"]: _i(r["bubbles"]) for r in k.rows("bubble_types")}
+    bt = {r["type"]: as_int(r["bubbles"]) for r in k.rows("bubble_types")}
     k.state("bubble_types", "value_map",
             f"Bubble type: 1 (user) in {fmt(bt.get('1', 0))}, 2 (assistant) in {fmt(bt.get('2', 0))} bubbles"
             + (f", other values in {fmt(sum(v for t, v in bt.items() if t not in ('1', '2')))}" if set(bt) - {"1", "2"} else "")
             + ".",
             k.ev("bubble_types", "; ".join(f"{t} {v}" for t, v in bt.items())), value=bt)
-    ct = {r["capability_type"]: _i(r["bubbles"]) for r in k.rows("capability_types")}
+    ct = {r["capability_type"]: as_int(r["bubbles"]) for r in k.rows("capability_types")}
     k.state("capability_types", "value_map",
             "capabilityType: " + ", ".join(f"{t} in {fmt(v)}" for t, v in ct.items())
             + " bubbles (15 carries toolFormerData, 30 thinking).",
             k.ev("capability_types", "; ".join(f"{t} {v}" for t, v in ct.items())), value=ct)
 
     th = k.one("thinking")
-    n_th = sum(_i(th.get(x)) for x in ("with_text", "signature_only", "blank"))
+    n_th = sum(as_int(th.get(x)) for x in ("with_text", "signature_only", "blank"))
     k.state("thinking", "census",
             f"Of {fmt(n_th)} thinking blocks, {fmt(th.get('with_text'))} have text, {fmt(th.get('signature_only'))} "
             f"only a signature (text blank) and {fmt(th.get('blank'))} neither: a thinking-free rendering is not evidence "
             "that no reasoning happened.",
             k.ev("thinking", f"{th.get('with_text')}/{th.get('signature_only')}/{th.get('blank')}"),
-            value={x: _i(th.get(x)) for x in ("with_text", "signature_only", "blank")})
+            value={x: as_int(th.get(x)) for x in ("with_text", "signature_only", "blank")})
     tc = k.one("token_counts")
     k.state("token_counts", "rate",
             f"tokenCount is all zero in {fmt(tc.get('all_zero'))} of {fmt(tc.get('with_token_count'))} bubbles "
-            f"({_pct(_i(tc.get('all_zero')), _i(tc.get('with_token_count')))}): zero is the serializer default, not a measurement.",
+            f"({pct(as_int(tc.get('all_zero')), as_int(tc.get('with_token_count')))}): zero is the serializer default, not a measurement.",
             k.ev("token_counts", f"{tc.get('all_zero')}/{tc.get('with_token_count')}"),
-            value=[_i(tc.get("all_zero")), _i(tc.get("with_token_count"))])
+            value=[as_int(tc.get("all_zero")), as_int(tc.get("with_token_count"))])
 
     tf = k.rows("tool_former")
     names: dict[str, int] = {}
     statuses: dict[str, int] = {}
     for r in tf:
-        names[r["tool_name"]] = names.get(r["tool_name"], 0) + _i(r["bubbles"])
-        statuses[r["tool_status"] or "–"] = statuses.get(r["tool_status"] or "–", 0) + _i(r["bubbles"])
+        names[r["tool_name"]] = names.get(r["tool_name"], 0) + as_int(r["bubbles"])
+        statuses[r["tool_status"] or "–"] = statuses.get(r["tool_status"] or "–", 0) + as_int(r["bubbles"])
     k.state("tool_names", "value_map",
             f"toolFormerData names ({fmt(sum(names.values()))} calls): "
             + (", ".join(f"{x} {fmt(c)}" for x, c in sorted(names.items(), key=lambda x: (-x[1], x[0]))) or "none")
@@ -163,7 +155,7 @@ def _rest(k: Kit) -> None:
     tr = k.rows("tool_numbers")
     tn: dict[str, int] = {}
     for r in tr:
-        tn[r["tool"]] = tn.get(r["tool"], 0) + _i(r["bubbles"])
+        tn[r["tool"]] = tn.get(r["tool"], 0) + as_int(r["bubbles"])
     shared = sorted({r["tool"] for r in tr if sum(1 for x in tr if x["tool"] == r["tool"]) > 1})
     k.state("tool_numbers", "value_map",
             "Numeric tool ids (toolFormerData.tool) with their names: "
@@ -175,7 +167,7 @@ def _rest(k: Kit) -> None:
             f"{fmt(ids.get('with_newline'))} of {fmt(ids.get('call_ids'))} toolCallId values contain a newline "
             "(two ids joined; counted, never printed): a consumer must not treat a call id as one line or one token.",
             k.ev("tool_call_ids", f"{ids.get('with_newline')}/{ids.get('call_ids')}"),
-            value=[_i(ids.get("with_newline")), _i(ids.get("call_ids"))])
+            value=[as_int(ids.get("with_newline")), as_int(ids.get("call_ids"))])
 
     o = k.one("ordering")
     k.state("ordering", "census",
@@ -185,7 +177,7 @@ def _rest(k: Kit) -> None:
             f"(the list names other bubbles than the store holds in {fmt(o.get('header_set_differs'))}).",
             k.ev("ordering", f"list {o.get('ordered_by_header_list')}, rowid {o.get('ordered_by_rowid')}, "
                              f"differs {o.get('rowid_order_differs')}"),
-            value={x: _i(o.get(x)) for x in ("composers", "ordered_by_header_list", "ordered_by_rowid",
+            value={x: as_int(o.get(x)) for x in ("composers", "ordered_by_header_list", "ordered_by_rowid",
                                               "rowid_order_differs", "header_set_differs")}, headline=True)
 
     md = k.rows("models")
@@ -197,7 +189,7 @@ def _rest(k: Kit) -> None:
     dm = k.rows("data_keyed_maps")
     paths = {r["path"] for r in dm}
     k.state("data_keyed_maps", "census",
-            f"{fmt(sum(_i(r['maps']) for r in dm))} data-keyed maps at {len(paths)} paths were counted, never described "
+            f"{fmt(sum(as_int(r['maps']) for r in dm))} data-keyed maps at {len(paths)} paths were counted, never described "
             "(codeBlockData and originalFileStates are keyed by file URI, conversationMap by bubble id).",
             k.ev("data_keyed_maps", f"{len(dm)} rows"), value={f"{r['kind']}:{r['path']}": r["maps"] for r in dm})
 

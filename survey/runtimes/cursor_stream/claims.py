@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from survey.evidence.claims import fmt, human_bytes
+from survey.evidence.claims import as_int, fmt, human_bytes
 from survey.evidence.kit import Kit
-
-
-def _i(v: Any) -> int:
-    return int(v or 0)
 
 
 def claims(k: Kit) -> None:
     surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    caps = _i(surf.get("capture", {}).get("files"))
-    other = _i(surf.get("other", {}).get("files"))
-    total = sum(_i(r["files"]) for r in surf.values())
+    caps = as_int(surf.get("capture", {}).get("files"))
+    other = as_int(surf.get("other", {}).get("files"))
+    total = sum(as_int(r["files"]) for r in surf.values())
     k.state("basis_files", "census",
             f"The folder holds {fmt(total)} files: {fmt(caps)} stream-json captures and {fmt(other)} other files.",
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
             value={"total": total, "capture": caps, "other": other})
 
-    fs = {r["frame_status"]: _i(r["frames"]) for r in k.rows("frame_status")}
+    fs = {r["frame_status"]: as_int(r["frames"]) for r in k.rows("frame_status")}
     k.state("basis_lines", "census",
             f"{fmt(k.walked)} captures were walked ({human_bytes(k.walked_bytes)}): {fmt(fs.get('ok', 0))} JSON events and "
             f"{fmt(sum(v for s, v in fs.items() if s != 'ok'))} other lines.",
@@ -42,19 +36,19 @@ def claims(k: Kit) -> None:
             value={f"{r['family']}|{r['keyset']}": r["events"] for r in fk})
 
     ts = k.rows("timestamps")
-    never = [r["family"] for r in ts if not _i(r["present"])]
-    always = [r["family"] for r in ts if not _i(r["absent"])]
-    mixed = [r["family"] for r in ts if _i(r["present"]) and _i(r["absent"])]
+    never = [r["family"] for r in ts if not as_int(r["present"])]
+    always = [r["family"] for r in ts if not as_int(r["absent"])]
+    mixed = [r["family"] for r in ts if as_int(r["present"]) and as_int(r["absent"])]
     k.state("timestamps", "census",
             "timestamp_ms is on every event of " + (", ".join(always) or "no family")
             + "; on none of " + (", ".join(never) or "no family")
             + ("; on some events of " + ", ".join(mixed) if mixed else "")
             + (": events of the families without it cannot be timed from the stream alone." if never else "."),
             k.ev("timestamps", f"always {len(always)}, never {len(never)}, mixed {len(mixed)} families"),
-            value={r["family"]: {"present": _i(r["present"]), "absent": _i(r["absent"])} for r in ts}, headline=True)
+            value={r["family"]: {"present": as_int(r["present"]), "absent": as_int(r["absent"])} for r in ts}, headline=True)
 
     tv = k.rows("tool_call_variants")
-    started = {r["variant"]: _i(r["events"]) for r in tv if r["family"] == "tool_call/started"}
+    started = {r["variant"]: as_int(r["events"]) for r in tv if r["family"] == "tool_call/started"}
     k.state("tool_call_variants", "value_map",
             f"tool_call variants (the single key of $.tool_call) over {fmt(sum(started.values()))} started calls: "
             + (", ".join(f"{v} {fmt(c)}" for v, c in started.items()) or "none")
@@ -63,14 +57,14 @@ def claims(k: Kit) -> None:
     ro = k.rows("result_outcomes")
     outcomes: dict[str, int] = {}
     for r in ro:
-        outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + _i(r["events"])
+        outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + as_int(r["events"])
     k.state("result_outcomes", "value_map",
             "Completed calls by outcome: " + (", ".join(f"{o} {fmt(c)}" for o, c in sorted(outcomes.items())) or "none")
             + ": a call's outcome is recorded only in its own tool_call/completed event.",
             k.ev("result_outcomes", f"{len(ro)} rows"), value=outcomes)
     ci = k.rows("call_id_newlines")
-    n_nl = sum(_i(r["call_id_with_newline"]) for r in ci)
-    n_ev = sum(_i(r["with_call_id"]) for r in ci)
+    n_nl = sum(as_int(r["call_id_with_newline"]) for r in ci)
+    n_ev = sum(as_int(r["with_call_id"]) for r in ci)
     k.state("call_id_newlines", "rate",
             f"{fmt(n_nl)} of {fmt(n_ev)} tool_call events carry a call_id containing a newline (counted, never printed): "
             "ids must be sanitised before use as keys or file names.",
@@ -93,7 +87,7 @@ def claims(k: Kit) -> None:
             k.ev("init_values", f"{len(iv)} values"), value={f"{r['path']}:{r['value']}": r["events"] for r in iv})
     dm = k.rows("data_keyed_maps")
     k.state("data_keyed_maps", "census",
-            f"{fmt(sum(_i(r['maps']) for r in dm))} data-keyed maps (grep workspaceResults, keyed by folder path) were counted, never described.",
+            f"{fmt(sum(as_int(r['maps']) for r in dm))} data-keyed maps (grep workspaceResults, keyed by folder path) were counted, never described.",
             k.ev("data_keyed_maps", f"{len(dm)} paths"), value={r["path"]: r["maps"] for r in dm})
 
     for cid, what in (("no_usage", "Token usage"), ("no_timestamp_iso", "A timestamp other than timestamp_ms"),
