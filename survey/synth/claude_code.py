@@ -79,23 +79,40 @@ The module never imports the census, the walk or the evidence code.
 from __future__ import annotations
 
 import base64
-import os
 import random
-import re
-import time
-import uuid as _uuid
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from survey.synth.common import (
+    BLANK,
+    CODE_WORDS,
+    HEX,
+    NON_ASCII_WORDS,
+    PROSE_WORDS,
+    SYSTEM_WORDS,
+    Coverage,
+    FramingPlan,
+    JsonlCorpus,
+    Schedule,
+    b62,
+    ch,
+    ensure_root,
+    iso_ms,
+    ri,
+    session_start,
+    uuid4,
+    wordlist,
+)
+
 RUNTIME = "claude"
 BASE = datetime(2025, 9, 1, tzinfo=UTC)
-DAY_MS = 86_400_000
 SPAN_DAYS = 240
 VERSIONS = ("1.0.111", "2.0.69", "2.0.76", "2.1.2", "2.1.20", "2.1.29", "2.1.62", "2.1.80")
 DEFAULT_SESSIONS = 30
@@ -104,37 +121,22 @@ SURFACES = ("parent", "subagent", "subagent_meta", "workflow_agent", "workflow_m
             "tool_result_txt", "other")
 TRANSCRIPT_SURFACES = ("parent", "subagent", "workflow_agent")
 
-HEX = "0123456789abcdef"
-_BLANK = object()
-_CANARY_RE = re.compile(rb"cnry[0-9a-f]{12}z")
-_B62T = str.maketrans("+/=", "xQz")
 _U4_MASK = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
 _U4_BITS = (0x4000 << 64) | (0x8000 << 48)
 
-def _wordlist(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
+_WORDS = (*CODE_WORDS,
+          *wordlist("margin border widget button panel dialog modal layer canvas sprite vector "
+                    "matrix tensor"),
+          *SYSTEM_WORDS,
+          *wordlist("metric gauge counter ledger invoice ticket report digest summary draft "
+                    "outline sketch"),
+          *PROSE_WORDS, *NON_ASCII_WORDS)
 
-
-_WORDS = (*_wordlist(
-    "alpha beta gamma delta sigma omega build cache index parse render merge split queue "
-    "worker buffer token stream module config branch commit review patch table column value "
-    "field record schema layout folder handler router service client server request reply "
-    "status retry limit window frame chunk block shard replica cluster node graph edge vertex "
-    "filter mapper reducer sorter loader writer reader cursor offset length width height "
-    "margin border widget button panel dialog modal layer canvas sprite vector matrix tensor "
-    "kernel driver socket packet header footer anchor marker signal event hook probe sample "
-    "metric gauge counter ledger invoice ticket report digest summary draft outline sketch "
-    "plan step phase stage gate check guard fence latch mutex thread fiber task job batch "
-    "the a of to and in is it for on with as at by from this that we you should could would "
-    "maybe quickly carefully again later first then next finally please update remove add "
-    "fix refactor rename move copy test verify ensure handle support allow avoid"
-), "café", "naïve", "→", "…", "λ", "über", "日本", "数据")
-
-_ADJ = _wordlist("quiet brave shiny gentle swift lucky witty mellow rapid sunny frosty dusty cosmic "
+_ADJ = wordlist("quiet brave shiny gentle swift lucky witty mellow rapid sunny frosty dusty cosmic "
         "velvet silent golden crimson lively humble noble")
-_VERB = _wordlist("dancing jumping sleeping running singing coding drifting hopping wandering glowing "
+_VERB = wordlist("dancing jumping sleeping running singing coding drifting hopping wandering glowing "
          "roaming spinning floating humming")
-_NOUN = _wordlist("otter falcon maple river comet lantern pebble harbor meadow canyon beacon willow "
+_NOUN = wordlist("otter falcon maple river comet lantern pebble harbor meadow canyon beacon willow "
          "badger quokka narwhal heron")
 _PROJECTS = ("orchard", "lighthouse", "tessellate", "ferrous", "quillpad", "sundial", "marmot",
              "gridlock")
@@ -146,18 +148,6 @@ _MODELS = {0: "claude-sonnet-4-20250514", 1: "claude-sonnet-4-5-20250929",
            2: "claude-sonnet-4-5-20250929", 3: "claude-opus-4-5-20251101",
            4: "claude-opus-4-5-20251101", 5: "claude-opus-4-5-20251101", 6: "claude-opus-4-6",
            7: "claude-opus-4-6"}
-
-
-_TS_LAST: list[Any] = [-1, ""]
-
-
-def _ts(ms: int) -> str:
-    """ISO-8601 UTC with milliseconds, as both clients write it."""
-    sec = ms // 1000
-    if sec != _TS_LAST[0]:
-        _TS_LAST[0] = sec
-        _TS_LAST[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec))
-    return f"{_TS_LAST[1]}.{ms % 1000:03d}Z"
 
 
 def _jtype(v: Any) -> str:
@@ -188,45 +178,17 @@ def _png(payload: bytes) -> bytes:
 
 
 
-def _ri(rng: random.Random, lo: int, hi: int) -> int:
-    """``rng.randint`` without its overhead (hot path)."""
-    return lo + int(rng.random() * (hi - lo + 1))
+def _record_class(r: dict[str, Any]) -> str:
+    t = r["type"]
+    return f"{t}/{r['subtype']}" if "subtype" in r else t
 
 
-def _ch(rng: random.Random, seq: Any) -> Any:
-    """``rng.choice`` without its overhead (hot path)."""
-    return seq[int(rng.random() * len(seq))]
-
-
-def _b62(rng: random.Random, n: int) -> str:
-    """``n`` base62-looking characters from the rng (fast)."""
-    return base64.b64encode(rng.randbytes(n)).decode()[:n].translate(_B62T)
-
-
-class _Corpus:
+class _Corpus(JsonlCorpus):
     """Writes files and keeps the exact tallies that become ``planted``."""
 
     def __init__(self, root: Path, seed: int, canaries: bool) -> None:
-        self.root = root
+        super().__init__(root, seed, canaries, label="claude", words=_WORDS, surfaces=SURFACES)
         self.seed = seed
-        self.canaries_on = canaries
-        self.canaries: list[str] = []
-        self._dirs: set[Path] = set()
-        self._written: set[bytes] = set()  # canaries that reached a file (path or body)
-        self._canary_set: set[str] = set()
-        self.crng = random.Random(f"claude-canary:{seed}")
-        prng = random.Random(f"claude-pool:{seed}")
-        words = prng.choices(_WORDS, k=90_000)
-        for _ in range(6):
-            words[prng.randrange(len(words))] = "\u2028"
-        self.pool = " ".join(words)
-        self.files: Counter[str] = Counter({s: 0 for s in SURFACES})
-        self.records: Counter[str] = Counter()
-        self.keysets: defaultdict[str, Counter[str]] = defaultdict(Counter)
-        self.lines: Counter[str] = Counter({"ok": 0, "blank": 0, "malformed": 0, "partial": 0})
-        self.versions: Counter[str] = Counter()
-        self.months: Counter[str] = Counter()
-        self.bytes_total = 0
         # Claude extras
         self.dup_uuids: list[dict[str, str]] = []
         self.dangling: list[dict[str, str]] = []
@@ -242,88 +204,17 @@ class _Corpus:
         self.sidechain: dict[str, Counter[str]] = {
             s: Counter({"true": 0, "false": 0}) for s in TRANSCRIPT_SURFACES}
 
-    # -- text -----------------------------------------------------------------------------
-    def canary(self) -> str:
-        while True:
-            tok = f"cnry{self.crng.getrandbits(48):012x}z"
-            if tok not in self._canary_set:
-                self._canary_set.add(tok)
-                self.canaries.append(tok)
-                return tok
-
-    def text(self, rng: random.Random, n: int) -> str:
-        n = max(1, n)
-        i = int(rng.random() * (len(self.pool) - n - 1))
-        s = self.pool[i:i + n].strip() or "ok"
-        if self.canaries_on:
-            return f"{s} {self.canary()}" if rng.random() < 0.5 else f"{self.canary()} {s}"
-        return s
-
-    def key(self, plain: str) -> str:
-        """A key of a data-keyed map."""
-        return f"{plain}-{self.canary()}" if self.canaries_on else plain
-
-    def canarize(self, v: Any) -> Any:
-        """Give every string value of a tool input its own canary (canary mode only)."""
-        if not self.canaries_on:
-            return v
-        if isinstance(v, str):
-            return v if "cnry" in v else f"{v} {self.canary()}"
-        if isinstance(v, list):
-            return [self.canarize(x) for x in v]
-        if isinstance(v, dict):
-            return {k: self.canarize(x) for k, x in v.items()}
-        return v
-
     # -- files ----------------------------------------------------------------------------
-    def _write(self, rel: str, surface: str, data: bytes, mtime_ms: int) -> None:
-        path = self.root / rel
-        if path.parent not in self._dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(path.parent)
-        path.write_bytes(data)
-        if self.canaries_on:
-            self._written.update(_CANARY_RE.findall(data))
-            self._written.update(_CANARY_RE.findall(rel.encode()))
-        t = mtime_ms / 1000
-        os.utime(path, (t, t))
-        self.files[surface] += 1
-        self.bytes_total += len(data)
-        self.months[time.strftime("%Y-%m", time.gmtime(mtime_ms // 1000))] += 1
-
     def write_blob(self, rel: str, surface: str, data: bytes, mtime_ms: int) -> None:
-        self._write(rel, surface, data, mtime_ms)
+        self.store(rel, surface, data, mtime_ms)
 
     def write_jsonl(self, rel: str, surface: str, recs: list[Any], mtime_ms: int, *,
                     final_lf: bool = True, partial: bytes | None = None) -> None:
-        out: list[bytes] = []
-        dumps = orjson.dumps
-        records = self.records
-        keysets = self.keysets
-        for r in recs:
-            if r is _BLANK:
-                out.append(b"")
-                self.lines["blank"] += 1
-                continue
-            if isinstance(r, bytes):
-                out.append(r)
-                self.lines["malformed"] += 1
-                continue
-            out.append(dumps(r))
-            t = r["type"]
-            cls = f"{t}/{r['subtype']}" if "subtype" in r else t
-            records[cls] += 1
-            keysets[cls][",".join(sorted(r))] += 1
-            self.lines["ok"] += 1
-        data = b"\n".join(out)
-        if final_lf or partial is not None:
-            data += b"\n"
-        if partial is not None:
-            data += partial
-            self.lines["partial"] += 1
+        data = self.frame(recs, _record_class, final_lf=final_lf, partial=partial,
+                          dumps=orjson.dumps)
         if surface in TRANSCRIPT_SURFACES:
             self._scan(rel, surface, recs)
-        self._write(rel, surface, data, mtime_ms)
+        self.store(rel, surface, data, mtime_ms)
 
     def _scan(self, rel: str, surface: str, recs: list[Any]) -> None:
         """Exact per-file figures from the records being written."""
@@ -387,15 +278,7 @@ class _Corpus:
 
     def planted(self) -> dict[str, Any]:
         return {
-            "runtime": RUNTIME,
-            "files": dict(self.files),
-            "records": dict(sorted(self.records.items())),
-            "keysets": {c: dict(sorted(k.items())) for c, k in sorted(self.keysets.items())},
-            "versions": dict(sorted(self.versions.items())),
-            "bytes_total": self.bytes_total,
-            "canaries": [t for t in self.canaries if t.encode() in self._written],
-            "mtime_months": dict(sorted(self.months.items())),
-            "lines": dict(self.lines),
+            **self.base_planted(RUNTIME),
             "duplicate_uuids": list(self.dup_uuids),
             "dangling_parents": list(self.dangling),
             "meta_tooluse_joined": self.meta_joined,
@@ -418,25 +301,21 @@ class _Project:
         if c.canaries_on:
             name = f"{name}-{c.canary()}"
         self.cwd = f"/home/{self.user}/work/{name}"
-        self.enc = "".join(ch if ch.isalnum() else "-" for ch in self.cwd)
-        self.files = [f"{self.cwd}/src/{_ch(rng, _NOUN)}_{_ch(rng, _WORDS[:60])}.py"
+        self.enc = "".join(x if x.isalnum() else "-" for x in self.cwd)
+        self.files = [f"{self.cwd}/src/{ch(rng, _NOUN)}_{ch(rng, _WORDS[:60])}.py"
                       for _ in range(8)]
         self.memory_written = False
 
 
-class _Plan:
+@dataclass
+class _Plan(FramingPlan):
     """Which corpus-level edge cases a session carries."""
 
-    def __init__(self) -> None:
-        self.dup_and_dangling = False
-        self.orphan = False
-        self.blank = False
-        self.malformed = False
-        self.partial = False
-        self.no_final_lf = False
+    dup_and_dangling: bool = False
+    orphan: bool = False
 
 
-class _S:
+class _S(Coverage):
     """One transcript file being built (a parent session, a subagent or a workflow agent)."""
 
     def __init__(self, c: _Corpus, rng: random.Random, *, vi: int, sid: str, project: _Project,
@@ -466,46 +345,20 @@ class _S:
         self._tpl: dict[str, Any] | None = None
         self.last_prompt_uuid: str | None = None
 
-    # -- choice helpers -------------------------------------------------------------------
-    def pick(self, name: str, n: int, weights: tuple[float, ...] | None = None) -> int:
-        """Index of a branch: cycles through all in coverage sessions, else weighted random."""
-        if self.cover and self.counters[name] < n:
-            i = self.counters[name]
-            self.counters[name] += 1
-            return i
-        x = self.rng.random()
-        if weights is None:
-            return int(x * n)
-        for i, w in enumerate(weights):
-            x -= w
-            if x < 0:
-                return i
-        return n - 1
-
-    def want(self, name: str, p: float) -> bool:
-        return self.pick(name, 2, (p, 1 - p)) == 0
-
-    def once(self, name: str, p: float) -> bool:
-        """Session-level feature: forced once in a coverage session."""
-        if self.cover and not self.counters[name]:
-            self.counters[name] += 1
-            return True
-        return self.rng.random() < p
-
     # -- ids and time ---------------------------------------------------------------------
     def uuid(self) -> str:
         h = f"{self.rng.getrandbits(128) & _U4_MASK | _U4_BITS:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def b62(self, n: int) -> str:
-        return _b62(self.rng, n)
+        return b62(self.rng, n)
 
     def toolu(self) -> str:
         return "toolu_01" + self.b62(22)
 
     def tick(self, lo: int = 200, hi: int = 4000) -> str:
-        self.clock += _ri(self.rng, lo, hi)
-        return _ts(self.clock)
+        self.clock += ri(self.rng, lo, hi)
+        return iso_ms(self.clock)
 
     def txt(self, n: int) -> str:
         return self.c.text(self.rng, n)
@@ -546,11 +399,11 @@ class _S:
 
     # -- assistant ------------------------------------------------------------------------
     def usage(self, out_tokens: int) -> dict[str, Any]:
-        cc5 = _ri(self.rng, 0, 4000)
+        cc5 = ri(self.rng, 0, 4000)
         u: dict[str, Any] = {
-            "input_tokens": _ri(self.rng, 1, 40),
+            "input_tokens": ri(self.rng, 1, 40),
             "cache_creation_input_tokens": cc5,
-            "cache_read_input_tokens": _ri(self.rng, 0, 150_000),
+            "cache_read_input_tokens": ri(self.rng, 0, 150_000),
             "cache_creation": {"ephemeral_5m_input_tokens": cc5, "ephemeral_1h_input_tokens": 0},
             "output_tokens": out_tokens,
             "service_tier": "standard",
@@ -570,7 +423,7 @@ class _S:
         mid = "msg_01" + self.b62(22)
         rid = "req_011C" + self.b62(20)
         grow = len(blocks) > 1 and self.want("usage_grows", 0.15)
-        out_total = _ri(self.rng, 20, 900)
+        out_total = ri(self.rng, 20, 900)
         usage = self.usage(out_total)  # the same usage on every record of the message ...
         uuids = []
         for i, b in enumerate(blocks):
@@ -589,9 +442,9 @@ class _S:
         return uuids
 
     def thinking_block(self) -> dict[str, Any]:
-        sig = base64.b64encode(self.rng.randbytes(_ri(self.rng, 120, 400))).decode()
+        sig = base64.b64encode(self.rng.randbytes(ri(self.rng, 120, 400))).decode()
         if self.want("thinking_text", 0.2):
-            return {"type": "thinking", "thinking": self.txt(_ri(self.rng, 80, 600)),
+            return {"type": "thinking", "thinking": self.txt(ri(self.rng, 80, 600)),
                     "signature": sig}
         return {"type": "thinking", "thinking": "", "signature": sig}
 
@@ -602,7 +455,7 @@ class _S:
         if self.vi >= 1 and not self.side:
             self.snapshot(update=False)
         d = self.base("user")
-        body = text if text is not None else self.txt(_ri(self.rng, 30, 400))
+        body = text if text is not None else self.txt(ri(self.rng, 30, 400))
         if image:
             content: Any = [{"type": "text", "text": body},
                             {"type": "image", "source": {"type": "base64", "media_type": "image/png",
@@ -625,14 +478,14 @@ class _S:
 
     def snapshot(self, *, update: bool) -> None:
         tracked: dict[str, Any] = {}
-        for f in self.rng.sample(self.p.files, _ri(self.rng, 0, 4)):
-            bfn = None if self.rng.random() < 0.1 else f"{self.b62(16).lower()}@v{_ri(self.rng, 1, 4)}"
-            tracked[self.c.key(f)] = {"backupFileName": bfn, "version": _ri(self.rng, 1, 5),
-                                      "backupTime": _ts(self.clock)}
+        for f in self.rng.sample(self.p.files, ri(self.rng, 0, 4)):
+            bfn = None if self.rng.random() < 0.1 else f"{self.b62(16).lower()}@v{ri(self.rng, 1, 4)}"
+            tracked[self.c.key(f)] = {"backupFileName": bfn, "version": ri(self.rng, 1, 5),
+                                      "backupTime": iso_ms(self.clock)}
         mid = self.last_prompt_uuid or self.uuid()
         self.plain({"type": "file-history-snapshot", "messageId": mid,
                     "snapshot": {"messageId": mid, "trackedFileBackups": tracked,
-                                 "timestamp": _ts(self.clock)},
+                                 "timestamp": iso_ms(self.clock)},
                     "isSnapshotUpdate": update})
 
     def tool_result(self, tid: str, src_uuid: str, content: Any, is_error: bool | None,
@@ -698,25 +551,18 @@ class _Gen:
     def session(self, idx: int, plan: _Plan) -> None:
         c = self.c
         rng = random.Random(f"claude-session:{self.seed}:{idx}")
-        cover = idx < len(VERSIONS)
-        if cover:
-            vi = idx
-            day = vi * SPAN_DAYS / len(VERSIONS) + rng.uniform(1, SPAN_DAYS / len(VERSIONS) - 2)
-        else:
-            day = rng.uniform(0, SPAN_DAYS - 1)
-            vi = min(len(VERSIONS) - 1, int(day * len(VERSIONS) / SPAN_DAYS))
-        start = int(BASE.timestamp() * 1000 + day * DAY_MS + _ri(rng, 0, DAY_MS // 2))
+        cover, vi, start = session_start(rng, idx, len(VERSIONS), SPAN_DAYS, BASE)
         project = self.projects[rng.randrange(len(self.projects))] if not cover else \
             self.projects[idx % len(self.projects)]
-        sid = str(_uuid.UUID(int=rng.getrandbits(128), version=4))
-        branch = "main" if rng.random() < 0.5 else f"feature/{_ch(rng, _NOUN)}-{_ri(rng, 1, 400)}"
+        sid = uuid4(rng)
+        branch = "main" if rng.random() < 0.5 else f"feature/{ch(rng, _NOUN)}-{ri(rng, 1, 400)}"
         rel_dir = f"{project.enc}/{sid}"
         s = _S(c, rng, vi=vi, sid=sid, project=project, branch=branch, start_ms=start,
                cover=cover, rel_dir=rel_dir)
 
         # head
         if 1 <= vi <= 3 and s.once("summary", 0.3):
-            for _ in range(_ri(rng, 1, 2)):
+            for _ in range(ri(rng, 1, 2)):
                 s.plain({"type": "summary", "summary": s.txt(50), "leafUuid": s.uuid()})
         if vi >= 7:
             self.rare_head(s)
@@ -725,7 +571,7 @@ class _Gen:
         if vi >= 4 and s.once("local_command", 0.2):
             s.system("local_command", {"content": s.txt(80), "level": "info", "isMeta": False})
 
-        turns = 4 if cover else (_ri(rng, 2, 5) if rng.random() < 0.85 else _ri(rng, 6, 24))
+        turns = 4 if cover else (ri(rng, 2, 5) if rng.random() < 0.85 else ri(rng, 6, 24))
         tool_plan = self.coverage_tools(vi) if cover else []
         for t in range(turns):
             if t == 1 and plan.dup_and_dangling:
@@ -736,23 +582,23 @@ class _Gen:
             forced = tool_plan[t::turns] if cover else []
             self.turn(s, first=(t == 0), last=last, forced=forced, plan=plan)
             if t == 0 and s.slug is None and vi >= 1:
-                s.slug = f"{_ch(rng, _ADJ)}-{_ch(rng, _VERB)}-{_ch(rng, _NOUN)}"
+                s.slug = f"{ch(rng, _ADJ)}-{ch(rng, _VERB)}-{ch(rng, _NOUN)}"
             self.turn_tail(s)
         if vi >= 5 and s.once("pr_link", 0.2):
-            s.plain({"type": "pr-link", "sessionId": sid, "prNumber": _ri(rng, 1, 999),
-                     "prUrl": f"https://git.example.invalid/{project.user}/repo/pull/{_ri(rng, 1, 999)}",
-                     "prRepository": f"{project.user}/repo", "timestamp": _ts(s.clock)})
+            s.plain({"type": "pr-link", "sessionId": sid, "prNumber": ri(rng, 1, 999),
+                     "prUrl": f"https://git.example.invalid/{project.user}/repo/pull/{ri(rng, 1, 999)}",
+                     "prRepository": f"{project.user}/repo", "timestamp": iso_ms(s.clock)})
         if vi >= 7:
             self.rare_tail(s)
         if vi >= 5 and s.once("workflow", 0.12):
             self.workflow(s)
         if (cover and vi in (4, 7)) or (not cover and rng.random() < 0.04):
-            for n in range(_ri(rng, 1, 2)):
+            for n in range(ri(rng, 1, 2)):
                 body = (c.canary().encode() if c.canaries_on else b"synthetic")
                 c.write_blob(f"{rel_dir}/images/image-{n}.png", "other", _png(body), s.clock)
         if not project.memory_written and s.once("memory", 0.3):
             project.memory_written = True
-            for name in ("MEMORY", _ch(rng, _NOUN)):
+            for name in ("MEMORY", ch(rng, _NOUN)):
                 c.write_blob(f"{project.enc}/memory/{name}.md", "other",
                              ("# " + s.txt(20) + "\n\n" + s.txt(300) + "\n").encode(), s.clock)
 
@@ -760,7 +606,7 @@ class _Gen:
         final_lf = True
         partial: bytes | None = None
         if plan.blank and len(recs) > 4:
-            recs.insert(len(recs) // 2, _BLANK)
+            recs.insert(len(recs) // 2, BLANK)
         if plan.malformed and len(recs) > 4:
             recs.insert(len(recs) // 3, orjson.dumps(recs[1])[:-7] + b',"x":')
         if plan.partial:
@@ -790,21 +636,21 @@ class _Gen:
     def turn(self, s: _S, *, first: bool, last: bool, forced: list[str], plan: _Plan) -> None:
         rng = s.rng
         if s.vi >= 4 and s.once("queue_op", 0.25):
-            s.plain({"type": "queue-operation", "operation": "enqueue", "timestamp": _ts(s.clock),
+            s.plain({"type": "queue-operation", "operation": "enqueue", "timestamp": iso_ms(s.clock),
                      "sessionId": s.sid, "content": s.txt(60)})
             if s.pick("queue_end", 2) == 0:
                 s.plain({"type": "queue-operation", "operation": "remove",
-                         "timestamp": _ts(s.clock), "sessionId": s.sid})
+                         "timestamp": iso_ms(s.clock), "sessionId": s.sid})
             else:
                 s.plain({"type": "queue-operation", "operation": "popAll",
-                         "timestamp": _ts(s.clock), "sessionId": s.sid, "content": s.txt(60)})
+                         "timestamp": iso_ms(s.clock), "sessionId": s.sid, "content": s.txt(60)})
         s.prompt(image=(s.vi >= 7 and s.once("image_prompt", 0.05)))
         if s.slug is not None and s.vi >= 2 and s.once("meta_user", 0.3):
             d = s.base("user")
             d["message"] = {"role": "user", "content": s.txt(120)}
             d["isMeta"] = True
             s.add(d)
-        steps = _ri(rng, 1, 3)
+        steps = ri(rng, 1, 3)
         queue = list(forced)
         if first and s.cover and s.vi >= 4:
             queue.insert(0, "Skill")
@@ -814,22 +660,17 @@ class _Gen:
             if queue:
                 names, queue = queue[:2], queue[2:]
             else:
-                names = [self.random_tool(s) for _ in range(_ri(rng, 1, 2))]
+                names = [self.random_tool(s) for _ in range(ri(rng, 1, 2))]
             step += 1
             blocks: list[dict[str, Any]] = []
             if rng.random() < 0.7:
                 blocks.append(s.thinking_block())
             if rng.random() < 0.5:
-                blocks.append({"type": "text", "text": s.txt(_ri(rng, 20, 300))})
+                blocks.append({"type": "text", "text": s.txt(ri(rng, 20, 300))})
             calls = []
             for name in names:
-                tid = s.toolu()
-                tname, inp, runner = self.tool(s, name, tid)
-                b: dict[str, Any] = {"type": "tool_use", "id": tid, "name": tname, "input": inp}
-                if s.vi >= 6:
-                    b["caller"] = {"type": "direct"}
+                b, tid, tname, runner = self.tool_use(s, name)
                 blocks.append(b)
-                s.tool_ids.add(tid)
                 calls.append((tid, tname, runner))
             src = s.assistant(blocks)[-1]
             if last and not from_queue and step >= steps and s.once("unpaired", 0.05):
@@ -849,28 +690,28 @@ class _Gen:
         if plan.orphan and not s.side:
             plan.orphan = False
             s.tool_result(s.toolu(), s.parent or "", s.txt(40), None, s.txt(30), orphan=True)
-        s.assistant([{"type": "text", "text": s.txt(_ri(rng, 40, 500))}], final=True)
+        s.assistant([{"type": "text", "text": s.txt(ri(rng, 40, 500))}], final=True)
 
     def turn_tail(self, s: _S) -> None:
         if s.vi >= 2:
             tid = s.uuid()
             s.hook("Stop", "Stop", tid)
-            infos: list[dict[str, Any]] = [{"command": s.txt(40)} for _ in range(_ri(s.rng, 1, 2))]
+            infos: list[dict[str, Any]] = [{"command": s.txt(40)} for _ in range(ri(s.rng, 1, 2))]
             if s.want("hook_duration", 0.1):
-                infos[0]["durationMs"] = _ri(s.rng, 5, 900)
+                infos[0]["durationMs"] = ri(s.rng, 5, 900)
             s.system("stop_hook_summary", {"hookCount": len(infos), "hookInfos": infos,
                                            "hookErrors": [], "preventedContinuation": False,
                                            "stopReason": "", "hasOutput": s.rng.random() < 0.5,
                                            "level": "suggestion", "toolUseID": tid})
         if s.vi >= 3:
-            s.system("turn_duration", {"durationMs": _ri(s.rng, 2000, 400_000), "isMeta": False})
+            s.system("turn_duration", {"durationMs": ri(s.rng, 2000, 400_000), "isMeta": False})
 
     def compact(self, s: _S) -> None:
         logical = s.parent
         d = s.base("system", parent=None)
         d.update({"subtype": "compact_boundary", "content": "Conversation compacted",
                   "isMeta": False, "level": "info", "logicalParentUuid": logical,
-                  "compactMetadata": {"trigger": "auto", "preTokens": _ri(s.rng, 100_000, 170_000)}})
+                  "compactMetadata": {"trigger": "auto", "preTokens": ri(s.rng, 100_000, 170_000)}})
         s.add(d)
         u = s.base("user")
         u["message"] = {"role": "user", "content": s.txt(900)}
@@ -893,15 +734,26 @@ class _Gen:
             pool += ["TodoWrite"]
         else:
             pool += ["TaskUpdate", "TaskCreate"]
-        return _ch(s.rng, pool)
+        return ch(s.rng, pool)
 
     # -- tools ----------------------------------------------------------------------------
+    def tool_use(self, s: _S, name: str) -> tuple[dict[str, Any], str, str, Callable[[str], None]]:
+        """A ``tool_use`` block calling ``name`` (``caller`` from 2.1.62 on), its id, the tool's
+        name and the runner that writes its result."""
+        tid = s.toolu()
+        tname, inp, runner = self.tool(s, name, tid)
+        b: dict[str, Any] = {"type": "tool_use", "id": tid, "name": tname, "input": inp}
+        if s.vi >= 6:
+            b["caller"] = {"type": "direct"}
+        s.tool_ids.add(tid)
+        return b, tid, tname, runner
+
     def tool(self, s: _S, name: str, tid: str) -> tuple[str, dict[str, Any], Callable[[str], None]]:
         """(tool name, input, runner(src_uuid)) for one call."""
         c = self.c
         rng = s.rng
         error = s.pick("err_" + name, 2, (0.95, 0.05)) == 1
-        path = _ch(rng, s.p.files)
+        path = ch(rng, s.p.files)
 
         def result(content: Any, tur: Any, err: bool = False) -> Callable[[str], None]:
             def run(src: str) -> None:
@@ -917,7 +769,7 @@ class _Gen:
             inp: dict[str, Any] = {"command": s.txt(40), "description": s.txt(20)}
             if v == 1:
                 inp["timeout"] = 120000
-            out = s.txt(_ri(rng, 0, 1200) if rng.random() < 0.95 else _ri(rng, 5000, 30000))
+            out = s.txt(ri(rng, 0, 1200) if rng.random() < 0.95 else ri(rng, 5000, 30000))
             tur: dict[str, Any] = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
             if s.vi >= 4:
                 tur["noOutputExpected"] = False
@@ -927,19 +779,19 @@ class _Gen:
             def run_bash(src: str) -> None:
                 if s.vi >= 4 and rng.random() < 0.4:
                     data: dict[str, Any] = {"type": "bash_progress", "output": s.txt(60),
-                                            "fullOutput": s.txt(120), "elapsedTimeSeconds": _ri(rng, 2, 40),
-                                            "totalLines": _ri(rng, 0, 90)}
+                                            "fullOutput": s.txt(120), "elapsedTimeSeconds": ri(rng, 2, 40),
+                                            "totalLines": ri(rng, 0, 90)}
                     if "timeout" in inp:
                         data["timeoutMs"] = 120000
                     elif s.vi >= 6 or s.want("bash_task", 0.3):
-                        data["totalBytes"] = _ri(rng, 0, 90000)
+                        data["totalBytes"] = ri(rng, 0, 90000)
                         data["taskId"] = s.b62(9).lower()
-                    for n in range(_ri(rng, 1, 3)):
+                    for n in range(ri(rng, 1, 3)):
                         s.progress(dict(data), f"bash-progress-{n}", tid)
                 if persisted:
                     present = s.pick("persist_present", 2, (0.7, 0.3)) == 0
                     rel = f"{s.rel_dir}/tool-results/{tid}.txt"
-                    full = s.txt(_ri(rng, 3000, 9000))
+                    full = s.txt(ri(rng, 3000, 9000))
                     ptur = dict(tur)
                     ptur["persistedOutputPath"] = f"/home/{s.p.user}/.claude/projects/{rel}"
                     ptur["persistedOutputSize"] = len(full.encode())
@@ -965,13 +817,13 @@ class _Gen:
             v = s.pick("read_in", 3, (0.6, 0.35, 0.05))
             inp = {"file_path": path}
             if v == 1:
-                inp.update({"offset": _ri(rng, 1, 400), "limit": _ri(rng, 20, 200)})
+                inp.update({"offset": ri(rng, 1, 400), "limit": ri(rng, 20, 200)})
             elif v == 2:
-                inp["limit"] = _ri(rng, 20, 200)
-            body = s.txt(_ri(rng, 100, 3000) if rng.random() < 0.94 else _ri(rng, 5000, 60000))
+                inp["limit"] = ri(rng, 20, 200)
+            body = s.txt(ri(rng, 100, 3000) if rng.random() < 0.94 else ri(rng, 5000, 60000))
             tur = {"type": "text", "file": {"filePath": path, "content": body,
                                             "numLines": body.count(" ") // 8 + 1,
-                                            "startLine": inp.get("offset", 1), "totalLines": _ri(rng, 50, 900)}}
+                                            "startLine": inp.get("offset", 1), "totalLines": ri(rng, 50, 900)}}
             return "Read", c.canarize(inp), result(body, tur, error)
 
         if name == "Grep":
@@ -986,54 +838,54 @@ class _Gen:
             elif v == 4:
                 inp = {"pattern": s.txt(12), "path": s.p.cwd, "glob": "*.py", "output_mode": "content",
                        "-n": True, "-i": True}
-            files = rng.sample(s.p.files, _ri(rng, 0, 4))
+            files = rng.sample(s.p.files, ri(rng, 0, 4))
             if inp["output_mode"] == "files_with_matches":
                 tur = {"mode": "files_with_matches", "filenames": files, "numFiles": len(files)}
                 body = "\n".join(files) or "No files found"
             else:
-                body = s.txt(_ri(rng, 50, 1500))
+                body = s.txt(ri(rng, 50, 1500))
                 tur = {"mode": "content", "numFiles": 0, "filenames": [], "content": body,
-                       "numLines": _ri(rng, 1, 60)}
+                       "numLines": ri(rng, 1, 60)}
             return "Grep", c.canarize(inp), result(body, tur, error)
 
         if name == "Glob":
             inp = {"pattern": "**/*.py"}
-            files = rng.sample(s.p.files, _ri(rng, 0, 5))
-            tur = {"filenames": files, "durationMs": _ri(rng, 3, 300), "numFiles": len(files),
+            files = rng.sample(s.p.files, ri(rng, 0, 5))
+            tur = {"filenames": files, "durationMs": ri(rng, 3, 300), "numFiles": len(files),
                    "truncated": False}
             return "Glob", c.canarize(inp), result("\n".join(files) or "No files found", tur, error)
 
         if name in ("Edit", "Write", "MultiEdit"):
             old, new = s.txt(60), s.txt(60)
-            patch = [{"oldStart": _ri(rng, 1, 300), "oldLines": 3, "newStart": _ri(rng, 1, 300),
-                      "newLines": 4, "lines": [s.txt(30) for _ in range(_ri(rng, 2, 6))]}]
+            patch = [{"oldStart": ri(rng, 1, 300), "oldLines": 3, "newStart": ri(rng, 1, 300),
+                      "newLines": 4, "lines": [s.txt(30) for _ in range(ri(rng, 2, 6))]}]
             if name == "Edit":
                 v = s.pick("edit_in", 2, (0.75, 0.25))
                 inp = {"file_path": path, "old_string": old, "new_string": new}
                 if v == 0:
                     inp["replace_all"] = False
-                orig: str | None = s.txt(_ri(rng, 200, 2000))
+                orig: str | None = s.txt(ri(rng, 200, 2000))
                 if s.want("edit_orig_null", 0.1):
                     orig = None
                 tur = {"filePath": path, "oldString": old, "newString": new, "originalFile": orig,
                        "structuredPatch": patch, "userModified": False, "replaceAll": False}
                 return "Edit", c.canarize(inp), result(f"The file {path} has been updated.", tur, error)
             if name == "Write":
-                body = s.txt(_ri(rng, 100, 1500))
+                body = s.txt(ri(rng, 100, 1500))
                 inp = {"file_path": path, "content": body}
                 tur = {"type": "create", "filePath": path, "content": body, "structuredPatch": [],
                        "originalFile": None}
                 return "Write", c.canarize(inp), result(f"File created successfully at: {path}", tur, error)
             edits = [{"old_string": s.txt(30), "new_string": s.txt(30), "replace_all": False}
-                     for _ in range(_ri(rng, 2, 5))]
+                     for _ in range(ri(rng, 2, 5))]
             inp = {"file_path": path, "edits": edits}
             tur = {"filePath": path, "edits": edits, "originalFileContents": s.txt(800),
                    "structuredPatch": patch, "userModified": False}
             return "MultiEdit", c.canarize(inp), result(f"Applied {len(edits)} edits to {path}", tur, error)
 
         if name == "TodoWrite":
-            todos = [{"content": s.txt(30), "status": _ch(rng, ("pending", "in_progress", "completed")),
-                      "activeForm": s.txt(30)} for _ in range(_ri(rng, 2, 6))]
+            todos = [{"content": s.txt(30), "status": ch(rng, ("pending", "in_progress", "completed")),
+                      "activeForm": s.txt(30)} for _ in range(ri(rng, 2, 6))]
             tur = {"oldTodos": [], "newTodos": todos}
             return "TodoWrite", c.canarize({"todos": todos}), result("Todos have been modified successfully.", tur)
 
@@ -1047,7 +899,7 @@ class _Gen:
 
         if name == "TaskUpdate":
             v = s.pick("task_update", 3, (0.6, 0.3, 0.1))
-            task_id = _ch(rng, s.tasks) if s.tasks else "1"
+            task_id = ch(rng, s.tasks) if s.tasks else "1"
             inp = {"taskId": task_id, "status": "completed" if v != 1 else "in_progress"}
             if v == 0:
                 tur = {"success": True, "taskId": task_id, "updatedFields": ["status"],
@@ -1060,12 +912,12 @@ class _Gen:
 
         if name == "TaskList":
             tasks = [{"id": str(i + 1), "subject": s.txt(30),
-                      "status": _ch(rng, ("pending", "completed")), "blockedBy": []}
-                     for i in range(_ri(rng, 1, 5))]
+                      "status": ch(rng, ("pending", "completed")), "blockedBy": []}
+                     for i in range(ri(rng, 1, 5))]
             return "TaskList", {}, result(s.txt(200), {"tasks": tasks})
 
         if name == "Skill":
-            skill = f"{_ch(rng, _NOUN)}-helper"
+            skill = f"{ch(rng, _NOUN)}-helper"
             inp = c.canarize({"skill": skill})
 
             def run_skill(src: str) -> None:
@@ -1088,7 +940,7 @@ class _Gen:
                     s.progress({"type": "search_results_received", "resultCount": 5, "query": query},
                                "srvtoolu_01" + s.b62(22), tid)
                 links = [{"title": s.txt(30), "url": f"https://docs.example.invalid/{s.b62(8)}"}
-                         for _ in range(_ri(rng, 2, 6))]
+                         for _ in range(ri(rng, 2, 6))]
                 tur = {"query": query, "results": [{"tool_use_id": "srvtoolu_01" + s.b62(22),
                                                     "content": links}, s.txt(300)],
                        "durationSeconds": round(rng.uniform(1, 20), 3)}
@@ -1097,10 +949,10 @@ class _Gen:
 
         if name == "mcp":
             server, tools = _SERVERS[rng.randrange(len(_SERVERS))]
-            tool = _ch(rng, tools)
+            tool = ch(rng, tools)
             tname = f"mcp__{server}__{tool}"
             inp = {c.key(k): s.txt(20) for k in rng.sample(("id", "query", "title", "team", "labels",
-                                                           "priority"), _ri(rng, 1, 4))}
+                                                           "priority"), ri(rng, 1, 4))}
             form = s.pick("mcp_result", 3, (0.5, 0.4, 0.1))
 
             def run_mcp(src: str) -> None:
@@ -1109,7 +961,7 @@ class _Gen:
                                 "toolName": tool}, tid, tid)
                     s.progress({"type": "mcp_progress", "status": "failed" if error else "completed",
                                 "serverName": server, "toolName": tool,
-                                "elapsedTimeMs": _ri(rng, 30, 5000)}, tid, tid)
+                                "elapsedTimeMs": ri(rng, 30, 5000)}, tid, tid)
                 if error or form == 2:
                     msg = s.txt(80)
                     s.tool_result(tid, src, msg, s.err_flag(error), msg)
@@ -1122,8 +974,8 @@ class _Gen:
             return tname, inp, run_mcp
 
         if name == "Task":
-            prompt = s.txt(_ri(rng, 80, 600))
-            agent_type = _ch(rng, _SUBAGENT_TYPES)
+            prompt = s.txt(ri(rng, 80, 600))
+            agent_type = ch(rng, _SUBAGENT_TYPES)
             inp = c.canarize({"description": s.txt(20), "prompt": prompt, "subagent_type": agent_type})
             desc = inp["description"]
 
@@ -1132,12 +984,12 @@ class _Gen:
                 child = self.subagent(s, aid, prompt, agent_type, tid, desc)
                 if 4 <= s.vi <= 5 and not s.side:
                     self.agent_progress(s, child, aid, prompt, tid)
-                text = s.txt(_ri(rng, 100, 800))
+                text = s.txt(ri(rng, 100, 800))
                 out_tokens = sum(r["message"]["usage"]["output_tokens"] for r in child.recs
                                  if isinstance(r, dict) and r["type"] == "assistant")
                 tur = {"status": "completed", "prompt": prompt, "agentId": aid,
                        "content": [{"type": "text", "text": text}],
-                       "totalDurationMs": _ri(rng, 5000, 300000), "totalTokens": out_tokens + 5000,
+                       "totalDurationMs": ri(rng, 5000, 300000), "totalTokens": out_tokens + 5000,
                        "totalToolUseCount": len(child.tool_ids),
                        "usage": s.usage(out_tokens) if s.vi < 6 else {
                            k: v for k, v in s.usage(out_tokens).items()
@@ -1159,20 +1011,15 @@ class _Gen:
         child.root = s.root
         child.parent = None
         child.prompt(prompt)
-        for _ in range(_ri(rng, 1, 3)):
-            names = [_ch(rng, ("Read", "Grep", "Bash", "Glob")) for _ in range(_ri(rng, 1, 2))]
+        for _ in range(ri(rng, 1, 3)):
+            names = [ch(rng, ("Read", "Grep", "Bash", "Glob")) for _ in range(ri(rng, 1, 2))]
             blocks: list[dict[str, Any]] = []
             if rng.random() < 0.5:
                 blocks.append(child.thinking_block())
             calls = []
             for name in names:
-                ctid = child.toolu()
-                tname, inp, runner = self.tool(child, name, ctid)
-                b: dict[str, Any] = {"type": "tool_use", "id": ctid, "name": tname, "input": inp}
-                if s.vi >= 6:
-                    b["caller"] = {"type": "direct"}
+                b, _, _, runner = self.tool_use(child, name)
                 blocks.append(b)
-                child.tool_ids.add(ctid)
                 calls.append(runner)
             uuids = child.assistant(blocks)
             for runner in calls:
@@ -1191,7 +1038,7 @@ class _Gen:
             self.subagent(child, "".join(rng.choices(HEX, k=7)), nprompt, "Explore", ntid)
             child.tool_result(ntid, src, child.txt(200), child.err_flag(False),
                               {"status": "completed", "prompt": nprompt})
-        child.assistant([{"type": "text", "text": child.txt(_ri(rng, 100, 700))}], final=True)
+        child.assistant([{"type": "text", "text": child.txt(ri(rng, 100, 700))}], final=True)
         s.clock = child.clock
         rel = f"{s.rel_dir}/subagents/agent-{aid}.jsonl"
         self.c.write_jsonl(rel, "subagent", child.recs, child.clock)
@@ -1240,7 +1087,7 @@ class _Gen:
         wf = "wf_" + "".join(rng.choices(HEX, k=8))
         wdir = f"{s.rel_dir}/subagents/workflows/{wf}"
         journal: list[dict[str, Any]] = []
-        for n in range(_ri(rng, 2, 3)):
+        for n in range(ri(rng, 2, 3)):
             aid = "".join(rng.choices(HEX, k=7))
             key = f"step-{n}"
             journal.append({"type": "started", "agentId": aid, "key": key})
@@ -1268,7 +1115,7 @@ class _Gen:
     def rare_head(self, s: _S) -> None:
         rng = s.rng
         s.system("session_start", {"content": s.txt(40), "level": "info", "isMeta": False,
-                                   "cause": "startup", "durationMs": _ri(rng, 5, 900),
+                                   "cause": "startup", "durationMs": ri(rng, 5, 900),
                                    "messageCount": 0, "error": None, "retryAttempt": 0,
                                    "retryInMs": 0, "maxRetries": 10}, parent=None)
         s.plain({"type": "permission-mode", "permissionMode": "default", "sessionId": s.sid})
@@ -1286,7 +1133,7 @@ class _Gen:
             a = {"type": kind, "hookName": "SessionStart:startup", "toolUseID": tid,
                  "hookEvent": "SessionStart", "content": s.txt(60), "stdout": s.txt(60), "stderr": "",
                  "exitCode": 0 if kind == "hook_success" else 1, "command": s.txt(40),
-                 "durationMs": _ri(rng, 5, 900)}
+                 "durationMs": ri(rng, 5, 900)}
             if kind != "hook_success":
                 del a["content"]
         elif kind == "hook_blocking_error":
@@ -1313,18 +1160,18 @@ class _Gen:
         elif kind == "command_permissions":
             a = {"type": kind, "allowedTools": ["Bash(git status)"]}
         elif kind == "date_change":
-            a = {"type": kind, "newDate": _ts(s.clock)[:10]}
+            a = {"type": kind, "newDate": iso_ms(s.clock)[:10]}
         elif kind == "queued_command":
-            a = {"type": kind, "prompt": s.txt(60), "commandMode": "prompt", "timestamp": _ts(s.clock)}
+            a = {"type": kind, "prompt": s.txt(60), "commandMode": "prompt", "timestamp": iso_ms(s.clock)}
         elif kind == "edited_text_file":
-            a = {"type": kind, "filename": _ch(rng, s.p.files), "snippet": s.txt(80)}
+            a = {"type": kind, "filename": ch(rng, s.p.files), "snippet": s.txt(80)}
         elif kind == "file":
-            a = {"type": kind, "filename": _ch(rng, s.p.files), "displayPath": "src/x.py",
-                 "content": {"type": "text", "file": {"filePath": _ch(rng, s.p.files),
+            a = {"type": kind, "filename": ch(rng, s.p.files), "displayPath": "src/x.py",
+                 "content": {"type": "text", "file": {"filePath": ch(rng, s.p.files),
                                                       "content": s.txt(200), "numLines": 9,
                                                       "startLine": 1, "totalLines": 9}}}
         elif kind == "compact_file_reference":
-            a = {"type": kind, "filename": _ch(rng, s.p.files), "displayPath": "src/x.py"}
+            a = {"type": kind, "filename": ch(rng, s.p.files), "displayPath": "src/x.py"}
         elif kind == "invoked_skills":
             a = {"type": kind, "skills": [{"name": "otter-helper", "path": f"{s.p.cwd}/.claude/skills/otter",
                                            "content": s.txt(200)}]}
@@ -1407,11 +1254,11 @@ class _Gen:
         s.plain({"type": "ai-title", "aiTitle": s.txt(30), "sessionId": sid})
         s.plain({"type": "last-prompt", "lastPrompt": s.txt(60), "leafUuid": s.parent, "sessionId": sid})
         s.plain({"type": "frame-link", "frameUrl": f"https://frames.example.invalid/{s.b62(10)}",
-                 "path": "/", "title": s.txt(20), "timestamp": _ts(s.clock), "sessionId": sid})
+                 "path": "/", "title": s.txt(20), "timestamp": iso_ms(s.clock), "sessionId": sid})
         s.plain({"type": "relocated", "relocatedCwd": s.p.cwd + "/sub", "sessionId": sid})
         s.plain({"type": "worktree-state", "sessionId": sid,
                  "worktreeSession": {"originalCwd": s.p.cwd, "preEnterOriginalCwd": s.p.cwd,
-                                     "worktreePath": s.p.cwd + "-wt", "worktreeName": _ch(rng, _NOUN),
+                                     "worktreePath": s.p.cwd + "-wt", "worktreeName": ch(rng, _NOUN),
                                      "worktreeBranch": s.branch, "sessionId": sid,
                                      "enteredExisting": False}})
         s.plain({"type": "bridge-session", "bridgeSessionId": s.uuid(), "lastSequenceNum": 3,
@@ -1428,25 +1275,11 @@ def generate(root: Path, *, seed: int = 7, sessions: int | None = None,
     bytes (at least ``sessions`` if both are given, and at least 8 so every edge case is
     planted).
     """
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    gen = _Gen(root, seed, canaries)
-    if target_bytes is None:
-        n = DEFAULT_SESSIONS if sessions is None else max(0, sessions)
-        limit = n
-    else:
-        n = max(sessions or 0, MIN_SESSIONS_FOR_PLANTS)
-        limit = -1
-
-    def at(k: int) -> int:
-        return min(k, n - 1) if limit >= 0 else k
-
-    idx = 0
-    while True:
-        if limit >= 0 and idx >= limit:
-            break
-        if limit < 0 and idx >= n and gen.c.bytes_total >= (target_bytes or 0):
-            break
+    gen = _Gen(ensure_root(root), seed, canaries)
+    sched = Schedule(sessions, target_bytes, default=DEFAULT_SESSIONS,
+                     minimum=MIN_SESSIONS_FOR_PLANTS)
+    at = sched.at
+    for idx in sched.indices(lambda: gen.c.bytes_total):
         plan = _Plan()
         plan.dup_and_dangling = idx == at(1)
         plan.orphan = idx == at(2)
@@ -1455,5 +1288,4 @@ def generate(root: Path, *, seed: int = 7, sessions: int | None = None,
         plan.partial = idx == at(5)
         plan.no_final_lf = idx in (at(6), at(7)) and not plan.partial
         gen.session(idx, plan)
-        idx += 1
     return gen.c.planted()

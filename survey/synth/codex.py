@@ -76,20 +76,38 @@ The module never imports the census, the walk or the evidence code.
 from __future__ import annotations
 
 import base64
-import os
 import random
-import re
 import time
-from collections import Counter, defaultdict
+from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from survey.synth.common import (
+    BLANK,
+    CODE_WORDS,
+    DAY_MS,
+    HEX,
+    NON_ASCII_WORDS,
+    PROSE_WORDS,
+    SYSTEM_WORDS,
+    Coverage,
+    FramingPlan,
+    JsonlCorpus,
+    Schedule,
+    b62,
+    ch,
+    ensure_root,
+    iso_ms,
+    ri,
+    session_start,
+)
+
 RUNTIME = "codex"
 BASE = datetime(2026, 1, 5, tzinfo=UTC)
-DAY_MS = 86_400_000
 SPAN_DAYS = 200
 VERSIONS = ("0.140.0", "0.141.0", "0.142.2", "0.142.4", "0.143.1", "0.144.0", "0.145.2", "0.146.0")
 MODELS = ("gpt-5.4", "gpt-5.4", "gpt-5.3-codex-spark", "gpt-5.5", "gpt-5.5", "gpt-5.5", "gpt-5.5",
@@ -98,43 +116,12 @@ DEFAULT_SESSIONS = 30
 MIN_SESSIONS_FOR_PLANTS = 10
 CAP = 40_109
 SURFACES = ("rollout", "other")
-HEX = "0123456789abcdef"
 PT = "internal_chat_message_metadata_passthrough"
-_BLANK = object()
-_CANARY_RE = re.compile(rb"cnry[0-9a-f]{12}z")
-_B62T = str.maketrans("+/=", "xQz")
 
-def _wordlist(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-_WORDS = (*_wordlist(
-    "alpha beta gamma delta sigma omega build cache index parse render merge split queue "
-    "worker buffer token stream module config branch commit review patch table column value "
-    "field record schema layout folder handler router service client server request reply "
-    "status retry limit window frame chunk block shard replica cluster node graph edge vertex "
-    "filter mapper reducer sorter loader writer reader cursor offset length width height "
-    "kernel driver socket packet header footer anchor marker signal event hook probe sample "
-    "plan step phase stage gate check guard fence latch mutex thread fiber task job batch "
-    "the a of to and in is it for on with as at by from this that we you should could would "
-    "maybe quickly carefully again later first then next finally please update remove add "
-    "fix refactor rename move copy test verify ensure handle support allow avoid"
-), "café", "naïve", "→", "…", "λ", "über", "日本", "数据")
+_WORDS = (*CODE_WORDS, *SYSTEM_WORDS, *PROSE_WORDS, *NON_ASCII_WORDS)
 _PROJECTS = ("harbor", "juniper", "kestrel", "lattice", "monsoon", "nimbus")
 _NICKS = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi")
 _ROLES = ("explorer", "worker", "reviewer")
-
-
-_TS_LAST: list[Any] = [-1, ""]
-
-
-def _ts(ms: int) -> str:
-    """ISO-8601 UTC with milliseconds, as both clients write it."""
-    sec = ms // 1000
-    if sec != _TS_LAST[0]:
-        _TS_LAST[0] = sec
-        _TS_LAST[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec))
-    return f"{_TS_LAST[1]}.{ms % 1000:03d}Z"
 
 
 def _fit(text: str, nbytes: int) -> str:
@@ -147,44 +134,19 @@ def _fit(text: str, nbytes: int) -> str:
 
 
 
-def _ri(rng: random.Random, lo: int, hi: int) -> int:
-    """``rng.randint`` without its overhead (hot path)."""
-    return lo + int(rng.random() * (hi - lo + 1))
+def _record_class(r: dict[str, Any]) -> str:
+    """``type`` plus ``payload.type`` where the payload has one."""
+    t = r["type"]
+    p = r["payload"]
+    pt = p.get("type") if isinstance(p, dict) else None
+    return f"{t}/{pt}" if isinstance(pt, str) else t
 
 
-def _ch(rng: random.Random, seq: Any) -> Any:
-    """``rng.choice`` without its overhead (hot path)."""
-    return seq[int(rng.random() * len(seq))]
-
-
-def _b62(rng: random.Random, n: int) -> str:
-    """``n`` base62-looking characters from the rng (fast)."""
-    return base64.b64encode(rng.randbytes(n)).decode()[:n].translate(_B62T)
-
-
-class _Corpus:
+class _Corpus(JsonlCorpus):
     """Writes rollouts and keeps the exact tallies that become ``planted``."""
 
     def __init__(self, root: Path, seed: int, canaries: bool) -> None:
-        self.root = root
-        self.canaries_on = canaries
-        self.canaries: list[str] = []
-        self._dirs: set[Path] = set()
-        self._written: set[bytes] = set()  # canaries that reached a file (path or body)
-        self._canary_set: set[str] = set()
-        self.crng = random.Random(f"codex-canary:{seed}")
-        prng = random.Random(f"codex-pool:{seed}")
-        words = prng.choices(_WORDS, k=90_000)
-        for _ in range(6):
-            words[prng.randrange(len(words))] = "\u2028"
-        self.pool = " ".join(words)
-        self.files: Counter[str] = Counter({s: 0 for s in SURFACES})
-        self.records: Counter[str] = Counter()
-        self.keysets: defaultdict[str, Counter[str]] = defaultdict(Counter)
-        self.lines: Counter[str] = Counter({"ok": 0, "blank": 0, "malformed": 0, "partial": 0})
-        self.versions: Counter[str] = Counter()
-        self.months: Counter[str] = Counter()
-        self.bytes_total = 0
+        super().__init__(root, seed, canaries, label="codex", words=_WORDS, surfaces=SURFACES)
         self.uuid_matches = 0
         self.files_with_meta = 0
         self.meta_per_file: Counter[str] = Counter()
@@ -194,69 +156,21 @@ class _Corpus:
         self.caps: Counter[str] = Counter()
         self.token_resets = 0
 
-    def canary(self) -> str:
-        while True:
-            tok = f"cnry{self.crng.getrandbits(48):012x}z"
-            if tok not in self._canary_set:
-                self._canary_set.add(tok)
-                self.canaries.append(tok)
-                return tok
-
-    def raw(self, rng: random.Random, n: int) -> str:
-        """Pool text without a canary (only for filler that follows a canaried text)."""
-        i = int(rng.random() * (len(self.pool) - n - 1))
-        return self.pool[i:i + n]
-
-    def text(self, rng: random.Random, n: int) -> str:
-        n = max(1, n)
-        i = int(rng.random() * (len(self.pool) - n - 1))
-        s = self.pool[i:i + n].strip() or "ok"
-        if self.canaries_on:
-            return f"{s} {self.canary()}" if rng.random() < 0.5 else f"{self.canary()} {s}"
-        return s
-
-    def key(self, plain: str) -> str:
-        return f"{plain}-{self.canary()}" if self.canaries_on else plain
-
-    def canarize(self, v: Any) -> Any:
-        if not self.canaries_on:
-            return v
-        if isinstance(v, str):
-            return v if "cnry" in v else f"{v} {self.canary()}"
-        if isinstance(v, list):
-            return [self.canarize(x) for x in v]
-        if isinstance(v, dict):
-            return {k: self.canarize(x) for k, x in v.items()}
-        return v
-
     def write_rollout(self, rel: str, file_uuid: str, recs: list[Any], mtime_ms: int, *,
                       final_lf: bool = True, partial: bytes | None = None) -> None:
-        out: list[bytes] = []
-        dumps = orjson.dumps
-        records = self.records
-        keysets = self.keysets
+        data = self.frame(recs, _record_class, final_lf=final_lf, partial=partial,
+                          dumps=orjson.dumps)
         metas: list[dict[str, Any]] = []
         calls: set[str] = set()
         outputs: list[str] = []
         capped = False
         last_total = -1
         for r in recs:
-            if r is _BLANK:
-                out.append(b"")
-                self.lines["blank"] += 1
+            if not isinstance(r, dict):
                 continue
-            if isinstance(r, bytes):
-                out.append(r)
-                self.lines["malformed"] += 1
-                continue
-            out.append(dumps(r))
             t = r["type"]
             p = r["payload"]
             pt = p.get("type") if isinstance(p, dict) else None
-            cls = f"{t}/{pt}" if isinstance(pt, str) else t
-            records[cls] += 1
-            keysets[cls][",".join(sorted(r))] += 1
-            self.lines["ok"] += 1
             if t == "session_meta":
                 metas.append(p)
             elif t == "response_item":
@@ -280,12 +194,6 @@ class _Corpus:
                     self.exit_codes["event_msg/exec_command_end"] += 1
                 elif pt == "item_completed" and "exit_code" in p.get("item", {}):
                     self.exit_codes["event_msg/item_completed"] += 1
-        data = b"\n".join(out)
-        if final_lf or partial is not None:
-            data += b"\n"
-        if partial is not None:
-            data += partial
-            self.lines["partial"] += 1
         answered = {c for c in outputs if c in calls}
         self.joins["paired"] += sum(1 for c in outputs if c in calls)
         self.joins["unpaired_outputs"] += sum(1 for c in outputs if c not in calls)
@@ -298,29 +206,11 @@ class _Corpus:
         self.meta_per_file[str(len(metas))] += 1
         if capped:
             self.caps[str(CAP)] += 1
-        path = self.root / rel
-        if path.parent not in self._dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(path.parent)
-        path.write_bytes(data)
-        if self.canaries_on:
-            self._written.update(_CANARY_RE.findall(data))
-        os.utime(path, (mtime_ms / 1000, mtime_ms / 1000))
-        self.files["rollout"] += 1
-        self.bytes_total += len(data)
-        self.months[time.strftime("%Y-%m", time.gmtime(mtime_ms // 1000))] += 1
+        self.store(rel, "rollout", data, mtime_ms)
 
     def planted(self) -> dict[str, Any]:
         return {
-            "runtime": RUNTIME,
-            "files": dict(self.files),
-            "records": dict(sorted(self.records.items())),
-            "keysets": {c: dict(sorted(k.items())) for c, k in sorted(self.keysets.items())},
-            "versions": dict(sorted(self.versions.items())),
-            "bytes_total": self.bytes_total,
-            "canaries": [t for t in self.canaries if t.encode() in self._written],
-            "mtime_months": dict(sorted(self.months.items())),
-            "lines": dict(self.lines),
+            **self.base_planted(RUNTIME),
             "filename_uuid_matches": self.uuid_matches,
             "files_with_meta": self.files_with_meta,
             "session_meta_per_file": dict(sorted(self.meta_per_file.items())),
@@ -332,17 +222,15 @@ class _Corpus:
         }
 
 
-class _Plan:
-    def __init__(self) -> None:
-        self.blank = False
-        self.malformed = False
-        self.partial = False
-        self.no_final_lf = False
-        self.caps = 0
-        self.orphan_output = False
+@dataclass
+class _Plan(FramingPlan):
+    """Which corpus-level edge cases a rollout carries."""
+
+    caps: int = 0
+    orphan_output: bool = False
 
 
-class _R:
+class _R(Coverage):
     """One rollout being built."""
 
     def __init__(self, c: _Corpus, rng: random.Random, *, vi: int, start_ms: int, cwd: str,
@@ -367,30 +255,6 @@ class _R:
         self.window_number = 0
         self.meta_payload: dict[str, Any] = {}
 
-    # -- helpers --------------------------------------------------------------------------
-    def pick(self, name: str, n: int, weights: tuple[float, ...] | None = None) -> int:
-        if self.cover and self.counters[name] < n:
-            i = self.counters[name]
-            self.counters[name] += 1
-            return i
-        x = self.rng.random()
-        if weights is None:
-            return int(x * n)
-        for i, w in enumerate(weights):
-            x -= w
-            if x < 0:
-                return i
-        return n - 1
-
-    def want(self, name: str, p: float) -> bool:
-        return self.pick(name, 2, (p, 1 - p)) == 0
-
-    def once(self, name: str, p: float) -> bool:
-        if self.cover and not self.counters[name]:
-            self.counters[name] += 1
-            return True
-        return self.rng.random() < p
-
     def uuid7(self, ms: int) -> str:
         v = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | self.rng.getrandbits(12) << 64 \
             | 0b10 << 62 | self.rng.getrandbits(62)
@@ -401,14 +265,14 @@ class _R:
         return self.c.text(self.rng, n)
 
     def call_id(self) -> str:
-        return "call_" + _b62(self.rng, 24)
+        return "call_" + b62(self.rng, 24)
 
     def item_id(self) -> str:
         return f"rs_{self.rng.getrandbits(192):048x}"
 
     def emit(self, t: str, payload: dict[str, Any], *, lo: int = 50, hi: int = 2500) -> dict[str, Any]:
-        self.clock += _ri(self.rng, lo, hi)
-        r: dict[str, Any] = {"timestamp": _ts(self.clock), "type": t}
+        self.clock += ri(self.rng, lo, hi)
+        r: dict[str, Any] = {"timestamp": iso_ms(self.clock), "type": t}
         if self.ordinal is not None:
             r["ordinal"] = self.ordinal
             self.ordinal += 1
@@ -439,7 +303,7 @@ class _R:
         p["id"] = self.id
         if child_of:
             p["parent_thread_id"] = child_of["id"]
-        p["timestamp"] = _ts(self.clock)
+        p["timestamp"] = iso_ms(self.clock)
         p["cwd"] = self.cwd
         p["originator"] = "codex-tui"
         p["cli_version"] = self.version
@@ -459,10 +323,10 @@ class _R:
         if self.vi >= 7:
             p["history_mode"] = "default"
             p["context_window"] = {"window_id": self.window}
-        p["base_instructions"] = {"text": self.txt(_ri(self.rng, 400, 1500))}
+        p["base_instructions"] = {"text": self.txt(ri(self.rng, 400, 1500))}
         p["git"] = {"commit_hash": "".join(self.rng.choices(HEX, k=40)),
-                    "branch": "main" if self.rng.random() < 0.6 else f"feat/{_ch(self.rng, _PROJECTS)}",
-                    "repository_url": f"https://git.example.invalid/team/{_ch(self.rng, _PROJECTS)}.git"}
+                    "branch": "main" if self.rng.random() < 0.6 else f"feat/{ch(self.rng, _PROJECTS)}",
+                    "repository_url": f"https://git.example.invalid/team/{ch(self.rng, _PROJECTS)}.git"}
         if not child_of and not resumed:
             self.meta_payload = p
             # the header is written with the first input, minutes after the thread was created
@@ -475,7 +339,7 @@ class _R:
         effort = "high" if self.rng.random() < 0.7 else "medium"
         self.emit("turn_context", {
             "turn_id": self.turn_id, "cwd": self.cwd, "workspace_roots": [self.cwd],
-            "current_date": _ts(self.clock)[:10], "timezone": "Etc/UTC", "approval_policy": "never",
+            "current_date": iso_ms(self.clock)[:10], "timezone": "Etc/UTC", "approval_policy": "never",
             "sandbox_policy": {"type": "danger-full-access"}, "permission_profile": {"type": "disabled"},
             "model": self.model, "comp_hash": "".join(self.rng.choices(HEX, k=16)),
             "personality": "pragmatic",
@@ -495,10 +359,10 @@ class _R:
             self.item(p, with_id=role == "assistant")
 
     def token_count(self, *, info_null: bool = False) -> None:
-        inp = _ri(self.rng, 2000, 20000)
-        cached = _ri(self.rng, 0, inp)
-        out = _ri(self.rng, 20, 1500)
-        reas = _ri(self.rng, 0, out)
+        inp = ri(self.rng, 2000, 20000)
+        cached = ri(self.rng, 0, inp)
+        out = ri(self.rng, 20, 1500)
+        reas = ri(self.rng, 0, out)
         last = [inp, cached, out, reas, inp + out]
         self.total = [a + b for a, b in zip(self.total, last, strict=True)]
         keys = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
@@ -539,24 +403,17 @@ class _Gen:
     # -- session ---------------------------------------------------------------------------
     def session(self, idx: int, plan: _Plan) -> None:
         rng = random.Random(f"codex-session:{self.seed}:{idx}")
-        cover = idx < len(VERSIONS)
-        if cover:
-            vi = idx
-            day = vi * SPAN_DAYS / len(VERSIONS) + rng.uniform(1, SPAN_DAYS / len(VERSIONS) - 2)
-        else:
-            day = rng.uniform(0, SPAN_DAYS - 1)
-            vi = min(len(VERSIONS) - 1, int(day * len(VERSIONS) / SPAN_DAYS))
-        start = int(BASE.timestamp() * 1000 + day * DAY_MS + _ri(rng, 0, DAY_MS // 2))
+        cover, vi, start = session_start(rng, idx, len(VERSIONS), SPAN_DAYS, BASE)
         r = _R(self.c, rng, vi=vi, start_ms=start, cwd=self.cwds[idx % len(self.cwds)], cover=cover)
         r.session_meta()
         if vi >= 7:
             self.world_state(r)
-        turns = 4 if cover else (_ri(rng, 2, 4) if rng.random() < 0.85 else _ri(rng, 5, 16))
+        turns = 4 if cover else (ri(rng, 2, 4) if rng.random() < 0.85 else ri(rng, 5, 16))
         compact_at = min(2, turns - 1)
         for t in range(turns):
             if t in (1, 2) and r.vi >= 2 and ((cover and t == 1) or rng.random() < 0.08):
                 # resumed: the header is written again, later, by the client that resumes
-                r.clock += _ri(rng, 3_600_000, 3 * DAY_MS)
+                r.clock += ri(rng, 3_600_000, 3 * DAY_MS)
                 r.session_meta(resumed=True)
             if t == compact_at and (plan.orphan_output or (r.vi >= 2 and r.once("compact", 0.2))):
                 self.compact(r, orphan=plan.orphan_output)
@@ -567,7 +424,7 @@ class _Gen:
         recs = r.recs
         partial = None
         if plan.blank:
-            recs.insert(len(recs) // 2, _BLANK)
+            recs.insert(len(recs) // 2, BLANK)
         if plan.malformed:
             recs.insert(len(recs) // 3, orjson.dumps(recs[2])[:-9] + b',"x":')
         if plan.partial:
@@ -588,21 +445,21 @@ class _Gen:
             if r.vi >= 7 and r.once("first_tc_info_null", 0.3):
                 r.token_count(info_null=True)
         r.turn_context()
-        prompt = r.txt(_ri(rng, 40, 500))
+        prompt = r.txt(ri(rng, 40, 500))
         r.message("user", prompt)
         r.ev({"type": "user_message", "message": prompt, "images": [], "local_images": [],
               "text_elements": []})
         plan = ["exec", "exec_par", "patch", "mcp", "plan", "stdin", "search"] if r.cover else []
-        steps = max(_ri(rng, 2, 5) if not r.cover else len(plan), caps + 2)
+        steps = max(ri(rng, 2, 5) if not r.cover else len(plan), caps + 2)
         aborted = not first and not caps and r.once("aborted", 0.04)
         for step in range(steps):
             self.reasoning(r)
             if rng.random() < 0.5 or step == 0:
-                text = r.txt(_ri(rng, 30, 300))
+                text = r.txt(ri(rng, 30, 300))
                 r.ev({"type": "agent_message", "message": text, "phase": "commentary",
                       "memory_citation": None})
                 r.message("assistant", text, phase="commentary")
-            kind = plan[step] if step < len(plan) else _ch(rng,
+            kind = plan[step] if step < len(plan) else ch(rng,
                 ("exec", "exec", "exec", "exec_par", "patch", "plan", "mcp", "stdin"))
             if step < caps:
                 kind = "cap"
@@ -616,13 +473,13 @@ class _Gen:
             self.tool(r, kind)
             r.token_count()
         self.reasoning(r)
-        final = r.txt(_ri(rng, 100, 1200))
+        final = r.txt(ri(rng, 100, 1200))
         r.ev({"type": "agent_message", "message": final, "phase": "final_answer", "memory_citation": None})
         r.message("assistant", final, phase="final_answer")
         r.token_count()
         r.ev({"type": "task_complete", "turn_id": r.turn_id, "last_agent_message": final,
               "completed_at": r.clock // 1000, "duration_ms": r.clock - started,
-              "time_to_first_token_ms": _ri(rng, 300, 9000)})
+              "time_to_first_token_ms": ri(rng, 300, 9000)})
 
     def reasoning(self, r: _R) -> None:
         if r.vi == 0:
@@ -630,7 +487,7 @@ class _Gen:
             return
         p: dict[str, Any] = {"type": "reasoning", "summary": []}
         if r.vi <= 2:
-            p["encrypted_content"] = base64.b64encode(r.rng.randbytes(_ri(r.rng, 60, 400))).decode()
+            p["encrypted_content"] = base64.b64encode(r.rng.randbytes(ri(r.rng, 60, 400))).decode()
         r.item(p)
 
     # -- tools ----------------------------------------------------------------------------
@@ -643,7 +500,7 @@ class _Gen:
     def exec_call(self, r: _R, *, output: bool = True, nbytes: int | None = None) -> None:
         rng = r.rng
         v = r.pick("exec_args", 4, (0.6, 0.25, 0.1, 0.05))
-        args: dict[str, Any] = {"cmd": r.txt(_ri(rng, 10, 80))}
+        args: dict[str, Any] = {"cmd": r.txt(ri(rng, 10, 80))}
         if v == 0:
             args.update({"workdir": r.cwd, "yield_time_ms": 10000, "max_output_tokens": 12000})
         elif v == 1:
@@ -657,27 +514,27 @@ class _Gen:
                 "arguments": orjson.dumps(self.c.canarize(args)).decode(), "call_id": cid})
         if not output:
             return
-        code = 0 if rng.random() < 0.85 else _ch(rng, (1, 2, 127))
-        body = r.txt(_ri(rng, 0, 2500) if rng.random() < 0.95 else _ri(rng, 5000, 30000)) \
+        code = 0 if rng.random() < 0.85 else ch(rng, (1, 2, 127))
+        body = r.txt(ri(rng, 0, 2500) if rng.random() < 0.95 else ri(rng, 5000, 30000)) \
             if nbytes is None else r.txt(60) + " " + self.c.raw(rng, 50_000)
         out = self.exec_output(r, body, code, nbytes)
         r.item({"type": "function_call_output", "call_id": cid, "output": out}, with_id=False)
         if r.vi >= 4 and r.want("exec_end", 0.4):
-            r.ev({"type": "exec_command_end", "call_id": cid, "process_id": str(_ri(rng, 1000, 99999)),
+            r.ev({"type": "exec_command_end", "call_id": cid, "process_id": str(ri(rng, 1000, 99999)),
                   "turn_id": r.turn_id, "command": ["/bin/bash", "-lc", args["cmd"]], "cwd": r.cwd,
                   "parsed_cmd": [{"type": "unknown", "cmd": args["cmd"]}], "source": "agent",
                   "stdout": r.txt(100), "stderr": "", "aggregated_output": r.txt(100), "exit_code": code,
-                  "duration": {"secs": _ri(rng, 0, 9), "nanos": _ri(rng, 0, 999_999_999)},
+                  "duration": {"secs": ri(rng, 0, 9), "nanos": ri(rng, 0, 999_999_999)},
                   "formatted_output": r.txt(100), "status": "completed" if code == 0 else "failed"})
         if r.vi >= 6 and r.want("item_completed", 0.3):
             r.ev({"type": "item_completed", "thread_id": r.id, "turn_id": r.turn_id,
-                  "item": {"type": "CommandExecution", "id": r.item_id(), "process_id": str(_ri(rng, 1000, 99999)),
+                  "item": {"type": "CommandExecution", "id": r.item_id(), "process_id": str(ri(rng, 1000, 99999)),
                            "command": ["/bin/bash", "-lc", args["cmd"]], "cwd": r.cwd,
                            "parsed_cmd": [{"type": "read", "cmd": args["cmd"], "name": "file.py",
                                            "path": f"{r.cwd}/file.py"}],
                            "source": "agent", "status": "completed", "stdout": r.txt(80), "stderr": "",
                            "aggregated_output": r.txt(80), "exit_code": code,
-                           "duration": {"secs": 0, "nanos": _ri(rng, 0, 999_999_999)},
+                           "duration": {"secs": 0, "nanos": ri(rng, 0, 999_999_999)},
                            "formatted_output": r.txt(80)},
                   "started_at_ms": r.clock - 900, "completed_at_ms": r.clock})
 
@@ -691,7 +548,7 @@ class _Gen:
         elif kind == "exec_par":
             # parallel calls: all calls first, then all outputs (as 0.140 writes them)
             cids = []
-            for _ in range(_ri(rng, 2, 3)):
+            for _ in range(ri(rng, 2, 3)):
                 cid = r.call_id()
                 cids.append(cid)
                 r.item({"type": "function_call", "name": "exec_command",
@@ -699,10 +556,10 @@ class _Gen:
                         "call_id": cid})
             for cid in cids:
                 r.item({"type": "function_call_output", "call_id": cid,
-                        "output": self.exec_output(r, r.txt(_ri(rng, 0, 800)), 0)}, with_id=False)
+                        "output": self.exec_output(r, r.txt(ri(rng, 0, 800)), 0)}, with_id=False)
         elif kind == "stdin":
             cid = r.call_id()
-            args = {"session_id": _ri(rng, 1, 90000), "chars": r.txt(10), "yield_time_ms": 1000,
+            args = {"session_id": ri(rng, 1, 90000), "chars": r.txt(10), "yield_time_ms": 1000,
                     "max_output_tokens": 4000}
             r.item({"type": "function_call", "name": "write_stdin",
                     "arguments": orjson.dumps(c.canarize(args)).decode(), "call_id": cid})
@@ -711,7 +568,7 @@ class _Gen:
         elif kind == "plan":
             cid = r.call_id()
             args2: dict[str, Any] = {"plan": [{"step": r.txt(30), "status": "pending"}
-                                              for _ in range(_ri(rng, 2, 5))]}
+                                              for _ in range(ri(rng, 2, 5))]}
             if r.want("plan_expl", 0.4):
                 args2 = {"explanation": r.txt(60), **args2}
             r.item({"type": "function_call", "name": "update_plan",
@@ -736,7 +593,7 @@ class _Gen:
         rng = r.rng
         c = self.c
         cid = r.call_id()
-        files = [f"{r.cwd}/src/{_ch(rng, _PROJECTS)}_{_ri(rng, 1, 99)}.py" for _ in range(_ri(rng, 1, 3))]
+        files = [f"{r.cwd}/src/{ch(rng, _PROJECTS)}_{ri(rng, 1, 99)}.py" for _ in range(ri(rng, 1, 3))]
         body = "*** Begin Patch\n" + "".join(
             f"*** Update File: {f}\n@@\n-{r.txt(30)}\n+{r.txt(30)}\n" for f in files) + "*** End Patch"
         r.item({"type": "custom_tool_call", "status": "completed", "call_id": cid, "name": "apply_patch",
@@ -764,16 +621,16 @@ class _Gen:
             self.exec_call(r)
             return
         cid = r.call_id()
-        server, tool = _ch(rng, (("wiki", "ask_question"), ("wiki", "read_structure"),
+        server, tool = ch(rng, (("wiki", "ask_question"), ("wiki", "read_structure"),
                                    ("tracker", "get_item")))
         args = {c.key(k): r.txt(20) for k in rng.sample(("repoName", "question", "id", "query"), 2)}
         r.item({"type": "function_call", "name": tool, "namespace": f"mcp__{server}",
                 "arguments": orjson.dumps(args).decode(), "call_id": cid})
-        text = r.txt(_ri(rng, 100, 1500))
+        text = r.txt(ri(rng, 100, 1500))
         r.ev({"type": "mcp_tool_call_end", "call_id": cid,
               "invocation": {"server": server, "tool": tool, "arguments": args},
               "plugin_id": f"{server}@builtin",
-              "duration": {"secs": _ri(rng, 0, 20), "nanos": _ri(rng, 0, 999_999_999)},
+              "duration": {"secs": ri(rng, 0, 20), "nanos": ri(rng, 0, 999_999_999)},
               "result": {"Ok": {"content": [{"type": "text", "text": text}], "isError": False,
                                 "structuredContent": {c.key("result"): r.txt(120)}}}})
         r.item({"type": "function_call_output", "call_id": cid, "output": text}, with_id=False)
@@ -811,10 +668,10 @@ class _Gen:
     def compact(self, r: _R, *, orphan: bool) -> None:
         rng = r.rng
         hist: list[dict[str, Any]] = []
-        for _ in range(_ri(rng, 4, 10)):
+        for _ in range(ri(rng, 4, 10)):
             hist.append({"type": "message", "role": "user",
-                         "content": [{"type": "input_text", "text": r.txt(_ri(rng, 40, 400))}
-                                     for _ in range(_ri(rng, 1, 2))],
+                         "content": [{"type": "input_text", "text": r.txt(ri(rng, 40, 400))}
+                                     for _ in range(ri(rng, 1, 2))],
                          PT: {"turn_id": r.turn_id}})
         hist.append({"type": "compaction", "id": r.item_id(),
                      "encrypted_content": base64.b64encode(rng.randbytes(120)).decode()})
@@ -838,8 +695,8 @@ class _Gen:
     def spawn(self, r: _R) -> None:
         rng = r.rng
         cid = r.call_id()
-        nick, role = _ch(rng, _NICKS), _ch(rng, _ROLES)
-        task = r.txt(_ri(rng, 60, 400))
+        nick, role = ch(rng, _NICKS), ch(rng, _ROLES)
+        task = r.txt(ri(rng, 60, 400))
         r.item({"type": "function_call", "name": "spawn_agent",
                 "arguments": orjson.dumps(self.c.canarize({"task_name": nick.lower(), "message": task})).decode(),
                 "call_id": cid})
@@ -867,7 +724,7 @@ class _Gen:
     # -- rare classes (learned from the curated fixture; 0.146 files only) -------------------
     def world_state(self, r: _R) -> None:
         r.emit("world_state", {"full": True, "state": {
-            "environments": {"current_date": _ts(r.clock)[:10], "timezone": "Etc/UTC",
+            "environments": {"current_date": iso_ms(r.clock)[:10], "timezone": "Etc/UTC",
                              "environments": {"local": {"cwd": r.cwd, "shell": "bash", "status": "ready"}},
                              "filesystem": "local"},
             "collaboration_mode": {"mode": "default", "model": r.model},
@@ -878,7 +735,7 @@ class _Gen:
         rng = r.rng
         tid = r.turn_id
         cid = r.call_id()
-        dur = {"secs": 0, "nanos": _ri(rng, 0, 999_999_999)}
+        dur = {"secs": 0, "nanos": ri(rng, 0, 999_999_999)}
         r.ev({"type": "agent_reasoning", "text": r.txt(80)})
         r.item({"type": "web_search_call", "status": "completed",
                 "action": {"type": "search", "query": r.txt(20), "queries": [r.txt(20)], "url": None,
@@ -960,26 +817,12 @@ def generate(root: Path, *, seed: int = 7, sessions: int | None = None,
     until the corpus reaches that many bytes (at least ``sessions``, and at least 10 so
     every edge case is planted).
     """
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    gen = _Gen(root, seed, canaries)
-    if target_bytes is None:
-        n = DEFAULT_SESSIONS if sessions is None else max(0, sessions)
-        limit = n
-    else:
-        n = max(sessions or 0, MIN_SESSIONS_FOR_PLANTS)
-        limit = -1
-
-    def at(k: int) -> int:
-        return min(k, n - 1) if limit >= 0 else k
-
+    gen = _Gen(ensure_root(root), seed, canaries)
+    sched = Schedule(sessions, target_bytes, default=DEFAULT_SESSIONS,
+                     minimum=MIN_SESSIONS_FOR_PLANTS)
+    at = sched.at
     caps = {at(1): 1, at(3): 2, at(6): 1, at(9): 1}
-    idx = 0
-    while True:
-        if limit >= 0 and idx >= limit:
-            break
-        if limit < 0 and idx >= n and gen.c.bytes_total >= (target_bytes or 0):
-            break
+    for idx in sched.indices(lambda: gen.c.bytes_total):
         plan = _Plan()
         plan.blank = idx == at(2)
         plan.malformed = idx == at(4)
@@ -988,5 +831,4 @@ def generate(root: Path, *, seed: int = 7, sessions: int | None = None,
         plan.caps = caps.get(idx, 0)
         plan.orphan_output = idx in (at(2), at(4), at(6))
         gen.session(idx, plan)
-        idx += 1
     return gen.c.planted()

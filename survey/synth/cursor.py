@@ -72,8 +72,6 @@ import bisect
 import math
 import os
 import random
-import re
-import uuid
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
@@ -82,6 +80,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from survey.synth.common import CANARY_RE, TokenStream, ensure_root, scan_canaries, uuid4
 
 __all__ = ["DEFAULT_SESSIONS", "generate"]
 
@@ -393,9 +393,6 @@ _PLAN: dict[int, _Plan] = {
 }
 
 
-_TOKEN_BYTES = re.compile(rb"cnry[0-9a-f]{12}z")
-
-
 class _Rng(random.Random):
     """``random.Random`` with cheap float-based ``randint``/``choice``/``randrange``.
 
@@ -418,21 +415,12 @@ class _Rng(random.Random):
 class _Canaries:
     """Unique tokens ``cnry`` + 12 hex + ``z`` from their own rng (structure unaffected)."""
 
-    pattern = re.compile(r"cnry[0-9a-f]{12}z")
+    pattern = CANARY_RE
 
     def __init__(self, enabled: bool, seed: int) -> None:
         self.enabled = enabled
-        self.rng = random.Random(f"canary-{seed}")
-        self.tokens: list[str] = []
-        self._seen: set[str] = set()
-
-    def tok(self) -> str:
-        while True:
-            t = f"cnry{self.rng.getrandbits(48):012x}z"
-            if t not in self._seen:
-                self._seen.add(t)
-                self.tokens.append(t)
-                return t
+        self.tok = TokenStream(f"canary-{seed}")
+        self.tokens: list[str] = self.tok.tokens
 
     def text(self, s: str) -> str:
         """Free text or a string value with a token (a no-op without canaries)."""
@@ -675,8 +663,7 @@ class _Writer:
         self.bytes_total += len(data)
         self.months[self.month(mtime)] += 1
         if self.written is not None:
-            self.written.update(t.decode() for t in _TOKEN_BYTES.findall(data))
-            self.written.update(_Canaries.pattern.findall(rel))
+            self.written.update(scan_canaries(data, rel))
 
     def finish(self) -> None:
         """Folder mtimes = newest child, deepest first (root itself is left alone)."""
@@ -763,7 +750,7 @@ class _Gen:
 
     # ---- ids and projects -------------------------------------------------------------
     def _uuid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        return uuid4(self.rng)
 
     def _new_project(self) -> _Project:
         rng = self.rng
@@ -1757,8 +1744,7 @@ def generate(
     generator keeps going until at least that many bytes are on disk (``sessions`` then is
     a minimum). See the module docstring for layout, shapes and the planted record.
     """
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    root = ensure_root(root)
     gen = _Gen(root, seed, canaries, target_bytes)
     want = sessions if sessions is not None else (0 if target_bytes else DEFAULT_SESSIONS)
     idx = 0

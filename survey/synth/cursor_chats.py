@@ -48,20 +48,28 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import os
-import random
-import re
 import sqlite3
 import struct
-import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-BASE_DATE = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
+from survey.synth.common import (
+    SHORT_WORDS,
+    STORE_BASE_DATE,
+    SeededText,
+    compact_json,
+    ensure_root,
+    keyset,
+    month_counts,
+    scan_canaries,
+    spread_date,
+    stamp,
+)
+
+BASE_DATE = STORE_BASE_DATE
 """Fixed base date of every timestamp and mtime (never the clock)."""
 
 DEFAULT_SESSIONS = 5
@@ -73,61 +81,18 @@ TOOLS = ("Shell", "Read", "StrReplace", "Write", "Grep", "Glob")
 UNKNOWN_ROLE = "developer"
 """A role the reference does not list: an unknown record kind that still has a role."""
 
-_WORDS = (
-    "alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "lamp", "orbit", "maple",
-    "cedar", "piano", "silver", "copper", "harbor", "meadow", "lantern", "quartz", "tiger",
-    "violet", "window", "yellow", "zephyr", "amber", "bridge", "candle", "falcon", "garden",
-)
 _PAGE = 4096
 
 
-_CANARY = re.compile(rb"cnry[0-9a-f]{12}z")
-
-
-def _scan(*chunks: bytes) -> set[str]:
-    """The canary tokens present in what was written (drawn-but-unwritten ones are dropped)."""
-    return {m.decode() for chunk in chunks for m in _CANARY.findall(chunk)}
-
-
-def _keyset(obj: dict[str, Any]) -> str:
-    return ",".join(sorted(obj))
-
-
 def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    return compact_json(obj).encode()
 
 
-class _Gen:
+class _Gen(SeededText):
     """Seeded randomness plus the canary stream (kept separate so structure never depends on it)."""
 
     def __init__(self, seed: int, canaries: bool) -> None:
-        self.rng = random.Random(seed)
-        self._crng = random.Random(f"cursor-chats-canary-{seed}")
-        self.canaries_on = canaries
-        self.canaries: list[str] = []
-
-    def canary(self) -> str:
-        while True:
-            tok = f"cnry{self._crng.getrandbits(48):012x}z"
-            if tok not in self.canaries:
-                self.canaries.append(tok)
-                return tok
-
-    def mark(self, text: str, sep: str = " ") -> str:
-        return f"{text}{sep}{self.canary()}" if self.canaries_on else text
-
-    def words(self, lo: int, hi: int) -> str:
-        return " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(lo, hi)))
-
-    def text(self, lo: int = 4, hi: int = 14) -> str:
-        return self.mark(self.words(lo, hi))
-
-    def alnum(self, n: int) -> str:
-        abc = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-        return "".join(self.rng.choice(abc) for _ in range(n))
-
-    def uuid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        super().__init__(seed, canaries, f"cursor-chats-canary-{seed}")
 
     def path(self, *parts: str) -> str:
         return "/" + "/".join(self.mark(p, "-") for p in parts)
@@ -216,7 +181,7 @@ class _Tally:
 
     def add_store(self, rows: list[_Row], meta0: dict[str, Any], encoding: str) -> None:
         self.meta0_encoding[encoding] += 1
-        self.meta0_keysets[_keyset(meta0)] += 1
+        self.meta0_keysets[keyset(meta0)] += 1
         call_ids: set[str] = set()
         result_ids: list[str] = []
         for row in rows:
@@ -236,7 +201,7 @@ class _Tally:
             if role not in ("system", "user", "assistant", "tool"):
                 self.unknown_kinds += 1
                 continue
-            self.message_keysets[role][_keyset(obj)] += 1
+            self.message_keysets[role][keyset(obj)] += 1
             if role == "assistant":
                 model = obj.get("providerOptions", {}).get("cursor", {}).get("modelName")
                 if model is None:
@@ -250,7 +215,7 @@ class _Tally:
             for part in content:
                 ptype = part["type"]
                 self.content_part_types[ptype] += 1
-                self.part_keysets[ptype][_keyset(part)] += 1
+                self.part_keysets[ptype][keyset(part)] += 1
                 if ptype == "tool-call":
                     self.tool_calls += 1
                     self.tool_names[part["toolName"]] += 1
@@ -285,35 +250,35 @@ def _tool_call(g: _Gen, name: str, cwd: str) -> tuple[dict[str, Any], Any]:
     """Return (args, result) for one tool call."""
     rng = g.rng
     if name == "Shell":
-        args: dict[str, Any] = {"command": g.mark(f"{rng.choice(_WORDS)} --{rng.choice(_WORDS)}")}
+        args: dict[str, Any] = {"command": g.mark(f"{rng.choice(SHORT_WORDS)} --{rng.choice(SHORT_WORDS)}")}
         if rng.random() < 0.6:
             args["cwd"] = cwd
         if rng.random() < 0.3:
-            key = rng.choice(_WORDS).upper() + "_FLAG"
+            key = rng.choice(SHORT_WORDS).upper() + "_FLAG"
             args["env"] = {g.mark(key, "_"): g.mark(str(rng.randint(0, 9)))}
         return args, g.text(3, 20)
     if name == "Read":
-        args = {"path": g.path(rng.choice(_WORDS), f"{rng.choice(_WORDS)}.py")}
+        args = {"path": g.path(rng.choice(SHORT_WORDS), f"{rng.choice(SHORT_WORDS)}.py")}
         if rng.random() < 0.4:
             args["offset"] = rng.randint(1, 400)
             args["limit"] = rng.randint(10, 200)
         return args, g.text(10, 40)
     if name == "StrReplace":
         args = {
-            "path": g.path(rng.choice(_WORDS), f"{rng.choice(_WORDS)}.ts"),
+            "path": g.path(rng.choice(SHORT_WORDS), f"{rng.choice(SHORT_WORDS)}.ts"),
             "old_string": g.text(2, 6),
             "new_string": g.text(2, 6),
         }
         return args, g.text(2, 5)
     if name == "Write":
-        args = {"path": g.path(rng.choice(_WORDS), f"{rng.choice(_WORDS)}.md"), "contents": g.text()}
+        args = {"path": g.path(rng.choice(SHORT_WORDS), f"{rng.choice(SHORT_WORDS)}.md"), "contents": g.text()}
         return args, g.text(2, 4)
     if name == "Grep":
-        args = {"pattern": g.mark(rng.choice(_WORDS)), "path": cwd}
-        hits = {g.path(rng.choice(_WORDS), f"{w}.rs"): rng.randint(1, 9) for w in _WORDS[:2]}
+        args = {"pattern": g.mark(rng.choice(SHORT_WORDS)), "path": cwd}
+        hits = {g.path(rng.choice(SHORT_WORDS), f"{w}.rs"): rng.randint(1, 9) for w in SHORT_WORDS[:2]}
         return args, (hits if rng.random() < 0.5 else g.text(4, 12))
     args = {"glob_pattern": g.mark(f"**/*.{rng.choice(('py', 'ts', 'md'))}"), "target_directory": cwd}
-    return args, [g.path(rng.choice(_WORDS), "x.py") for _ in range(rng.randint(1, 3))]
+    return args, [g.path(rng.choice(SHORT_WORDS), "x.py") for _ in range(rng.randint(1, 3))]
 
 
 def _call_id(g: _Gen) -> str:
@@ -549,15 +514,14 @@ def generate(
     (``wal``, ``zero_byte``, ``not_a_database``, ``truncated``) are always added. With
     ``target_bytes``, readable stores keep being added until the tree holds that many bytes.
     """
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    root = ensure_root(root)
     g = _Gen(seed, canaries)
     rng = g.rng
     tally = _Tally()
     written: list[tuple[Path, float]] = []
     dir_times: dict[Path, float] = {}
     store_kinds: dict[str, str] = {}
-    workspaces = [g.path("home", "dev", rng.choice(_WORDS)) for _ in range(3)]
+    workspaces = [g.path("home", "dev", rng.choice(SHORT_WORDS)) for _ in range(3)]
 
     n_ok = DEFAULT_SESSIONS if sessions is None else sessions
     kinds = ["ok"] * n_ok + list(EDGE_KINDS)
@@ -580,8 +544,7 @@ def generate(
         sid = g.uuid()
         store_dir = bucket / (g.mark(sid, "-") if canaries else sid)
         store_dir.mkdir(parents=True, exist_ok=True)
-        day = (index * 23 + rng.randint(0, 9)) % 240
-        when = BASE_DATE + timedelta(days=day, minutes=rng.randint(0, 600))
+        when = spread_date(rng, index, step=23, jitter=9, minutes=600)
         created = int(when.timestamp() * 1000)
         rows, prompts, model = _conversation(
             g, workspace, created, string_user=index % 3 == 2 and index != readable[0],
@@ -618,7 +581,7 @@ def generate(
             salts = (rng.getrandbits(32), rng.getrandbits(32))
             paths = _write_store(db_path, rows, meta_value, wal_split=split, salts=salts)
             tally.add_store(rows, meta0, encoding)
-            seen_readable.update(_scan(*(r.data for r in rows), _dumps(meta0)))
+            seen_readable.update(scan_canaries(*(r.data for r in rows), _dumps(meta0)))
         elif kind == "zero_byte":
             db_path.write_bytes(b"")
             paths = [db_path]
@@ -630,7 +593,7 @@ def generate(
             for r in rows:
                 r.finish()
             _write_store(db_path, rows, meta_value, wal_split=None, salts=(0, 0))
-            seen_broken.update(_scan(*(r.data for r in rows), _dumps(meta0)))
+            seen_broken.update(scan_canaries(*(r.data for r in rows), _dumps(meta0)))
             db_path.write_bytes(db_path.read_bytes()[: 2 * _PAGE + rng.randint(100, 3000)])
             paths = [db_path]
         tally.stores[kind] += 1
@@ -638,14 +601,14 @@ def generate(
 
         meta_json = _meta_json(g, index, created, updated, workspace, kind in ("ok", "wal"))
         (store_dir / "meta.json").write_bytes(_dumps(meta_json))
-        tally.meta_json_keys[_keyset(meta_json)] += 1
+        tally.meta_json_keys[keyset(meta_json)] += 1
         tally.schema_versions[str(meta_json["schemaVersion"])] += 1
         history = [] if index == len(kinds) - 1 else prompts
         (store_dir / "prompt_history.json").write_bytes(_dumps(history))
         tally.prompt_history_entries += len(history)
         tally.prompt_history_files += 1
         paths += [store_dir / "meta.json", store_dir / "prompt_history.json"]
-        seen_readable.update(_scan(_dumps(meta_json), _dumps(history),
+        seen_readable.update(scan_canaries(_dumps(meta_json), _dumps(history),
                                    store_dir.relative_to(root).as_posix().encode()))
 
         mtime = (when + timedelta(hours=rng.randint(1, 30))).timestamp()
@@ -656,12 +619,10 @@ def generate(
         dir_times[bucket] = max(dir_times.get(bucket, 0.0), mtime)
         index += 1
 
-    for p, mtime in written:
-        os.utime(p, (mtime, mtime))
-    for d, mtime in dir_times.items():
-        os.utime(d, (mtime, mtime))
+    stamp(written)
+    stamp(dir_times.items())
 
-    months = Counter(datetime.fromtimestamp(m, UTC).strftime("%Y-%m") for _, m in written)
+    months = month_counts(written)
     return {
         "runtime": "cursor-chats",
         "seed": seed,

@@ -46,10 +46,7 @@ import base64
 import hashlib
 import json
 import os
-import random
-import re
 import sqlite3
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,16 +54,23 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-BASE_DATE = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
+from survey.synth.common import (
+    SHORT_WORDS,
+    STORE_BASE_DATE,
+    SeededText,
+    compact_json,
+    keyset,
+    month_counts,
+    scan_canaries,
+    spread_date,
+    stamp,
+)
+
+BASE_DATE = STORE_BASE_DATE
 DEFAULT_COMPOSERS = 4
 UNKNOWN_KIND = "inlineDiffSnapshot"
 """An invented ``cursorDiskKV`` key kind: a reader must carry unknown kinds, not choke."""
 
-_WORDS = (
-    "alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "lamp", "orbit", "maple",
-    "cedar", "piano", "silver", "copper", "harbor", "meadow", "lantern", "quartz", "tiger",
-    "violet", "window", "yellow", "zephyr", "amber", "bridge", "candle", "falcon", "garden",
-)
 _PAGE = 4096
 _CAP_STATUS_KEYS = (
     "mutate-request", "start-submit-chat", "before-submit-chat", "chat-stream-finished",
@@ -134,62 +138,17 @@ _SHOWCASE = (  # composer 0, first turn: every profile once, every thinking form
 )
 
 
-_CANARY = re.compile(r"cnry[0-9a-f]{12}z")
-
-
-def _scan(*cells: str | bytes) -> set[str]:
-    """The canary tokens present in what is written (drawn-but-unused ones are dropped)."""
-    out: set[str] = set()
-    for cell in cells:
-        out.update(_CANARY.findall(cell.decode("latin-1") if isinstance(cell, bytes) else cell))
-    return out
-
-
-def _keyset(obj: dict[str, Any]) -> str:
-    return ",".join(sorted(obj))
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-
-
-class _Gen:
+class _Gen(SeededText):
     def __init__(self, seed: int, canaries: bool) -> None:
-        self.rng = random.Random(seed)
-        self._crng = random.Random(f"cursor-desktop-canary-{seed}")
-        self.canaries_on = canaries
-        self.canaries: list[str] = []
+        super().__init__(seed, canaries, f"cursor-desktop-canary-{seed}")
         self.tool_calls = 0
-
-    def canary(self) -> str:
-        while True:
-            tok = f"cnry{self._crng.getrandbits(48):012x}z"
-            if tok not in self.canaries:
-                self.canaries.append(tok)
-                return tok
-
-    def mark(self, text: str, sep: str = " ") -> str:
-        return f"{text}{sep}{self.canary()}" if self.canaries_on else text
-
-    def words(self, lo: int, hi: int) -> str:
-        return " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(lo, hi)))
-
-    def text(self, lo: int = 4, hi: int = 14) -> str:
-        return self.mark(self.words(lo, hi))
-
-    def alnum(self, n: int) -> str:
-        abc = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-        return "".join(self.rng.choice(abc) for _ in range(n))
-
-    def uuid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
     def id(self) -> str:
         """A uuid; with canaries on it carries a token (ids reach keys and paths)."""
         return self.mark(self.uuid(), "-")
 
     def relpath(self) -> str:
-        return "/".join(self.mark(self.rng.choice(_WORDS), "-") for _ in range(2)) + ".rs"
+        return "/".join(self.mark(self.rng.choice(SHORT_WORDS), "-") for _ in range(2)) + ".rs"
 
     def b64(self, n: int) -> str:
         return base64.b64encode(self.rng.randbytes(n)).decode()
@@ -208,7 +167,7 @@ def _rich_text(text: str) -> str:
             "type": "text", "version": 1}
     para = {"children": [node], "direction": "ltr", "format": "", "indent": 0,
             "type": "paragraph", "version": 1}
-    return _dumps({"root": {"children": [para], "direction": "ltr", "format": "", "indent": 0,
+    return compact_json({"root": {"children": [para], "direction": "ltr", "format": "", "indent": 0,
                             "type": "root", "version": 1}})
 
 
@@ -263,7 +222,7 @@ def _t_codebase_search(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any]
 
 
 def _t_grep(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    pat = g.mark(g.rng.choice(_WORDS))
+    pat = g.mark(g.rng.choice(SHORT_WORDS))
     raw = {"pattern": pat, "path": ws, "output_mode": "content", "-C": 2, "-i": True}
     params = {"pattern": pat, "path": ws, "outputMode": "content", "context": 2,
               "caseInsensitive": True}
@@ -304,7 +263,7 @@ def _t_read_lints(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any
 
 
 def _t_terminal(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    cmd = g.mark(f"{g.rng.choice(_WORDS)} --{g.rng.choice(_WORDS)}")
+    cmd = g.mark(f"{g.rng.choice(SHORT_WORDS)} --{g.rng.choice(SHORT_WORDS)}")
     return ({"command": cmd, "is_background": False},
             {"command": cmd, "cwd": ws, "options": {"timeout": 30000}}, g.text(3, 20))
 
@@ -366,7 +325,7 @@ class _Tally:
         kind = key.split(":", 1)[0]
         self.key_kinds[kind] += 1
         if obj is not None:
-            self.keysets[kind][_keyset(obj)] += 1
+            self.keysets[kind][keyset(obj)] += 1
 
     def bubble(self, obj: dict[str, Any]) -> None:
         self.bubbles += 1
@@ -386,7 +345,7 @@ class _Tally:
             self.tool_names[tfd["name"]] += 1
             self.tool_numbers[tfd["name"]] = tfd["tool"]
             self.tool_statuses[tfd["status"]] += 1
-            self.tool_former_keysets[_keyset(tfd)] += 1
+            self.tool_former_keysets[keyset(tfd)] += 1
             self.tool_call_id_with_newline += "\n" in tfd["toolCallId"]
             if tfd["name"] in _GREP_TOOLS and tfd["status"] == "completed":
                 self.data_keyed_maps += 1  # result.success.workspaceResults is keyed by path
@@ -457,9 +416,9 @@ def _make_bubble(g: _Gen, comp: _Composer, profile: str, thinking_form: str | No
             "skipRendering": False, "isPlanExecution": False,
             "context": _context([]), "checkpointId": cp_id,
         })
-        extra_rows.append((f"checkpointId:{comp.cid}:{cp_id}", _dumps(_checkpoint(g, comp))))
+        extra_rows.append((f"checkpointId:{comp.cid}:{cp_id}", compact_json(_checkpoint(g, comp))))
         mrc = _request_context(g, comp, with_chunks=rng.random() < 0.4)
-        extra_rows.append((f"messageRequestContext:{comp.cid}:{bid}", _dumps(mrc)))
+        extra_rows.append((f"messageRequestContext:{comp.cid}:{bid}", compact_json(mrc)))
     else:
         extras.update({"attachedHumanChanges": False, "codeBlocks": [],
                        "modelInfo": {"modelName": model},
@@ -481,7 +440,7 @@ def _make_bubble(g: _Gen, comp: _Composer, profile: str, thinking_form: str | No
             extras["checkpointId"] = g.uuid()
             if profile == "tool_checkpoint":
                 extra_rows.append((f"checkpointId:{comp.cid}:{extras['checkpointId']}",
-                                   _dumps(_checkpoint(g, comp))))
+                                   compact_json(_checkpoint(g, comp))))
         else:
             b["text"] = g.text(6, 30)
             if profile != "text" and rng.random() < 0.5:
@@ -510,15 +469,15 @@ def _tool_former(g: _Gen, comp: _Composer, extras: dict[str, Any],
              ("modelCallId", g.uuid()))
     head += list(order) if rng.random() < 0.5 else [order[1], order[2], order[0]]
     tfd: dict[str, Any] = dict(head)
-    tfd.update({"status": status, "rawArgs": _dumps(raw), "name": spec.name,
-                "params": _dumps(params), "additionalData": {}})
+    tfd.update({"status": status, "rawArgs": compact_json(raw), "name": spec.name,
+                "params": compact_json(params), "additionalData": {}})
     if spec.name == "apply_patch":
         block_id = g.uuid()
         tfd["additionalData"] = {"codeblockId": block_id, "reviewData": {
             "status": "Done", "selectedOption": "accept", "isShowingInput": False,
             "firstTimeReviewMode": False}}
         tfd["userDecision"] = "accepted"
-        extra_rows.append((f"codeBlockDiff:{comp.cid}:{g.uuid()}", _dumps(_code_block_diff(g))))
+        extra_rows.append((f"codeBlockDiff:{comp.cid}:{g.uuid()}", compact_json(_code_block_diff(g))))
         extras["codeBlocks"] = [{"uri": {"scheme": "file", "authority": "",
                                          "path": f"{comp.workspace}/{params['relativeWorkspacePath']}",
                                          "query": "", "fragment": "",
@@ -527,10 +486,10 @@ def _tool_former(g: _Gen, comp: _Composer, extras: dict[str, Any],
                                  "codeblockId": block_id, "codeBlockIdx": 0,
                                  "content": g.text(20, 60), "languageId": "rust"}]
     if rng.random() < 0.1:
-        tfd["attachments"] = _dumps({"shouldShowTodoWriteReminder": True,
+        tfd["attachments"] = compact_json({"shouldShowTodoWriteReminder": True,
                                      "todoReminderType": "TODO_REMINDER_TYPE_DEFAULT"})
     if status == "completed":
-        tfd["result"] = result if isinstance(result, str) else _dumps(result)
+        tfd["result"] = result if isinstance(result, str) else compact_json(result)
     elif status == "error":
         tfd["result"] = g.mark("Error: " + g.words(2, 6))
     return tfd
@@ -559,18 +518,18 @@ def _request_context(g: _Gen, comp: _Composer, *, with_chunks: bool) -> dict[str
     ctx: dict[str, Any] = {
         "multiFileLinterErrors": [], "terminalFiles": [], "cursorRules": [],
         "attachedFoldersListDirResults": [], "summarizedComposers": [],
-        "currentFileLocationData": _dumps({"relativeWorkspacePath": rel, "lineNumber": 12,
+        "currentFileLocationData": compact_json({"relativeWorkspacePath": rel, "lineNumber": 12,
                                            "text": g.text(2, 6)}),
         "deletedFiles": [], "diffsSinceLastApply": [],
-        "gitStatusRaw": g.mark("On branch " + g.rng.choice(_WORDS)), "todos": [],
+        "gitStatusRaw": g.mark("On branch " + g.rng.choice(SHORT_WORDS)), "todos": [],
     }
     if with_chunks:
         ctx["attachedFileCodeChunksMetadataOnly"] = [{
             "relativeWorkspacePath": rel, "startLineNumber": 1, "lines": [],
             "languageIdentifier": "", "intent": 1, "isOnlyIncludedFromFolder": False}]
-    ctx["projectLayouts"] = [_dumps({"rootPath": comp.workspace, "entries": {}})]
+    ctx["projectLayouts"] = [compact_json({"rootPath": comp.workspace, "entries": {}})]
     ctx["knowledgeItems"] = []
-    ctx["ideEditorsState"] = _dumps({"visibleFiles": [{"relativePath": rel,
+    ctx["ideEditorsState"] = compact_json({"visibleFiles": [{"relativePath": rel,
                                                        "isCurrentlyFocused": True,
                                                        "absolutePath": f"{comp.workspace}/{rel}"}]})
     return ctx
@@ -611,7 +570,7 @@ def _build_composer(g: _Gen, comp: _Composer, tally: _Tally) -> None:
         t += rng.randint(1500, 90_000)
         extra: list[tuple[str, str]] = []
         b = _make_bubble(g, comp, profile, form, _iso(t), model, extra, tally)
-        bubbles.append((f"bubbleId:{comp.cid}:{b['bubbleId']}", _dumps(b), b))
+        bubbles.append((f"bubbleId:{comp.cid}:{b['bubbleId']}", compact_json(b), b))
         for k, v in extra:
             tally.cell(k, json.loads(v))
         (first_rows if i == 0 else later_rows).extend(extra)
@@ -645,17 +604,17 @@ def _build_composer(g: _Gen, comp: _Composer, tally: _Tally) -> None:
     rows: list[tuple[str, str | bytes]] = list(first_rows)
     if insert_order:
         rows.append((insert_order[0][0], insert_order[0][1]))
-    rows.append((f"composerData:{comp.cid}", _dumps(data)))
+    rows.append((f"composerData:{comp.cid}", compact_json(data)))
     rows += [(key, cell) for key, cell, _ in insert_order[1:]]
     rows += later_rows
     if comp.showcase:
         mrc = _request_context(g, comp, with_chunks=False)
         key = f"messageRequestContext:{comp.cid}:WARM_SUBMIT"
-        rows.insert(0, (key, _dumps(mrc)))
+        rows.insert(0, (key, compact_json(mrc)))
         tally.cell(key, mrc)
         unknown = {"entries": [{"path": g.relpath(), "note": g.text(2, 5)}], "version": 1}
         key = f"{UNKNOWN_KIND}:{comp.cid}"
-        rows.append((key, _dumps(unknown)))
+        rows.append((key, compact_json(unknown)))
         tally.cell(key, unknown)
     comp.rows = rows
 
@@ -683,7 +642,7 @@ def _composer_data(g: _Gen, comp: _Composer, headers: list[dict[str, Any]],
     caps[2]["data"] = {"bubbleDataMap": "{}"}
     return {
         "_v": comp.composer_v, "composerId": comp.cid,
-        "richText": _dumps({"root": {"children": [{"children": [], "format": "", "indent": 0,
+        "richText": compact_json({"root": {"children": [{"children": [], "format": "", "indent": 0,
                                                    "type": "paragraph", "version": 1}],
                                      "format": "", "indent": 0, "type": "root", "version": 1}}),
         "hasLoaded": True, "text": "", "fullConversationHeadersOnly": headers,
@@ -742,15 +701,14 @@ def generate(
     g = _Gen(seed, canaries)
     rng = g.rng
     tally = _Tally()
-    workspaces = ["/" + "/".join(g.mark(w, "-") for w in ("Users", "dev", rng.choice(_WORDS)))
+    workspaces = ["/" + "/".join(g.mark(w, "-") for w in ("Users", "dev", rng.choice(SHORT_WORDS)))
                   for _ in range(2)]
     n_target = DEFAULT_COMPOSERS if sessions is None else sessions
     composers: list[_Composer] = []
     cell_bytes = 0
     i = 0
     while i < n_target or (target_bytes is not None and cell_bytes < target_bytes):
-        day = (i * 29 + rng.randint(0, 12)) % 240
-        when = BASE_DATE + timedelta(days=day, minutes=rng.randint(0, 900))
+        when = spread_date(rng, i, step=29, jitter=12, minutes=900)
         comp = _Composer(
             cid=g.id(), workspace=workspaces[i % len(workspaces)],
             created=int(when.timestamp() * 1000),
@@ -788,8 +746,8 @@ def generate(
         projects = {ws: {"id": g.uuid(), "name": g.text(1, 3), "createdAt": composers[0].created}
                     for ws in workspaces}
         membership = {c.cid: projects[c.workspace]["id"] for c in composers}
-        item_rows = [("glass.localAgentProjects.v1", _dumps(projects)),
-                     ("glass.localAgentProjectMembership.v1", _dumps(membership))]
+        item_rows = [("glass.localAgentProjects.v1", compact_json(projects)),
+                     ("glass.localAgentProjectMembership.v1", compact_json(membership))]
         tally.data_keyed_maps += 2
 
     db_dir = root / "globalStorage"
@@ -824,12 +782,12 @@ def generate(
             workspace_id = "empty-window" if comp.draft else ws_hash
             con.execute("INSERT INTO composerHeaders VALUES (?, ?, ?, ?, ?, ?)",
                         (comp.cid, workspace_id, comp.created, comp.updated, comp.updated,
-                         _dumps(head)))
+                         compact_json(head)))
             header_rows += 1
     con.execute("COMMIT")
-    seen = _scan(*(k for k, _ in rows), *(v for _, v in rows), *(v for _, v in item_rows))
+    seen = scan_canaries(*(k for k, _ in rows), *(v for _, v in rows), *(v for _, v in item_rows))
     if headers_table:
-        seen |= _scan(*(v for (v,) in con.execute("SELECT value FROM composerHeaders")))
+        seen |= scan_canaries(*(v for (v,) in con.execute("SELECT value FROM composerHeaders")))
     con.close()
 
     written: list[tuple[Path, float]] = []
@@ -839,19 +797,18 @@ def generate(
         folder = f"file://{ws}"
         ws_dir = root / "workspaceStorage" / hashlib.md5(folder.encode()).hexdigest()
         ws_dir.mkdir(parents=True, exist_ok=True)
-        (ws_dir / "workspace.json").write_text(_dumps({"folder": folder}))
-        seen |= _scan(folder)
+        (ws_dir / "workspace.json").write_text(compact_json({"folder": folder}))
+        seen |= scan_canaries(folder)
         first = min((c.created for c in composers if c.workspace == ws),
                     default=int(BASE_DATE.timestamp() * 1000)) / 1000
         written.append((ws_dir / "workspace.json", first))
         os.utime(ws_dir, (first, first))
-    for p, mtime in written:
-        os.utime(p, (mtime, mtime))
+    stamp(written)
     os.utime(db_dir, (last, last))
     ws_last = max(m for p, m in written[1:])
     os.utime(root / "workspaceStorage", (ws_last, ws_last))
 
-    months = Counter(datetime.fromtimestamp(m, UTC).strftime("%Y-%m") for _, m in written)
+    months = month_counts(written)
     bubble_rows = tally.key_kinds["bubbleId"]
     return {
         "runtime": "cursor-desktop",

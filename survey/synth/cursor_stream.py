@@ -36,39 +36,31 @@ from a separate seeded stream. Enumerations, numbers and the session/request uui
 
 from __future__ import annotations
 
-import json
-import os
-import random
-import re
-import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-BASE_DATE = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
+from survey.synth.common import (
+    ALNUM,
+    SHORT_WORDS,
+    STORE_BASE_DATE,
+    SeededText,
+    compact_json,
+    ensure_root,
+    keyset,
+    month_counts,
+    scan_canaries,
+    spread_date,
+    stamp,
+)
+
+BASE_DATE = STORE_BASE_DATE
 DEFAULT_CAPTURES = 10
 VARIANTS = ("shellToolCall", "readToolCall", "editToolCall", "writeToolCall", "grepToolCall",
             "globToolCall")
-_WORDS = (
-    "alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "lamp", "orbit", "maple",
-    "cedar", "piano", "silver", "copper", "harbor", "meadow", "lantern", "quartz", "tiger",
-    "violet", "window", "yellow", "zephyr", "amber", "bridge", "candle", "falcon", "garden",
-)
 # edge captures, by position in the default run
 _EDGE_AT = {1: "warning", 3: "blank", 5: "connection", 6: "truncated", 8: "startup_failure"}
-
-
-def _keyset(obj: dict[str, Any]) -> str:
-    return ",".join(sorted(obj))
-
-
-_CANARY = re.compile(r"cnry[0-9a-f]{12}z")
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _family(obj: dict[str, Any]) -> str:
@@ -76,41 +68,15 @@ def _family(obj: dict[str, Any]) -> str:
     return f"{obj['type']}/{sub}" if isinstance(sub, str) else str(obj["type"])
 
 
-class _Gen:
+class _Gen(SeededText):
     def __init__(self, seed: int, canaries: bool) -> None:
-        self.rng = random.Random(seed)
-        self._crng = random.Random(f"cursor-stream-canary-{seed}")
-        self.canaries_on = canaries
-        self.canaries: list[str] = []
+        super().__init__(seed, canaries, f"cursor-stream-canary-{seed}")
         self.other_calls = 0
 
-    def canary(self) -> str:
-        while True:
-            tok = f"cnry{self._crng.getrandbits(48):012x}z"
-            if tok not in self.canaries:
-                self.canaries.append(tok)
-                return tok
-
-    def mark(self, text: str, sep: str = " ") -> str:
-        return f"{text}{sep}{self.canary()}" if self.canaries_on else text
-
-    def words(self, lo: int, hi: int) -> str:
-        return " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(lo, hi)))
-
-    def text(self, lo: int = 4, hi: int = 14) -> str:
-        return self.mark(self.words(lo, hi))
-
-    def chars(self, n: int, abc: str) -> str:
-        return "".join(self.rng.choice(abc) for _ in range(n))
-
-    def uuid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-
     def path(self, base: str) -> str:
-        return f"{base}/{self.mark(self.rng.choice(_WORDS), '-')}.py"
+        return f"{base}/{self.mark(self.rng.choice(SHORT_WORDS), '-')}.py"
 
 
-_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -129,7 +95,7 @@ class _Tally:
         fam = _family(obj)
         self.json_lines += 1
         self.families[fam] += 1
-        self.keysets[fam][_keyset(obj)] += 1
+        self.keysets[fam][keyset(obj)] += 1
         self.timestamps[fam]["present" if "timestamp_ms" in obj else "absent"] += 1
         if obj["type"] == "tool_call":
             (variant, body), = obj["tool_call"].items()
@@ -147,7 +113,7 @@ class _Tally:
 def _shell(g: _Gen, cwd: str, call_id: str, outcome: str) -> tuple[dict[str, Any], dict[str, Any]]:
     rng = g.rng
     exe = rng.choice(("sleep", "ls", "echo", "make", "pytest"))
-    arg = g.mark(str(rng.randint(1, 9)) if exe == "sleep" else rng.choice(_WORDS), "-")
+    arg = g.mark(str(rng.randint(1, 9)) if exe == "sleep" else rng.choice(SHORT_WORDS), "-")
     command = f"{exe} {arg}"
     program = g.mark(exe, "-")
     workdir = rng.choice(("", cwd))
@@ -192,7 +158,7 @@ def _other(g: _Gen, variant: str, cwd: str, call_id: str,
         args = {"path": path, "fileText": g.text(5, 30), "toolCallId": call_id}
         ok = {"path": path, "linesCreated": rng.randint(1, 90), "fileSize": rng.randint(10, 9000)}
     elif variant == "grepToolCall":
-        pattern = g.mark(rng.choice(_WORDS))
+        pattern = g.mark(rng.choice(SHORT_WORDS))
         args = {"pattern": pattern, "path": cwd, "outputMode": "content", "caseInsensitive": False,
                 "toolCallId": call_id}
         ok = {"pattern": pattern, "path": cwd, "outputMode": "content",
@@ -221,7 +187,7 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
 
     def emit(obj: dict[str, Any]) -> None:
         tally.event(obj)
-        lines.append(_dumps(obj))
+        lines.append(compact_json(obj))
 
     def raw(line: str, kind: str) -> None:
         tally.non_json_lines[kind] += 1
@@ -235,7 +201,7 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
         raw(g.mark("Warning: a newer version of the agent is available"), "plain_text")
 
     sid, request_id = g.uuid(), g.uuid()
-    cwd = "/" + "/".join(g.mark(w, "-") for w in ("home", "user", rng.choice(_WORDS)))
+    cwd = "/" + "/".join(g.mark(w, "-") for w in ("home", "user", rng.choice(SHORT_WORDS)))
     now = start_ms
     emit({"type": "system", "subtype": "init", "apiKeySource": rng.choice(("login", "login", "env")),
           "cwd": cwd, "session_id": sid, "model": rng.choice(("Auto", "Auto", "gpt-5", "sonnet-4.5")),
@@ -277,7 +243,7 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
             else:  # the others in turn, so every variant shows up in a default run
                 variant = VARIANTS[1 + g.other_calls % (len(VARIANTS) - 1)]
                 g.other_calls += 1
-            first = g.chars(29, _ALNUM)
+            first = g.chars(29, ALNUM)
             if g.canaries_on:  # same rng draws either way: structure must not depend on canaries
                 first = g.canary() + first[17:]
             first = "call_" + first
@@ -303,12 +269,12 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
                   "tool_call": {variant: body}, "model_call_id": mci, "session_id": sid,
                   "timestamp_ms": ts()})
             if edge == "truncated" and sub == "started":
-                cut = _dumps({"type": "tool_call", "subtype": "completed", "call_id": call_id,
+                cut = compact_json({"type": "tool_call", "subtype": "completed", "call_id": call_id,
                               "tool_call": {variant: {"args": args, "result": result}}})
                 raw(cut[: rng.randint(40, len(cut) - 10)], "truncated_json")
                 return "\n".join(lines), maps  # the process died mid-write: no final LF
     if edge == "truncated":  # no tool call happened to be cut: cut the result line instead
-        cut = _dumps({"type": "result", "subtype": "success", "session_id": sid})
+        cut = compact_json({"type": "result", "subtype": "success", "session_id": sid})
         raw(cut[:30], "truncated_json")
         return "\n".join(lines), maps
     closing = g.text(3, 12)
@@ -335,8 +301,7 @@ def generate(
 ) -> dict[str, Any]:
     """Write ``sessions`` captures (default 10) under ``root``; with ``target_bytes``, keep
     adding ordinary captures until the folder holds that many bytes."""
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    root = ensure_root(root)
     g = _Gen(seed, canaries)
     rng = g.rng
     tally = _Tally()
@@ -351,23 +316,21 @@ def generate(
     seen: set[str] = set()
     i = 0
     while i < n or (target_bytes is not None and total < target_bytes):
-        day = (i * 19 + rng.randint(0, 9)) % 240
-        when = BASE_DATE + timedelta(days=day, minutes=rng.randint(0, 900))
+        when = spread_date(rng, i, step=19, jitter=9, minutes=900)
         text, m = _capture(g, tally, edges.get(i), int(when.timestamp() * 1000))
         maps += m
-        stem = f"{rng.choice(_WORDS)}-{rng.choice(_WORDS)}-{i:03d}"
+        stem = f"{rng.choice(SHORT_WORDS)}-{rng.choice(SHORT_WORDS)}-{i:03d}"
         name = g.mark(stem, "-") + ".jsonl"
         path = root / name
         path.write_bytes(text.encode())
-        seen.update(_CANARY.findall(name + text))  # a token cut by a truncated line is not listed
+        seen.update(scan_canaries(name + text))  # a token cut by a truncated line is not listed
         mtime = when.timestamp() + rng.randint(10, 900)
         written.append((path, mtime))
         total += len(text.encode())
         i += 1
-    for path, mtime in written:
-        os.utime(path, (mtime, mtime))
+    stamp(written)
 
-    months = Counter(datetime.fromtimestamp(m, UTC).strftime("%Y-%m") for _, m in written)
+    months = month_counts(written)
     return {
         "runtime": "cursor-stream-json",
         "seed": seed,

@@ -57,6 +57,8 @@ from typing import Any
 
 import orjson
 
+from survey.synth.common import TokenStream, ensure_root
+
 __all__ = ["ACTIONS", "CLASSES", "DEFAULT_MAX_LINE", "ChangePlan", "generate", "grow", "plant_changing", "shrink"]
 
 CLASSES = (
@@ -72,20 +74,12 @@ MTIME = 1_781_870_400  # 2026-06-19 12:00 UTC, fixed: same seed, same mtimes
 _MIB = 1 << 20
 
 
-class _Tokens:
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(f"hostile-{seed}")
-        self.all: list[str] = []
-
-    def __call__(self) -> str:
-        while True:
-            t = f"hstl{self.rng.getrandbits(48):012x}q"
-            if t not in self.all:
-                self.all.append(t)
-                return t
+def _tokens(seed: int) -> TokenStream:
+    """The canary stream: unique ``hstl<12 hex>q`` tokens (a format of their own)."""
+    return TokenStream(f"hostile-{seed}", prefix="hstl", suffix="q")
 
 
-def _ok(tok: _Tokens, role: str = "user") -> bytes:
+def _ok(tok: TokenStream, role: str = "user") -> bytes:
     """One well-formed Cursor frame, with a token in its text."""
     return orjson.dumps({"role": role, "message": {"content": [{"type": "text", "text": f"hello {tok()}"}]}})
 
@@ -102,13 +96,12 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
     cap above which that line is expected to come out ``oversized``. ``classes`` restricts
     the classes written (default: all of ``CLASSES``).
     """
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    root = ensure_root(root)
     want = set(CLASSES if classes is None else classes)
     unknown = want - set(CLASSES)
     if unknown:
         raise ValueError(f"unknown hostile classes: {sorted(unknown)}")
-    tok = _Tokens(seed)
+    tok = _tokens(seed)
     proj_a = root / f"-Users-dev-{tok()}-alpha"
     proj_b = root / f"-Users-dev-{tok()}-beta"
     out: dict[str, dict[str, Any]] = {}
@@ -300,7 +293,7 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
         "file_problems": dict(sorted(problems.items())),
         "other_ext": dict(sorted(other_ext.items())),
         "reads_blocked": unreadable.get("reads_blocked"),
-        "canaries": list(tok.all),
+        "canaries": list(tok.tokens),
     }
 
 
@@ -365,7 +358,7 @@ class ChangePlan:
 def plant_changing(root: Path, *, seed: int = 7) -> dict[str, Path]:
     """One transcript per ``ACTIONS`` entry (the ``shrink_during`` one over 2 MiB, so a
     reader reading 1 MiB chunks is mid-file when it shrinks); returns action -> path."""
-    tok = _Tokens(seed + 1)
+    tok = _tokens(seed + 1)
     proj = Path(root) / f"-Users-dev-{tok()}-gamma"
     out: dict[str, Path] = {}
     for action in ACTIONS:
