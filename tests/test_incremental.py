@@ -51,3 +51,14 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
     assert again.cache["walked"] == 1
     fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
     assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+
+
+def test_walk_signature_is_the_same_in_every_process() -> None:
+    import subprocess
+    import sys
+
+    code = ("from survey.census.collect import walk_signature; from survey.runtimes import get; "
+            "print(walk_signature(get('claude_code'), 'reviewed', False, 1 << 26))")
+    sigs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (1, 2, 3)}
+    assert len(sigs) == 1, sigs

@@ -86,8 +86,19 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
               Path(W.__file__).parents[1] / "corpus" / "privacy.py", HERE / profile.name / "vocab.json"):
         h.update(f.read_bytes() if f.exists() else b"-")
     settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
-    h.update(repr(sorted((k, repr(v)) for k, v in settings.items())).encode())
+    h.update(repr(sorted((k, _canonical(v)) for k, v in settings.items())).encode())
     return h.hexdigest()[:24]
+
+
+def _canonical(v: object) -> str:
+    """A repr that does not depend on the process's hash seed (sets are sorted)."""
+    if isinstance(v, (set, frozenset)):
+        return "{" + ",".join(sorted(_canonical(x) for x in v)) + "}"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_canonical(k)}:{_canonical(x)}" for k, x in sorted(v.items(), key=lambda kv: repr(kv[0]))) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_canonical(x) for x in v) + "]"
+    return repr(v)
 
 
 def _task_key(t: tuple, stat: dict[str, tuple[int, int]]) -> str:

@@ -31,6 +31,7 @@ from survey.census.sql import rel
 from survey.runtimes.base import Probe, Profile, Scope
 
 HERE = Path(__file__).parent / "queries"
+GREP_MEMORY_LIMIT = "2GB"
 GREP_SQL = HERE / "grep_literals.sql"
 KEY_SQL = HERE / "key_files.sql"
 
@@ -98,6 +99,10 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
 
     con = duckdb.connect()
     con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
+    # Bounded: a large binary file costs several times its size in the blob-to-text fallback;
+    # past the limit the query fails, is retried, and the scope is reported not determined,
+    # instead of taking the machine's memory.
+    con.execute(f"SET memory_limit = '{GREP_MEMORY_LIMIT}'")
     con.execute("SET VARIABLE root = ?", [str(root)])
     globs = [_glob_escape(f) for f in files] if files is not None else list(scope.duckdb_globs)
     con.execute("SET VARIABLE globs = ?::VARCHAR[]", [globs])
