@@ -78,6 +78,21 @@ class Kit:
                    value={"ok": ok, **bad})
         return ok
 
+    def tool_names(self, path: str, withheld_label: str = "unreviewed names",
+                   note: str = "Tool names are an open set: a parser must not reject an unknown name.") -> None:
+        """The tool-name value map claim: reviewed names, and how many calls carry withheld ones."""
+        names = self.rows("tool_names")
+        withheld = next((r for r in names if r["name"] == "<withheld>"), None)
+        distinct_w = next((r["distinct_withheld"] for r in self.rows("value_maps")
+                           if r["path"] == path and r["value"] == "<withheld>"), 0)
+        self.state("tool_names", "value_map",
+                   f"{len([r for r in names if r['name'] != '<withheld>'])} reviewed tool names observed over "
+                   f"{fmt(sum(as_int(r['calls']) for r in names))} calls"
+                   + (f"; {fmt(withheld['calls'])} calls carry {fmt(distinct_w)} {withheld_label}, withheld"
+                      if withheld else "")
+                   + f". {note}",
+                   self.ev("tool_names", f"{len(names)} rows"), value={r["name"]: r["calls"] for r in names})
+
     # -- stating ----------------------------------------------------------------------
     def state(self, id: str, kind: str, text: str, *evidence: Evidence, value: Any = None,
               provenance: str = "observed", headline: bool = False, **extra: Any) -> Claim:

@@ -158,17 +158,7 @@ def _calls(k: Kit) -> None:
             value={"true": f["is_error_true"], "false": f["is_error_false"], "absent": f["is_error_absent"]},
             headline=True)
 
-    names = k.rows("tool_names")
-    withheld = next((r for r in names if r["name"] == "<withheld>"), None)
-    vm = k.rows("value_maps")
-    distinct_w = next((r["distinct_withheld"] for r in vm if r["path"] == "$.message.content[type=tool_use].name"
-                       and r["value"] == "<withheld>"), 0)
-    k.state("tool_names", "value_map",
-            f"{len([r for r in names if r['name'] != '<withheld>'])} reviewed tool names over "
-            f"{fmt(sum(as_int(r['calls']) for r in names))} calls"
-            + (f"; {fmt(withheld['calls'])} calls carry {fmt(distinct_w)} unreviewed (MCP) names, withheld" if withheld else "")
-            + ". Tool names are an open set.",
-            k.ev("tool_names", f"{len(names)} rows"), value={r["name"]: r["calls"] for r in names})
+    k.tool_names("$.message.content[type=tool_use].name", "unreviewed (MCP) names", "Tool names are an open set.")
 
     k.absence("exit_codes", "no_exit_code", "An exit code on a tool result (toolUseResult.exitCode)")
 

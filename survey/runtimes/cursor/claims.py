@@ -118,17 +118,7 @@ def claims(k: Kit) -> None:
                else "no CallMcpTool/CallDynamicTool call was observed") + ".",
             k.ev("mcp_wrapper_keysets", f"{len(mcp)} key sets"), value={f"{r['name']}:{r['input_keyset']}": r["calls"] for r in mcp})
 
-    names = k.rows("tool_names")
-    withheld = next((r for r in names if r["name"] == "<withheld>"), None)
-    vm = k.rows("value_maps")
-    distinct_w = next((r["distinct_withheld"] for r in vm if r["path"] == "$.message.content[type=tool_use].name"
-                       and r["value"] == "<withheld>"), 0)
-    k.state("tool_names", "value_map",
-            f"{len([r for r in names if r['name'] != '<withheld>'])} reviewed tool names observed over "
-            f"{fmt(sum(int(r['calls']) for r in names))} calls"
-            + (f"; {fmt(withheld['calls'])} calls carry {fmt(distinct_w)} unreviewed names, withheld" if withheld else "")
-            + ". Tool names are an open set: a parser must not reject an unknown name.",
-            k.ev("tool_names", f"{len(names)} rows"), value={r["name"]: r["calls"] for r in names})
+    k.tool_names("$.message.content[type=tool_use].name", "unreviewed names")
 
     at = k.one("agent_tools")
     k.state("agent_tools_count", "census", f"agent-tools/ file count: {fmt(at.get('files'))}.",
