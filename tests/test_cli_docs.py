@@ -36,3 +36,13 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert "make survey" in head and "make test" in head
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_an_empty_default_root_counts_as_no_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.runtimes import get
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".claude" / "projects").mkdir(parents=True)
+    assert get("claude_code").default_root() is None
+    (tmp_path / ".claude" / "projects" / "-x").mkdir()
+    assert get("claude_code").default_root() == tmp_path / ".claude" / "projects"

@@ -146,9 +146,16 @@ class Profile:
                 return Path(val).expanduser() / sub if sub else Path(val).expanduser()
         for r in self.default_roots:
             p = Path(r).expanduser()
-            if p.exists():
-                return p
+            if p.is_dir() and _has_entries(p):
+                return p  # an empty store folder is no store: the demo stands in for it
         return None
+
+
+def _has_entries(p: Path) -> bool:
+    try:
+        return next(os.scandir(p), None) is not None
+    except OSError:
+        return False
 
 
 def load_vocab(name: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
