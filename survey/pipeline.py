@@ -49,6 +49,13 @@ class RunResult:
         return asdict(self)
 
 
+def _drop_spill(stats: dict) -> None:
+    """Remove the walk's spilled Parquet parts once the snapshot (or a reuse) no longer needs them."""
+    spill = stats.pop("spill_dir", None)
+    if spill:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
 def today() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
 
@@ -158,7 +165,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                 i += 1
             date = f"{date}.{i}"
         elif on_exists == "reuse" and same:
-            shutil.rmtree(walk_stats.pop("spill_dir", "") or "/nonexistent", ignore_errors=True)
+            _drop_spill(walk_stats)
             page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
             return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
                              int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
@@ -237,7 +244,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         writer.abort()
         raise
     finally:
-        shutil.rmtree(walk_stats.pop("spill_dir", "") or "/nonexistent", ignore_errors=True)
+        _drop_spill(walk_stats)
     t = time.perf_counter()
     page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
     timings["render"] = time.perf_counter() - t

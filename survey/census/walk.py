@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from survey.corpus.frames import DEFAULT_MAX_LINE, classify, iter_frames
-from survey.corpus.privacy import DYNAMIC_KEY, IDENT, UNREVIEWED_KEY, WITHHELD, Gate, pseudonym
+from survey.corpus.privacy import WITHHELD, Gate, pseudonym
 from survey.runtimes.base import Profile
 
 JTYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -153,9 +153,6 @@ class Walker:
             if len(self._keycache) < 100_000:
                 self._keycache[k] = g
         return g
-
-    def keyset(self, d: dict) -> str:
-        return self.keyset_of(d)
 
     def gvalue(self, path: str, v: Any, res: FileResult) -> str | None:
         """Gate a vocabulary value; count it either way. Returns the emitted value."""
@@ -427,7 +424,7 @@ class Walker:
                 fields.append("true" if v else "false")
             else:
                 fields.append(f"<{jtype(v)}>")
-        ks = self.keyset(obj) if len(obj) <= self.max_keys else "<map>"
+        ks = self.keyset_of(obj) if len(obj) <= self.max_keys else "<map>"
         res.frames.append((line_no, status, nbytes, flags, rclass, ks, *fields))
         self.node(res, rclass, "$", obj, 0, line_no)
         for carrier in self.carriers:
@@ -478,8 +475,8 @@ class Walker:
             elif ipath in self.opaque_paths:
                 iks = "<opaque>"
             else:
-                iks = self.keyset(inp)
-            res.blocks.append((line_no, carrier, i, btype, self.keyset(b), name, itype, iks, plen))
+                iks = self.keyset_of(inp)
+            res.blocks.append((line_no, carrier, i, btype, self.keyset_of(b), name, itype, iks, plen))
 
     # -- per file ---------------------------------------------------------------------
     def walk_jsonl(self, res: FileResult, fh: BinaryIO, needles: Iterable[tuple[str, bytes]] = ()) -> None:
@@ -651,7 +648,7 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
     return res
 
 
-__all__ = ["COLUMNS", "DYNAMIC_KEY", "IDENT", "UNREVIEWED_KEY", "FileResult", "Walker", "walk_file"]
+__all__ = ["COLUMNS", "FileResult", "Walker", "walk_file"]
 
 
 # -- the pool ---------------------------------------------------------------------------

@@ -22,10 +22,8 @@ def claims(k: Kit) -> None:
 
 
 def _basis(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: as_int(surf.get(s, {}).get("files")) for s in (*TRANSCRIPTS, "subagent_meta", "workflow_meta",
-                                                         "journal", "tool_result_txt", "other")}
-    total = sum(as_int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts((*TRANSCRIPTS, "subagent_meta", "workflow_meta", "journal",
+                                 "tool_result_txt", "other"))
     transcripts = sum(n[s] for s in TRANSCRIPTS)
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['parent'])} parent transcripts, {fmt(n['subagent'])} "

@@ -22,9 +22,7 @@ def claims(k: Kit) -> None:
 
 
 def _basis(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: as_int(surf.get(s, {}).get("files")) for s in (*ROLLOUTS, "other")}
-    total = sum(as_int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts((*ROLLOUTS, "other"))
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['rollout'])} rollouts in the dated layout, "
             f"{fmt(n['archived_rollout'])} flat (archived) rollouts, {fmt(n['rollout_unnamed'])} rollouts without a uuid "

@@ -7,11 +7,9 @@ from survey.evidence.kit import Kit
 
 
 def claims(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = lambda s: int(surf.get(s, {}).get("files", 0) or 0)  # noqa: E731
-    nested, flat, subs = n("transcript"), n("transcript_flat"), n("subagent")
-    legacy, tools, other = n("legacy_txt"), n("agent_tools"), n("other")
-    total = sum(int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts(("transcript", "transcript_flat", "subagent", "legacy_txt", "agent_tools", "other"))
+    nested, flat, subs = n["transcript"], n["transcript_flat"], n["subagent"]
+    legacy, tools, other = n["legacy_txt"], n["agent_tools"], n["other"]
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(nested + flat)} top-level transcripts "
             f"({fmt(nested)} nested <id>/<id>.jsonl, {fmt(flat)} flat <id>.jsonl), {fmt(subs)} subagent files, "

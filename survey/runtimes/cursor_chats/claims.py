@@ -11,10 +11,7 @@ NON_JSON = ("non_json", "corrupt", "not_object", "null")
 
 
 def claims(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: as_int(surf.get(s, {}).get("files")) for s in ("store", "store_sidecar", "meta_json",
-                                                        "prompt_history", "other")}
-    total = sum(as_int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts(("store", "store_sidecar", "meta_json", "prompt_history", "other"))
     k.state("basis_files", "census",
             f"The corpus holds {fmt(total)} files: {fmt(n['store'])} store.db, {fmt(n['store_sidecar'])} store sidecars "
             f"(-wal/-shm/-journal), {fmt(n['meta_json'])} meta.json, {fmt(n['prompt_history'])} prompt_history.json "

@@ -9,10 +9,8 @@ from survey.evidence.kit import Kit
 
 
 def claims(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    n = {s: as_int(surf.get(s, {}).get("files")) for s in ("state", "state_sidecar", "state_backup",
-                                                        "workspace_json", "workspace_state", "other")}
-    total = sum(as_int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts(("state", "state_sidecar", "state_backup", "workspace_json",
+                                 "workspace_state", "other"))
     k.state("basis_files", "census",
             f"The User folder holds {fmt(total)} files: {fmt(n['state'])} global state.vscdb, {fmt(n['state_sidecar'])} "
             f"sidecars beside it, {fmt(n['state_backup'])} backups, {fmt(n['workspace_json'])} workspace.json, "

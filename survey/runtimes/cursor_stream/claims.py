@@ -7,10 +7,8 @@ from survey.evidence.kit import Kit
 
 
 def claims(k: Kit) -> None:
-    surf = {r["surface"]: r for r in k.rows("files_by_surface")}
-    caps = as_int(surf.get("capture", {}).get("files"))
-    other = as_int(surf.get("other", {}).get("files"))
-    total = sum(as_int(r["files"]) for r in surf.values())
+    n, total = k.surface_counts(("capture", "other"))
+    caps, other = n["capture"], n["other"]
     k.state("basis_files", "census",
             f"The folder holds {fmt(total)} files: {fmt(caps)} stream-json captures and {fmt(other)} other files.",
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
