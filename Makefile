@@ -3,6 +3,7 @@ VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NATIVE := $(VENV)/.native-walker
 ROOT   ?=
 
 .PHONY: survey test bench lint samples clean
@@ -13,17 +14,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# The walk's C core: optional (the Python walker gives identical tables, slower); a failed
+# build is reported, and the survey goes on without it.
+$(NATIVE): $(STAMP) survey/census/_walkcore.c
+	$(BIN)/python -m survey.census.build
+	touch $(NATIVE)
+
 ## survey: survey every runtime whose root exists here (else the bundled demo corpus) -> reports/
-survey: $(STAMP)
+survey: $(NATIVE)
 	$(BIN)/survey run --or-demo --on-exists auto
 	@echo "Pages are in reports/ (start with reports/index.md); snapshots in snapshots/."
 
 ## test: the whole test suite (what CI runs)
-test: $(STAMP)
+test: $(NATIVE)
 	$(BIN)/pytest
 
 ## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR for a real corpus)
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(BIN)/python -m bench.run $(if $(ROOT),--root $(ROOT),)
 
 ## lint: ruff and mypy
@@ -32,7 +39,7 @@ lint: $(STAMP)
 	$(BIN)/mypy survey
 
 ## samples: pages of the real public samples in ../shared/corpora -> samples/ (outside reports/)
-samples: $(STAMP)
+samples: $(NATIVE)
 	$(BIN)/python -m survey.samples --out samples
 
 clean:

@@ -161,6 +161,7 @@ def run(
             t.add_row("files", f"{r.files:,} ({r.bytes / 1e6:,.1f} MB), walked {r.walked_files:,}, frames {r.frames:,}")
             if r.cache:
                 t.add_row("cache", f"{r.cache.get('cache_hits', 0):,} files reused, {r.cache.get('walked', 0):,} read")
+                t.add_row("walker", str(r.cache.get("walker", "")))
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
             for cls, ids in r.problem_files.items():
                 t.add_row(f"  {cls}", "e.g. " + ", ".join(ids))

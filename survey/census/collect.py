@@ -82,7 +82,8 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
     h = hashlib.sha256()
     for part in (__version__, mode, str(allow_mcp), str(max_line)):
         h.update(part.encode() + b"\0")
-    for f in (Path(W.__file__), Path(W.__file__).parents[1] / "corpus" / "frames.py",
+    for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"),
+              Path(W.__file__).parents[1] / "corpus" / "frames.py",
               Path(W.__file__).parents[1] / "corpus" / "privacy.py", HERE / profile.name / "vocab.json"):
         h.update(f.read_bytes() if f.exists() else b"-")
     settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
@@ -146,7 +147,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                     cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
     tasks = [t for t in all_tasks if t[1] not in hits]
     if stats is not None:
-        stats.update({"files": len(all_tasks), "cache_hits": len(hits), "walked": len(tasks)})
+        stats.update({"files": len(all_tasks), "cache_hits": len(hits), "walked": len(tasks),
+                      "walker": W.ENGINE})
         if cache_error:
             stats["cache_error"] = cache_error
     cols: dict[str, list[tuple]] = {t: [] for t in W.COLUMNS}

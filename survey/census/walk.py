@@ -24,7 +24,6 @@ Workers run in a process pool; they aggregate per file and never hold the corpus
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
@@ -32,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import orjson
+import xxhash
 
-from survey.corpus.frames import DEFAULT_MAX_LINE, classify, iter_frames
+from survey.corpus.frames import CHUNK, DEFAULT_MAX_LINE, classify, iter_frames
 from survey.corpus.privacy import WITHHELD, Gate, pseudonym
 from survey.runtimes.base import Profile
 
@@ -46,12 +46,20 @@ def jtype(v: object) -> str:
     return JTYPE.get(type(v), "number")
 
 
+def content_hash() -> xxhash.xxh3_128:
+    return xxhash.xxh3_128()
+
+
 class HashingReader:
-    """Wraps a binary file: every byte read also feeds a hash and a byte count."""
+    """Wraps a binary file: every byte read also feeds a hash and a byte count.
+
+    The hash is XXH3-128: it identifies content (cache keys, snapshot fingerprints), it is
+    not a security boundary, and at ~20 GB/s it costs nothing beside the parse (BLAKE2b
+    cost half of it)."""
 
     def __init__(self, fh: BinaryIO) -> None:
         self.fh = fh
-        self.h = hashlib.blake2b(digest_size=16)
+        self.h = content_hash()
         self.n = 0
 
     def read(self, n: int = -1) -> bytes:
@@ -96,14 +104,40 @@ COLUMNS = {
 }
 
 
+def _load_native() -> tuple[Any, str]:
+    """The C node walk (``_walkcore.c``), when built and current; else the Python one.
+
+    ``make`` builds it (``python -m survey.census.build``). A binary built from another
+    version of the source is not used: the module carries the hash of the source it was
+    built from. ``SURVEY_WALK=python`` forces the Python walker (the parity tests use both).
+    """
+    if os.environ.get("SURVEY_WALK") == "python":
+        return None, "python (SURVEY_WALK=python)"
+    try:
+        from survey.census import _walkcore  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "python (the native walker is not built: run make)"
+    from survey.census.build import source_hash
+
+    if getattr(_walkcore, "SOURCE_HASH", None) != source_hash():
+        return None, "python (the native walker is out of date: run make)"
+    return _walkcore, "native"
+
+
+NATIVE, ENGINE = _load_native()
+
 _PARTS: dict[str, tuple[str, ...]] = {}
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(path[2:].split(".") if path.startswith("$.") else path.split("."))
 
 
 def _get(obj: Any, path: str) -> Any:
     """Value at a simple dotted path (``$.payload.type``); None when absent."""
     parts = _PARTS.get(path)
     if parts is None:
-        parts = _PARTS[path] = tuple(path[2:].split(".") if path.startswith("$.") else path.split("."))
+        parts = _PARTS[path] = _parts(path)
     cur = obj
     for part in parts:
         if type(cur) is not dict:
@@ -117,7 +151,8 @@ def _get(obj: Any, path: str) -> Any:
 class Walker:
     """Holds one profile's compiled walk settings (one per worker process)."""
 
-    def __init__(self, profile: Profile, gate: Gate, salt: bytes, max_line: int = DEFAULT_MAX_LINE) -> None:
+    def __init__(self, profile: Profile, gate: Gate, salt: bytes, max_line: int = DEFAULT_MAX_LINE,
+                 native: bool = True) -> None:
         self.p = profile
         self.gate = gate
         self.salt = salt
@@ -140,6 +175,7 @@ class Walker:
         self.carrier_depth = profile.carrier_depth
         self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
         self.root = ""  # the survey root (targets written on another machine resolve under it)
+        self.native = native
         self._keycache: dict[str, str] = {}
         self._vcache: dict[tuple[str, str], str | None] = {}
         self._wcache: dict[tuple[str, str], str] = {}
@@ -192,6 +228,20 @@ class Walker:
         self._kscache: dict[tuple, str] = {}
         self._children: dict[str, dict[str, str]] = {}
         self._elem: dict[str, tuple[str, bool]] = {}
+        self._bpaths: dict[tuple[str, str], tuple[str, str, int]] = {}
+        # dotted paths pre-split, for the native walker's record()
+        self._rc_parts = tuple((p, _parts(p)) for p in self.p.record_class)
+        self._ff_parts = tuple((p, _parts(p)) for _c, p in self.frame_fields)
+        self._carrier_parts = tuple((c, _parts(c), c + "[].type") for c in self.carriers)
+        self._payload_keys = tuple(self.p.payload_keys)
+        self._name_key = self.p.block_name_key
+        self._loads = orjson.loads
+        # string leaves the native walker counts itself: only vocabulary and/or markers
+        others = set(self.link_paths) | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers)
+        self._vocab_marker_only = frozenset(p for p in self.special if p not in others)
+        self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
+        self._classify = classify
+        self._core = NATIVE.Core(self) if NATIVE is not None and self.native else None
 
     def keyset_of(self, d: dict) -> str:
         kt = tuple(d)
@@ -203,6 +253,9 @@ class Walker:
         return ks
 
     def node(self, res: FileResult, rclass: str, path: str, v: Any, depth: int, line_no: int) -> None:
+        if self._core is not None:
+            self._core.node(res, rclass, path, v, depth, line_no)
+            return
         t = type(v)
         if t is dict:
             self._obj(res, rclass, path, v, depth, line_no)
@@ -264,17 +317,10 @@ class Walker:
     def _obj(self, res: FileResult, rclass: str, path: str, v: dict, depth: int, line_no: int) -> None:
         nodes = res.nodes
         if depth >= self.max_depth:
-            res.truncations += 1
-            self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+            self._truncated(res, rclass, path)
             return
         if path in self.obj_special or len(v) > self.max_keys:
-            if path in self.opaque_paths:
-                self._count(nodes, (rclass, path, "object", "<opaque>"), len(v))
-                return
-            self._count(nodes, (rclass, path, "object", "<map>"), len(v))
-            vp = path + ".<map-value>"
-            for val in v.values():
-                self._count(nodes, (rclass, vp, jtype(val), ""), 0)
+            self._obj_special(res, rclass, path, v)
             return
         k = (rclass, path, "object", self.keyset_of(v))
         a = nodes.get(k)
@@ -317,33 +363,52 @@ class Walker:
     def _arr(self, res: FileResult, rclass: str, path: str, v: list, depth: int, line_no: int) -> None:
         nodes = res.nodes
         if depth >= self.max_depth:
-            res.truncations += 1
-            self._count(nodes, (rclass, path, "<truncated>", ""), 0)
+            self._truncated(res, rclass, path)
             return
         if path in self.opaque_paths:
             self._count(nodes, (rclass, path, "array", "<opaque>"), len(v))
             return
         self._count(nodes, (rclass, path, "array", ""), len(v))
-        ep, vocab_type = self._elem.get(path) or (None, False)
-        if ep is None:
-            ep = path + "[]"
-            vocab_type = ep + ".type" in self.vocab_paths
-            self._elem[path] = (ep, vocab_type)
+        ep, vocab_type = self._elem.get(path) or self._elem_info(path)
         d1 = depth + 1
         for el in v:
             t = type(el)
             if t is dict:
-                p = ep
-                if vocab_type:
-                    bt = el.get("type")
-                    if isinstance(bt, str):
-                        g = self.gval(ep + ".type", bt)
-                        p = f"{path}[type={g if g is not None else WITHHELD}]"
-                self._obj(res, rclass, p, el, d1, line_no)
+                self._obj(res, rclass, self._typed_path(path, ep, el) if vocab_type else ep, el, d1, line_no)
             elif t is list:
                 self._arr(res, rclass, ep, el, d1, line_no)
             else:
                 self._leaf(res, rclass, ep, el, t, line_no, d1)
+
+    # -- the rare cases (the native walker calls these too: one implementation) ------
+    def _truncated(self, res: FileResult, rclass: str, path: str) -> None:
+        res.truncations += 1
+        self._count(res.nodes, (rclass, path, "<truncated>", ""), 0)
+
+    def _obj_special(self, res: FileResult, rclass: str, path: str, v: dict) -> None:
+        """An opaque object is typed; a data-keyed map (declared, or with more keys than
+        ``max_keys``) is counted with its value types, never its keys."""
+        nodes = res.nodes
+        if path in self.opaque_paths:
+            self._count(nodes, (rclass, path, "object", "<opaque>"), len(v))
+            return
+        self._count(nodes, (rclass, path, "object", "<map>"), len(v))
+        vp = path + ".<map-value>"
+        for val in v.values():
+            self._count(nodes, (rclass, vp, jtype(val), ""), 0)
+
+    def _elem_info(self, path: str) -> tuple[str, bool]:
+        """An array's element path, and whether its elements are told apart by ``type``."""
+        ep = path + "[]"
+        info = self._elem[path] = (ep, ep + ".type" in self.vocab_paths)
+        return info
+
+    def _typed_path(self, path: str, ep: str, el: dict) -> str:
+        bt = el.get("type")
+        if not isinstance(bt, str):
+            return ep
+        g = self.gval(ep + ".type", bt)
+        return f"{path}[type={g if g is not None else WITHHELD}]"
 
     def gval(self, path: str, v: str) -> str | None:
         """``gate.value`` with a bounded cache (vocabulary values repeat endlessly)."""
@@ -401,6 +466,9 @@ class Walker:
     # -- per record -------------------------------------------------------------------
     def record(self, res: FileResult, line_no: int, status: str, nbytes: int, flags: int, obj: Any,
                rclass: str | None = None) -> None:
+        if self._core is not None:
+            self._core.record(res, line_no, status, nbytes, flags, obj, rclass)
+            return
         if obj is None:
             res.frames.append((line_no, status, nbytes, flags, None, None, *([None] * len(self.frame_fields))))
             return
@@ -441,10 +509,10 @@ class Walker:
             bt = b.get("type")
             g = self.gval(tpath, bt) if isinstance(bt, str) else None
             btype = g if g is not None else (WITHHELD if bt is not None else "<none>")
+            npath, _ipath, ikind = self._bpaths.get((carrier, btype)) or self._block_paths(carrier, btype)
             name = None
             nv = b.get(self.p.block_name_key)
             if isinstance(nv, str):
-                npath = f"{carrier}[type={btype}].{self.p.block_name_key}"
                 name = self.gval(npath, nv)
                 if name is None:
                     name = WITHHELD
@@ -458,35 +526,50 @@ class Walker:
             elif payload is None:
                 plen = None
             else:
-                try:
-                    plen = len(orjson.dumps(payload).decode("utf-8", "replace"))
-                except orjson.JSONEncodeError:
-                    # deeper than the encoder goes (255 levels; the parser allows 1024):
-                    # not measured, counted as a truncation, never an exception
-                    plen = None
-                    res.truncations += 1
+                plen = self._payload_len(res, payload)
             inp = b.get("input")
             itype = jtype(inp) if "input" in b else (jtype(payload) if payload is not None else None)
-            ipath = f"{carrier}[type={btype}].input"
             if not isinstance(inp, dict):
                 iks = None
-            elif ipath in self.dict_paths or len(inp) > self.max_keys:
+            elif ikind == 1 or len(inp) > self.max_keys:
                 iks = "<map>"  # keyed by data (e.g. MCP arguments): counted, never described
-            elif ipath in self.opaque_paths:
+            elif ikind == 2:
                 iks = "<opaque>"
             else:
                 iks = self.keyset_of(inp)
             res.blocks.append((line_no, carrier, i, btype, self.keyset_of(b), name, itype, iks, plen))
+
+    def _block_paths(self, carrier: str, btype: str) -> tuple[str, str, int]:
+        """A block type's name path, input path, and how its input is described:
+        0 by key set, 1 as a data-keyed map, 2 as opaque."""
+        ipath = f"{carrier}[type={btype}].input"
+        kind = 1 if ipath in self.dict_paths else (2 if ipath in self.opaque_paths else 0)
+        out = self._bpaths[(carrier, btype)] = (f"{carrier}[type={btype}].{self.p.block_name_key}", ipath, kind)
+        return out
+
+    @staticmethod
+    def _payload_len(res: FileResult, payload: Any) -> int | None:
+        """Length of a non-string payload as compact JSON text, in characters."""
+        try:
+            return len(orjson.dumps(payload).decode("utf-8", "replace"))
+        except orjson.JSONEncodeError:
+            # deeper than the encoder goes (255 levels; the parser allows 1024):
+            # not measured, counted as a truncation, never an exception
+            res.truncations += 1
+            return None
 
     # -- per file ---------------------------------------------------------------------
     def walk_jsonl(self, res: FileResult, fh: BinaryIO, needles: Iterable[tuple[str, bytes]] = ()) -> None:
         pending = list(needles)
         found: set[str] = set()
         reader = HashingReader(fh)
-        lines = 0
-        for line_no, status, nbytes, obj, flags in iter_frames(reader, self.max_line):  # type: ignore[arg-type]
-            lines = line_no + 1
-            self.record(res, line_no, status, nbytes, flags, obj)
+        if self._core is not None:
+            lines = self._native_frames(res, reader)
+        else:
+            lines = 0
+            for line_no, status, nbytes, obj, flags in iter_frames(reader, self.max_line):  # type: ignore[arg-type]
+                lines = line_no + 1
+                self.record(res, line_no, status, nbytes, flags, obj)
         res.lines = lines
         res.nbytes = reader.n
         res.hash = reader.h.hexdigest()
@@ -505,6 +588,51 @@ class Walker:
                         found.add(nid)
                 data_tail = chunk[-256:]
             res.needles = [(nid, nid in found) for nid, _ in pending]
+
+    def _native_frames(self, res: FileResult, reader: HashingReader) -> int:
+        """``corpus.frames`` semantics with the per-line loop in C: whole lines go to
+        ``Core.lines``; a line cut by a chunk boundary is joined here first, and one longer
+        than ``max_line`` is never held, only measured (as ``split_frames`` does)."""
+        core, cap = self._core, self.max_line
+        assert core is not None
+        line = 0
+        pending: list[bytes] = []
+        pending_len = 0
+        skipping = False
+        while chunk := reader.read(CHUNK):
+            i = chunk.find(b"\n")
+            if i < 0:  # no line ends in this chunk
+                pending_len += len(chunk)
+                if skipping or pending_len > cap:
+                    skipping, pending = True, []
+                else:
+                    pending.append(chunk)
+                continue
+            start = 0
+            if pending or skipping:  # the first LF ends the line begun in earlier chunks
+                total = pending_len + i
+                if skipping or total > cap:
+                    self.record(res, line, "oversized", total, 0, None)
+                    line += 1
+                else:
+                    line = core.lines(res, b"".join([*pending, chunk[:i]]), line, cap, 1)
+                pending, pending_len, skipping = [], 0, False
+                start = i + 1
+            j = chunk.rfind(b"\n") + 1
+            if j > start:
+                line = core.lines(res, memoryview(chunk)[start:j], line, cap, 0)
+            if j < len(chunk):
+                pending_len = len(chunk) - j
+                if pending_len > cap:
+                    skipping = True
+                else:
+                    pending = [chunk[j:]]
+        if skipping:
+            self.record(res, line, "oversized", pending_len, 0, None)
+            line += 1
+        elif pending:
+            line = core.lines(res, b"".join(pending), line, cap, 2)
+        return line
 
     def walk_json(self, res: FileResult, fh: BinaryIO) -> None:
         reader = HashingReader(fh)

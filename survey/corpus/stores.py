@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import xxhash
 
 Record = tuple[str, str, Any, int]
 Facts = dict[str, Any]
@@ -119,7 +120,7 @@ class StoreCopy:
 
 
 def _copy_hashed(src: Path, dst: Path) -> tuple[int, str]:
-    h = hashlib.blake2b(digest_size=16)
+    h = xxhash.xxh3_128()  # the walk's content hash (census.walk.HashingReader)
     n = 0
     with open(src, "rb") as fi, open(dst, "wb") as fo:
         while True:

@@ -1,0 +1,860 @@
+/* The walk's hot loop in C: the same node census as ``Walker._obj/_arr/_leaf`` in walk.py.
+ *
+ * Only the common path lives here: objects, arrays and ordinary leaves, counted into the
+ * file's ``nodes`` dict exactly as the Python walker does (same keys, same [count, max]
+ * lists). Everything that touches the privacy gate or is rare goes back to the Python
+ * walker through its methods, so the gate has one implementation:
+ *   gkey(key)                         a key seen for the first time under a path
+ *   keyset_of(dict)                   a key set seen for the first time
+ *   _special_leaf(...)                a leaf at a declared path (vocabulary, links, ...)
+ *   _obj_special(res, rclass, path, v) a data-keyed map, an opaque path, too many keys
+ *   _elem_info(path)                  an array's element path and whether it is typed
+ *   _typed_path(path, ep, el)         an element path by its gated ``type``
+ *   _truncated(res, rclass, path)     nesting beyond the profile's depth
+ * tests/test_walk_native.py proves both walkers give identical results on every runtime's
+ * synthetic corpus and the hostile one. Recursion is bounded by the profile's max_depth.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *walker;
+    PyObject *special;      /* set of paths with special leaves */
+    PyObject *obj_special;  /* set of dict/opaque paths */
+    PyObject *opaque;       /* set of opaque paths */
+    PyObject *kscache;      /* the walker's dict: tuple of keys -> gated key set */
+    PyObject *children;     /* path -> {key -> child path} */
+    PyObject *elem;         /* path -> (element path, typed?) */
+    PyObject *typed;        /* (path, type) -> element path */
+    PyObject *m_gkey, *m_keyset, *m_special_leaf, *m_obj_special, *m_elem_info, *m_typed_path,
+        *m_truncated;
+    /* per record (Walker.record / Walker.blocks) */
+    PyObject *vcache;       /* the walker's dict: (path, value) -> gated value or None */
+    PyObject *rc_parts;     /* tuple of (path, parts) for the record class */
+    PyObject *ff_parts;     /* tuple of (path, parts) for the frame fields */
+    PyObject *carriers;     /* tuple of (carrier, parts, type path) */
+    PyObject *payload_keys; /* tuple of str */
+    PyObject *name_key;     /* str */
+    PyObject *bpaths;       /* (carrier, btype) -> (name path, input path, input kind) */
+    PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify;
+    PyObject *vocab, *vm_only, *marker_paths, *m_gvalue;
+    Py_ssize_t max_depth, max_keys;
+} Core;
+
+static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
+    *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
+    *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
+    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one;
+
+static int count(PyObject *nodes, PyObject *rclass, PyObject *path, PyObject *jt, PyObject *ks,
+                 Py_ssize_t n) {
+    PyObject *key = PyTuple_Pack(4, rclass, path, jt, ks);
+    if (!key) return -1;
+    PyObject *a = PyDict_GetItemWithError(nodes, key);
+    if (!a) {
+        if (PyErr_Occurred()) { Py_DECREF(key); return -1; }
+        PyObject *lst = Py_BuildValue("[nn]", (Py_ssize_t)1, n);
+        if (!lst) { Py_DECREF(key); return -1; }
+        int rc = PyDict_SetItem(nodes, key, lst);
+        Py_DECREF(lst);
+        Py_DECREF(key);
+        return rc;
+    }
+    Py_DECREF(key);
+    if (!PyList_CheckExact(a) || PyList_GET_SIZE(a) != 2) {
+        PyErr_SetString(PyExc_TypeError, "nodes value is not a [count, max] list");
+        return -1;
+    }
+    Py_ssize_t c = PyLong_AsSsize_t(PyList_GET_ITEM(a, 0));
+    if (c == -1 && PyErr_Occurred()) return -1;
+    PyObject *nc = PyLong_FromSsize_t(c + 1);
+    if (!nc) return -1;
+    PyList_SetItem(a, 0, nc); /* steals nc, drops the old count */
+    Py_ssize_t m = PyLong_AsSsize_t(PyList_GET_ITEM(a, 1));
+    if (m == -1 && PyErr_Occurred()) return -1;
+    if (n > m) {
+        PyObject *nm = PyLong_FromSsize_t(n);
+        if (!nm) return -1;
+        PyList_SetItem(a, 1, nm);
+    }
+    return 0;
+}
+
+/* Length in UTF-8 bytes, lone surrogates counted as 3 (Python's "surrogatepass"). */
+static Py_ssize_t utf8_len(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (PyUnicode_IS_ASCII(s)) return n;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t out = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = 0; i < n; i++) out += p[i] < 0x80 ? 1 : 2;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = (const Py_UCS2 *)data;
+        for (Py_ssize_t i = 0; i < n; i++) out += p[i] < 0x80 ? 1 : (p[i] < 0x800 ? 2 : 3);
+    } else {
+        const Py_UCS4 *p = (const Py_UCS4 *)data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            out += p[i] < 0x80 ? 1 : (p[i] < 0x800 ? 2 : (p[i] < 0x10000 ? 3 : 4));
+    }
+    return out;
+}
+
+static int append_new_(PyObject *list, PyObject *item) {
+    if (!item) return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+static PyObject *leaf_type(PyObject *v) {
+    if (v == Py_None) return S_null;
+    if (PyBool_Check(v)) return S_boolean;
+    return S_number; /* int, float (and anything else, as the Python walker says) */
+}
+
+static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                    PyObject *v, Py_ssize_t depth, PyObject *line_no);
+static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                    PyObject *v, Py_ssize_t depth, PyObject *line_no);
+
+
+static PyObject *gval(Core *c, PyObject *path, PyObject *v);
+
+/* A string leaf at a path that is only a vocabulary path and/or a marker path: counted
+ * here (Walker._special_leaf does the same; everything else at special paths goes there). */
+static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
+    int isv = PySet_Contains(c->vocab, path);
+    if (isv < 0) return -1;
+    if (isv) {
+        PyObject *g = gval(c, path, v);
+        if (!g) return -1;
+        if (g == Py_None) { /* withheld: counted by pseudonym, in Python */
+            Py_DECREF(g);
+            PyObject *r = PyObject_CallFunctionObjArgs(c->m_gvalue, path, v, res, NULL);
+            if (!r) return -1;
+            Py_DECREF(r);
+        } else {
+            PyObject *values = PyObject_GetAttr(res, S_values);
+            PyObject *key = values ? PyTuple_Pack(3, path, g, Py_None) : NULL;
+            Py_DECREF(g);
+            int rc = -1;
+            if (key && PyDict_CheckExact(values)) {
+                PyObject *n = PyDict_GetItemWithError(values, key);
+                Py_ssize_t cnt = n ? PyLong_AsSsize_t(n) : 0;
+                if (!PyErr_Occurred()) {
+                    PyObject *nn = PyLong_FromSsize_t(cnt + 1);
+                    if (nn) { rc = PyDict_SetItem(values, key, nn); Py_DECREF(nn); }
+                }
+            } else if (key) {
+                PyErr_SetString(PyExc_TypeError, "res.values must be a dict");
+            }
+            Py_XDECREF(key);
+            Py_XDECREF(values);
+            if (rc < 0) return -1;
+        }
+    }
+    PyObject *ms = PyDict_GetItemWithError(c->marker_paths, path);
+    if (!ms) return PyErr_Occurred() ? -1 : 0;
+    PyObject *markers = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ms); i++) {
+        PyObject *m = PyTuple_GET_ITEM(ms, i); /* (name, substring) */
+        int has = PyUnicode_Contains(v, PyTuple_GET_ITEM(m, 1));
+        if (has < 0) { Py_XDECREF(markers); return -1; }
+        if (!has) continue;
+        if (!markers && !(markers = PyObject_GetAttr(res, S_markers))) return -1;
+        PyObject *row = PyTuple_Pack(3, line_no, PyTuple_GET_ITEM(m, 0), S_one);
+        if (append_new_(markers, row) < 0) { Py_DECREF(markers); return -1; }
+    }
+    Py_XDECREF(markers);
+    return 0;
+}
+
+static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                     PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    int sp = PySet_Contains(c->special, path);
+    if (sp < 0) return -1;
+    if (sp && PyUnicode_CheckExact(v)) {
+        int vm = PySet_Contains(c->vm_only, path);
+        if (vm < 0) return -1;
+        if (vm) {
+            if (vocab_marker(c, res, path, v, line_no) < 0) return -1;
+            sp = 0;
+        }
+    }
+    if (sp) {
+        PyObject *d = PyLong_FromSsize_t(depth);
+        if (!d) return -1;
+        PyObject *r = PyObject_CallFunctionObjArgs(c->m_special_leaf, res, rclass, path, v,
+                                                   (PyObject *)Py_TYPE(v), line_no, d, NULL);
+        Py_DECREF(d);
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    if (PyUnicode_CheckExact(v)) return count(nodes, rclass, path, S_string, S_empty, utf8_len(v));
+    return count(nodes, rclass, path, leaf_type(v), S_empty, 0);
+}
+
+static int walk_value(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                      PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    if (PyDict_CheckExact(v)) return walk_obj(c, res, nodes, rclass, path, v, depth, line_no);
+    if (PyList_CheckExact(v)) return walk_arr(c, res, nodes, rclass, path, v, depth, line_no);
+    return walk_leaf(c, res, nodes, rclass, path, v, depth, line_no);
+}
+
+static int truncated(Core *c, PyObject *res, PyObject *rclass, PyObject *path) {
+    PyObject *r = PyObject_CallFunctionObjArgs(c->m_truncated, res, rclass, path, NULL);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *keyset(Core *c, PyObject *v) {
+    Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
+    PyObject *k, *val;
+    PyObject *kt = PyTuple_New(n);
+    if (!kt) return NULL;
+    while (PyDict_Next(v, &pos, &k, &val)) {
+        Py_INCREF(k);
+        PyTuple_SET_ITEM(kt, i++, k);
+    }
+    PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
+    Py_DECREF(kt);
+    if (ks) { Py_INCREF(ks); return ks; }
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_CallOneArg(c->m_keyset, v);
+}
+
+static PyObject *child_path(Core *c, PyObject *children, PyObject *path, PyObject *key) {
+    PyObject *cp = PyDict_GetItemWithError(children, key);
+    if (cp) { Py_INCREF(cp); return cp; }
+    if (PyErr_Occurred()) return NULL;
+    PyObject *g = PyObject_CallOneArg(c->m_gkey, key);
+    if (!g) return NULL;
+    PyObject *parts[3] = {path, S_dot, g};
+    PyObject *seq = PyTuple_New(3);
+    if (!seq) { Py_DECREF(g); return NULL; }
+    for (int i = 0; i < 3; i++) { Py_INCREF(parts[i]); PyTuple_SET_ITEM(seq, i, parts[i]); }
+    Py_DECREF(g);
+    cp = PyUnicode_Join(S_empty, seq);
+    Py_DECREF(seq);
+    if (!cp) return NULL;
+    if (PyDict_GET_SIZE(children) < 2000 && PyDict_SetItem(children, key, cp) < 0) {
+        Py_DECREF(cp);
+        return NULL;
+    }
+    return cp;
+}
+
+static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                    PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    if (depth >= c->max_depth) return truncated(c, res, rclass, path);
+    Py_ssize_t n = PyDict_GET_SIZE(v);
+    int os = PySet_Contains(c->obj_special, path);
+    if (os < 0) return -1;
+    if (os || n > c->max_keys) {
+        PyObject *r = PyObject_CallFunctionObjArgs(c->m_obj_special, res, rclass, path, v, NULL);
+        if (!r) return -1;
+        Py_DECREF(r);
+        return 0;
+    }
+    PyObject *ks = keyset(c, v);
+    if (!ks) return -1;
+    int rc = count(nodes, rclass, path, S_object, ks, n);
+    Py_DECREF(ks);
+    if (rc < 0) return -1;
+    PyObject *children = PyDict_GetItemWithError(c->children, path);
+    if (!children) {
+        if (PyErr_Occurred()) return -1;
+        children = PyDict_New();
+        if (!children) return -1;
+        rc = PyDict_SetItem(c->children, path, children);
+        Py_DECREF(children); /* the cache holds it */
+        if (rc < 0) return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *k, *val;
+    while (PyDict_Next(v, &pos, &k, &val)) {
+        PyObject *cp = child_path(c, children, path, k);
+        if (!cp) return -1;
+        Py_INCREF(val); /* a callback could, in principle, touch the dict */
+        rc = walk_value(c, res, nodes, rclass, cp, val, depth + 1, line_no);
+        Py_DECREF(val);
+        Py_DECREF(cp);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+                    PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    if (depth >= c->max_depth) return truncated(c, res, rclass, path);
+    Py_ssize_t n = PyList_GET_SIZE(v);
+    int op = PySet_Contains(c->opaque, path);
+    if (op < 0) return -1;
+    if (op) return count(nodes, rclass, path, S_array, S_opaque, n);
+    if (count(nodes, rclass, path, S_array, S_empty, n) < 0) return -1;
+    PyObject *info = PyDict_GetItemWithError(c->elem, path);
+    if (info) {
+        Py_INCREF(info);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        info = PyObject_CallOneArg(c->m_elem_info, path);
+        if (!info) return -1;
+        if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 2) {
+            Py_DECREF(info);
+            PyErr_SetString(PyExc_TypeError, "_elem_info must return (path, typed)");
+            return -1;
+        }
+        if (PyDict_SetItem(c->elem, path, info) < 0) { Py_DECREF(info); return -1; }
+    }
+    PyObject *ep = PyTuple_GET_ITEM(info, 0);
+    int typed = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v) && rc == 0; i++) {
+        PyObject *el = PyList_GET_ITEM(v, i);
+        Py_INCREF(el);
+        if (PyDict_CheckExact(el)) {
+            PyObject *p = ep;
+            Py_INCREF(p);
+            PyObject *bt = typed ? PyDict_GetItemWithError(el, S_type) : NULL;
+            if (bt && PyUnicode_Check(bt)) {
+                PyObject *tk = PyTuple_Pack(2, path, bt);
+                PyObject *tp = tk ? PyDict_GetItemWithError(c->typed, tk) : NULL;
+                if (tp) {
+                    Py_SETREF(p, Py_NewRef(tp));
+                } else if (tk && !PyErr_Occurred()) {
+                    tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
+                    if (tp && PyDict_GET_SIZE(c->typed) < 50000 && PyDict_SetItem(c->typed, tk, tp) < 0)
+                        Py_CLEAR(tp);
+                    if (tp) Py_SETREF(p, tp); else rc = -1;
+                } else {
+                    rc = -1;
+                }
+                Py_XDECREF(tk);
+            } else if (!bt && PyErr_Occurred()) {
+                rc = -1;
+            }
+            if (rc == 0) rc = walk_obj(c, res, nodes, rclass, p, el, depth + 1, line_no);
+            Py_DECREF(p);
+        } else if (PyList_CheckExact(el)) {
+            rc = walk_arr(c, res, nodes, rclass, ep, el, depth + 1, line_no);
+        } else {
+            rc = walk_leaf(c, res, nodes, rclass, ep, el, depth + 1, line_no);
+        }
+        Py_DECREF(el);
+    }
+    Py_DECREF(info);
+    return rc;
+}
+
+
+/* ---- per record: Walker.record and Walker.blocks ------------------------------------- */
+
+static PyObject *json_type(PyObject *v) {
+    if (PyDict_Check(v)) return S_object;
+    if (PyList_Check(v)) return S_array;
+    if (PyUnicode_Check(v)) return S_string;
+    return leaf_type(v);
+}
+
+static PyObject *bracket_type(PyObject *v) { /* "<object>" etc. */
+    if (PyDict_Check(v)) return S_lt_object;
+    if (PyList_Check(v)) return S_lt_array;
+    if (PyUnicode_Check(v)) return S_lt_string;
+    if (v == Py_None) return S_lt_null;
+    if (PyBool_Check(v)) return S_lt_boolean;
+    return S_lt_number;
+}
+
+/* The value at pre-split dotted parts; borrowed, NULL when absent (never an error). */
+static PyObject *get_path(PyObject *obj, PyObject *parts) {
+    PyObject *cur = obj;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parts); i++) {
+        if (!PyDict_CheckExact(cur)) return NULL;
+        cur = PyDict_GetItem(cur, PyTuple_GET_ITEM(parts, i));
+        if (!cur || cur == Py_None) return NULL;
+    }
+    return cur;
+}
+
+/* Walker.gval with its cache: a new reference to the gated str, or to None. */
+static PyObject *gval(Core *c, PyObject *path, PyObject *v) {
+    PyObject *key = PyTuple_Pack(2, path, v);
+    if (!key) return NULL;
+    PyObject *r = PyDict_GetItemWithError(c->vcache, key);
+    Py_DECREF(key);
+    if (r) return Py_NewRef(r);
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_CallFunctionObjArgs(c->m_gval, path, v, NULL);
+}
+
+/* gval, with a withheld value shown as "<withheld>" */
+static PyObject *gval_shown(Core *c, PyObject *path, PyObject *v) {
+    PyObject *g = gval(c, path, v);
+    if (g == Py_None) { Py_DECREF(g); return Py_NewRef(S_withheld); }
+    return g;
+}
+
+static int append_new(PyObject *list, PyObject *item) {
+    if (!item) return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no, PyObject *carrier,
+                     PyObject *tpath, PyObject *arr) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(arr); i++) {
+        PyObject *b = PyList_GET_ITEM(arr, i);
+        PyObject *idx = PyLong_FromSsize_t(i);
+        if (!idx) return -1;
+        if (!PyDict_CheckExact(b)) {
+            PyObject *row = PyTuple_Pack(9, line_no, carrier, idx, bracket_type(b), Py_None, Py_None,
+                                         Py_None, Py_None, Py_None);
+            Py_DECREF(idx);
+            if (append_new(blocks, row) < 0) return -1;
+            continue;
+        }
+        Py_INCREF(b);
+        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL,
+                 *row = NULL;
+        int rc = -1;
+        PyObject *bt = PyDict_GetItemWithError(b, S_type);
+        if (!bt && PyErr_Occurred()) goto done;
+        if (bt && PyUnicode_Check(bt)) {
+            if (!(btype = gval_shown(c, tpath, bt))) goto done;
+        } else {
+            btype = Py_NewRef(bt && bt != Py_None ? S_withheld : S_none);
+        }
+        /* (name path, input path, input kind) per (carrier, btype), from the walker */
+        PyObject *bk = PyTuple_Pack(2, carrier, btype);
+        if (!bk) goto done;
+        bp = PyDict_GetItemWithError(c->bpaths, bk);
+        if (bp) {
+            Py_INCREF(bp);
+        } else if (!PyErr_Occurred()) {
+            bp = PyObject_CallFunctionObjArgs(c->m_block_paths, carrier, btype, NULL);
+            if (bp && (!PyTuple_CheckExact(bp) || PyTuple_GET_SIZE(bp) != 3)) {
+                PyErr_SetString(PyExc_TypeError, "_block_paths must return a 3-tuple");
+                Py_CLEAR(bp);
+            }
+            if (bp && PyDict_SetItem(c->bpaths, bk, bp) < 0) Py_CLEAR(bp);
+        }
+        Py_DECREF(bk);
+        if (!bp) goto done;
+        PyObject *nv = PyDict_GetItemWithError(b, c->name_key);
+        if (!nv && PyErr_Occurred()) goto done;
+        if (nv && PyUnicode_Check(nv)) {
+            if (!(name = gval_shown(c, PyTuple_GET_ITEM(bp, 0), nv))) goto done;
+        } else {
+            name = Py_NewRef(Py_None);
+        }
+        PyObject *payload = NULL;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(c->payload_keys); k++) {
+            payload = PyDict_GetItemWithError(b, PyTuple_GET_ITEM(c->payload_keys, k));
+            if (payload) break;
+            if (PyErr_Occurred()) goto done;
+        }
+        if (payload == NULL || payload == Py_None) {
+            plen = Py_NewRef(Py_None);
+        } else if (PyUnicode_Check(payload)) {
+            if (!(plen = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(payload)))) goto done;
+        } else {
+            if (!(plen = PyObject_CallFunctionObjArgs(c->m_payload_len, res, payload, NULL))) goto done;
+        }
+        PyObject *inp = PyDict_GetItemWithError(b, S_input);
+        if (!inp && PyErr_Occurred()) goto done;
+        PyObject *itype = inp ? json_type(inp)
+                              : (payload && payload != Py_None ? json_type(payload) : Py_None);
+        if (!inp || !PyDict_Check(inp)) {
+            iks = Py_NewRef(Py_None);
+        } else {
+            /* 1: a data-keyed map, 2: opaque (Walker._block_paths) */
+            long kind = PyLong_AsLong(PyTuple_GET_ITEM(bp, 2));
+            if (kind == -1 && PyErr_Occurred()) goto done;
+            if (kind == 1 || PyDict_GET_SIZE(inp) > c->max_keys) {
+                iks = Py_NewRef(S_map);
+            } else if (kind == 2) {
+                iks = Py_NewRef(S_opaque);
+            } else if (!PyDict_CheckExact(inp)) {
+                iks = PyObject_CallOneArg(c->m_keyset, inp);
+            } else {
+                iks = keyset(c, inp);
+            }
+            if (!iks) goto done;
+        }
+        if (!(ks = keyset(c, b))) goto done;
+        row = PyTuple_Pack(9, line_no, carrier, idx, btype, ks, name, itype, iks, plen);
+        if (!row) goto done;
+        rc = PyList_Append(blocks, row);
+    done:
+        Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
+        Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx); Py_DECREF(b);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+/* Core.record(res, line_no, status, nbytes, flags, obj, rclass=None): Walker.record */
+static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "record(res, line_no, status, nbytes, flags, obj[, rclass])");
+        return NULL;
+    }
+    PyObject *res = args[0], *line_no = args[1], *obj = args[5];
+    PyObject *rclass = nargs == 7 ? args[6] : Py_None;
+    Py_ssize_t nff = PyTuple_GET_SIZE(c->ff_parts);
+    PyObject *frames = NULL, *row = NULL, *blocks = NULL, *ret = NULL;
+    if (!(frames = PyObject_GetAttr(res, S_frames))) return NULL;
+    if (!(row = PyTuple_New(6 + nff))) goto out;
+    for (int i = 0; i < 4; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(args[1 + i]));
+    if (obj == Py_None) {
+        for (Py_ssize_t i = 4; i < 6 + nff; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(Py_None));
+        if (PyList_Append(frames, row) < 0) goto out;
+        ret = Py_NewRef(Py_None);
+        goto out;
+    }
+    if (!PyDict_CheckExact(obj)) {
+        PyErr_SetString(PyExc_TypeError, "record: obj must be a dict");
+        goto out;
+    }
+    if (rclass == Py_None) {
+        PyObject *parts = PyList_New(0);
+        if (!parts) goto out;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->rc_parts); i++) {
+            PyObject *pp = PyTuple_GET_ITEM(c->rc_parts, i);
+            PyObject *v = get_path(obj, PyTuple_GET_ITEM(pp, 1));
+            if (!v) continue;
+            PyObject *g = PyUnicode_Check(v) ? gval_shown(c, PyTuple_GET_ITEM(pp, 0), v)
+                                             : Py_NewRef(S_withheld);
+            if (append_new(parts, g) < 0) { Py_DECREF(parts); goto out; }
+        }
+        rclass = PyList_GET_SIZE(parts) ? PyUnicode_Join(S_slash, parts) : Py_NewRef(S_none);
+        Py_DECREF(parts);
+        if (!rclass) goto out;
+    } else {
+        Py_INCREF(rclass);
+    }
+    PyTuple_SET_ITEM(row, 4, rclass); /* the row owns it; used below while the row lives */
+    for (Py_ssize_t i = 0; i < nff; i++) {
+        PyObject *pp = PyTuple_GET_ITEM(c->ff_parts, i);
+        PyObject *v = get_path(obj, PyTuple_GET_ITEM(pp, 1)), *f;
+        if (!v) f = Py_NewRef(Py_None);
+        else if (PyUnicode_Check(v)) f = gval_shown(c, PyTuple_GET_ITEM(pp, 0), v);
+        else if (PyBool_Check(v)) f = Py_NewRef(v == Py_True ? S_true : S_false);
+        else f = Py_NewRef(bracket_type(v));
+        if (!f) goto out;
+        PyTuple_SET_ITEM(row, 6 + i, f);
+    }
+    PyObject *ks = PyDict_GET_SIZE(obj) <= c->max_keys ? keyset(c, obj) : Py_NewRef(S_map);
+    if (!ks) goto out;
+    PyTuple_SET_ITEM(row, 5, ks);
+    if (PyList_Append(frames, row) < 0) goto out;
+    {
+        PyObject *nodes = PyObject_GetAttr(res, S_nodes);
+        if (!nodes) goto out;
+        int rc = PyDict_CheckExact(nodes) ? 0 : -1;
+        if (rc < 0) PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
+        if (rc == 0 && Py_EnterRecursiveCall(" in the native walk")) rc = -1;
+        if (rc == 0) {
+            rc = walk_obj(c, res, nodes, rclass, S_root, obj, 0, line_no);
+            Py_LeaveRecursiveCall();
+        }
+        Py_DECREF(nodes);
+        if (rc < 0) goto out;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->carriers); i++) {
+        PyObject *cr = PyTuple_GET_ITEM(c->carriers, i);
+        PyObject *arr = get_path(obj, PyTuple_GET_ITEM(cr, 1));
+        if (!arr || !PyList_Check(arr)) continue;
+        if (!blocks && !(blocks = PyObject_GetAttr(res, S_blocks))) goto out;
+        Py_INCREF(arr);
+        int rc = do_blocks(c, res, blocks, line_no, PyTuple_GET_ITEM(cr, 0), PyTuple_GET_ITEM(cr, 2), arr);
+        Py_DECREF(arr);
+        if (rc < 0) goto out;
+    }
+    ret = Py_NewRef(Py_None);
+out:
+    Py_XDECREF(frames);
+    Py_XDECREF(row);
+    Py_XDECREF(blocks);
+    return ret;
+}
+
+
+/* ---- framing: Walker.walk_jsonl's inner loop (corpus/frames.py semantics) ------------ */
+
+static int is_space(const char *p, Py_ssize_t n) { /* bytes.isspace(), n > 0 */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char ch = p[i];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\x0b' && ch != '\x0c')
+            return 0;
+    }
+    return 1;
+}
+
+static int one_frame(Core *c, PyObject *res, const char *p, Py_ssize_t n, Py_ssize_t line,
+                     int terminated, Py_ssize_t max_line) {
+    long flags = 0;
+    PyObject *status, *obj = NULL;
+    if (n > max_line) {
+        /* never held by the streaming framer: no flags, its true length */
+        status = Py_NewRef(S_oversized);
+        goto record;
+    }
+    if (line == 0 && n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) { p += 3; n -= 3; flags |= 1; }
+    if (n && p[n - 1] == '\r') flags |= 2;
+    if (n && memchr(p, 0, (size_t)n)) flags |= 4;
+    if (n == 0 || is_space(p, n)) {
+        status = Py_NewRef(S_blank);
+    } else {
+        PyObject *b = PyBytes_FromStringAndSize(p, n);
+        if (!b) return -1;
+        obj = PyObject_CallOneArg(c->loads, b);
+        if (obj && PyDict_CheckExact(obj)) {
+            status = Py_NewRef(S_ok);
+        } else {
+            /* not an object, or not JSON: the Python classifier names it (rare) */
+            PyErr_Clear();
+            Py_CLEAR(obj);
+            PyObject *r = PyObject_CallFunction(c->classify, "OOnn", b, terminated ? Py_True : Py_False,
+                                                n, max_line);
+            if (!r) { Py_DECREF(b); return -1; }
+            status = Py_NewRef(PyTuple_GET_ITEM(r, 0));
+            obj = Py_NewRef(PyTuple_GET_ITEM(r, 1));
+            Py_DECREF(r);
+        }
+        Py_DECREF(b);
+    }
+record:
+    if (!obj) obj = Py_NewRef(Py_None);
+    PyObject *args[6];
+    args[0] = res;
+    args[1] = PyLong_FromSsize_t(line);
+    args[2] = status;
+    args[3] = PyLong_FromSsize_t(n);
+    args[4] = PyLong_FromLong(flags);
+    args[5] = obj;
+    PyObject *r = (args[1] && args[3] && args[4]) ? Core_record(c, args, 6) : NULL;
+    Py_XDECREF(args[1]); Py_XDECREF(args[3]); Py_XDECREF(args[4]);
+    Py_DECREF(status);
+    Py_DECREF(obj);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Core.lines(res, data, line_no, max_line, tail) -> next line_no.
+ * Every LF-terminated frame of ``data`` is classified and recorded; the bytes after the last
+ * LF are: tail=0 left to the caller, tail=1 a terminated frame (its LF was cut off by the
+ * caller), tail=2 the file's unterminated last frame (only when not empty). */
+static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "lines(res, data, line_no, max_line, tail)");
+        return NULL;
+    }
+    PyObject *res = args[0];
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
+    Py_ssize_t line = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t max_line = PyLong_AsSsize_t(args[3]);
+    long tail = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) { PyBuffer_Release(&view); return NULL; }
+    const char *p = (const char *)view.buf, *end = p + view.len;
+    int rc = 0;
+    while (rc == 0) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;
+        rc = one_frame(c, res, p, nl - p, line++, 1, max_line);
+        p = nl + 1;
+    }
+    if (rc == 0 && (tail == 1 || (tail == 2 && p < end)))
+        rc = one_frame(c, res, p, end - p, line++, tail == 1, max_line);
+    PyBuffer_Release(&view);
+    if (rc < 0) return NULL;
+    return PyLong_FromSsize_t(line);
+}
+
+/* Core.node(res, rclass, path, value, depth, line_no) */
+static PyObject *Core_node(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "node(res, rclass, path, value, depth, line_no)");
+        return NULL;
+    }
+    PyObject *res = args[0], *rclass = args[1], *path = args[2], *v = args[3], *line_no = args[5];
+    Py_ssize_t depth = PyLong_AsSsize_t(args[4]);
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    if (!PyUnicode_CheckExact(rclass) || !PyUnicode_CheckExact(path)) {
+        PyErr_SetString(PyExc_TypeError, "rclass and path must be str");
+        return NULL;
+    }
+    PyObject *nodes = PyObject_GetAttr(res, S_nodes);
+    if (!nodes) return NULL;
+    if (!PyDict_CheckExact(nodes)) {
+        Py_DECREF(nodes);
+        PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
+        return NULL;
+    }
+    if (Py_EnterRecursiveCall(" in the native walk")) { Py_DECREF(nodes); return NULL; }
+    int rc = walk_value(c, res, nodes, rclass, path, v, depth, line_no);
+    Py_LeaveRecursiveCall();
+    Py_DECREF(nodes);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *getattr_checked(PyObject *o, const char *name, PyTypeObject *want) {
+    PyObject *a = PyObject_GetAttrString(o, name);
+    if (!a) return NULL;
+    int ok = !want || (want == &PySet_Type ? PyAnySet_Check(a) : PyObject_TypeCheck(a, want));
+    if (a && !ok) {
+        PyErr_Format(PyExc_TypeError, "walker.%s has the wrong type", name);
+        Py_CLEAR(a);
+    }
+    return a;
+}
+
+static int Core_init(Core *c, PyObject *args, PyObject *kw) {
+    PyObject *w;
+    if (!PyArg_ParseTuple(args, "O", &w)) return -1;
+    Py_XSETREF(c->walker, Py_NewRef(w));
+#define GET(field, name, type) \
+    Py_XSETREF(c->field, getattr_checked(w, name, type)); \
+    if (!c->field) return -1;
+    GET(special, "special", &PySet_Type)
+    GET(obj_special, "obj_special", &PySet_Type)
+    GET(opaque, "opaque_paths", &PySet_Type)
+    GET(kscache, "_kscache", &PyDict_Type)
+    GET(m_gkey, "gkey", NULL)
+    GET(m_keyset, "keyset_of", NULL)
+    GET(m_special_leaf, "_special_leaf", NULL)
+    GET(m_obj_special, "_obj_special", NULL)
+    GET(m_elem_info, "_elem_info", NULL)
+    GET(m_typed_path, "_typed_path", NULL)
+    GET(m_truncated, "_truncated", NULL)
+    GET(vcache, "_vcache", &PyDict_Type)
+    GET(rc_parts, "_rc_parts", &PyTuple_Type)
+    GET(ff_parts, "_ff_parts", &PyTuple_Type)
+    GET(carriers, "_carrier_parts", &PyTuple_Type)
+    GET(payload_keys, "_payload_keys", &PyTuple_Type)
+    GET(name_key, "_name_key", &PyUnicode_Type)
+    GET(m_gval, "gval", NULL)
+    GET(m_block_paths, "_block_paths", NULL)
+    GET(m_payload_len, "_payload_len", NULL)
+    GET(loads, "_loads", NULL)
+    GET(classify, "_classify", NULL)
+    GET(vocab, "vocab_paths", &PySet_Type)
+    GET(vm_only, "_vocab_marker_only", &PySet_Type)
+    GET(marker_paths, "_marker_tuples", &PyDict_Type)
+    GET(m_gvalue, "gvalue", NULL)
+#undef GET
+    Py_XSETREF(c->bpaths, PyDict_New());
+    if (!c->bpaths) return -1;
+    Py_XSETREF(c->children, PyDict_New());
+    Py_XSETREF(c->elem, PyDict_New());
+    Py_XSETREF(c->typed, PyDict_New());
+    if (!c->children || !c->elem || !c->typed) return -1;
+    PyObject *md = PyObject_GetAttrString(w, "max_depth"), *mk = PyObject_GetAttrString(w, "max_keys");
+    if (!md || !mk) { Py_XDECREF(md); Py_XDECREF(mk); return -1; }
+    c->max_depth = PyLong_AsSsize_t(md);
+    c->max_keys = PyLong_AsSsize_t(mk);
+    Py_DECREF(md);
+    Py_DECREF(mk);
+    if (PyErr_Occurred()) return -1;
+    return 0;
+}
+
+static int Core_traverse(Core *c, visitproc visit, void *arg) {
+    Py_VISIT(c->walker); Py_VISIT(c->special); Py_VISIT(c->obj_special); Py_VISIT(c->opaque);
+    Py_VISIT(c->kscache); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed);
+    Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
+    Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
+    Py_VISIT(c->m_truncated);
+    Py_VISIT(c->vcache); Py_VISIT(c->rc_parts); Py_VISIT(c->ff_parts); Py_VISIT(c->carriers);
+    Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
+    Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads);
+    Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
+    Py_VISIT(c->m_gvalue);
+    return 0;
+}
+
+static int Core_clear(Core *c) {
+    Py_CLEAR(c->walker); Py_CLEAR(c->special); Py_CLEAR(c->obj_special); Py_CLEAR(c->opaque);
+    Py_CLEAR(c->kscache); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed);
+    Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
+    Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
+    Py_CLEAR(c->m_truncated);
+    Py_CLEAR(c->vcache); Py_CLEAR(c->rc_parts); Py_CLEAR(c->ff_parts); Py_CLEAR(c->carriers);
+    Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
+    Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads);
+    Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
+    Py_CLEAR(c->m_gvalue);
+    return 0;
+}
+
+static void Core_dealloc(Core *c) {
+    PyObject_GC_UnTrack(c);
+    Core_clear(c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"node", (PyCFunction)(void (*)(void))Core_node, METH_FASTCALL,
+     "node(res, rclass, path, value, depth, line_no): count one value's subtree into res.nodes"},
+    {"record", (PyCFunction)(void (*)(void))Core_record, METH_FASTCALL,
+     "record(res, line_no, status, nbytes, flags, obj[, rclass]): Walker.record, in C"},
+    {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,
+     "lines(res, data, line_no, max_line, tail) -> next line_no: frame, parse and record"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "survey.census._walkcore.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The node walk of one Walker, in C.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_traverse = (traverseproc)Core_traverse,
+    .tp_clear = (inquiry)Core_clear,
+    .tp_methods = Core_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_walkcore", "The walk's hot loop in C (see walk.py).", -1, NULL,
+};
+
+#ifndef SOURCE_HASH
+#define SOURCE_HASH "unknown"
+#endif
+
+PyMODINIT_FUNC PyInit__walkcore(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+#define INTERN(var, s) if (!(var = PyUnicode_InternFromString(s))) return NULL;
+    INTERN(S_object, "object") INTERN(S_array, "array") INTERN(S_string, "string")
+    INTERN(S_number, "number") INTERN(S_boolean, "boolean") INTERN(S_null, "null")
+    INTERN(S_empty, "") INTERN(S_opaque, "<opaque>") INTERN(S_dot, ".") INTERN(S_type, "type")
+    INTERN(S_nodes, "nodes") INTERN(S_root, "$") INTERN(S_frames, "frames")
+    INTERN(S_blocks, "blocks") INTERN(S_withheld, "<withheld>") INTERN(S_none, "<none>")
+    INTERN(S_map, "<map>") INTERN(S_slash, "/") INTERN(S_true, "true") INTERN(S_false, "false")
+    INTERN(S_input, "input") INTERN(S_lt_object, "<object>") INTERN(S_lt_array, "<array>")
+    INTERN(S_lt_string, "<string>") INTERN(S_lt_number, "<number>")
+    INTERN(S_lt_boolean, "<boolean>") INTERN(S_lt_null, "<null>") INTERN(S_ok, "ok")
+    INTERN(S_blank, "blank") INTERN(S_oversized, "oversized") INTERN(S_values, "values")
+    INTERN(S_markers, "markers")
+    if (!(S_one = PyLong_FromLong(1))) return NULL;
+#undef INTERN
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

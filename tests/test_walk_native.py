@@ -1,0 +1,161 @@
+"""The C walker (``census/_walkcore.c``) and the Python walker give identical results.
+
+Every runtime's synthetic corpus, the hostile corpus, canary corpora and arbitrary bytes
+(hypothesis, with chunk boundaries anywhere) are walked twice, once by each walker, and
+every table of every file must be equal, row for row. The Python walker is the reference:
+it is what a reader checks the C against, and what runs where no compiler is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from survey.census import build
+from survey.census import walk as W
+from survey.census.collect import _tasks
+from survey.corpus import frames as F
+from survey.corpus.crawl import crawl
+from survey.runtimes import NAMES, get
+from tests.test_fuzz import records
+
+SALT = b"parity-salt"
+needs_native = pytest.mark.skipif(W.NATIVE is None, reason=f"native walker unavailable: {W.ENGINE}")
+
+
+def pair(runtime: str, mode: str = "reviewed", **changes: object) -> tuple[W.Walker, W.Walker]:
+    c = W.make_walker(runtime, mode, False, SALT)
+    p = W.make_walker(runtime, mode, False, SALT)
+    if changes:
+        c = W.Walker(dataclasses.replace(c.p, **changes), c.gate, SALT, c.max_line)  # type: ignore[arg-type]
+        p = W.Walker(dataclasses.replace(p.p, **changes), p.gate, SALT, p.max_line, native=False)  # type: ignore[arg-type]
+    else:
+        p = W.Walker(p.p, p.gate, SALT, p.max_line, native=False)
+    assert c._core is not None and p._core is None
+    return c, p
+
+
+def fields(r: W.FileResult) -> dict:
+    return dataclasses.asdict(r)
+
+
+def assert_same(native: W.FileResult, python: W.FileResult, what: str) -> None:
+    a, b = fields(native), fields(python)
+    for k in b:
+        assert a[k] == b[k], f"{what}: table {k!r} differs between the C and the Python walker"
+
+
+def corpus_tasks(runtime: str, root: Path) -> list[tuple]:
+    inv = crawl(root, get(runtime), SALT)
+    return _tasks(inv, root, get(runtime))
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", NAMES)
+@pytest.mark.parametrize("mode", ["reviewed", "discover"])
+def test_every_runtime_synthetic_corpus_walks_identically(runtime: str, mode: str, tmp_path: Path) -> None:
+    import importlib
+
+    prof = get(runtime)
+    synth = importlib.import_module(prof.synth)
+    synth.generate(tmp_path / "c", seed=11, sessions=6, canaries=True)
+    c, p = pair(runtime, mode)
+    tasks = corpus_tasks(runtime, tmp_path / "c")
+    assert tasks
+    walked = 0
+    for t in tasks:
+        a, b = W.walk_file(c, *t), W.walk_file(p, *t)
+        assert_same(a, b, f"{runtime}/{mode} file {t[1]} ({t[2]})")
+        walked += bool(b.frames)
+    assert walked, "nothing was walked: the comparison proves nothing"
+
+
+@needs_native
+def test_hostile_corpus_walks_identically(tmp_path: Path) -> None:
+    from survey.synth import hostile
+
+    cap = 1 << 20
+    hostile.generate(tmp_path / "h", seed=3, big_line_mb=2, max_line=cap)
+    base = W.make_walker("cursor", "reviewed", False, SALT)
+    c = W.Walker(base.p, base.gate, SALT, cap)
+    p = W.Walker(base.p, base.gate, SALT, cap, native=False)
+    statuses = set()
+    for f in sorted((tmp_path / "h").rglob("*")):
+        if f.is_symlink() or not f.is_file():
+            continue
+        for kind in ("jsonl", "json"):
+            a = W.walk_file(c, str(f), "x", kind, f.stat().st_size)
+            b = W.walk_file(p, str(f), "x", kind, f.stat().st_size)
+            assert_same(a, b, f"hostile {f.name} as {kind}")
+            statuses |= {row[1] for row in b.frames}
+    # the corpus really exercised the unusual paths
+    assert {"oversized", "malformed", "invalid_utf8", "blank"} <= statuses
+
+
+_ATOMS = [b"\n", b"\r\n", b"\xef\xbb\xbf", b"\x00", b"{", b"}", b'"', b"\xff", b" ", b"x" * 9,
+          b'{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}',
+          b'{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"path":"/a/agent-tools/b"}}]}}',
+          b'[1,2]', b'{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":{"l":{"m":1}}}}}}}}}}}}}',
+          b'{"x":' + b"1" * 400 + b"}", b'"str"']
+
+
+@needs_native
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(data=st.lists(st.sampled_from(_ATOMS), max_size=40).map(b"".join),
+       chunk=st.sampled_from([1, 2, 3, 7, 64, 1 << 20]), cap=st.sampled_from([5, 40, 200, 1 << 20]))
+def test_framing_is_identical_at_any_chunk_boundary_and_cap(data: bytes, chunk: int, cap: int,
+                                                            tmp_path_factory: pytest.TempPathFactory,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path_factory.mktemp("fr") / "x.jsonl"
+    f.write_bytes(data)
+    monkeypatch.setattr(W, "CHUNK", chunk)
+    monkeypatch.setattr(F, "CHUNK", chunk)
+    base = W.make_walker("cursor", "reviewed", False, SALT)
+    c = W.Walker(base.p, base.gate, SALT, cap)
+    p = W.Walker(base.p, base.gate, SALT, cap, native=False)
+    a = W.walk_file(c, str(f), "x", "jsonl", len(data))
+    b = W.walk_file(p, str(f), "x", "jsonl", len(data))
+    assert_same(a, b, f"{len(data)} bytes, chunk {chunk}, cap {cap}")
+
+
+def test_the_native_walker_builds_where_a_compiler_is(tmp_path: Path) -> None:
+    """``make`` builds the C walker; where a C compiler exists the build must succeed and
+    the module must carry the hash of the current source (else walk.py would not use it)."""
+    cc = build.command(tmp_path / "x.so")[0]
+    if not shutil.which(cc):
+        pytest.skip(f"no C compiler ({cc}): the Python walker is used, only slower")
+    out = tmp_path / ("_walkcore" + build.target().name.removeprefix("_walkcore"))
+    cmd = build.command(out)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    code = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('_walkcore', sys.argv[1]); "
+            "m = importlib.util.module_from_spec(s); s.loader.exec_module(m); print(m.SOURCE_HASH)")
+    got = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == build.source_hash()
+
+
+@needs_native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=records, rclass=st.sampled_from([None, "stored/class"]),
+       mode=st.sampled_from(["reviewed", "discover"]))
+def test_arbitrary_records_are_recorded_identically(obj: dict, rclass: str | None, mode: str) -> None:
+    """Odd values anywhere: nulls, huge ints, NaN, surrogates, blocks that are not objects,
+    payloads of every type, more keys than ``max_keys``, typed arrays."""
+    c, p = _PAIRS.get(mode) or _PAIRS.setdefault(mode, pair("cursor", mode))
+    a, b = W.FileResult(file_id="x"), W.FileResult(file_id="x")
+    for r, w in ((a, c), (b, p)):
+        w.record(r, 0, "ok", 10, 0, obj, rclass)
+        w.node(r, "<array>", "$", [obj, [obj]], 0, 1)
+        w.record(r, 2, "malformed", 10, 4, None)
+    assert_same(a, b, "record")
+
+
+_PAIRS: dict[str, tuple[W.Walker, W.Walker]] = {}
