@@ -17,6 +17,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+struct Slot;
+
 typedef struct {
     PyObject_HEAD
     PyObject *walker;
@@ -40,21 +42,32 @@ typedef struct {
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue;
     Py_ssize_t max_depth, max_keys;
+    /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
+       file's ``nodes`` dict (by value) whenever a call from Python returns */
+    struct Slot *tab;       /* entries in first-seen order (so flushes keep the walk's order) */
+    Py_ssize_t *idx;        /* open addressing over tab: -1 empty */
+    Py_ssize_t cap, used;
+    PyObject *rclasses; /* rclass -> the one object used for it (identity keys above) */
 } Core;
+
+typedef struct Slot {
+    PyObject *k[4]; /* owned references; k[0] == NULL: empty */
+    Py_ssize_t count, max;
+} Slot;
 
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
     *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
     *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one;
 
-static int count(PyObject *nodes, PyObject *rclass, PyObject *path, PyObject *jt, PyObject *ks,
-                 Py_ssize_t n) {
-    PyObject *key = PyTuple_Pack(4, rclass, path, jt, ks);
+/* Merge (count, max) into the nodes dict's [count, max] list for this key (by value). */
+static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
+    PyObject *key = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
     if (!key) return -1;
     PyObject *a = PyDict_GetItemWithError(nodes, key);
     if (!a) {
         if (PyErr_Occurred()) { Py_DECREF(key); return -1; }
-        PyObject *lst = Py_BuildValue("[nn]", (Py_ssize_t)1, n);
+        PyObject *lst = Py_BuildValue("[nn]", cnt, n);
         if (!lst) { Py_DECREF(key); return -1; }
         int rc = PyDict_SetItem(nodes, key, lst);
         Py_DECREF(lst);
@@ -66,19 +79,94 @@ static int count(PyObject *nodes, PyObject *rclass, PyObject *path, PyObject *jt
         PyErr_SetString(PyExc_TypeError, "nodes value is not a [count, max] list");
         return -1;
     }
-    Py_ssize_t c = PyLong_AsSsize_t(PyList_GET_ITEM(a, 0));
-    if (c == -1 && PyErr_Occurred()) return -1;
-    PyObject *nc = PyLong_FromSsize_t(c + 1);
+    Py_ssize_t c0 = PyLong_AsSsize_t(PyList_GET_ITEM(a, 0));
+    Py_ssize_t m = PyLong_AsSsize_t(PyList_GET_ITEM(a, 1));
+    if (PyErr_Occurred()) return -1;
+    PyObject *nc = PyLong_FromSsize_t(c0 + cnt);
     if (!nc) return -1;
     PyList_SetItem(a, 0, nc); /* steals nc, drops the old count */
-    Py_ssize_t m = PyLong_AsSsize_t(PyList_GET_ITEM(a, 1));
-    if (m == -1 && PyErr_Occurred()) return -1;
     if (n > m) {
         PyObject *nm = PyLong_FromSsize_t(n);
         if (!nm) return -1;
         PyList_SetItem(a, 1, nm);
     }
     return 0;
+}
+
+static inline size_t slot_hash(PyObject *const *k) {
+    size_t h = (size_t)k[0] * 0x9E3779B97F4A7C15ull;
+    h ^= ((size_t)k[1] >> 4) * 0xC2B2AE3D27D4EB4Full;
+    h ^= ((size_t)k[2] >> 4) * 0x165667B19E3779F9ull;
+    h ^= ((size_t)k[3] >> 4) * 0x27D4EB2F165667C5ull;
+    return h ^ (h >> 29);
+}
+
+static int tab_grow(Core *c) {
+    Py_ssize_t ncap = c->cap ? c->cap * 2 : 1024;
+    Slot *nt = PyMem_Realloc(c->tab, (size_t)ncap * sizeof(Slot));
+    if (!nt) { PyErr_NoMemory(); return -1; }
+    c->tab = nt;
+    Py_ssize_t *ni = PyMem_Malloc((size_t)ncap * sizeof(Py_ssize_t));
+    if (!ni) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < ncap; i++) ni[i] = -1;
+    for (Py_ssize_t e = 0; e < c->used; e++) {
+        size_t j = slot_hash(c->tab[e].k) & (size_t)(ncap - 1);
+        while (ni[j] >= 0) j = (j + 1) & (size_t)(ncap - 1);
+        ni[j] = e;
+    }
+    PyMem_Free(c->idx);
+    c->idx = ni;
+    c->cap = ncap;
+    return 0;
+}
+
+/* Count one node: the census's (rclass, path, jtype, keyset) -> [count, longest]. */
+static int count(Core *c, PyObject *rclass, PyObject *path, PyObject *jt, PyObject *ks, Py_ssize_t n) {
+    if (c->used * 2 >= c->cap && tab_grow(c) < 0) return -1; /* entries <= cap/2 */
+    PyObject *k[4] = {rclass, path, jt, ks};
+    size_t mask = (size_t)(c->cap - 1), j = slot_hash(k) & mask;
+    for (;;) {
+        Py_ssize_t e = c->idx[j];
+        if (e < 0) {
+            Slot *sl = &c->tab[c->used];
+            for (int i = 0; i < 4; i++) sl->k[i] = Py_NewRef(k[i]);
+            sl->count = 1;
+            sl->max = n;
+            c->idx[j] = c->used++;
+            return 0;
+        }
+        Slot *sl = &c->tab[e];
+        if (sl->k[0] == rclass && sl->k[1] == path && sl->k[2] == jt && sl->k[3] == ks) {
+            sl->count++;
+            if (n > sl->max) sl->max = n;
+            return 0;
+        }
+        j = (j + 1) & mask;
+    }
+}
+
+/* Empty the table into res.nodes, in first-seen order (res == NULL: drop it, after an error). */
+static int tab_flush(Core *c, PyObject *res) {
+    if (!c->used) return 0;
+    PyObject *nodes = NULL;
+    int rc = 0;
+    if (res) {
+        nodes = PyObject_GetAttr(res, S_nodes);
+        if (!nodes) rc = -1;
+        else if (!PyDict_CheckExact(nodes)) {
+            PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
+            rc = -1;
+        }
+    }
+    for (Py_ssize_t e = 0; e < c->used; e++) {
+        Slot *sl = &c->tab[e];
+        if (rc == 0 && nodes) rc = merge(nodes, sl->k, sl->count, sl->max);
+        for (int k = 0; k < 4; k++) Py_CLEAR(sl->k[k]);
+    }
+    for (Py_ssize_t i = 0; i < c->cap; i++) c->idx[i] = -1;
+    c->used = 0;
+    Py_XDECREF(nodes);
+    return rc;
 }
 
 /* Length in UTF-8 bytes, lone surrogates counted as 3 (Python's "surrogatepass"). */
@@ -193,8 +281,8 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, 
         if (!r) return -1;
         Py_DECREF(r);
     }
-    if (PyUnicode_CheckExact(v)) return count(nodes, rclass, path, S_string, S_empty, utf8_len(v));
-    return count(nodes, rclass, path, leaf_type(v), S_empty, 0);
+    if (PyUnicode_CheckExact(v)) return count(c, rclass, path, S_string, S_empty, utf8_len(v));
+    return count(c, rclass, path, leaf_type(v), S_empty, 0);
 }
 
 static int walk_value(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
@@ -262,7 +350,7 @@ static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
     }
     PyObject *ks = keyset(c, v);
     if (!ks) return -1;
-    int rc = count(nodes, rclass, path, S_object, ks, n);
+    int rc = count(c, rclass, path, S_object, ks, n);
     Py_DECREF(ks);
     if (rc < 0) return -1;
     PyObject *children = PyDict_GetItemWithError(c->children, path);
@@ -294,8 +382,8 @@ static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
     Py_ssize_t n = PyList_GET_SIZE(v);
     int op = PySet_Contains(c->opaque, path);
     if (op < 0) return -1;
-    if (op) return count(nodes, rclass, path, S_array, S_opaque, n);
-    if (count(nodes, rclass, path, S_array, S_empty, n) < 0) return -1;
+    if (op) return count(c, rclass, path, S_array, S_opaque, n);
+    if (count(c, rclass, path, S_array, S_empty, n) < 0) return -1;
     PyObject *info = PyDict_GetItemWithError(c->elem, path);
     if (info) {
         Py_INCREF(info);
@@ -498,8 +586,8 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
     return 0;
 }
 
-/* Core.record(res, line_no, status, nbytes, flags, obj, rclass=None): Walker.record */
-static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+/* Walker.record; node counts stay in the table until the entry point returns */
+static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 && nargs != 7) {
         PyErr_SetString(PyExc_TypeError, "record(res, line_no, status, nbytes, flags, obj[, rclass])");
         return NULL;
@@ -537,6 +625,12 @@ static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         if (!rclass) goto out;
     } else {
         Py_INCREF(rclass);
+    }
+    if (PyUnicode_CheckExact(rclass) && PyDict_GET_SIZE(c->rclasses) < 10000) {
+        /* one object per class, so the node table's identity keys repeat */
+        PyObject *canon = PyDict_SetDefault(c->rclasses, rclass, rclass);
+        if (!canon) { Py_DECREF(rclass); goto out; }
+        Py_SETREF(rclass, Py_NewRef(canon));
     }
     PyTuple_SET_ITEM(row, 4, rclass); /* the row owns it; used below while the row lives */
     for (Py_ssize_t i = 0; i < nff; i++) {
@@ -584,6 +678,13 @@ out:
     return ret;
 }
 
+
+/* Core.record(res, line_no, status, nbytes, flags, obj, rclass=None): Walker.record */
+static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *r = record_impl(c, args, nargs);
+    if (tab_flush(c, r ? args[0] : NULL) < 0) Py_CLEAR(r);
+    return r;
+}
 
 /* ---- framing: Walker.walk_jsonl's inner loop (corpus/frames.py semantics) ------------ */
 
@@ -638,7 +739,7 @@ record:
     args[3] = PyLong_FromSsize_t(n);
     args[4] = PyLong_FromLong(flags);
     args[5] = obj;
-    PyObject *r = (args[1] && args[3] && args[4]) ? Core_record(c, args, 6) : NULL;
+    PyObject *r = (args[1] && args[3] && args[4]) ? record_impl(c, args, 6) : NULL;
     Py_XDECREF(args[1]); Py_XDECREF(args[3]); Py_XDECREF(args[4]);
     Py_DECREF(status);
     Py_DECREF(obj);
@@ -674,6 +775,7 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (rc == 0 && (tail == 1 || (tail == 2 && p < end)))
         rc = one_frame(c, res, p, end - p, line++, tail == 1, max_line);
     PyBuffer_Release(&view);
+    if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
     return PyLong_FromSsize_t(line);
 }
@@ -702,6 +804,7 @@ static PyObject *Core_node(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     int rc = walk_value(c, res, nodes, rclass, path, v, depth, line_no);
     Py_LeaveRecursiveCall();
     Py_DECREF(nodes);
+    if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -752,7 +855,9 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(m_gvalue, "gvalue", NULL)
 #undef GET
     Py_XSETREF(c->bpaths, PyDict_New());
-    if (!c->bpaths) return -1;
+    Py_XSETREF(c->rclasses, PyDict_New());
+    if (!c->bpaths || !c->rclasses) return -1;
+    if (!c->tab && tab_grow(c) < 0) return -1;
     Py_XSETREF(c->children, PyDict_New());
     Py_XSETREF(c->elem, PyDict_New());
     Py_XSETREF(c->typed, PyDict_New());
@@ -777,7 +882,9 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
-    Py_VISIT(c->m_gvalue);
+    Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses);
+    for (Py_ssize_t e = 0; e < c->used; e++)
+        for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
     return 0;
 }
 
@@ -791,13 +898,16 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
-    Py_CLEAR(c->m_gvalue);
+    Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses);
+    tab_flush(c, NULL);
     return 0;
 }
 
 static void Core_dealloc(Core *c) {
     PyObject_GC_UnTrack(c);
     Core_clear(c);
+    PyMem_Free(c->tab);
+    PyMem_Free(c->idx);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import multiprocessing
+import multiprocessing.context
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -35,7 +38,6 @@ from survey.runtimes.base import Profile
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
-SPILL_ROWS = 200_000
 
 FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
@@ -151,70 +153,42 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                       "walker": W.ENGINE})
         if cache_error:
             stats["cache_error"] = cache_error
-    cols: dict[str, list[tuple]] = {t: [] for t in W.COLUMNS}
-    files: list[tuple] = []
-    stores: list[dict] = []
     field_cols = list(profile.frame_fields)
     schemas = _schemas(field_cols)
     spill = Path(tempfile.mkdtemp(prefix="survey-walk-"))
     atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
     if stats is not None:
         stats["spill_dir"] = str(spill)
-    parts = {name: 0 for name in SPILLED}
+    files: list[tuple] = []
+    stores: list[dict] = []
 
-    def flush(name: str, force: bool = False) -> None:
-        rows = cols[name]
-        if not rows and not (force and parts[name] == 0):
-            return
-        (spill / name).mkdir(exist_ok=True)
-        pl.DataFrame(rows, schema=schemas[name], orient="row").write_parquet(
-            spill / name / f"part-{parts[name]:05d}.parquet")
-        parts[name] += 1
-        cols[name] = []
-
-    def take(r: W.FileResult) -> None:
-        fid = r.file_id
-        files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
-        cols["frames"].extend((fid, *t) for t in r.frames)
-        cols["blocks"].extend((fid, *t) for t in r.blocks)
-        cols["nodes"].extend((fid, *k, *v) for k, v in r.nodes.items())
-        cols["values"].extend((fid, *k, n) for k, n in r.values.items())
-        cols["links"].extend((fid, *t) for t in r.links)
-        cols["markers"].extend((fid, *t) for t in r.markers)
-        cols["headings"].extend((fid, *k, n) for k, n in r.headings.items())
-        cols["needles"].extend((fid, *t) for t in r.needles)
-        cols["numbers"].extend((fid, *t) for t in r.numbers)
-        if r.store:
-            stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
-        for name in SPILLED:
-            if len(cols[name]) >= SPILL_ROWS:
-                flush(name)
+    def take(b: BatchOut) -> None:
+        files.extend(b.files)
+        stores.extend(b.stores)
         if progress:
-            progress(1, r.nbytes)
+            progress(len(b.files), b.nbytes)
 
+    batches = _batches(tasks, jobs)
     small = sum(t[3] for t in tasks) < (8 << 20) or jobs == 1
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
         walker.root = str(root)
-        for t in tasks:
-            take(W.walk_file(walker, *t))
+        for i, batch in enumerate(batches):
+            take(walk_batch(walker, batch, str(spill), i, field_cols))
     else:
-        with ProcessPoolExecutor(jobs, initializer=W._init_worker,
+        with ProcessPoolExecutor(jobs, mp_context=_pool_context(), initializer=W._init_worker,
                                  initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root))) as ex:
-            for r in ex.map(W._work, tasks, chunksize=max(1, min(64, len(tasks) // (jobs * 8) or 1))):
-                take(r)
+            futs = [ex.submit(_work_batch, batch, str(spill), i, field_cols) for i, batch in enumerate(batches)]
+            for fut in futs:
+                take(fut.result())
 
     out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     for name in SPILLED:
-        flush(name, force=True)
-        out[name] = pl.scan_parquet(spill / name / "*.parquet")
-    for name, schema in schemas.items():
-        if name in SPILLED:
-            continue
-        try:
-            out[name] = pl.DataFrame(cols[name], schema=schema, orient="row")
-        except Exception as exc:  # pragma: no cover - a programming error, say which table
-            raise RuntimeError(f"walk table {name}: {exc}") from exc
+        d = spill / name
+        if not d.exists() or not any(d.iterdir()):
+            d.mkdir(exist_ok=True)
+            pl.DataFrame(schema=schemas[name]).write_parquet(d / "part-empty.parquet")
+        out[name] = pl.scan_parquet(d / "*.parquet")
     out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
     if stores:
         # store facts are flat, gated by the reader (counts, table names, flags): one row per store
@@ -235,6 +209,95 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             if stats is not None:
                 stats["cache_error"] = type(exc).__name__
     return out  # type: ignore[return-value]
+
+
+# -- the walk, in batches: each worker writes its own Parquet parts -----------------------
+# Workers turn their results into columns and write them, so no row crosses a process
+# boundary and the parent does no per-row work: it gets back per-file summaries only.
+BATCH_FILES = 256
+
+
+@dataclass
+class BatchOut:
+    files: list[tuple]  # one row per file (FILE_COLS)
+    stores: list[dict]  # one dict per SQLite store
+    nbytes: int
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Workers write Parquet with polars, whose thread pool does not survive ``fork`` from a
+    parent that has used it: workers come from a clean fork server (preloaded with the walk
+    and polars, so each starts in milliseconds), or are spawned where there is none."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["survey.census.collect"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _batches(tasks: list[tuple], jobs: int) -> list[list[tuple]]:
+    """Tasks (largest first) cut into batches of about total / (jobs * 16) bytes, at most
+    ``BATCH_FILES`` files each: big files alone, small ones together, the pool busy to the end."""
+    total = sum(t[3] for t in tasks)
+    target = max(total // (max(jobs, 1) * 16), 1 << 20)
+    out: list[list[tuple]] = []
+    cur: list[tuple] = []
+    size = 0
+    for t in tasks:
+        cur.append(t)
+        size += t[3]
+        if size >= target or len(cur) >= BATCH_FILES:
+            out.append(cur)
+            cur, size = [], 0
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _columns(rows: list[tuple], fid: str, width: int) -> list[list]:
+    """Rows of one file as columns, with the file_id column first (transposed in C by zip)."""
+    if not rows:
+        return [[] for _ in range(width + 1)]
+    return [[fid] * len(rows), *(list(c) for c in zip(*rows, strict=True))]
+
+
+def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
+               field_cols: list[str]) -> BatchOut:
+    schemas = _schemas(field_cols)
+    cols: dict[str, list[list]] = {name: [[] for _ in schemas[name]] for name in SPILLED}
+    files: list[tuple] = []
+    stores: list[dict] = []
+    nbytes = 0
+    for t in batch:
+        r = W.walk_file(walker, *t)
+        fid = r.file_id
+        nbytes += r.nbytes
+        files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
+        if r.store:
+            stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
+        per = {
+            "frames": r.frames, "blocks": r.blocks, "links": r.links, "markers": r.markers,
+            "needles": r.needles, "numbers": r.numbers,
+            "nodes": [(*k, *v) for k, v in r.nodes.items()],
+            "values": [(*k, n) for k, n in r.values.items()],
+            "headings": [(*k, n) for k, n in r.headings.items()],
+        }
+        for name, rows in per.items():
+            if rows:
+                for acc, col in zip(cols[name], _columns(rows, fid, len(schemas[name]) - 1), strict=True):
+                    acc.extend(col)
+    for name, columns in cols.items():
+        if columns[0]:
+            d = Path(spill) / name
+            d.mkdir(exist_ok=True)
+            pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name]).write_parquet(
+                d / f"part-{index:06d}.parquet")
+    return BatchOut(files, stores, nbytes)
+
+
+def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str]) -> BatchOut:
+    assert W._WORKER is not None
+    return walk_batch(W._WORKER, batch, spill, index, field_cols)
 
 
 def _schemas(field_cols: list[str]) -> dict[str, dict]:
