@@ -552,7 +552,8 @@ def run_child(spec: dict, cwd: Path) -> dict:
     out.unlink()
     res["process_wall"] = wall
     # the child and every descendant it reaped (walk workers, rg): CPU of the whole survey
-    res["process_cpu_seconds"] = cpu_children() - c0
+    # (the walk's fork-server workers are not reaped by it: their CPU comes from the walk)
+    res["process_cpu_seconds"] = cpu_children() - c0 + float((res.get("cache") or {}).get("worker_cpu", 0.0))
     if mem.ok:
         res["tree_peak_rss"], res["tree_peak_pss"] = mem.peak_rss, mem.peak_pss
         res["tree_peak_procs"] = mem.peak_procs
@@ -642,10 +643,14 @@ def _child_survey(spec: dict) -> dict:
                        on_exists=spec["on_exists"])
     stage = {"crawl": "crawl", "collect": "walk", "run_census": "census", "run_probes": "greps",
              "render_page": "render"}
+    # the walk's workers come from a fork server, not from this process: their CPU is
+    # reported by the walk itself
+    worker_cpu = float((getattr(res, "cache", None) or {}).get("worker_cpu", 0.0))
+    ins.cpu["collect"] = ins.cpu.get("collect", 0.0) + worker_cpu
     return {
         "timings": res.timings,
         "greps_split": {k: round(ins.wall.get(k, 0.0), 3) for k in ("duckdb_grep", "rg_grep", "key_hits")},
-        "cpu_seconds": {"total": round(cpu_all() - c0, 3),
+        "cpu_seconds": {"total": round(cpu_all() - c0 + worker_cpu, 3),
                         **{stage[k]: round(v, 3) for k, v in ins.cpu.items() if k in stage}},
         "stage_peak_rss": {stage[k]: v for k, v in ins.peak.items() if k in stage},
         "files": res.files, "bytes": res.bytes, "walked_files": res.walked_files, "frames": res.frames,

@@ -7,6 +7,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.snapshot.store import load_json
@@ -62,3 +64,30 @@ def test_walk_signature_is_the_same_in_every_process() -> None:
     sigs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (1, 2, 3)}
     assert len(sigs) == 1, sigs
+
+
+def test_the_cache_keeps_parts_across_runs_and_compacts_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run adds its own Parquet parts (never re-encoding the old ones); a file changed
+    in every run has stale rows in older parts that must never be read; after
+    ``COMPACT_AFTER_RUNS`` runs the live rows are rewritten into one part."""
+    from survey.census import collect as C
+
+    monkeypatch.setattr(C, "COMPACT_AFTER_RUNS", 3)
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "projects"
+    generate(root, seed=5, sessions=10)
+    target = sorted(root.rglob("*.jsonl"))[0]
+    seen_runs = []
+    for i in range(5):
+        with open(target, "ab") as fh:
+            fh.write(b'{"type":"turn_ended","status":"success"}\n')
+        st = target.stat()
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1000 + i))
+        again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=f"r{i}")
+        if i:
+            assert again.cache["walked"] == 1
+        (cache,) = [p for p in (tmp_path / "cache" / "cursor").iterdir() if (p / "meta.parquet").exists()]
+        seen_runs.append(len({p.name.split("-", 1)[0] for p in (cache / "frames").glob("*.parquet")}))
+        fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=f"f{i}", cache=False)
+        assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+    assert max(seen_runs) == 3 and 1 in seen_runs[2:], seen_runs  # grew, then was compacted

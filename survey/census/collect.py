@@ -24,6 +24,8 @@ import multiprocessing.context
 import os
 import shutil
 import tempfile
+import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +40,8 @@ from survey.runtimes.base import Profile
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
+
+CACHE_LAYOUT = "parts-2"  # how the cache folder is laid out: a change starts it afresh
 
 FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
@@ -82,7 +86,7 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
     from survey.runtimes.base import HERE
 
     h = hashlib.sha256()
-    for part in (__version__, mode, str(allow_mcp), str(max_line)):
+    for part in (__version__, CACHE_LAYOUT, mode, str(allow_mcp), str(max_line)):
         h.update(part.encode() + b"\0")
     for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"),
               Path(W.__file__).parents[1] / "corpus" / "frames.py",
@@ -135,17 +139,21 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
     except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
         meta, cache_error = None, type(exc).__name__
-    if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig:
+    runs: dict[str, str] = {}  # file_id -> the run whose parts hold its rows
+    if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
+            and "run" in meta.columns:
         have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
         volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
         hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
+        runs = {f: r for f, r in zip(meta["file_id"].to_list(), meta["run"].to_list(), strict=True) if f in hits}
         if hits:
             ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
-            for name in [*W.COLUMNS, "files", "stores"]:
+            for name in SPILLED:
+                if _parts(cache_dir / name):
+                    cached[name] = _scan_runs(cache_dir / name, runs)
+            for name in ("files", "stores"):
                 f = cache_dir / f"{name}.parquet"
-                if f.exists() and name in SPILLED:
-                    cached[name] = pl.scan_parquet(f).join(ids.lazy(), on="file_id", how="semi")
-                elif f.exists():
+                if f.exists():
                     cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
     tasks = [t for t in all_tasks if t[1] not in hits]
     if stats is not None:
@@ -155,14 +163,20 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             stats["cache_error"] = cache_error
     field_cols = list(profile.frame_fields)
     schemas = _schemas(field_cols)
-    spill = Path(tempfile.mkdtemp(prefix="survey-walk-"))
+    if cache_dir is not None:  # beside the cache, so its parts can move in by hard link
+        cache_dir.parent.mkdir(parents=True, exist_ok=True)
+    spill = Path(tempfile.mkdtemp(prefix="survey-walk-", dir=cache_dir.parent if cache_dir else None))
     atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
     if stats is not None:
         stats["spill_dir"] = str(spill)
     files: list[tuple] = []
     stores: list[dict] = []
 
+    worker_cpu = 0.0
+
     def take(b: BatchOut) -> None:
+        nonlocal worker_cpu
+        worker_cpu += b.cpu
         files.extend(b.files)
         stores.extend(b.stores)
         if progress:
@@ -181,6 +195,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             futs = [ex.submit(_work_batch, batch, str(spill), i, field_cols) for i, batch in enumerate(batches)]
             for fut in futs:
                 take(fut.result())
+    if stats is not None:
+        stats["worker_cpu"] = round(worker_cpu, 3) if not small else 0.0
 
     out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     for name in SPILLED:
@@ -201,10 +217,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             out[name] = df
     if cache_dir is not None:
         try:
-            _write_cache(cache_dir, out, keys, sig)
+            runs = _write_cache(cache_dir, spill, out, keys, sig, runs)
             # the cached rows now live in the new cache: scan them there, not in the old one
             for name in SPILLED:
-                out[name] = pl.scan_parquet(cache_dir / f"{name}.parquet")
+                out[name] = _scan_runs(cache_dir / name, runs)
         except OSError as exc:  # the survey does not depend on its cache
             if stats is not None:
                 stats["cache_error"] = type(exc).__name__
@@ -222,6 +238,7 @@ class BatchOut:
     files: list[tuple]  # one row per file (FILE_COLS)
     stores: list[dict]  # one dict per SQLite store
     nbytes: int
+    cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -268,6 +285,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     files: list[tuple] = []
     stores: list[dict] = []
     nbytes = 0
+    cpu0 = time.process_time()
     for t in batch:
         r = W.walk_file(walker, *t)
         fid = r.file_id
@@ -292,7 +310,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
             d.mkdir(exist_ok=True)
             pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name]).write_parquet(
                 d / f"part-{index:06d}.parquet")
-    return BatchOut(files, stores, nbytes)
+    return BatchOut(files, stores, nbytes, time.process_time() - cpu0)
 
 
 def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str]) -> BatchOut:
@@ -320,25 +338,80 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
     }
 
 
-def _write_cache(cache_dir: Path, out: dict, keys: dict[str, str], sig: str) -> None:
-    """Replace the cache in one step: write beside it, then swap folders."""
+def _parts(d: Path) -> list[Path]:
+    return sorted(d.glob("*.parquet")) if d.is_dir() else []
+
+
+def _run_of(part: Path) -> str:
+    return part.name.split("-", 1)[0]
+
+
+def _scan_runs(d: Path, runs: dict[str, str]) -> pl.LazyFrame:
+    """The rows of each file from the run that last walked it (older rows of a file that
+    has changed since are in the parts too, and are never read)."""
+    want = pl.DataFrame({"file_id": list(runs), "_run": list(runs.values())},
+                        schema={"file_id": pl.String, "_run": pl.String}).lazy()
+    parts = _parts(d)
+    return (pl.scan_parquet(parts, include_file_paths="_part")
+            .with_columns(pl.col("_part").str.extract(r"([^/]+?)-[^/]*$", 1).alias("_run"))
+            .join(want, on=["file_id", "_run"], how="semi")
+            .drop("_part", "_run"))
+
+
+def _link(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or no hard links: a plain copy
+        shutil.copyfile(src, dst)
+
+
+COMPACT_AFTER_RUNS = 8
+
+
+def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], sig: str,
+                 runs: dict[str, str]) -> dict[str, str]:
+    """Replace the cache in one step: build it beside the old one, then swap folders.
+    Returns, per file, the run whose parts now hold its rows.
+
+    Walk tables are kept as Parquet parts named ``<run>-…``, never re-encoded: this run's
+    parts and the old cache's parts move in by hard link. ``meta.parquet`` names, per file,
+    the run that last walked it; older rows of files since changed or gone stay in old parts
+    (never read: reads join on file and run) until ``COMPACT_AFTER_RUNS`` runs pile up and
+    the live rows are rewritten into one part."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    markers = out["markers"].lazy()
+    run = uuid.uuid4().hex[:10]
+    old_runs = {_run_of(p) for name in SPILLED for p in _parts(cache_dir / name)} if runs else set()
+    compact = len(old_runs) >= COMPACT_AFTER_RUNS
+    for name in SPILLED:
+        d = tmp / name
+        d.mkdir()
+        if runs and compact:
+            _scan_runs(cache_dir / name, runs).sink_parquet(d / f"{run}-compact.parquet")
+        elif runs:
+            for p in _parts(cache_dir / name):
+                _link(p, d / p.name)
+        for p in _parts(spill / name):
+            if p.name != "part-empty.parquet":
+                _link(p, d / f"{run}-{p.name}")
+        if not _parts(d):
+            pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
+    new_runs = {f: (run if compact or f not in runs else runs[f]) for f in keys}
+    markers = _scan_runs(tmp / "markers", new_runs)
     volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
                    .select("file_id").collect()["file_id"].to_list())
     pl.DataFrame({"file_id": list(keys), "key": list(keys.values()), "sig": [sig] * len(keys),
-                  "volatile": [f in volatile for f in keys]},
-                 schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean}
-                 ).write_parquet(tmp / "meta.parquet")
-    for name, df in out.items():
-        if isinstance(df, pl.LazyFrame):
-            df.sink_parquet(tmp / f"{name}.parquet")
-        else:
-            df.write_parquet(tmp / f"{name}.parquet")
-    old = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
+                  "volatile": [f in volatile for f in keys], "run": [new_runs[f] for f in keys]},
+                 schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean,
+                         "run": pl.String}).write_parquet(tmp / "meta.parquet")
+    for name in ("files", "stores"):
+        if name in out:
+            df = out[name]
+            (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / f"{name}.parquet")
+    old_dir = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
     if cache_dir.exists():
-        cache_dir.rename(old)
+        cache_dir.rename(old_dir)
     tmp.rename(cache_dir)
-    shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old_dir, ignore_errors=True)
+    return new_runs
