@@ -39,7 +39,7 @@ typedef struct {
     PyObject *payload_keys; /* tuple of str */
     PyObject *name_key;     /* str */
     PyObject *bpaths;       /* (carrier, btype) -> (name path, input path, input kind) */
-    PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify;
+    PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue;
     Py_ssize_t max_depth, max_keys;
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
@@ -551,7 +551,21 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
         } else if (PyUnicode_Check(payload)) {
             if (!(plen = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(payload)))) goto done;
         } else {
-            if (!(plen = PyObject_CallFunctionObjArgs(c->m_payload_len, res, payload, NULL))) goto done;
+            /* compact JSON text, in characters (orjson writes valid UTF-8: count lead bytes) */
+            PyObject *js = PyObject_CallOneArg(c->dumps, payload);
+            if (js && PyBytes_Check(js)) {
+                const unsigned char *q = (const unsigned char *)PyBytes_AS_STRING(js);
+                Py_ssize_t nb = PyBytes_GET_SIZE(js), chars = 0;
+                for (Py_ssize_t i = 0; i < nb; i++) chars += (q[i] & 0xC0) != 0x80;
+                plen = PyLong_FromSsize_t(chars);
+                Py_DECREF(js);
+            } else {
+                /* not encodable (too deep, surrogates): Walker._payload_len counts it */
+                Py_XDECREF(js);
+                PyErr_Clear();
+                plen = PyObject_CallFunctionObjArgs(c->m_payload_len, res, payload, NULL);
+            }
+            if (!plen) goto done;
         }
         PyObject *inp = PyDict_GetItemWithError(b, S_input);
         if (!inp && PyErr_Occurred()) goto done;
@@ -848,6 +862,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(m_block_paths, "_block_paths", NULL)
     GET(m_payload_len, "_payload_len", NULL)
     GET(loads, "_loads", NULL)
+    GET(dumps, "_dumps", NULL)
     GET(classify, "_classify", NULL)
     GET(vocab, "vocab_paths", &PySet_Type)
     GET(vm_only, "_vocab_marker_only", &PySet_Type)
@@ -880,7 +895,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->m_truncated);
     Py_VISIT(c->vcache); Py_VISIT(c->rc_parts); Py_VISIT(c->ff_parts); Py_VISIT(c->carriers);
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
-    Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads);
+    Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses);
     for (Py_ssize_t e = 0; e < c->used; e++)
@@ -896,7 +911,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_truncated);
     Py_CLEAR(c->vcache); Py_CLEAR(c->rc_parts); Py_CLEAR(c->ff_parts); Py_CLEAR(c->carriers);
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
-    Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads);
+    Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses);
     tab_flush(c, NULL);

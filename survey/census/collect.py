@@ -21,6 +21,7 @@ import atexit
 import hashlib
 import multiprocessing
 import multiprocessing.context
+import multiprocessing.forkserver
 import os
 import shutil
 import tempfile
@@ -127,8 +128,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
             progress: Callable[[int, int], None] | None = None,
             cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
-    all_tasks = _tasks(inv, root, profile)
     jobs = jobs or min(os.cpu_count() or 1, 8)
+    if jobs > 1 and int(inv.frame["size"].sum() or 0) >= (8 << 20):
+        _pool_context(start=True)  # the fork server imports while the tasks are prepared
+    all_tasks = _tasks(inv, root, profile)
     stat = {fid: (m, i) for fid, m, i in inv.frame.select("file_id", "mtime_ns", "inode").iter_rows()}
     keys = {t[1]: _task_key(t, stat) for t in all_tasks}
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
@@ -241,13 +244,15 @@ class BatchOut:
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
+def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
     """Workers write Parquet with polars, whose thread pool does not survive ``fork`` from a
     parent that has used it: workers come from a clean fork server (preloaded with the walk
     and polars, so each starts in milliseconds), or are spawned where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["survey.census.collect"])
+        if start:
+            multiprocessing.forkserver.ensure_running()
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -236,6 +236,7 @@ class Walker:
         self._payload_keys = tuple(self.p.payload_keys)
         self._name_key = self.p.block_name_key
         self._loads = orjson.loads
+        self._dumps = orjson.dumps
         # string leaves the native walker counts itself: only vocabulary and/or markers
         others = set(self.link_paths) | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers)
         self._vocab_marker_only = frozenset(p for p in self.special if p not in others)
