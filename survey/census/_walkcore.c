@@ -42,13 +42,24 @@ typedef struct {
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue;
     Py_ssize_t max_depth, max_keys;
+    int root_flags; /* of "$" */
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
        file's ``nodes`` dict (by value) whenever a call from Python returns */
     struct Slot *tab;       /* entries in first-seen order (so flushes keep the walk's order) */
     Py_ssize_t *idx;        /* open addressing over tab: -1 empty */
     Py_ssize_t cap, used;
     PyObject *rclasses; /* rclass -> the one object used for it (identity keys above) */
+    struct Edge *edges;  /* (path, key) by identity -> child path and its flags */
+    Py_ssize_t ecap, eused;
 } Core;
+
+/* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
+enum { F_SPECIAL = 1, F_VOCAB_MARKER = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8 };
+
+typedef struct Edge {
+    PyObject *path, *key, *cp; /* owned; path == NULL: empty */
+    int flags;                 /* of cp */
+} Edge;
 
 typedef struct Slot {
     PyObject *k[4]; /* owned references; k[0] == NULL: empty */
@@ -204,9 +215,9 @@ static PyObject *leaf_type(PyObject *v) {
 }
 
 static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                    PyObject *v, Py_ssize_t depth, PyObject *line_no);
+                    int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no);
 static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                    PyObject *v, Py_ssize_t depth, PyObject *line_no);
+                    int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no);
 
 
 static PyObject *gval(Core *c, PyObject *path, PyObject *v);
@@ -260,17 +271,19 @@ static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
     return 0;
 }
 
+static int path_flags(Core *c, PyObject *p) {
+    int a = PySet_Contains(c->special, p), b = PySet_Contains(c->vm_only, p),
+        d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p);
+    if (a < 0 || b < 0 || d < 0 || e < 0) return -1;
+    return (a ? F_SPECIAL : 0) | (b ? F_VOCAB_MARKER : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0);
+}
+
 static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                     PyObject *v, Py_ssize_t depth, PyObject *line_no) {
-    int sp = PySet_Contains(c->special, path);
-    if (sp < 0) return -1;
-    if (sp && PyUnicode_CheckExact(v)) {
-        int vm = PySet_Contains(c->vm_only, path);
-        if (vm < 0) return -1;
-        if (vm) {
-            if (vocab_marker(c, res, path, v, line_no) < 0) return -1;
-            sp = 0;
-        }
+                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    int sp = flags & F_SPECIAL;
+    if (sp && PyUnicode_CheckExact(v) && (flags & F_VOCAB_MARKER)) {
+        if (vocab_marker(c, res, path, v, line_no) < 0) return -1;
+        sp = 0;
     }
     if (sp) {
         PyObject *d = PyLong_FromSsize_t(depth);
@@ -286,10 +299,10 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, 
 }
 
 static int walk_value(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                      PyObject *v, Py_ssize_t depth, PyObject *line_no) {
-    if (PyDict_CheckExact(v)) return walk_obj(c, res, nodes, rclass, path, v, depth, line_no);
-    if (PyList_CheckExact(v)) return walk_arr(c, res, nodes, rclass, path, v, depth, line_no);
-    return walk_leaf(c, res, nodes, rclass, path, v, depth, line_no);
+                      int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+    if (PyDict_CheckExact(v)) return walk_obj(c, res, nodes, rclass, path, flags, v, depth, line_no);
+    if (PyList_CheckExact(v)) return walk_arr(c, res, nodes, rclass, path, flags, v, depth, line_no);
+    return walk_leaf(c, res, nodes, rclass, path, flags, v, depth, line_no);
 }
 
 static int truncated(Core *c, PyObject *res, PyObject *rclass, PyObject *path) {
@@ -336,13 +349,64 @@ static PyObject *child_path(Core *c, PyObject *children, PyObject *path, PyObjec
     return cp;
 }
 
+static void edges_clear(Core *c) {
+    for (Py_ssize_t i = 0; i < c->ecap; i++) {
+        Edge *e = &c->edges[i];
+        if (!e->path) continue;
+        Py_CLEAR(e->path); Py_CLEAR(e->key); Py_CLEAR(e->cp);
+    }
+    c->eused = 0;
+}
+
+static inline size_t edge_hash(PyObject *path, PyObject *key) {
+    size_t h = ((size_t)path >> 4) * 0x9E3779B97F4A7C15ull ^ ((size_t)key >> 4) * 0xC2B2AE3D27D4EB4Full;
+    return h ^ (h >> 31);
+}
+
+static int edges_grow(Core *c) {
+    if (c->ecap >= (1 << 17)) { edges_clear(c); return 0; } /* bounded (it holds keys): start over */
+    Py_ssize_t ncap = c->ecap ? c->ecap * 2 : 4096;
+    Edge *ne = PyMem_Calloc((size_t)ncap, sizeof(Edge));
+    if (!ne) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < c->ecap; i++) {
+        Edge *e = &c->edges[i];
+        if (!e->path) continue;
+        size_t j = edge_hash(e->path, e->key) & (size_t)(ncap - 1);
+        while (ne[j].path) j = (j + 1) & (size_t)(ncap - 1);
+        ne[j] = *e;
+    }
+    PyMem_Free(c->edges);
+    c->edges = ne;
+    c->ecap = ncap;
+    return 0;
+}
+
+/* The child path of ``key`` under ``path`` (a new reference) and its flags. */
+static PyObject *edge(Core *c, PyObject *children, PyObject *path, PyObject *key, int *flags) {
+    if (c->eused * 2 >= c->ecap && edges_grow(c) < 0) return NULL;
+    size_t mask = (size_t)(c->ecap - 1), j = edge_hash(path, key) & mask;
+    for (;;) {
+        Edge *e = &c->edges[j];
+        if (!e->path) break;
+        if (e->path == path && e->key == key) { *flags = e->flags; return Py_NewRef(e->cp); }
+        j = (j + 1) & mask;
+    }
+    PyObject *cp = child_path(c, children, path, key);
+    if (!cp) return NULL;
+    int f = path_flags(c, cp);
+    if (f < 0) { Py_DECREF(cp); return NULL; }
+    Edge *e = &c->edges[j];
+    e->path = Py_NewRef(path); e->key = Py_NewRef(key); e->cp = Py_NewRef(cp); e->flags = f;
+    c->eused++;
+    *flags = f;
+    return cp;
+}
+
 static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                    PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+                    int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
     Py_ssize_t n = PyDict_GET_SIZE(v);
-    int os = PySet_Contains(c->obj_special, path);
-    if (os < 0) return -1;
-    if (os || n > c->max_keys) {
+    if ((flags & F_OBJ_SPECIAL) || n > c->max_keys) {
         PyObject *r = PyObject_CallFunctionObjArgs(c->m_obj_special, res, rclass, path, v, NULL);
         if (!r) return -1;
         Py_DECREF(r);
@@ -365,10 +429,11 @@ static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
     Py_ssize_t pos = 0;
     PyObject *k, *val;
     while (PyDict_Next(v, &pos, &k, &val)) {
-        PyObject *cp = child_path(c, children, path, k);
+        int cf = 0;
+        PyObject *cp = edge(c, children, path, k, &cf);
         if (!cp) return -1;
         Py_INCREF(val); /* a callback could, in principle, touch the dict */
-        rc = walk_value(c, res, nodes, rclass, cp, val, depth + 1, line_no);
+        rc = walk_value(c, res, nodes, rclass, cp, cf, val, depth + 1, line_no);
         Py_DECREF(val);
         Py_DECREF(cp);
         if (rc < 0) return -1;
@@ -377,12 +442,10 @@ static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
 }
 
 static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
-                    PyObject *v, Py_ssize_t depth, PyObject *line_no) {
+                    int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
     Py_ssize_t n = PyList_GET_SIZE(v);
-    int op = PySet_Contains(c->opaque, path);
-    if (op < 0) return -1;
-    if (op) return count(c, rclass, path, S_array, S_opaque, n);
+    if (flags & F_OPAQUE) return count(c, rclass, path, S_array, S_opaque, n);
     if (count(c, rclass, path, S_array, S_empty, n) < 0) return -1;
     PyObject *info = PyDict_GetItemWithError(c->elem, path);
     if (info) {
@@ -400,7 +463,8 @@ static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
     }
     PyObject *ep = PyTuple_GET_ITEM(info, 0);
     int typed = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
-    int rc = 0;
+    int ef = path_flags(c, ep), rc = 0;
+    if (ef < 0) { Py_DECREF(info); return -1; }
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v) && rc == 0; i++) {
         PyObject *el = PyList_GET_ITEM(v, i);
         Py_INCREF(el);
@@ -425,12 +489,14 @@ static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
             } else if (!bt && PyErr_Occurred()) {
                 rc = -1;
             }
-            if (rc == 0) rc = walk_obj(c, res, nodes, rclass, p, el, depth + 1, line_no);
+            int pf = p == ep ? ef : path_flags(c, p);
+            if (rc == 0 && pf < 0) rc = -1;
+            if (rc == 0) rc = walk_obj(c, res, nodes, rclass, p, pf, el, depth + 1, line_no);
             Py_DECREF(p);
         } else if (PyList_CheckExact(el)) {
-            rc = walk_arr(c, res, nodes, rclass, ep, el, depth + 1, line_no);
+            rc = walk_arr(c, res, nodes, rclass, ep, ef, el, depth + 1, line_no);
         } else {
-            rc = walk_leaf(c, res, nodes, rclass, ep, el, depth + 1, line_no);
+            rc = walk_leaf(c, res, nodes, rclass, ep, ef, el, depth + 1, line_no);
         }
         Py_DECREF(el);
     }
@@ -668,7 +734,7 @@ static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         if (rc < 0) PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
         if (rc == 0 && Py_EnterRecursiveCall(" in the native walk")) rc = -1;
         if (rc == 0) {
-            rc = walk_obj(c, res, nodes, rclass, S_root, obj, 0, line_no);
+            rc = walk_obj(c, res, nodes, rclass, S_root, c->root_flags, obj, 0, line_no);
             Py_LeaveRecursiveCall();
         }
         Py_DECREF(nodes);
@@ -815,7 +881,8 @@ static PyObject *Core_node(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     if (Py_EnterRecursiveCall(" in the native walk")) { Py_DECREF(nodes); return NULL; }
-    int rc = walk_value(c, res, nodes, rclass, path, v, depth, line_no);
+    int flags = path_flags(c, path);
+    int rc = flags < 0 ? -1 : walk_value(c, res, nodes, rclass, path, flags, v, depth, line_no);
     Py_LeaveRecursiveCall();
     Py_DECREF(nodes);
     if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
@@ -873,6 +940,8 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_XSETREF(c->rclasses, PyDict_New());
     if (!c->bpaths || !c->rclasses) return -1;
     if (!c->tab && tab_grow(c) < 0) return -1;
+    edges_clear(c);
+    if ((c->root_flags = path_flags(c, S_root)) < 0) return -1;
     Py_XSETREF(c->children, PyDict_New());
     Py_XSETREF(c->elem, PyDict_New());
     Py_XSETREF(c->typed, PyDict_New());
@@ -900,6 +969,9 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
+    for (Py_ssize_t i = 0; i < c->ecap; i++) {
+        Py_VISIT(c->edges[i].path); Py_VISIT(c->edges[i].key); Py_VISIT(c->edges[i].cp);
+    }
     return 0;
 }
 
@@ -914,6 +986,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses);
+    edges_clear(c);
     tab_flush(c, NULL);
     return 0;
 }
@@ -923,6 +996,7 @@ static void Core_dealloc(Core *c) {
     Core_clear(c);
     PyMem_Free(c->tab);
     PyMem_Free(c->idx);
+    PyMem_Free(c->edges);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
