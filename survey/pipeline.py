@@ -226,7 +226,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         ok_ids = full.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
                              & (pl.col("read_status") == "ok"))["file_id"].to_list()
         readable = [inv.paths[f] for f in ok_ids]
-        evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable)
+        evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
+                              cache_dir=cache_dir, salt=salt)
         evidence["fingerprint"] = fp
         writer.write_json("evidence", evidence)
         timings["greps"] = time.perf_counter() - t

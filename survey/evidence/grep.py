@@ -1,39 +1,67 @@
 """Negative (and positive) greps over EVERY file of a scope, two independent ways.
 
 1. DuckDB: ``queries/grep_literals.sql`` over the raw files (``read_blob``, decoded as UTF-8,
-   with a blob-cast fallback for files that are not UTF-8) — one query per scope, all its
-   literals in one pass.
+   with a blob-cast fallback for files that are not UTF-8): all of a scope's literals in one
+   query. The scope's files are listed by DuckDB's own ``glob`` (the very list ``read_blob``
+   would read for the scope's globs), then read by name; above ``PARALLEL_MIN_BYTES`` the
+   list is split into one part per core, read concurrently by the same query.
 2. ripgrep (shipped as a wheel): one ``rg -uuu -a -F -o`` pass per scope with every literal,
    counted per file and literal. ``-a`` because a NUL byte would otherwise make rg summarise
    a file as "binary" instead of counting matches.
 
 Both figures are kept; any disagreement is recorded as such and shown loudly on the page,
 never averaged away. For a probe about a key, a third, structural figure comes from the
-census (files where the walk saw the key *as a key*), because a literal can sit in prose.
+census (files where the walk saw the key *as a key*), because a literal can sit in prose;
+all probes' structural figures come from one query (``queries/key_files_all.sql``).
 Nothing read here is kept except counts: rg prints only the matched literal itself.
+
+Re-runs (``GrepCache``): both engines' counts are kept per file, so a re-run reads only the
+files that are new or changed; the figures are the same sums over the whole scope as a
+fresh run (files that vanished drop out, since each run lists the scope afresh). The cache
+lives beside the walk's cache folder (``<walk cache>.grep/<scope>.json``; the walk replaces
+its own folder whole), one file per scope, and holds no path and no content: a file is named
+by the same salted pseudonym as its ``file_id`` in the snapshot, and keyed by size, mtime_ns,
+ctime_ns and inode at the moment it was listed, before it was read (a file written during
+or after the read gets a new ctime, so it is read again next time). A change to the globs,
+the literals, the query, this module, DuckDB or rg starts the scope's cache afresh. The
+evidence says how many files' counts came from the cache; the pasteable commands stay the
+whole-scope commands. ``--no-cache`` (``run_probes(cache_dir=None)``) reads everything.
 """
 
 from __future__ import annotations
 
-import functools
-import operator
+import hashlib
+import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-from collections import Counter
+import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from survey.census.sql import rel
+from survey.corpus.privacy import pseudonym
 from survey.runtimes.base import Probe, Profile, Scope
 
 HERE = Path(__file__).parent / "queries"
 GREP_MEMORY_LIMIT = "2GB"
 GREP_SQL = HERE / "grep_literals.sql"
 KEY_SQL = HERE / "key_files.sql"
+KEY_ALL_SQL = HERE / "key_files_all.sql"
+PER_FILE_END = "-- end of per_file"
+PARALLEL_MIN_BYTES = 16 << 20  # below this, one part: threads cost more than they save
+PARALLEL_MAX_FILE = 64 << 20  # a larger file (a store): one part, as big files cost memory
+RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
+CACHE_VERSION = "1"
+
+FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+Counts = tuple[int, bool, list[int]]  # size, not_utf8, occurrences per literal
 
 
 def rg_binary() -> str:
@@ -50,11 +78,16 @@ def _sql_list(items: tuple[str, ...] | list[str]) -> str:
     return "[" + ", ".join("'" + i.replace("'", "''") + "'" for i in items) + "]"
 
 
+def _dq(text: str) -> str:
+    """Text as it must be written inside a double-quoted shell word."""
+    return re.sub(r'([\\"$`])', r"\\\1", text)
+
+
 def duckdb_command(scope: Scope, literals: list[str]) -> str:
-    lits = _sql_list(literals).replace('"', '\\"')
+    lits = _dq(_sql_list(literals))
     return (
         "duckdb -c \"SET VARIABLE root = '$ROOT'\" "
-        f"-c \"SET VARIABLE globs = {_sql_list(scope.duckdb_globs)}\" "
+        f"-c \"SET VARIABLE globs = {_dq(_sql_list(scope.duckdb_globs))}\" "
         f"-c \"SET VARIABLE literals = {lits}\" "
         f"-c \".read {rel(GREP_SQL)}\""
     )
@@ -93,112 +126,388 @@ def _glob_escape(rel: str) -> str:
     return re.sub(r"([*?\[\]{}])", r"[\1]", rel)
 
 
-def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None) -> dict[str, dict]:
-    """Run grep_literals.sql over the scope's globs (or, on a retry, an explicit file list)."""
-    import tempfile
+def _file_key(path: str | bytes | Path) -> FileKey | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
+
+def _relative(root: Path, path: str) -> str:
+    prefix = str(root) + "/"
+    return path[len(prefix):] if path.startswith(prefix) else os.path.relpath(path, root)
+
+
+# -- the per-file grep cache ------------------------------------------------------------------
+
+
+def _signature(scope: Scope, literals: list[str]) -> str:
+    """Everything that shapes a file's counts besides its bytes."""
+    from survey import __version__
+
+    h = hashlib.sha256()
+    rg = rg_binary()
+    rg_key = _file_key(rg)
+    parts = [CACHE_VERSION, __version__, duckdb.__version__, rg, repr(rg_key and rg_key[:2]),
+             repr(scope.duckdb_globs), repr(scope.rg_globs), repr(literals)]
+    for p in parts:
+        h.update(p.encode() + b"\0")
+    for f in (GREP_SQL, Path(__file__)):
+        h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()[:24]
+
+
+class GrepCache:
+    """Per-file counts of one scope's literal set, from DuckDB and from rg (see the module doc).
+
+    ``get`` serves a file's counts only if its key (size, mtime_ns, ctime_ns, inode) is the
+    one they were counted under; ``put`` records the counts used in this run; ``save``
+    replaces the scope's cache file with exactly those, so vanished files drop out.
+    """
+
+    ENGINES = ("duckdb", "rg")
+
+    def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes) -> None:
+        self.path = folder / (re.sub(r"[^\w.-]", "_", scope.name) + ".json")
+        self.sig = _signature(scope, literals)
+        self.salt = salt
+        self.old: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
+        self.new: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
+        self.error: str | None = None
+        self.n = len(literals)
+        self._fids: dict[str, str] = {}
+        try:
+            data = orjson.loads(self.path.read_bytes()) if self.path.exists() else None
+        except (OSError, orjson.JSONDecodeError) as exc:  # an unreadable cache is no cache
+            data, self.error = None, type(exc).__name__
+        if isinstance(data, dict) and data.get("sig") == self.sig:
+            for e in self.ENGINES:
+                if isinstance(data.get(e), dict):
+                    self.old[e] = data[e]
+
+    def fid(self, relpath: str) -> str:
+        f = self._fids.get(relpath)
+        if f is None:
+            f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
+        return f
+
+    def get(self, engine: str, relpath: str, key: FileKey | None) -> list | None:
+        if key is None or not self.old[engine]:
+            return None
+        e = self.old[engine].get(self.fid(relpath))
+        if not isinstance(e, list) or len(e) < 5 or tuple(e[:4]) != key:
+            return None
+        occ = e[-1]  # a damaged entry is no entry
+        if not isinstance(occ, list) or len(occ) != self.n or not all(isinstance(x, int) for x in occ):
+            return None
+        return e[4:]
+
+    def put(self, engine: str, relpath: str, key: FileKey | None, payload: list) -> None:
+        if key is not None:
+            self.new[engine][self.fid(relpath)] = [*key, *payload]
+
+    def save(self) -> None:
+        """Write beside the old file, then rename over it (one step)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
+            tmp.write_bytes(orjson.dumps({"version": CACHE_VERSION, "sig": self.sig, **self.new}))
+            os.replace(tmp, self.path)
+        except OSError as exc:  # the survey does not depend on its cache
+            self.error = type(exc).__name__
+
+
+def grep_cache_folder(walk_cache_dir: Path) -> Path:
+    """The grep cache's folder: beside the walk's cache folder, which is replaced whole."""
+    return walk_cache_dir.with_name(walk_cache_dir.name + ".grep")
+
+
+# -- DuckDB ----------------------------------------------------------------------------------
+
+
+def per_file_sql() -> str:
+    """grep_literals.sql down to its per_file CTE, selecting that CTE's rows."""
+    text = GREP_SQL.read_text()
+    head, found, _ = text.partition(PER_FILE_END)
+    if not found:
+        raise RuntimeError(f"{rel(GREP_SQL)} has lost its '{PER_FILE_END}' line")
+    return head + "SELECT filename, size, not_utf8, occurrences FROM per_file"
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
     # Bounded: a large binary file costs several times its size in the blob-to-text fallback;
     # past the limit the query fails, is retried, and the scope is reported not determined,
-    # instead of taking the machine's memory.
+    # instead of taking the machine's memory. The limit is the database's: parts read
+    # concurrently share it.
     con.execute(f"SET memory_limit = '{GREP_MEMORY_LIMIT}'")
-    con.execute("SET VARIABLE root = ?", [str(root)])
-    globs = [_glob_escape(f) for f in files] if files is not None else list(scope.duckdb_globs)
-    con.execute("SET VARIABLE globs = ?::VARCHAR[]", [globs])
-    con.execute(f"SET VARIABLE literals = {_sql_list(literals)}")
+    return con
+
+
+def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str]) -> list[str]:
+    """The files ``read_blob`` reads for these globs, in its order (a file matched by two
+    globs is listed, and read, twice), as paths relative to the root."""
+    out: list[str] = []
+    for g in globs:
+        out += [_relative(root, f) for (f,) in con.execute("SELECT file FROM glob(?)", [f"{root}/{g}"]).fetchall()]
+    return out
+
+
+def _cores() -> int:
     try:
-        if files is not None and not files:
-            raise duckdb.IOException("No files found")
-        cur = con.execute(GREP_SQL.read_text())
-        cols = [d[0] for d in cur.description or []]
-        rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-        if not rows:  # DuckDB >= 2 reads a glob that matches nothing as zero files, not an error
-            raise duckdb.IOException("No files found")
-    except duckdb.Error as exc:
-        if "No files found" not in str(exc):
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _parts(globs: list[str], files: list[str], sizes: dict[str, int]) -> list[list[str]]:
+    """``globs`` (one per file of ``files``) in one part per core, largest file first into the
+    lightest part; one part if the files are few bytes, or one of them is large."""
+    total = sum(sizes.get(f, 0) for f in files)
+    n = min(_cores(), 8, len(files))
+    if n <= 1 or total < PARALLEL_MIN_BYTES or max(sizes.get(f, 0) for f in files) > PARALLEL_MAX_FILE:
+        return [globs] if globs else []
+    parts: list[list[str]] = [[] for _ in range(n)]
+    load = [0] * n
+    for g, f in sorted(zip(globs, files, strict=True), key=lambda gf: -sizes.get(gf[1], 0)):
+        i = load.index(min(load))
+        parts[i].append(g)
+        load[i] += sizes.get(f, 0)
+    return [p for p in parts if p]
+
+
+def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: list[list[str]],
+                   literals: list[str]) -> list[tuple[str, Counts]]:
+    """per_file of grep_literals.sql, one run per part (of globs, or of escaped relative
+    paths), parts run concurrently: (relative path, counts) per file read."""
+    sql = per_file_sql()
+
+    def run(globs: list[str]) -> list[tuple]:
+        cur = con.cursor()
+        try:
+            cur.execute("SET VARIABLE root = ?", [str(root)])
+            cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [globs])
+            cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
+            return cur.execute(sql).fetchall()
+        except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
-        rows = [{"literal": lit, "files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0,
-                 "files_matched": 0, "occurrences": 0} for lit in literals]
+        finally:
+            cur.close()
+
+    if len(parts) > 1:
+        with ThreadPoolExecutor(len(parts)) as pool:
+            results = list(pool.map(run, parts))
+    else:
+        results = [run(p) for p in parts]
+    return [(_relative(root, fn), (int(size), bool(bad), [int(n) for n in occ]))
+            for rows in results for fn, size, bad, occ in rows]
+
+
+def _zeros(literals: list[str]) -> dict[str, dict]:
+    return {lit: {"files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0, "files_matched": 0,
+                  "occurrences": 0} for lit in literals}
+
+
+def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
+                cache: GrepCache | None = None) -> tuple[dict[str, dict], int]:
+    """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
+    per literal, and how many files' counts came from the cache instead of a read.
+
+    DuckDB lists the scope (``glob``: the files ``read_blob`` reads for the same globs);
+    files whose key is unchanged are served from the cache, the rest are read by name.
+    """
+    con = _connect()
+    try:
+        try:
+            listed = duckdb_listing(con, root, scope.duckdb_globs) if files is None else list(files)
+        except duckdb.Error as exc:
+            raise GrepReadError(type(exc).__name__) from None
+        keys = {f: _file_key(os.path.join(root, f)) for f in dict.fromkeys(listed)}
+        listed = [f for f in listed if keys[f] is not None]  # gone since listed: not in the scope
+        counts: dict[str, Counts] = {}
+        todo = []
+        for f, k in keys.items():
+            hit = cache.get("duckdb", f, k) if cache else None
+            if hit is not None:
+                counts[f] = (int(hit[0]), bool(hit[1]), [int(n) for n in hit[2]])
+            elif k is not None:
+                todo.append(f)
+        from_cache = len(counts)
+        sizes = {f: k[0] for f, k in keys.items() if k is not None}
+        fresh = _per_file_rows(con, root, _parts([_glob_escape(f) for f in todo], todo, sizes), literals)
+        counts.update(fresh)
+        # a file read under a name it was not asked by (never expected) still counts, once
+        listed += [f for f, _ in fresh if f not in keys]
     finally:
         con.close()
-    return {r["literal"]: {k: int(v or 0) for k, v in r.items() if k != "literal"} for r in rows}
-
-
-def rg_grep(root: Path, scope: Scope, literals: list[str]) -> dict:
-    rg = rg_binary()
-    listing = subprocess.run([rg, "-uuu", "--files", *functools.reduce(operator.iadd, (["-g", g] for g in scope.rg_globs), []), "--null", str(root)],
-                             capture_output=True, check=False)
-    files_scanned = listing.stdout.count(b"\0")
-    proc = subprocess.run([rg, *rg_args(scope, literals), "-o", "--null", "--with-filename", "--no-line-number",
-                           "--no-heading", "--color", "never", str(root)], capture_output=True, check=False)
-    errors = proc.stderr.count(b"\n") or 1 if proc.returncode not in (0, 1) else 0
-    occ: Counter[tuple[bytes, str]] = Counter()
-    by_bytes = {lit.encode(): lit for lit in literals}
-    for line in proc.stdout.split(b"\n"):
-        if not line:
+    if cache:
+        for f, (size, bad, occ) in counts.items():
+            cache.put("duckdb", f, keys.get(f), [size, bad, occ])
+    out = _zeros(literals)
+    for f in listed:
+        c = counts.get(f)
+        if c is None:
             continue
-        path, _, match = line.partition(b"\0")
-        lit = by_bytes.get(match.rstrip(b"\r"))
-        if lit is not None:
-            occ[(path, lit)] += 1
-    per = {}
-    for lit in literals:
-        files = {p for (p, li) in occ if li == lit}
-        per[lit] = {"files_matched": len(files), "occurrences": sum(n for (p, li), n in occ.items() if li == lit)}
-    return {"files_scanned": files_scanned, "exit_code": proc.returncode, "errors": errors, "per_literal": per}
+        size, bad, occ = c
+        for lit, n in zip(literals, occ, strict=True):
+            d = out[lit]
+            d["files_scanned"] += 1
+            d["bytes_scanned"] += size
+            d["files_not_utf8"] += bad
+            d["files_matched"] += n > 0
+            d["occurrences"] += n
+    return out, from_cache
 
 
-def key_hits(snap_dir: Path, probe: Probe, snap_label: str) -> dict | None:
-    if not probe.key:
-        return None
+# -- ripgrep ---------------------------------------------------------------------------------
+
+_RG_MATCH = re.compile(rb"([^\0]*)\0([^\n]*)\n")
+
+
+def _rg_run(rg: str, argv: list[str], paths: list[bytes]) -> tuple[bytes, int, int]:
+    proc = subprocess.run([rg, *argv, "-o", "--null", "--with-filename", "--no-line-number",
+                           "--no-heading", "--color", "never", "--", *paths], capture_output=True, check=False)
+    errors = proc.stderr.count(b"\n") or 1 if proc.returncode not in (0, 1) else 0
+    return proc.stdout, proc.returncode, errors
+
+
+def _rg_batches(paths: list[bytes]) -> list[list[bytes]]:
+    out: list[list[bytes]] = [[]]
+    size = 0
+    for p in paths:
+        if out[-1] and size + len(p) + 1 > RG_ARGV_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(p)
+        size += len(p) + 1
+    return out if out[-1] else []
+
+
+def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None) -> dict:
+    rg = rg_binary()
+    globs = [a for g in scope.rg_globs for a in ("-g", g)]
+    listing = subprocess.run([rg, "-uuu", "--files", *globs, "--null", str(root)], capture_output=True, check=False)
+    prefix = os.fsencode(str(root)) + b"/"
+    listed = [os.fsdecode(p[len(prefix):] if p.startswith(prefix) else p)
+              for p in listing.stdout.split(b"\0") if p]
+    keys = {f: _file_key(os.path.join(root, f)) for f in listed} if cache else {}
+    hits: dict[str, list[int]] = {}
+    if cache:
+        for f, k in keys.items():
+            hit = cache.get("rg", f, k)
+            if hit is not None:
+                hits[f] = hit[0]
+    todo = [f for f in dict.fromkeys(listed) if f not in hits]
+    argv = rg_args(scope, literals)
+    if not hits or len(todo) > len(listed) // 2:
+        hits = {}  # most files to read: one pass over the whole scope, as the command does
+        out, code, errors = _rg_run(rg, argv, [os.fsencode(str(root))])
+        runs = [(out, code, errors)]
+    else:
+        runs = [_rg_run(rg, argv, b) for b in _rg_batches([os.fsencode(str(root / f)) for f in todo])]
+    by_bytes = {lit.encode(): i for i, lit in enumerate(literals)}
+    fresh: dict[str, list[int]] = {f: [0] * len(literals) for f in (todo if hits else dict.fromkeys(listed))}
+    for out, _code, _err in runs:
+        for m in _RG_MATCH.finditer(out):
+            i = by_bytes.get(m.group(2).rstrip(b"\r"))
+            if i is None:
+                continue
+            path = m.group(1)
+            f = os.fsdecode(path[len(prefix):] if path.startswith(prefix) else path)
+            fresh.setdefault(f, [0] * len(literals))[i] += 1
+    per_file = {**hits, **fresh}
+    errors = sum(e for _o, _c, e in runs)
+    if cache:
+        # after an error, which file failed is not known: none of this run's reads is kept,
+        # so the next run reads them again (and meets the error again)
+        for f, occ in (per_file if not errors else hits).items():
+            if f in keys:
+                cache.put("rg", f, keys[f], [occ])
+    per = {lit: {"files_matched": sum(1 for occ in per_file.values() if occ[i] > 0),
+                 "occurrences": sum(occ[i] for occ in per_file.values())} for i, lit in enumerate(literals)}
+    if len(runs) == 1 and not hits:
+        code = runs[0][1]
+    else:  # what one whole-scope run would exit with: 2 on an error, 0 on a match, else 1
+        code = 2 if errors else (0 if any(d["occurrences"] for d in per.values()) else 1)
+    return {"files_scanned": len(listed), "exit_code": code, "errors": errors, "per_literal": per,
+            "files_from_cache": len(hits)}
+
+
+# -- structural figures -----------------------------------------------------------------------
+
+
+def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, dict]:
+    """The structural figure of every probe that names a key, from one query over the
+    snapshot (key_files_all.sql); each record shows key_files.sql for its own probe."""
+    keyed = [p for p in probes if p.key]
+    if not keyed:
+        return {}
     con = duckdb.connect()
-    con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
-    con.execute("SET VARIABLE key = ?", [probe.key])
-    con.execute(f"SET VARIABLE paths = {_sql_list(probe.key_paths)}::VARCHAR[]")
-    files, objects = con.execute(KEY_SQL.read_text()).fetchone() or (0, 0)
-    con.close()
-    return {
-        "key": probe.key,
-        "paths": list(probe.key_paths),
-        "files_with_key": int(files),
-        "objects_with_key": int(objects),
-        "query": rel(KEY_SQL),
-        "command": (f"duckdb -c \"SET VARIABLE snap = '{snap_label}'\" -c \"SET VARIABLE key = '{probe.key}'\" "
-                    f"-c \"SET VARIABLE paths = {_sql_list(probe.key_paths)}::VARCHAR[]\" -c \".read {rel(KEY_SQL)}\""),
-    }
+    try:
+        con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
+        con.execute("SET VARIABLE probes = ?::STRUCT(key VARCHAR, paths VARCHAR[])[]",
+                    [[{"key": p.key, "paths": list(p.key_paths)} for p in keyed]])
+        rows = {int(i): (int(f), int(o)) for i, f, o in con.execute(KEY_ALL_SQL.read_text()).fetchall()}
+    finally:
+        con.close()
+    out = {}
+    for i, p in enumerate(keyed, start=1):
+        files, objects = rows.get(i, (0, 0))
+        out[p.id] = {
+            "key": p.key,
+            "paths": list(p.key_paths),
+            "files_with_key": files,
+            "objects_with_key": objects,
+            "query": rel(KEY_SQL),
+            "command": (f"duckdb -c \"SET VARIABLE snap = '{snap_label}'\" -c \"SET VARIABLE key = '{p.key}'\" "
+                        f"-c \"SET VARIABLE paths = {_sql_list(p.key_paths)}::VARCHAR[]\" -c \".read {rel(KEY_SQL)}\""),
+        }
+    return out
+
+
+# -- all probes of a profile ------------------------------------------------------------------
 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
-               scope_files: dict[str, int], readable: list[str] | None = None) -> dict:
+               scope_files: dict[str, int], readable: list[str] | None = None, *,
+               cache_dir: Path | None = None, salt: bytes | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
     ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
     whole scope (a file unreadable, or shrinking while read), the query is run again over
     the readable files of the scope only, and the page says how many were left out.
+    ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
+    and names files by ``salt``-ed pseudonyms.
     """
+    folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     out: dict = {"scopes": {}, "probes": []}
+    structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
     for scope in profile.scopes:
         probes = [p for p in profile.probes if p.scope == scope.name]
         if not probes:
             continue
         literals = sorted({lit for p in probes for lit in p.literals})
         for lit in literals:
-            if not lit.isascii():
-                raise ValueError(f"probe literal must be ASCII: {lit!r}")
+            if not lit or not lit.isascii():
+                raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
+        cache = GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
         fallback = None
         try:
-            dd = duckdb_grep(root, scope, literals)
+            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache)
         except GrepReadError as exc:
             files = in_scope(scope, readable or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
             try:
-                dd = duckdb_grep(root, scope, literals, files)
+                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache)
             except GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
-                dd = {lit: {"files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0, "files_matched": 0,
-                            "occurrences": 0} for lit in literals}
-        rgr = rg_grep(root, scope, literals)
+                dd, dd_cached = _zeros(literals), 0
+        rgr = rg_grep(root, scope, literals, cache=cache)
+        if cache is not None:
+            cache.save()
+        from_cache = {"duckdb": dd_cached, "rg": rgr["files_from_cache"]}
         any_lit = next(iter(dd.values()), {})
         out["scopes"][scope.name] = {
             "globs": list(scope.duckdb_globs),
@@ -210,10 +519,13 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             "files_rg": rgr["files_scanned"],
             "rg_exit_code": rgr["exit_code"],
             "rg_errors": rgr["errors"],
+            "files_from_cache": from_cache,
             "literals": literals,
             "duckdb_command": duckdb_command(scope, literals),
             "duckdb_fallback": fallback,
         }
+        if cache is not None and cache.error:
+            out["scopes"][scope.name]["cache_error"] = cache.error
         for p in probes:
             d_files = sum(int(dd[lit]["files_matched"] or 0) for lit in p.literals)
             d_occ = sum(int(dd[lit]["occurrences"] or 0) for lit in p.literals)
@@ -223,7 +535,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             agree = (d_files, d_occ) == (r_files, r_occ) and not (fallback and "retry_error" in fallback)
             hit = d_files > 0
             holds = (not hit) if p.expect == "absent" else (hit if p.expect == "present" else True)
-            structural = key_hits(snap_dir, p, snap_label)
+            structural = structural_all.get(p.id)
             if structural and p.expect == "absent":
                 holds = structural["files_with_key"] == 0
             out["probes"].append({
@@ -234,6 +546,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                 "literals": list(p.literals),
                 "files_scanned": int(any_lit.get("files_scanned", 0) or 0),
                 "bytes_scanned": int(any_lit.get("bytes_scanned", 0) or 0),
+                "files_from_cache": from_cache,
                 "duckdb": {"files_matched": d_files, "occurrences": d_occ,
                            "per_literal": {lit: dd[lit] for lit in p.literals}},
                 "rg": {"files_matched": r_files, "occurrences": r_occ,

@@ -6,6 +6,11 @@
 -- Reads raw corpus files (read_blob). Files that are not valid UTF-8 are searched through
 -- DuckDB's blob-to-text cast, with its three escaped printable bytes (" ' \) put back;
 -- their other non-ASCII bytes stay escaped, so probe literals are ASCII by rule.
+-- Counts: len(string_split(text, l)) - 1 is the number of non-overlapping occurrences of l,
+-- found left to right (as `rg -o` counts one literal): one pass over the text per literal.
+-- per_file holds each file's counts; the pipeline runs the query down to per_file, keeps
+-- the counts per file (to re-read only new and changed files on a re-run) and adds them
+-- up exactly as the final SELECT does.
 -- Run: duckdb -c "SET VARIABLE root = '$ROOT'" -c "SET VARIABLE globs = ['**/*.jsonl']" \
 --             -c "SET VARIABLE literals = ['\"tool_result\"']" -c ".read survey/evidence/queries/grep_literals.sql"
 WITH files AS (
@@ -18,20 +23,13 @@ WITH files AS (
         utf8 IS NULL AS not_utf8,
         coalesce(utf8, replace(replace(replace(content::VARCHAR, '\x22', '"'), '\x27', ''''), '\x5C', '\')) AS text
     FROM files
-), hits AS (
+), per_file AS (
     SELECT
         filename, size, not_utf8,
-        list_transform(getvariable('literals'), lambda l:
-            CASE WHEN contains(text, l) THEN (strlen(text) - strlen(replace(text, l, ''))) // strlen(l) ELSE 0 END
-        ) AS occ
+        list_transform(getvariable('literals'), lambda l: len(string_split(text, l)) - 1) AS occurrences
     FROM docs
-), per_literal AS (
-    SELECT
-        unnest(getvariable('literals'))  AS literal,
-        unnest(occ)                      AS occurrences,
-        filename, size, not_utf8
-    FROM hits
 )
+-- end of per_file
 SELECT
     literal,
     count(*)                                        AS files_scanned,
@@ -39,6 +37,9 @@ SELECT
     count(*) FILTER (WHERE not_utf8)                AS files_not_utf8,
     count(*) FILTER (WHERE occurrences > 0)         AS files_matched,
     coalesce(sum(occurrences), 0)                   AS occurrences
-FROM per_literal
+FROM (
+    SELECT unnest(getvariable('literals')) AS literal, unnest(occurrences) AS occurrences, size, not_utf8
+    FROM per_file
+)
 GROUP BY literal
 ORDER BY literal;
