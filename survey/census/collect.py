@@ -7,12 +7,15 @@ the corpus. The output is a dict of polars frames, one per table of ``walk.COLUM
 
 Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
 more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
-(file pseudonym, how it is walked, size, mtime_ns, inode, the children it is searched for)
-and by a signature of everything that shapes a walk (tool version, walk code, profile
-settings, vocabulary, mode). A changed or vanished file is never served from the cache;
-files whose results depend on other files (existence checks) are always walked again.
-A file rewritten in place with the same size and the same nanosecond mtime would be
-served stale: ``--no-cache`` walks everything.
+(file pseudonym, how it is walked, size, mtime_ns, ctime_ns, inode, the children it is
+searched for) and by a signature of everything that shapes a walk (tool version, walk code,
+profile settings, vocabulary, mode). A changed or vanished file is never served from the
+cache; files whose results depend on other files (existence checks) are always walked
+again. A rewrite that restores size and mtime still moves the ctime, which only the kernel
+sets; ``--no-cache`` walks everything regardless.
+
+The cache keeps the walk's Parquet parts as they were written, per run, and ``meta.parquet``
+says which run holds each file's rows (see ``_write_cache``).
 """
 
 from __future__ import annotations
@@ -109,11 +112,12 @@ def _canonical(v: object) -> str:
     return repr(v)
 
 
-def _task_key(t: tuple, stat: dict[str, tuple[int, int]]) -> str:
+def _task_key(t: tuple, stat: dict[str, tuple[int, int, int]]) -> str:
+    # ctime too: a rewrite that keeps the size and puts the mtime back still moves it
     _path, fid, kind, size, needles = t
-    mtime_ns, inode = stat[fid]
+    mtime_ns, ctime_ns, inode = stat[fid]
     nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12]
-    key = f"{kind}:{size}:{mtime_ns}:{inode}:{nsig}"
+    key = f"{kind}:{size}:{mtime_ns}:{ctime_ns}:{inode}:{nsig}"
     if kind == "sqlite":
         # a live store changes its -wal, not its main file: the WAL is part of the key
         try:
@@ -132,7 +136,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if jobs > 1 and int(inv.frame["size"].sum() or 0) >= (8 << 20):
         _pool_context(start=True)  # the fork server imports while the tasks are prepared
     all_tasks = _tasks(inv, root, profile)
-    stat = {fid: (m, i) for fid, m, i in inv.frame.select("file_id", "mtime_ns", "inode").iter_rows()}
+    stat = {fid: (m, c, i) for fid, m, c, i in
+            inv.frame.select("file_id", "mtime_ns", "ctime_ns", "inode").iter_rows()}
     keys = {t[1]: _task_key(t, stat) for t in all_tasks}
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     hits: set[str] = set()

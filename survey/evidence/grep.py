@@ -94,7 +94,7 @@ def duckdb_command(scope: Scope, literals: list[str]) -> str:
 
 
 def rg_args(scope: Scope, literals: list[str]) -> list[str]:
-    args = ["-uuu", "-a", "-F"]
+    args = ["-uuu", "-a", "-E", "none", "-F"]  # -E none: raw bytes, even after a UTF-16 BOM
     for g in scope.rg_globs:
         args += ["-g", g]
     for lit in literals:

@@ -3,7 +3,7 @@
 -- Used by: every page: "Not observed" table (text hit vs key hit)
 -- Inputs: variables snap (snapshot folder), key (the key), paths (list of paths; [] = any)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>'" -c "SET VARIABLE key = 'tool_use_id'" \
---             -c "SET VARIABLE paths = []" -c ".read survey/evidence/queries/key_files.sql"
+--             -c "SET VARIABLE paths = []::VARCHAR[]" -c ".read survey/evidence/queries/key_files.sql"
 SELECT
     count(DISTINCT file_id)  AS files_with_key,
     coalesce(sum(count), 0)  AS objects_with_key
