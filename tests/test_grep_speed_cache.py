@@ -295,3 +295,17 @@ def test_files_rg_failed_on_are_read_again_next_time(tmp_path: Path, monkeypatch
     second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
     assert second["files_from_cache"] == 0 and (second["exit_code"], second["errors"]) == (0, 0)
     assert second["per_literal"] == first["per_literal"]
+
+
+def test_literals_that_overlap_each_other_count_as_one_rg_pass(tmp_path: Path) -> None:
+    """One pass with every literal: at each position the first literal (in list order) that
+    matches wins and the search goes on after it, in DuckDB as in rg, so overlapping
+    literals never make the two engines disagree."""
+    root = tmp_path / "c"
+    plant(root, {"a.txt": b"abc abc bc", "b.txt": b"xbcx"})
+    lits = ["ab", "bc"]
+    dd, _ = G.duckdb_grep(root, SCOPE, lits)
+    rg = G.rg_grep(root, SCOPE, lits)
+    assert {lit: dd[lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
+    assert {lit: rg["per_literal"][lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
+    assert (dd["bc"]["files_matched"], rg["per_literal"]["bc"]["files_matched"]) == (2, 2)

@@ -6,8 +6,9 @@
 -- Reads raw corpus files (read_blob). Files that are not valid UTF-8 are searched through
 -- DuckDB's blob-to-text cast, with its three escaped printable bytes (" ' \) put back;
 -- their other non-ASCII bytes stay escaped, so probe literals are ASCII by rule.
--- Counts: len(string_split(text, l)) - 1 is the number of non-overlapping occurrences of l,
--- found left to right (as `rg -o` counts one literal): one pass over the text per literal.
+-- Counts: one regular-expression pass over the text finds every literal at once (the
+-- literals, escaped, as alternatives: leftmost match first, non-overlapping, exactly as one
+-- `rg -o -e L1 -e L2 ...` pass counts them); the matches are then counted per literal.
 -- per_file holds each file's counts; the pipeline runs the query down to per_file, keeps
 -- the counts per file (to re-read only new and changed files on a re-run) and adds them
 -- up exactly as the final SELECT does.
@@ -26,8 +27,12 @@ WITH files AS (
 ), per_file AS (
     SELECT
         filename, size, not_utf8,
-        list_transform(getvariable('literals'), lambda l: len(string_split(text, l)) - 1) AS occurrences
-    FROM docs
+        list_transform(getvariable('literals'), lambda l: len(list_filter(hits, lambda h: h = l))) AS occurrences
+    FROM (
+        SELECT *, regexp_extract_all(text, list_aggregate(
+                      list_transform(getvariable('literals'), lambda l: regexp_escape(l)), 'string_agg', '|')) AS hits
+        FROM docs
+    )
 )
 -- end of per_file
 SELECT
