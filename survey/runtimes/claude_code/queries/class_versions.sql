@@ -10,18 +10,20 @@ WITH f AS (
 ), fv AS (
     SELECT file_id, arg_min(version, line_no) AS file_version
     FROM f WHERE version IS NOT NULL GROUP BY file_id
+), per_file AS (   -- records per class and file; the file's version is then parsed once per file
+    SELECT rclass, file_id, count(*) AS records FROM f GROUP BY rclass, file_id
 ), x AS (
-    SELECT f.rclass, coalesce(fv.file_version, '(none)') AS v, f.file_id,
+    SELECT pf.rclass, pf.records, coalesce(fv.file_version, '(none)') AS v,
            list_transform(string_split(fv.file_version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
-    FROM f LEFT JOIN fv USING (file_id)
+    FROM per_file AS pf LEFT JOIN fv USING (file_id)
 )
 SELECT
     rclass,
     arg_min(v, vk)             AS first_version,
     arg_max(v, vk)             AS last_version,
     count(DISTINCT v)          AS versions,
-    count(*)                   AS records,
-    count(DISTINCT file_id)    AS files
+    sum(records)               AS records,
+    count(*)                   AS files
 FROM x
 GROUP BY rclass
 ORDER BY records DESC, rclass;

@@ -10,15 +10,17 @@ WITH f AS (
 ), fv AS (
     SELECT file_id, arg_min(version, line_no) AS file_version
     FROM f WHERE version IS NOT NULL GROUP BY file_id
+), per_file AS (   -- records per class and file (one version per file)
+    SELECT rclass, file_id, count(*) AS n FROM f GROUP BY rclass, file_id
 )
 SELECT version, rclass, records, files
 FROM (
     SELECT
         coalesce(fv.file_version, '(none)')  AS version,
-        f.rclass,
-        count(*)                             AS records,
-        count(DISTINCT f.file_id)            AS files
-    FROM f LEFT JOIN fv USING (file_id)
+        pf.rclass,
+        sum(pf.n)                            AS records,
+        count(*)                             AS files
+    FROM per_file AS pf LEFT JOIN fv USING (file_id)
     GROUP BY ALL
 )
 ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version, records DESC, rclass;

@@ -9,29 +9,25 @@ WITH inv AS (
            row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
     WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
-), meta_ids AS (
-    SELECT m.*,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'payload_id')  AS id,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'session_id')  AS sid
-    FROM meta AS m
 ), first AS (
-    SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
-), x AS (
-    SELECT f.rclass, f.file_id, coalesce(fi.version, '(none)') AS v,
-           list_transform(string_split(fi.version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
+    SELECT file_id, cli_version AS version FROM meta WHERE k = 1
+), per_file AS (   -- records per class and file, then the file's version once per file
+    SELECT f.rclass, f.file_id, count(*) AS records
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
-    LEFT JOIN first AS fi USING (file_id)
     WHERE f.frame_status = 'ok'
+    GROUP BY f.rclass, f.file_id
+), x AS (
+    SELECT pf.rclass, pf.records, coalesce(fi.version, '(none)') AS v,
+           list_transform(string_split(fi.version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
+    FROM per_file AS pf LEFT JOIN first AS fi USING (file_id)
 )
 SELECT
     rclass,
     arg_min(v, vk)             AS first_version,
     arg_max(v, vk)             AS last_version,
     count(DISTINCT v)          AS versions,
-    count(*)                   AS records,
-    count(DISTINCT file_id)    AS files
+    sum(records)               AS records,
+    count(*)                   AS files
 FROM x
 GROUP BY rclass
 ORDER BY records DESC, rclass;

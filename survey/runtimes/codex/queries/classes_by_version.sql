@@ -9,23 +9,19 @@ WITH inv AS (
            row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
     WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
-), meta_ids AS (
-    SELECT m.*,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'payload_id')  AS id,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'session_id')  AS sid
-    FROM meta AS m
-), first AS (
-    SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
+), first AS (   -- the file's first header (its version; the ids are not needed here)
+    SELECT file_id, cli_version AS version FROM meta WHERE k = 1
+), per_file AS (   -- records per class and file (one version per file)
+    SELECT f.rclass, f.file_id, count(*) AS n
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
+    WHERE f.frame_status = 'ok'
+    GROUP BY f.rclass, f.file_id
 )
 SELECT version, rclass, records, files
 FROM (
-    SELECT coalesce(fi.version, '(none)') AS version, f.rclass,
-           count(*) AS records, count(DISTINCT f.file_id) AS files
-    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
-    LEFT JOIN first AS fi USING (file_id)
-    WHERE f.frame_status = 'ok'
+    SELECT coalesce(fi.version, '(none)') AS version, pf.rclass,
+           sum(pf.n) AS records, count(*) AS files
+    FROM per_file AS pf LEFT JOIN first AS fi USING (file_id)
     GROUP BY ALL
 )
 ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version, records DESC, rclass;

@@ -9,15 +9,6 @@ WITH inv AS (
            row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
     WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
-), meta_ids AS (
-    SELECT m.*,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'payload_id')  AS id,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'session_id')  AS sid
-    FROM meta AS m
-), first AS (
-    SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
 ), per_file AS (
     SELECT i.file_id, count(m.file_id) AS headers FROM inv AS i LEFT JOIN meta AS m USING (file_id) GROUP BY i.file_id
 )

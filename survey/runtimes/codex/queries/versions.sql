@@ -9,22 +9,19 @@ WITH inv AS (
            row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
     WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
-), meta_ids AS (
-    SELECT m.*,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'payload_id')  AS id,
-           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'session_id')  AS sid
-    FROM meta AS m
-), first AS (
-    SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
+), first AS (   -- the file's first header (its version; the ids are not needed here)
+    SELECT file_id, cli_version AS version FROM meta WHERE k = 1
+), ok AS (   -- records per file
+    SELECT file_id, count(line_no) AS n
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') WHERE frame_status = 'ok'
+    GROUP BY file_id
 )
 SELECT version, files, records
 FROM (
-    SELECT v.version, count(DISTINCT v.file_id) AS files, count(fr.line_no) AS records
+    SELECT v.version, count(DISTINCT v.file_id) AS files, coalesce(sum(ok.n), 0) AS records
     FROM (SELECT i.file_id, coalesce(fi.version, '(no session_meta)') AS version
           FROM inv AS i LEFT JOIN first AS fi USING (file_id)) AS v
-    LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS fr ON fr.file_id = v.file_id AND fr.frame_status = 'ok'
+    LEFT JOIN ok USING (file_id)
     GROUP BY v.version
 )
 ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version;

@@ -6,4 +6,4 @@ SELECT rclass AS role, jtype, sum(count) AS blobs, count(DISTINCT file_id) AS st
 FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
 WHERE path = '$.content' AND rclass <> 'meta:0'
 GROUP BY ALL
-ORDER BY role, blobs DESC;
+ORDER BY role, blobs DESC, jtype;

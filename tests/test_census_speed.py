@@ -1,0 +1,449 @@
+"""The census's fast query forms answer exactly what their plain forms answer (issue 15).
+
+Some census ``.sql`` files were rewritten for speed: a per-file pre-aggregation before a join,
+a cheap first-block test before whole block lists are built, one join instead of correlated
+look-ups. Each is run here beside its plain form (the SQL as it was, below) over random walk
+tables built to collide — few files, few values, gaps in block ``idx``, NULLs, repeated and
+dangling ids, headers with and without ids — and must return the same rows in the same order.
+
+Also checked: the invariant ``keyset_census.sql`` rests on (``nodes`` holds one row per file
+and (class, path, JSON type, key set), so a group's rows are its files), and that running the
+queries side by side on several cursors gives what running them one by one gives.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from survey.census import sql
+from survey.runtimes import get
+
+SURVEY = Path(sql.__file__).parents[1]
+SEEDS = range(40)
+
+# the codex header preamble the plain forms share: headers, their ids (correlated look-ups), the first header
+CODEX_FIRST = r"""WITH inv AS (
+    SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled
+), meta AS (
+    SELECT f.file_id, f.line_no, f.cli_version,
+           row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
+    WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
+), meta_ids AS (
+    SELECT m.*,
+           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
+             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'payload_id')  AS id,
+           (SELECT any_value(ref) FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
+             WHERE l.file_id = m.file_id AND l.line_no = m.line_no AND l.kind = 'session_id')  AS sid
+    FROM meta AS m
+), first AS (
+    SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
+"""
+
+# The plain form of each rewritten query: the SQL as it was before it was made fast.
+PLAIN = {
+    "census/queries/keyset_census.sql": r"""SELECT
+    rclass,
+    path,
+    jtype,
+    keyset,
+    sum(count)               AS occurrences,
+    count(DISTINCT file_id)  AS files,
+    max(max_len)             AS max_len
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+GROUP BY ALL
+ORDER BY rclass, path, occurrences DESC, jtype, keyset;
+""",
+    "census/queries/silent_caps.sql": r"""WITH per_file AS (
+    SELECT path, file_id, max(max_len) AS file_max
+    FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+    WHERE jtype = 'string'
+    GROUP BY path, file_id
+), top AS (
+    SELECT path, max(file_max) AS max_len FROM per_file GROUP BY path
+)
+SELECT t.path, t.max_len, count(*) AS files_at_max
+FROM top AS t JOIN per_file AS p ON p.path = t.path AND p.file_max = t.max_len
+WHERE t.max_len >= 1000
+GROUP BY t.path, t.max_len
+HAVING count(*) >= 2
+ORDER BY files_at_max DESC, t.path;
+""",
+    "runtimes/cursor/queries/assistant_pairs.sql": r"""WITH sig AS (
+    SELECT file_id, line_no,
+           list(struct_pack(t := btype, n := coalesce(payload_len, -1)) ORDER BY idx) AS s
+    FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
+    GROUP BY file_id, line_no
+), seq AS (
+    SELECT
+        f.file_id, f.role,
+        coalesce(sig.s, [])                                                     AS s,
+        lag(f.role) OVER (PARTITION BY f.file_id ORDER BY f.line_no)            AS prev_role,
+        lag(coalesce(sig.s, [])) OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS prev_s
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f LEFT JOIN sig USING (file_id, line_no)
+    WHERE f.frame_status = 'ok'
+)
+SELECT
+    count(*)                                                                          AS pairs,
+    count(*) FILTER (WHERE s = prev_s)                                                AS duplicate,
+    count(*) FILTER (WHERE len(s) > len(prev_s) AND s[1:len(prev_s)] = prev_s)        AS prefix_extension,
+    count(*) FILTER (WHERE len(prev_s) > len(s) AND prev_s[1:len(s)] = s)             AS reverse_prefix,
+    count(*) FILTER (WHERE s <> prev_s
+                       AND NOT (len(s) > len(prev_s) AND s[1:len(prev_s)] = prev_s)
+                       AND NOT (len(prev_s) > len(s) AND prev_s[1:len(s)] = s))       AS unrelated
+FROM seq
+WHERE role = 'assistant' AND prev_role = 'assistant';
+""",
+    "runtimes/cursor_stream/queries/result_outcomes.sql": r"""SELECT
+    split_part(path, '.', 3)                                                                 AS variant,
+    array_to_string(list_filter(string_split(keyset, ','), lambda k: k <> 'isBackground'), ',')   AS outcome,
+    list_contains(string_split(keyset, ','), 'isBackground')                                 AS has_is_background,
+    sum(count)                                                                               AS events
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+WHERE rclass = 'tool_call/completed' AND jtype = 'object'
+  AND regexp_full_match(path, '\$\.tool_call\.[^.]+\.result')
+GROUP BY ALL
+ORDER BY variant, events DESC, outcome;
+""",
+    "runtimes/claude_code/queries/class_versions.sql": r"""WITH f AS (
+    SELECT f.*, i.surface
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
+    JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
+    WHERE f.frame_status = 'ok' AND i.kind = 'jsonl'
+), fv AS (
+    SELECT file_id, arg_min(version, line_no) AS file_version
+    FROM f WHERE version IS NOT NULL GROUP BY file_id
+), x AS (
+    SELECT f.rclass, coalesce(fv.file_version, '(none)') AS v, f.file_id,
+           list_transform(string_split(fv.file_version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
+    FROM f LEFT JOIN fv USING (file_id)
+)
+SELECT
+    rclass,
+    arg_min(v, vk)             AS first_version,
+    arg_max(v, vk)             AS last_version,
+    count(DISTINCT v)          AS versions,
+    count(*)                   AS records,
+    count(DISTINCT file_id)    AS files
+FROM x
+GROUP BY rclass
+ORDER BY records DESC, rclass;
+""",
+    "runtimes/claude_code/queries/classes_by_version.sql": r"""WITH f AS (
+    SELECT f.*
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
+    JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
+    WHERE f.frame_status = 'ok' AND i.kind = 'jsonl'
+), fv AS (
+    SELECT file_id, arg_min(version, line_no) AS file_version
+    FROM f WHERE version IS NOT NULL GROUP BY file_id
+)
+SELECT version, rclass, records, files
+FROM (
+    SELECT
+        coalesce(fv.file_version, '(none)')  AS version,
+        f.rclass,
+        count(*)                             AS records,
+        count(DISTINCT f.file_id)            AS files
+    FROM f LEFT JOIN fv USING (file_id)
+    GROUP BY ALL
+)
+ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version, records DESC, rclass;
+""",
+    "runtimes/claude_code/queries/tool_pairs.sql": r"""WITH t AS (
+    SELECT file_id, surface FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
+), l AS (
+    SELECT l.*, t.surface FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l JOIN t USING (file_id)
+), c AS (
+    SELECT DISTINCT surface, file_id, ref FROM l WHERE kind = 'tool_use'
+), r AS (
+    SELECT surface, file_id, ref FROM l WHERE kind = 'tool_result'
+), rd AS (
+    SELECT DISTINCT file_id, ref FROM r
+), paired AS (
+    SELECT surface, count(*) AS n FROM r SEMI JOIN c USING (file_id, ref) GROUP BY surface
+), orphan AS (
+    SELECT surface, count(*) AS n FROM r ANTI JOIN c USING (file_id, ref) GROUP BY surface
+), orphan_elsewhere AS (
+    SELECT r.surface, count(*) AS n FROM r ANTI JOIN c USING (file_id, ref)
+    WHERE r.ref IN (SELECT ref FROM c) GROUP BY r.surface
+), unpaired AS (
+    SELECT surface, count(*) AS n FROM c ANTI JOIN rd USING (file_id, ref) GROUP BY surface
+), answered_twice AS (
+    SELECT surface, count(*) AS n FROM (SELECT surface, file_id, ref FROM r GROUP BY ALL HAVING count(*) > 1) GROUP BY surface
+)
+SELECT
+    s.surface,
+    (SELECT count(*) FROM c WHERE c.surface = s.surface)                AS calls,
+    (SELECT count(*) FROM r WHERE r.surface = s.surface)                AS results,
+    coalesce((SELECT n FROM paired WHERE surface = s.surface), 0)        AS paired,
+    coalesce((SELECT n FROM unpaired WHERE surface = s.surface), 0)      AS unpaired_calls,
+    coalesce((SELECT n FROM orphan WHERE surface = s.surface), 0)        AS orphan_results,
+    coalesce((SELECT n FROM orphan_elsewhere WHERE surface = s.surface), 0) AS orphans_paired_in_another_file,
+    coalesce((SELECT n FROM answered_twice WHERE surface = s.surface), 0) AS calls_answered_twice
+FROM (SELECT DISTINCT surface FROM t) AS s
+ORDER BY s.surface;
+""",
+    "runtimes/claude_code/queries/uuid_dag.sql": r"""WITH t AS (
+    SELECT file_id, surface FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
+), l AS (
+    SELECT l.* FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
+), u AS (
+    SELECT file_id, ref FROM l WHERE kind = 'uuid'
+), p AS (
+    SELECT file_id, ref FROM l WHERE kind = 'parent_uuid'
+), dup AS (
+    SELECT file_id, count(*) - count(DISTINCT ref) AS d FROM u GROUP BY file_id
+), dangling AS (
+    SELECT p.file_id, p.ref FROM p ANTI JOIN u ON p.file_id = u.file_id AND p.ref = u.ref
+), per_file AS (
+    SELECT
+        t.file_id, t.surface,
+        (SELECT count(*) FROM u WHERE u.file_id = t.file_id)                     AS uuids,
+        coalesce((SELECT d FROM dup WHERE dup.file_id = t.file_id), 0)          AS duplicates,
+        (SELECT count(*) FROM p WHERE p.file_id = t.file_id)                     AS parent_refs,
+        (SELECT count(*) FROM dangling d WHERE d.file_id = t.file_id)            AS dangling,
+        (SELECT count(*) FROM dangling d WHERE d.file_id = t.file_id
+            AND d.ref IN (SELECT ref FROM u WHERE u.file_id <> t.file_id))       AS dangling_found_elsewhere
+    FROM t
+)
+SELECT
+    surface,
+    count(*)                                    AS files,
+    sum(uuids)                                  AS uuids,
+    sum(duplicates)                             AS duplicate_uuids,
+    count(*) FILTER (WHERE duplicates > 0)      AS files_with_duplicates,
+    sum(parent_refs)                            AS parent_refs,
+    sum(dangling)                               AS dangling_parents,
+    count(*) FILTER (WHERE dangling > 0)        AS files_with_dangling,
+    sum(dangling_found_elsewhere)               AS dangling_found_in_another_file
+FROM per_file
+GROUP BY surface
+ORDER BY surface;
+""",
+    "runtimes/codex/queries/class_versions.sql": CODEX_FIRST + r"""), x AS (
+    SELECT f.rclass, f.file_id, coalesce(fi.version, '(none)') AS v,
+           list_transform(string_split(fi.version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
+    LEFT JOIN first AS fi USING (file_id)
+    WHERE f.frame_status = 'ok'
+)
+SELECT
+    rclass,
+    arg_min(v, vk)             AS first_version,
+    arg_max(v, vk)             AS last_version,
+    count(DISTINCT v)          AS versions,
+    count(*)                   AS records,
+    count(DISTINCT file_id)    AS files
+FROM x
+GROUP BY rclass
+ORDER BY records DESC, rclass;
+""",
+    "runtimes/codex/queries/classes_by_version.sql": CODEX_FIRST + r""")
+SELECT version, rclass, records, files
+FROM (
+    SELECT coalesce(fi.version, '(none)') AS version, f.rclass,
+           count(*) AS records, count(DISTINCT f.file_id) AS files
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
+    LEFT JOIN first AS fi USING (file_id)
+    WHERE f.frame_status = 'ok'
+    GROUP BY ALL
+)
+ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version, records DESC, rclass;
+""",
+    "runtimes/codex/queries/versions.sql": CODEX_FIRST + r""")
+SELECT version, files, records
+FROM (
+    SELECT v.version, count(DISTINCT v.file_id) AS files, count(fr.line_no) AS records
+    FROM (SELECT i.file_id, coalesce(fi.version, '(no session_meta)') AS version
+          FROM inv AS i LEFT JOIN first AS fi USING (file_id)) AS v
+    LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS fr ON fr.file_id = v.file_id AND fr.frame_status = 'ok'
+    GROUP BY v.version
+)
+ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version;
+""",
+    "runtimes/codex/queries/extra_headers.sql": CODEX_FIRST + r"""), x AS (
+    SELECT m.file_id,
+           CASE WHEN m.id = fi.first_id THEN 'same id as the first header (resume)'
+                WHEN fi.first_sid IS NOT NULL AND fi.first_sid <> fi.first_id AND m.id = fi.first_sid
+                     THEN 'the parent''s header (child rollout)'
+                ELSE 'another id' END AS kind
+    FROM meta_ids AS m JOIN first AS fi USING (file_id)
+    WHERE m.k > 1
+)
+SELECT kind, count(*) AS headers, count(DISTINCT file_id) AS files
+FROM x
+GROUP BY kind
+ORDER BY headers DESC, kind;
+""",
+    "runtimes/codex/queries/file_identity.sql": CODEX_FIRST + r""")
+SELECT
+    count(*)                                                              AS files,
+    count(*) FILTER (WHERE i.session_id IS NOT NULL)                      AS files_with_uuid_name,
+    count(fi.file_id)                                                     AS files_with_session_meta,
+    count(*) FILTER (WHERE fi.first_id = i.session_id)                    AS first_id_equals_filename,
+    count(*) FILTER (WHERE fi.first_id IS NOT NULL AND i.session_id IS NOT NULL
+                       AND fi.first_id <> i.session_id)                   AS first_id_differs,
+    count(*) FILTER (WHERE (SELECT min(line_no) FROM meta AS m WHERE m.file_id = i.file_id)
+                       = (SELECT min(line_no) FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f WHERE f.file_id = i.file_id AND f.frame_status = 'ok'))
+                                                                          AS session_meta_first_record
+FROM inv AS i LEFT JOIN first AS fi USING (file_id);
+""",
+    "runtimes/codex/queries/session_meta_headers.sql": CODEX_FIRST + r"""), per_file AS (
+    SELECT i.file_id, count(m.file_id) AS headers FROM inv AS i LEFT JOIN meta AS m USING (file_id) GROUP BY i.file_id
+)
+SELECT headers, count(*) AS files
+FROM per_file
+GROUP BY headers
+ORDER BY headers;
+""",
+    "runtimes/codex/queries/subagents.sql": CODEX_FIRST + r"""), kids AS (
+    SELECT fi.* FROM first AS fi WHERE fi.first_sid IS NOT NULL AND fi.first_sid <> fi.first_id
+), starts AS (
+    SELECT n.file_id, n.value FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n
+    JOIN meta AS m ON m.file_id = n.file_id AND m.line_no = n.line_no AND m.k = 1
+    WHERE n.name = 'history_start'
+), named AS (   -- structured fields of another file that carry the child's id
+    SELECT DISTINCT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
+    WHERE l.kind IN ('new_thread', 'agent_thread')
+)
+SELECT
+    (SELECT count(*) FROM first)                                                   AS files_with_header,
+    count(*)                                                                       AS subagent_files,
+    count(*) FILTER (WHERE k.file_id IN (SELECT file_id FROM starts))              AS with_history_start_ordinal,
+    count(*) FILTER (WHERE k.first_sid IN (SELECT first_id FROM first))            AS parent_rollout_present,
+    count(*) FILTER (WHERE k.first_id IN (SELECT ref FROM named))                  AS named_by_a_structured_field
+FROM kids AS k;
+""",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# random walk tables, small domains so that everything collides
+
+
+REFS = [f"i-{i:02d}" for i in range(8)]
+VERSIONS = [None, "1.0.2", "1.0.10", "2.0.0", "2.1.3"]
+CLI_VERSIONS = [None, "0.9.1", "0.140.0", "0.140.2"]
+RCLASSES = ["assistant", "user", "session_meta", "response_item/function_call", "tool_call/completed", "compacted"]
+SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout", "rollout_unnamed", "capture", "other"]
+PATHS = ["$", "$.message", "$.payload", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
+         "$.tool_call.a.b.result", "$.message.content"]
+KEYSETS = ["", "a,b", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
+
+
+def make_snapshot(base: Path, seed: int) -> Path:
+    rnd = random.Random(seed)
+    files = [f"f-{i:016x}" for i in range(rnd.randint(1, 12))]
+    inv, frames, blocks, nodes, links, numbers = [], [], [], [], [], []
+    for fid in files:
+        inv.append({"file_id": fid, "surface": rnd.choice(SURFACES), "kind": rnd.choice(["jsonl", "jsonl", "json"]),
+                    "sampled": rnd.random() < 0.85, "size": rnd.randint(0, 99), "problem": None,
+                    "session_id": rnd.choice([None, *REFS]), "parent_id": rnd.choice([None, *REFS]),
+                    "ext": "jsonl", "ids_agree": rnd.random() < 0.5,
+                    "stratum": rnd.choice(["2026-01", "2026-02"])})
+        line = 0
+        for _ in range(rnd.randint(0, 14)):
+            line += rnd.choice([1, 1, 1, 2])  # gaps in line numbers too
+            ok = rnd.random() < 0.85
+            rclass = rnd.choice(RCLASSES)
+            frames.append({"file_id": fid, "line_no": line, "frame_status": "ok" if ok else rnd.choice(["malformed", "blank"]),
+                           "nbytes": rnd.randint(0, 9), "flags": 0, "rclass": rclass, "keyset": rnd.choice(KEYSETS),
+                           "role": rnd.choice(["assistant", "assistant", "assistant", "user", None]),
+                           "type": None, "status": None,
+                           "version": rnd.choice(VERSIONS), "cli_version": rnd.choice(CLI_VERSIONS)})
+            k = rnd.choice([0, 1, 1, 2, 2, 3, 4])
+            idxs = sorted(rnd.sample(range(7), k)) if rnd.random() < 0.3 else list(range(k))  # idx with gaps too
+            for i in idxs:
+                blocks.append({"file_id": fid, "line_no": line, "carrier": "$.message.content", "idx": i,
+                               "btype": rnd.choice(["text", "tool_use"]), "payload_len": rnd.choice([None, 1, 2])})
+            for kind in ("uuid", "parent_uuid", "payload_id", "session_id"):
+                if rnd.random() < 0.6:  # at most one id of a kind per record: the walk writes one
+                    links.append({"file_id": fid, "line_no": line, "kind": kind, "ref": rnd.choice(REFS)})
+            for kind in ("uuid", "parent_uuid", "new_thread", "agent_thread", "tool_use", "tool_result", "tool_result"):
+                if rnd.random() < 0.25:  # repeats, and now and then no id at all
+                    links.append({"file_id": fid, "line_no": line, "kind": kind, "ref": rnd.choice([None, *REFS])})
+            if rclass == "session_meta" and rnd.random() < 0.5:
+                numbers.append({"file_id": fid, "line_no": line, "name": "history_start", "value": float(rnd.randint(0, 5))})
+        keys = {(rnd.choice(RCLASSES), rnd.choice(PATHS), rnd.choice(["object", "string", "array"]), rnd.choice(KEYSETS))
+                for _ in range(rnd.randint(0, 12))}
+        for rc, path, jt, ks in sorted(keys):  # one row per file and key, as the walk writes them
+            nodes.append({"file_id": fid, "rclass": rc, "path": path, "jtype": jt, "keyset": ks,
+                          "count": rnd.randint(1, 5), "max_len": rnd.choice([None, 0, 999, 1000, 1500, 1500])})
+    snap = base / f"snap-{seed}"
+    (snap / "walk").mkdir(parents=True)
+    schemas = {
+        "frames": {"file_id": pl.String, "line_no": pl.Int64, "frame_status": pl.String, "nbytes": pl.Int64,
+                   "flags": pl.Int64, "rclass": pl.String, "keyset": pl.String, "role": pl.String, "type": pl.String,
+                   "status": pl.String, "version": pl.String, "cli_version": pl.String},
+        "blocks": {"file_id": pl.String, "line_no": pl.Int64, "carrier": pl.String, "idx": pl.Int64,
+                   "btype": pl.String, "payload_len": pl.Int64},
+        "nodes": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "jtype": pl.String,
+                  "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
+        "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
+        "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
+    }
+    rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers}
+    for name, schema in schemas.items():
+        pl.DataFrame(rows[name], schema=schema).write_parquet(snap / "walk" / f"{name}.parquet")
+    pl.DataFrame(inv).write_parquet(snap / "inventory", partition_by="stratum")
+    return snap
+
+
+def run(snap: Path, text: str) -> tuple[list[str], list[tuple]]:
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(snap)])
+    cur = con.execute(text)
+    cols = [d[0] for d in cur.description or []]
+    return cols, cur.fetchall()
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    base = tmp_path_factory.mktemp("census-speed")
+    return [make_snapshot(base, seed) for seed in SEEDS]
+
+
+@pytest.mark.parametrize("query", sorted(PLAIN))
+def test_fast_form_answers_like_the_plain_form(snapshots: list[Path], query: str) -> None:
+    fast = (SURVEY / query).read_text()
+    seen_rows = 0
+    for snap in snapshots:
+        want = run(snap, PLAIN[query])
+        got = run(snap, fast)
+        assert got == want, f"{query} differs from its plain form on {snap.name}"
+        seen_rows += sum(1 for r in want[1] if any(v not in (None, 0) for v in r))
+    assert seen_rows, f"the random tables never gave {query} anything to count"
+
+
+def test_assistant_pairs_tables_reach_every_relation(snapshots: list[Path]) -> None:
+    """The random tables exercise every branch of the fast form: duplicates, both prefixes, unrelated."""
+    totals = [0, 0, 0, 0, 0]
+    for snap in snapshots:
+        _, rows = run(snap, PLAIN["runtimes/cursor/queries/assistant_pairs.sql"])
+        totals = [a + (b or 0) for a, b in zip(totals, rows[0], strict=True)]
+    assert all(totals), totals
+
+
+def test_nodes_hold_one_row_per_file_and_key(cursor_survey) -> None:
+    """What keyset_census.sql counts files with: no two nodes rows share a file and a key."""
+    _, _, snap = cursor_survey
+    n, distinct = duckdb.connect().execute(
+        "SELECT count(*), count(DISTINCT (file_id, rclass, path, jtype, keyset)) FROM read_parquet(?)",
+        [str(snap / "walk" / "nodes.parquet")]).fetchall()[0]
+    assert n == distinct > 0
+
+
+def test_side_by_side_cursors_answer_like_one_by_one(cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, _, snap = cursor_survey
+    profile = get("cursor")
+    together = sql.run_census(snap, profile, "snapshots/x/cursor")
+    monkeypatch.setattr(sql, "PARALLEL", 1)
+    alone = sql.run_census(snap, profile, "snapshots/x/cursor")
+    assert list(together) == [f.stem for f in sql.query_files(profile)]
+    assert together == alone
