@@ -40,7 +40,8 @@ typedef struct {
     PyObject *name_key;     /* str */
     PyObject *bpaths;       /* (carrier, btype) -> (name path, input path, input kind) */
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
-    PyObject *vocab, *vm_only, *marker_paths, *m_gvalue;
+    PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *hmac_digest, *salt;
+    PyObject *vocab_only, *number_names;
     Py_ssize_t max_depth, max_keys;
     int root_flags; /* of "$" */
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
@@ -54,7 +55,8 @@ typedef struct {
 } Core;
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
-enum { F_SPECIAL = 1, F_VOCAB_MARKER = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8 };
+enum { F_SPECIAL = 1, F_VOCAB_MARKER = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
+       F_NUMBER_ONLY = 32 };
 
 typedef struct Edge {
     PyObject *path, *key, *cp; /* owned; path == NULL: empty */
@@ -69,7 +71,7 @@ typedef struct Slot {
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
     *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
-    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one;
+    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_sha256, *S_numbers;
 
 /* Merge (count, max) into the nodes dict's [count, max] list for this key (by value). */
 static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
@@ -222,6 +224,41 @@ static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
 
 static PyObject *gval(Core *c, PyObject *path, PyObject *v);
 
+/* res.values[(path, shown value, None)] += 1: a vocabulary value that passed the gate */
+static int count_value(PyObject *res, PyObject *path, PyObject *g) {
+    PyObject *values = PyObject_GetAttr(res, S_values);
+    PyObject *key = values ? PyTuple_Pack(3, path, g, Py_None) : NULL;
+    int rc = -1;
+    if (key && PyDict_CheckExact(values)) {
+        PyObject *n = PyDict_GetItemWithError(values, key);
+        Py_ssize_t cnt = n ? PyLong_AsSsize_t(n) : 0;
+        if (!PyErr_Occurred()) {
+            PyObject *nn = PyLong_FromSsize_t(cnt + 1);
+            if (nn) { rc = PyDict_SetItem(values, key, nn); Py_DECREF(nn); }
+        }
+    } else if (key) {
+        PyErr_SetString(PyExc_TypeError, "res.values must be a dict");
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(values);
+    return rc;
+}
+
+/* A number at a path that is only a numbers path: res.numbers gets (line, name, float).
+ * Returns 1 when done, 0 when Python must do it (an int too big for a float), -1 on error. */
+static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
+    PyObject *name = PyDict_GetItemWithError(c->number_names, path);
+    if (!name) return PyErr_Occurred() ? -1 : 0;
+    double d = PyFloat_CheckExact(v) ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v);
+    if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    PyObject *f = PyFloat_FromDouble(d);
+    PyObject *numbers = f ? PyObject_GetAttr(res, S_numbers) : NULL;
+    PyObject *row = numbers ? PyTuple_Pack(3, line_no, name, f) : NULL;
+    int rc = row ? PyList_Append(numbers, row) : -1;
+    Py_XDECREF(row); Py_XDECREF(numbers); Py_XDECREF(f);
+    return rc < 0 ? -1 : 1;
+}
+
 /* A string leaf at a path that is only a vocabulary path and/or a marker path: counted
  * here (Walker._special_leaf does the same; everything else at special paths goes there). */
 static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
@@ -236,24 +273,44 @@ static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
             if (!r) return -1;
             Py_DECREF(r);
         } else {
-            PyObject *values = PyObject_GetAttr(res, S_values);
-            PyObject *key = values ? PyTuple_Pack(3, path, g, Py_None) : NULL;
+            int rc = count_value(res, path, g);
             Py_DECREF(g);
-            int rc = -1;
-            if (key && PyDict_CheckExact(values)) {
-                PyObject *n = PyDict_GetItemWithError(values, key);
-                Py_ssize_t cnt = n ? PyLong_AsSsize_t(n) : 0;
-                if (!PyErr_Occurred()) {
-                    PyObject *nn = PyLong_FromSsize_t(cnt + 1);
-                    if (nn) { rc = PyDict_SetItem(values, key, nn); Py_DECREF(nn); }
-                }
-            } else if (key) {
-                PyErr_SetString(PyExc_TypeError, "res.values must be a dict");
-            }
-            Py_XDECREF(key);
-            Py_XDECREF(values);
             if (rc < 0) return -1;
         }
+    }
+    PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
+    if (kind) { /* an id: kept only as its salted pseudonym, as privacy.pseudonym(salt, v, "i") */
+        PyObject *enc = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
+        if (!enc) return -1;
+        Py_ssize_t n = PyBytes_GET_SIZE(enc);
+        PyObject *msg = PyBytes_FromStringAndSize(NULL, n + 2);
+        if (!msg) { Py_DECREF(enc); return -1; }
+        char *m = PyBytes_AS_STRING(msg);
+        m[0] = 'i';
+        m[1] = 0;
+        memcpy(m + 2, PyBytes_AS_STRING(enc), (size_t)n);
+        Py_DECREF(enc);
+        PyObject *dig = PyObject_CallFunctionObjArgs(c->hmac_digest, c->salt, msg, S_sha256, NULL);
+        Py_DECREF(msg);
+        if (!dig) return -1;
+        if (!PyBytes_Check(dig) || PyBytes_GET_SIZE(dig) < 8) {
+            Py_DECREF(dig);
+            PyErr_SetString(PyExc_TypeError, "hmac digest too short");
+            return -1;
+        }
+        static const char hex[] = "0123456789abcdef";
+        char out[18] = {'i', '-'};
+        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(dig);
+        for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[d[i] >> 4]; out[3 + 2 * i] = hex[d[i] & 15]; }
+        Py_DECREF(dig);
+        PyObject *ref = PyUnicode_FromStringAndSize(out, 18);
+        PyObject *links = ref ? PyObject_GetAttr(res, S_links) : NULL;
+        PyObject *row = links ? PyTuple_Pack(3, line_no, kind, ref) : NULL;
+        int rc = row ? PyList_Append(links, row) : -1;
+        Py_XDECREF(row); Py_XDECREF(links); Py_XDECREF(ref);
+        if (rc < 0) return -1;
+    } else if (PyErr_Occurred()) {
+        return -1;
     }
     PyObject *ms = PyDict_GetItemWithError(c->marker_paths, path);
     if (!ms) return PyErr_Occurred() ? -1 : 0;
@@ -273,9 +330,11 @@ static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
 
 static int path_flags(Core *c, PyObject *p) {
     int a = PySet_Contains(c->special, p), b = PySet_Contains(c->vm_only, p),
-        d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p);
-    if (a < 0 || b < 0 || d < 0 || e < 0) return -1;
-    return (a ? F_SPECIAL : 0) | (b ? F_VOCAB_MARKER : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0);
+        d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p),
+        g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p);
+    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0) return -1;
+    return (a ? F_SPECIAL : 0) | (b ? F_VOCAB_MARKER : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
+           | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0);
 }
 
 static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
@@ -284,6 +343,14 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, 
     if (sp && PyUnicode_CheckExact(v) && (flags & F_VOCAB_MARKER)) {
         if (vocab_marker(c, res, path, v, line_no) < 0) return -1;
         sp = 0;
+    } else if (sp && (flags & F_VOCAB_ONLY) && (v == Py_None || PyBool_Check(v))) {
+        /* Walker.gvalue shows these as they are: null, true, false */
+        if (count_value(res, path, v == Py_None ? S_null : (v == Py_True ? S_true : S_false)) < 0) return -1;
+        sp = 0;
+    } else if (sp && (flags & F_NUMBER_ONLY) && (PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
+        int done = number_leaf(c, res, path, v, line_no);
+        if (done < 0) return -1;
+        sp = !done;
     }
     if (sp) {
         PyObject *d = PyLong_FromSsize_t(depth);
@@ -935,6 +1002,11 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(vm_only, "_vocab_marker_only", &PySet_Type)
     GET(marker_paths, "_marker_tuples", &PyDict_Type)
     GET(m_gvalue, "gvalue", NULL)
+    GET(link_kinds, "_link_kinds", &PyDict_Type)
+    GET(hmac_digest, "_hmac_digest", NULL)
+    GET(salt, "salt", &PyBytes_Type)
+    GET(vocab_only, "_vocab_only", &PySet_Type)
+    GET(number_names, "_number_names", &PyDict_Type)
 #undef GET
     Py_XSETREF(c->bpaths, PyDict_New());
     Py_XSETREF(c->rclasses, PyDict_New());
@@ -966,7 +1038,8 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
-    Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses);
+    Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds); Py_VISIT(c->hmac_digest);
+    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
     for (Py_ssize_t i = 0; i < c->ecap; i++) {
@@ -985,7 +1058,8 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
-    Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses);
+    Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds); Py_CLEAR(c->hmac_digest);
+    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names);
     edges_clear(c);
     tab_flush(c, NULL);
     return 0;
@@ -1045,7 +1119,8 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_lt_string, "<string>") INTERN(S_lt_number, "<number>")
     INTERN(S_lt_boolean, "<boolean>") INTERN(S_lt_null, "<null>") INTERN(S_ok, "ok")
     INTERN(S_blank, "blank") INTERN(S_oversized, "oversized") INTERN(S_values, "values")
-    INTERN(S_markers, "markers")
+    INTERN(S_markers, "markers") INTERN(S_links, "links") INTERN(S_sha256, "sha256")
+    INTERN(S_numbers, "numbers")
     if (!(S_one = PyLong_FromLong(1))) return NULL;
 #undef INTERN
     PyObject *m = PyModule_Create(&module);

@@ -24,6 +24,7 @@ Workers run in a process pool; they aggregate per file and never hold the corpus
 
 from __future__ import annotations
 
+import hmac
 import os
 import re
 from collections.abc import Iterable
@@ -127,6 +128,18 @@ def _load_native() -> tuple[Any, str]:
 NATIVE, ENGINE = _load_native()
 
 _PARTS: dict[str, tuple[str, ...]] = {}
+
+
+def _hmac_digest(key: bytes, msg: bytes, digest: str) -> bytes:
+    return hmac.digest(key, msg, digest)
+
+
+try:  # the one-shot C function behind hmac.digest, called from C without a Python frame
+    from _hashlib import hmac_digest as _c_hmac  # type: ignore[import-not-found]
+
+    _hmac_digest = _c_hmac
+except ImportError:  # pragma: no cover - a Python built without OpenSSL
+    pass
 
 
 def _parts(path: str) -> tuple[str, ...]:
@@ -237,9 +250,18 @@ class Walker:
         self._name_key = self.p.block_name_key
         self._loads = orjson.loads
         self._dumps = orjson.dumps
-        # string leaves the native walker counts itself: only vocabulary and/or markers
-        others = set(self.link_paths) | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers)
+        # string leaves the native walker handles itself: only vocabulary, markers and links
+        others = set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers)
         self._vocab_marker_only = frozenset(p for p in self.special if p not in others)
+        self._link_kinds = dict(self.link_paths)
+        # null and boolean leaves at paths that are only vocabulary; numbers at paths that
+        # are only numbers: also handled in C
+        roles = [set(self.vocab_paths), set(self.link_paths), set(self.marker_paths), set(self.number_paths),
+                 set(self.exists_paths), set(self.json_carriers)]
+        self._vocab_only = frozenset(p for p in roles[0] if not any(p in r for r in roles[1:]))
+        self._number_names = {p: n for p, n in self.number_paths.items()
+                              if not any(p in r for i, r in enumerate(roles) if i != 3)}
+        self._hmac_digest = _hmac_digest
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
         self._classify = classify
         self._core = NATIVE.Core(self) if NATIVE is not None and self.native else None

@@ -19,7 +19,6 @@ through, for a local-only report that is never written under ``snapshots/`` or `
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import re
@@ -69,8 +68,8 @@ def load_salt(create: bool = True) -> bytes:
 
 def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
     """A stable, salted, non-reversible name: ``f-1a2b3c4d5e6f`` for files, ``i-…`` for ids."""
-    digest = hmac.new(salt, f"{kind}\0{text}".encode("utf-8", "surrogateescape"), hashlib.sha256)
-    return f"{kind}-{digest.hexdigest()[:16]}"
+    digest = hmac.digest(salt, f"{kind}\0{text}".encode("utf-8", "surrogateescape"), "sha256")
+    return f"{kind}-{digest.hex()[:16]}"
 
 
 @dataclass(frozen=True)
