@@ -447,3 +447,29 @@ def test_side_by_side_cursors_answer_like_one_by_one(cursor_survey, monkeypatch:
     alone = sql.run_census(snap, profile, "snapshots/x/cursor")
     assert list(together) == [f.stem for f in sql.query_files(profile)]
     assert together == alone
+
+
+def test_a_query_out_of_memory_beside_the_others_runs_again_alone(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query DuckDB cannot fit in memory while others run is run again alone, with more
+    memory: the census is the same, never a crash."""
+    from survey.census import sql as S
+    from survey.pipeline import run_survey
+    from survey.synth.cursor import generate
+
+    generate(tmp_path / "c", seed=3, sessions=4)
+    res = run_survey(get("cursor"), tmp_path / "c", snapshots=tmp_path / "s", reports=None, date="d")
+    snap = Path(res.snapshot)
+    want = S.run_census(snap, get("cursor"), "x")
+    real = S.run_query
+    seen: list[str] = []
+
+    def flaky(con: duckdb.DuckDBPyConnection, f: Path) -> tuple[list[str], list[list]]:
+        if f.stem in ("keyset_census", "frame_status") and f.stem not in seen:
+            seen.append(f.stem)
+            raise duckdb.OutOfMemoryException("Out of Memory Error: planted")
+        return real(con, f)
+
+    monkeypatch.setattr(S, "run_query", flaky)
+    assert S.run_census(snap, get("cursor"), "x") == want
+    assert sorted(seen) == ["frame_status", "keyset_census"]

@@ -102,8 +102,11 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -
                 cursors.append(cur)
         return cur
 
-    def one(f: Path) -> dict:
-        cols, rows = run_query(cursor(), f)
+    def one(f: Path) -> dict | None:
+        try:
+            cols, rows = run_query(cursor(), f)
+        except duckdb.OutOfMemoryException:
+            return None  # run again below, alone and with more memory
         return {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
 
     try:
@@ -113,4 +116,32 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -
         for cur in cursors:
             cur.close()
         con.close()
-    return {f.stem: r for f, r in zip(files, results, strict=True)}
+    for i, f in enumerate(files):
+        if results[i] is None:
+            cols, rows = _run_alone(f, snap_dir, spill)
+            results[i] = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
+    return {f.stem: r for f, r in zip(files, results, strict=True) if r is not None}
+
+
+def _run_alone(f: Path, snap_dir: Path, spill: str) -> tuple[list[str], list[list]]:
+    """A query that ran out of memory beside the others: alone, with a larger limit each try
+    (up to half the machine's memory), so a big corpus costs memory, never the census."""
+    limits = [1 << 31, 1 << 32]
+    try:
+        half = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        limits = [x for x in limits if x < half] + [half]
+    except (ValueError, OSError, AttributeError):
+        pass
+    for i, limit in enumerate(limits):
+        con = connect(spill)
+        try:
+            con.execute(f"SET memory_limit = '{limit // (1 << 20)}MB'")
+            con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
+            return run_query(con, f)
+        except duckdb.OutOfMemoryException:
+            if i == len(limits) - 1:
+                raise RuntimeError(f"census query {rel(f)} needs more than {limit >> 20} MB of memory: "
+                                   "survey a sample (--sample N) or a part of the corpus") from None
+        finally:
+            con.close()
+    raise AssertionError("unreachable")
