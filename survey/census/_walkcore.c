@@ -55,7 +55,7 @@ typedef struct {
 } Core;
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
-enum { F_SPECIAL = 1, F_VOCAB_MARKER = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
+enum { F_SPECIAL = 1, F_STRING_ROLES = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
        F_NUMBER_ONLY = 32 };
 
 typedef struct Edge {
@@ -216,9 +216,9 @@ static PyObject *leaf_type(PyObject *v) {
     return S_number; /* int, float (and anything else, as the Python walker says) */
 }
 
-static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no);
-static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no);
 
 
@@ -259,9 +259,9 @@ static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyOb
     return rc < 0 ? -1 : 1;
 }
 
-/* A string leaf at a path that is only a vocabulary path and/or a marker path: counted
- * here (Walker._special_leaf does the same; everything else at special paths goes there). */
-static int vocab_marker(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
+/* A string leaf at a path whose roles are only vocabulary, markers and links: handled here
+ * as Walker._special_leaf does (paths with any other role go there). */
+static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
     int isv = PySet_Contains(c->vocab, path);
     if (isv < 0) return -1;
     if (isv) {
@@ -333,15 +333,15 @@ static int path_flags(Core *c, PyObject *p) {
         d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p),
         g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p);
     if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0) return -1;
-    return (a ? F_SPECIAL : 0) | (b ? F_VOCAB_MARKER : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
+    return (a ? F_SPECIAL : 0) | (b ? F_STRING_ROLES : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
            | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0);
 }
 
-static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                      int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     int sp = flags & F_SPECIAL;
-    if (sp && PyUnicode_CheckExact(v) && (flags & F_VOCAB_MARKER)) {
-        if (vocab_marker(c, res, path, v, line_no) < 0) return -1;
+    if (sp && PyUnicode_CheckExact(v) && (flags & F_STRING_ROLES)) {
+        if (string_roles(c, res, path, v, line_no) < 0) return -1;
         sp = 0;
     } else if (sp && (flags & F_VOCAB_ONLY) && (v == Py_None || PyBool_Check(v))) {
         /* Walker.gvalue shows these as they are: null, true, false */
@@ -365,11 +365,11 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, 
     return count(c, rclass, path, leaf_type(v), S_empty, 0);
 }
 
-static int walk_value(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_value(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                       int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
-    if (PyDict_CheckExact(v)) return walk_obj(c, res, nodes, rclass, path, flags, v, depth, line_no);
-    if (PyList_CheckExact(v)) return walk_arr(c, res, nodes, rclass, path, flags, v, depth, line_no);
-    return walk_leaf(c, res, nodes, rclass, path, flags, v, depth, line_no);
+    if (PyDict_CheckExact(v)) return walk_obj(c, res, rclass, path, flags, v, depth, line_no);
+    if (PyList_CheckExact(v)) return walk_arr(c, res, rclass, path, flags, v, depth, line_no);
+    return walk_leaf(c, res, rclass, path, flags, v, depth, line_no);
 }
 
 static int truncated(Core *c, PyObject *res, PyObject *rclass, PyObject *path) {
@@ -469,7 +469,7 @@ static PyObject *edge(Core *c, PyObject *children, PyObject *path, PyObject *key
     return cp;
 }
 
-static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
     Py_ssize_t n = PyDict_GET_SIZE(v);
@@ -500,7 +500,7 @@ static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
         PyObject *cp = edge(c, children, path, k, &cf);
         if (!cp) return -1;
         Py_INCREF(val); /* a callback could, in principle, touch the dict */
-        rc = walk_value(c, res, nodes, rclass, cp, cf, val, depth + 1, line_no);
+        rc = walk_value(c, res, rclass, cp, cf, val, depth + 1, line_no);
         Py_DECREF(val);
         Py_DECREF(cp);
         if (rc < 0) return -1;
@@ -508,7 +508,7 @@ static int walk_obj(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
     return 0;
 }
 
-static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, PyObject *path,
+static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
     Py_ssize_t n = PyList_GET_SIZE(v);
@@ -558,12 +558,12 @@ static int walk_arr(Core *c, PyObject *res, PyObject *nodes, PyObject *rclass, P
             }
             int pf = p == ep ? ef : path_flags(c, p);
             if (rc == 0 && pf < 0) rc = -1;
-            if (rc == 0) rc = walk_obj(c, res, nodes, rclass, p, pf, el, depth + 1, line_no);
+            if (rc == 0) rc = walk_obj(c, res, rclass, p, pf, el, depth + 1, line_no);
             Py_DECREF(p);
         } else if (PyList_CheckExact(el)) {
-            rc = walk_arr(c, res, nodes, rclass, ep, ef, el, depth + 1, line_no);
+            rc = walk_arr(c, res, rclass, ep, ef, el, depth + 1, line_no);
         } else {
-            rc = walk_leaf(c, res, nodes, rclass, ep, ef, el, depth + 1, line_no);
+            rc = walk_leaf(c, res, rclass, ep, ef, el, depth + 1, line_no);
         }
         Py_DECREF(el);
     }
@@ -794,17 +794,10 @@ static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (!ks) goto out;
     PyTuple_SET_ITEM(row, 5, ks);
     if (PyList_Append(frames, row) < 0) goto out;
-    {
-        PyObject *nodes = PyObject_GetAttr(res, S_nodes);
-        if (!nodes) goto out;
-        int rc = PyDict_CheckExact(nodes) ? 0 : -1;
-        if (rc < 0) PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
-        if (rc == 0 && Py_EnterRecursiveCall(" in the native walk")) rc = -1;
-        if (rc == 0) {
-            rc = walk_obj(c, res, nodes, rclass, S_root, c->root_flags, obj, 0, line_no);
-            Py_LeaveRecursiveCall();
-        }
-        Py_DECREF(nodes);
+    if (Py_EnterRecursiveCall(" in the native walk")) goto out;
+    {   /* counted in the node table; the entry point's flush checks and fills res.nodes */
+        int rc = walk_obj(c, res, rclass, S_root, c->root_flags, obj, 0, line_no);
+        Py_LeaveRecursiveCall();
         if (rc < 0) goto out;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->carriers); i++) {
@@ -940,18 +933,10 @@ static PyObject *Core_node(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         PyErr_SetString(PyExc_TypeError, "rclass and path must be str");
         return NULL;
     }
-    PyObject *nodes = PyObject_GetAttr(res, S_nodes);
-    if (!nodes) return NULL;
-    if (!PyDict_CheckExact(nodes)) {
-        Py_DECREF(nodes);
-        PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
-        return NULL;
-    }
-    if (Py_EnterRecursiveCall(" in the native walk")) { Py_DECREF(nodes); return NULL; }
+    if (Py_EnterRecursiveCall(" in the native walk")) return NULL;
     int flags = path_flags(c, path);
-    int rc = flags < 0 ? -1 : walk_value(c, res, nodes, rclass, path, flags, v, depth, line_no);
+    int rc = flags < 0 ? -1 : walk_value(c, res, rclass, path, flags, v, depth, line_no);
     Py_LeaveRecursiveCall();
-    Py_DECREF(nodes);
     if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
@@ -999,7 +984,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(dumps, "_dumps", NULL)
     GET(classify, "_classify", NULL)
     GET(vocab, "vocab_paths", &PySet_Type)
-    GET(vm_only, "_vocab_marker_only", &PySet_Type)
+    GET(vm_only, "_c_string_roles", &PySet_Type)
     GET(marker_paths, "_marker_tuples", &PyDict_Type)
     GET(m_gvalue, "gvalue", NULL)
     GET(link_kinds, "_link_kinds", &PyDict_Type)

@@ -230,10 +230,10 @@ class Walker:
         return out
 
     # -- the node walk ----------------------------------------------------------------
-    # The hot loop. Three caches keep per-node work to a few dict lookups: the gated key set
-    # of an object by its tuple of keys (same shapes repeat), the child path of a key under
-    # a parent path, and one set of "special" paths (vocabulary, links, markers, numbers,
-    # existence checks, carriers) so an ordinary leaf costs one membership test.
+    # The reference walk (the C core in _walkcore.c mirrors it; tests require equal tables).
+    # Caches: the gated key set of an object by its tuple of keys (same shapes repeat), the
+    # child path of a key under a parent path, and one set of "special" paths (vocabulary,
+    # links, markers, numbers, existence checks, carriers) tested once per leaf.
     def _prepare(self) -> None:
         self.special = (set(self.vocab_paths) | set(self.link_paths) | set(self.marker_paths)
                         | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers))
@@ -250,17 +250,20 @@ class Walker:
         self._name_key = self.p.block_name_key
         self._loads = orjson.loads
         self._dumps = orjson.dumps
-        # string leaves the native walker handles itself: only vocabulary, markers and links
-        others = set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers)
-        self._vocab_marker_only = frozenset(p for p in self.special if p not in others)
+        # Leaves the native walker handles itself, by the roles of their path: strings where
+        # those are only vocabulary, markers and links; nulls and booleans where only
+        # vocabulary; numbers where only numbers. Every other special leaf comes back here.
+        roles = {"vocab": set(self.vocab_paths), "link": set(self.link_paths), "marker": set(self.marker_paths),
+                 "number": set(self.number_paths), "exists": set(self.exists_paths),
+                 "carrier": set(self.json_carriers)}
+
+        def only(p: str, allowed: set[str]) -> bool:
+            return not any(p in paths for role, paths in roles.items() if role not in allowed)
+
+        self._c_string_roles = frozenset(p for p in self.special if only(p, {"vocab", "marker", "link"}))
+        self._vocab_only = frozenset(p for p in roles["vocab"] if only(p, {"vocab"}))
+        self._number_names = {p: n for p, n in self.number_paths.items() if only(p, {"number"})}
         self._link_kinds = dict(self.link_paths)
-        # null and boolean leaves at paths that are only vocabulary; numbers at paths that
-        # are only numbers: also handled in C
-        roles = [set(self.vocab_paths), set(self.link_paths), set(self.marker_paths), set(self.number_paths),
-                 set(self.exists_paths), set(self.json_carriers)]
-        self._vocab_only = frozenset(p for p in roles[0] if not any(p in r for r in roles[1:]))
-        self._number_names = {p: n for p, n in self.number_paths.items()
-                              if not any(p in r for i, r in enumerate(roles) if i != 3)}
         self._hmac_digest = _hmac_digest
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
         self._classify = classify
@@ -290,25 +293,12 @@ class Walker:
     def _leaf(self, res: FileResult, rclass: str, path: str, v: Any, t: type, line_no: int, depth: int) -> None:
         if path in self.special:
             self._special_leaf(res, rclass, path, v, t, line_no, depth)
-        nodes = res.nodes
         if t is str:
-            k = (rclass, path, "string", "")
             # UTF-8 bytes, so an exact byte cap shows as one repeated maximum
             n = len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))
-            a = nodes.get(k)
-            if a is None:
-                nodes[k] = [1, n]
-            else:
-                a[0] += 1
-                if n > a[1]:
-                    a[1] = n
-            return
-        k = (rclass, path, JTYPE.get(t, "number") if v is not None else "null", "")
-        a = nodes.get(k)
-        if a is None:
-            nodes[k] = [1, 0]
+            self._count(res.nodes, (rclass, path, "string", ""), n)
         else:
-            a[0] += 1
+            self._count(res.nodes, (rclass, path, JTYPE.get(t, "number") if v is not None else "null", ""), 0)
 
     def _special_leaf(self, res: FileResult, rclass: str, path: str, v: Any, t: type, line_no: int,
                       depth: int) -> None:
@@ -338,26 +328,16 @@ class Walker:
                     res.numbers.append((line_no, name, None))
 
     def _obj(self, res: FileResult, rclass: str, path: str, v: dict, depth: int, line_no: int) -> None:
-        nodes = res.nodes
         if depth >= self.max_depth:
             self._truncated(res, rclass, path)
             return
         if path in self.obj_special or len(v) > self.max_keys:
             self._obj_special(res, rclass, path, v)
             return
-        k = (rclass, path, "object", self.keyset_of(v))
-        a = nodes.get(k)
-        n = len(v)
-        if a is None:
-            nodes[k] = [1, n]
-        else:
-            a[0] += 1
-            if n > a[1]:
-                a[1] = n
+        self._count(res.nodes, (rclass, path, "object", self.keyset_of(v)), len(v))
         children = self._children.get(path)
         if children is None:
             children = self._children[path] = {}
-        special = self.special
         d1 = depth + 1
         for key, val in v.items():
             cp = children.get(key)
@@ -366,17 +346,7 @@ class Walker:
                 if len(children) < 2_000:
                     children[key] = cp
             t = type(val)
-            if t is str and cp not in special:  # the common leaf, inline
-                lk = (rclass, cp, "string", "")
-                ln = len(val) if val.isascii() else len(val.encode("utf-8", "surrogatepass"))
-                a = nodes.get(lk)
-                if a is None:
-                    nodes[lk] = [1, ln]
-                else:
-                    a[0] += 1
-                    if ln > a[1]:
-                        a[1] = ln
-            elif t is dict:
+            if t is dict:
                 self._obj(res, rclass, cp, val, d1, line_no)
             elif t is list:
                 self._arr(res, rclass, cp, val, d1, line_no)
