@@ -17,7 +17,6 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,27 +26,6 @@ from survey.corpus.privacy import pseudonym
 from survey.runtimes.base import Profile
 
 STRATA = ("month", "day", "quarter", "year")
-
-
-def stratum_of(ts: float, by: str = "month") -> str:
-    d = datetime.fromtimestamp(ts, UTC)
-    if by == "day":
-        return d.strftime("%Y-%m-%d")
-    if by == "quarter":
-        return f"{d.year}-Q{(d.month - 1) // 3 + 1}"
-    if by == "year":
-        return f"{d.year}"
-    return d.strftime("%Y-%m")
-
-
-def ext_of(name: str) -> str:
-    """A file's class among unknown files: its extension, or ``(none)``/``(dotfile)``."""
-    if name.startswith(".") and name.count(".") == 1:
-        return "(dotfile)"
-    suffix = Path(name).suffix.lower()
-    if not suffix or len(suffix) > 12 or not suffix[1:].replace("_", "").replace("-", "").isalnum():
-        return "(none)"
-    return suffix
 
 
 @dataclass
@@ -77,38 +55,79 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+def _suffix(name: str) -> str:
+    # pathlib's rule for Path(name).suffix, without building a Path per file
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
+def ext_of(name: str) -> str:
+    """A file's class among unknown files: its extension, or ``(none)``/``(dotfile)``."""
+    if name.startswith(".") and name.count(".") == 1:
+        return "(dotfile)"
+    suffix = _suffix(name).lower()
+    if not suffix or len(suffix) > 12 or not suffix[1:].replace("_", "").replace("-", "").isalnum():
+        return "(none)"
+    return suffix
+
+
+STRATUM_FORMAT = {"month": "%Y-%m", "day": "%Y-%m-%d", "year": "%Y"}
+
+
+def _strata(mtime: pl.Expr, by: str) -> pl.Expr:
+    """The mtime stratum (``month``, ``day``, ``quarter``, ``year``) of each file, vectorised."""
+    if by == "quarter":
+        return pl.format("{}-Q{}", mtime.dt.year(), mtime.dt.quarter())
+    return mtime.dt.strftime(STRATUM_FORMAT.get(by, "%Y-%m"))
+
+
 def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
           progress=None) -> Inventory:
-    """Walk ``root`` without following links; classify every entry by the profile."""
+    """Walk ``root`` without following links; classify every entry by the profile.
+
+    Rows are gathered as columns (one append per field, no dict per file); the dates and
+    strata are derived from ``mtime_ns`` in one vectorised step at the end."""
     regexes = [(s, s.regex()) for s in profile.surfaces]
-    rows: list[dict] = []
+    cols: dict[str, list] = {k: [] for k in SCHEMA if k not in ("mtime", "stratum")}
+    c_fid, c_surface, c_kind, c_ext = cols["file_id"], cols["surface"], cols["kind"], cols["ext"]
+    c_sess, c_parent, c_agree = cols["session_id"], cols["parent_id"], cols["ids_agree"]
+    c_size, c_mtime, c_ctime, c_inode, c_problem = (cols["size"], cols["mtime_ns"], cols["ctime_ns"],
+                                                    cols["inode"], cols["problem"])
+    has_stat: list[bool] = []
     paths: dict[str, str] = {}
     raw_ids: dict[str, str] = {}
 
     def add(rel: str, surface: str, kind: str, st: os.stat_result | None, problem: str | None,
             groups: dict[str, str] | None = None) -> None:
         fid = pseudonym(salt, rel, "f")
-        g = groups or {}
-        sess, parent, stem = g.get("session"), g.get("parent"), g.get("stem")
-        rows.append({
-            "file_id": fid,
-            "surface": surface,
-            "kind": kind,
-            "ext": ext_of(rel.rsplit("/", 1)[-1]),
-            "session_id": pseudonym(salt, sess, "i") if sess else None,
-            "parent_id": pseudonym(salt, parent, "i") if parent else None,
-            "ids_agree": (sess == stem) if (sess and stem) else None,
-            "size": st.st_size if st else 0,
-            "mtime": datetime.fromtimestamp(st.st_mtime, UTC) if st else None,
-            "mtime_ns": st.st_mtime_ns if st else 0,
-            "ctime_ns": st.st_ctime_ns if st else 0,
-            "inode": st.st_ino if st else 0,
-            "stratum": stratum_of(st.st_mtime, stratum) if st else "unknown",
-            "problem": problem,
-        })
+        c_fid.append(fid)
+        c_surface.append(surface)
+        c_kind.append(kind)
+        c_ext.append(ext_of(rel.rsplit("/", 1)[-1]))
+        if groups:
+            sess, parent, stem = groups.get("session"), groups.get("parent"), groups.get("stem")
+            c_sess.append(pseudonym(salt, sess, "i") if sess else None)
+            c_parent.append(pseudonym(salt, parent, "i") if parent else None)
+            c_agree.append((sess == stem) if (sess and stem) else None)
+            if sess:
+                raw_ids[fid] = sess
+        else:
+            c_sess.append(None)
+            c_parent.append(None)
+            c_agree.append(None)
+        if st is not None:
+            c_size.append(st.st_size)
+            c_mtime.append(st.st_mtime_ns)
+            c_ctime.append(st.st_ctime_ns)
+            c_inode.append(st.st_ino)
+        else:
+            c_size.append(0)
+            c_mtime.append(0)
+            c_ctime.append(0)
+            c_inode.append(0)
+        has_stat.append(st is not None)
+        c_problem.append(problem)
         paths[fid] = rel
-        if sess:
-            raw_ids[fid] = sess
 
     def classify(rel: str) -> tuple[str, str, dict[str, str] | None]:
         for s, rx in regexes:
@@ -120,7 +139,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     stack = [""]
     while stack:
         reldir = stack.pop()
-        full = root / reldir if reldir else root
+        full = os.path.join(root, reldir) if reldir else str(root)
         try:
             entries = sorted(os.scandir(full), key=lambda e: e.name)
         except OSError:
@@ -132,13 +151,11 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                 if e.is_symlink():
                     problem: str | None
                     try:
-                        st = os.stat(e.path)
+                        os.stat(e.path)
                         problem = "symlink"
                     except OSError as exc:
-                        st = None
                         problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
                     add(rel, "other", "link", None, problem)
-                    del st
                     continue
                 st = e.stat(follow_symlinks=False)
             except OSError:
@@ -160,7 +177,14 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             add(rel, surface, kind, st, problem, groups)
             if progress is not None:
                 progress(1, st.st_size)
-    frame = pl.DataFrame(rows, schema=SCHEMA)
+    base = pl.DataFrame({**cols, "_stat": has_stat},
+                        schema={**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean})
+    # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
+    mtime = pl.from_epoch((pl.col("mtime_ns") + 500) // 1000, time_unit="us").dt.replace_time_zone("UTC")
+    frame = base.with_columns(
+        mtime=pl.when(pl.col("_stat")).then(mtime),
+        stratum=pl.when(pl.col("_stat")).then(_strata(mtime, stratum)).otherwise(pl.lit("unknown")),
+    ).select(list(SCHEMA))
     return Inventory(frame=frame, paths=paths, raw_ids=raw_ids)
 
 
