@@ -91,3 +91,32 @@ def test_the_cache_keeps_parts_across_runs_and_compacts_them(tmp_path: Path, mon
         fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=f"f{i}", cache=False)
         assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
     assert max(seen_runs) == 3 and 1 in seen_runs[2:], seen_runs  # grew, then was compacted
+
+
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code"])
+def test_the_worker_pool_writes_the_tables_of_the_in_process_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str) -> None:
+    """Big walks run in batches on a pool of workers that write their own Parquet parts;
+    small ones (and re-runs with little left to walk) run in this process. Both ways give
+    the same snapshot tables, row for row."""
+    import importlib
+
+    import polars as pl
+
+    from survey.census import collect as C
+
+    gen = importlib.import_module(f"survey.synth.{runtime}").generate
+    root = tmp_path / "root"
+    gen(root, seed=8, sessions=24)
+    monkeypatch.setattr(C, "BATCH_FILES", 7)  # several batches per worker
+    snaps = {}
+    for jobs, pool_min in ((1, 1 << 40), (2, 0)):
+        monkeypatch.setattr(C, "POOL_MIN_BYTES", pool_min)
+        res = run_survey(get(runtime), root, snapshots=tmp_path / "s", reports=None, date=f"j{jobs}",
+                         cache=False, jobs=jobs)
+        assert res.cache["worker_cpu"] > 0 if jobs == 2 else res.cache["worker_cpu"] == 0
+        snaps[jobs] = Path(res.snapshot)
+    for table in sorted(p.name for p in (snaps[1] / "walk").glob("*.parquet")):
+        a, b = (pl.read_parquet(snaps[j] / "walk" / table) for j in (1, 2))
+        assert a.height > 0 or table not in {"frames.parquet", "nodes.parquet", "files.parquet"}, table
+        assert a.sort(a.columns, nulls_last=True).equals(b.sort(b.columns, nulls_last=True)), table

@@ -45,7 +45,11 @@ from survey.runtimes.base import Profile
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
 
-CACHE_LAYOUT = "parts-2"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-2"
+
+# Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
+# server that imports polars, then its workers) costs about what walking 20-30 MB does.
+POOL_MIN_BYTES = 24 << 20  # how the cache folder is laid out: a change starts it afresh
 
 FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
@@ -64,16 +68,19 @@ def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
         raw = inv.raw_ids.get(fid)
         if raw:
             kids.setdefault(pid, []).append((fid, raw.encode()))
-    tasks = []
     sampled = set(df.filter(pl.col("sampled"))["file_id"].to_list()) if "sampled" in df.columns else None
-    for row in todo.sort("size", descending=True).iter_rows(named=True):
-        fid = row["file_id"]
-        kind = row["kind"]
+    jsonl_surfaces = {s.name for s in profile.surfaces if s.kind == "jsonl"}
+    base = str(root)
+    paths = inv.paths
+    tasks = []
+    todo = todo.sort("size", descending=True)
+    for fid, kind, size, surface, sess, parent in zip(
+            *(todo[c].to_list() for c in ("file_id", "kind", "size", "surface", "session_id", "parent_id")),
+            strict=True):
         if kind in ("jsonl", "json", "sqlite") and sampled is not None and fid not in sampled:
             kind = "blob"  # outside the sample: hashed and counted, not walked
-        needles = kids.get(row["session_id"], []) if row["surface"] in {
-            s.name for s in profile.surfaces if s.kind == "jsonl"} and row["parent_id"] is None else []
-        tasks.append((str(root / inv.paths[fid]), fid, kind, row["size"], needles))
+        needles = kids.get(sess, []) if surface in jsonl_surfaces and parent is None else []
+        tasks.append((os.path.join(base, paths[fid]), fid, kind, size, needles))
     return tasks
 
 
@@ -112,11 +119,14 @@ def _canonical(v: object) -> str:
     return repr(v)
 
 
+_NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
+
+
 def _task_key(t: tuple, stat: dict[str, tuple[int, int, int]]) -> str:
     # ctime too: a rewrite that keeps the size and puts the mtime back still moves it
     _path, fid, kind, size, needles = t
     mtime_ns, ctime_ns, inode = stat[fid]
-    nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12]
+    nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12] if needles else _NO_NEEDLES
     key = f"{kind}:{size}:{mtime_ns}:{ctime_ns}:{inode}:{nsig}"
     if kind == "sqlite":
         # a live store changes its -wal, not its main file: the WAL is part of the key
@@ -133,8 +143,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             progress: Callable[[int, int], None] | None = None,
             cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
     jobs = jobs or min(os.cpu_count() or 1, 8)
-    if jobs > 1 and int(inv.frame["size"].sum() or 0) >= (8 << 20):
-        _pool_context(start=True)  # the fork server imports while the tasks are prepared
+    if jobs > 1 and int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES and not (
+            cache_dir is not None and (cache_dir / "meta.parquet").exists()):
+        # a first run: the fork server imports while the tasks are prepared (a re-run waits
+        # to see how much is left to walk)
+        _pool_context(start=True)
     all_tasks = _tasks(inv, root, profile)
     stat = {fid: (m, c, i) for fid, m, c, i in
             inv.frame.select("file_id", "mtime_ns", "ctime_ns", "inode").iter_rows()}
@@ -191,7 +204,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             progress(len(b.files), b.nbytes)
 
     batches = _batches(tasks, jobs)
-    small = sum(t[3] for t in tasks) < (8 << 20) or jobs == 1
+    small = sum(t[3] for t in tasks) < POOL_MIN_BYTES or jobs == 1
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
         walker.root = str(root)
