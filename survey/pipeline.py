@@ -140,6 +140,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
     from survey.census.rarekeys import collapse
 
+    parts = walk_stats.pop("parts", None) or {}
+    scans = dict(tables)
     tables, rare = collapse(tables, min_files if min_files is not None else (3 if mode == "discover" else 1))
     timings["walk"] = time.perf_counter() - t
     if profile.store_reader and "stores" not in tables:
@@ -177,7 +179,11 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         t = time.perf_counter()
         writer.write_inventory(full)
         for name, df in tables.items():
-            writer.write_table(name, df)
+            ps = parts.get(name)
+            if ps is not None and df is scans.get(name) and (ps.files or ps.rest is not None):
+                writer.link_table(name, ps.files, ps.rest)  # the walk's parts, not re-encoded
+            else:
+                writer.write_table(name, df)
         writer.write_table("files", files)
         # per-record tables are read back lazily from the snapshot: never all in memory
         frames = pl.scan_parquet(writer.dir / "walk" / "frames.parquet")
@@ -226,8 +232,11 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         ok_ids = full.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
                              & (pl.col("read_status") == "ok"))["file_id"].to_list()
         readable = [inv.paths[f] for f in ok_ids]
+        known = {inv.paths[f]: (f, (size, m, c, i)) for f, size, m, c, i in inv.frame.filter(
+            pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])).select(
+            "file_id", "size", "mtime_ns", "ctime_ns", "inode").iter_rows()}
         evidence = run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
-                              cache_dir=cache_dir, salt=salt)
+                              cache_dir=cache_dir, salt=salt, known=known)
         evidence["fingerprint"] = fp
         writer.write_json("evidence", evidence)
         timings["greps"] = time.perf_counter() - t

@@ -147,7 +147,7 @@ def test_snapshot_is_immutable(tmp_path: Path) -> None:
     third = survey(root, tmp_path, on_exists="suffix")
     assert third.snapshot.endswith("2026-01-01.2/cursor")
     m = load_json(Path(first.snapshot), "manifest")
-    assert m["snapshot_schema"] == 1 and m["fingerprint"] and m["counts"]["files"] == first.files
+    assert m["snapshot_schema"] == 2 and m["fingerprint"] and m["counts"]["files"] == first.files
 
 
 def test_claim_without_evidence_cannot_exist_or_render(tmp_path: Path, cursor_survey) -> None:

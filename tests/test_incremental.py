@@ -36,6 +36,7 @@ def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_pat
     assert again.cache["walked"] == added and again.cache["cache_hits"] == again.cache["files"] - added
     fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
     assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+    assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
 
 
 def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> None:
@@ -53,6 +54,22 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
     assert again.cache["walked"] == 1
     fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
     assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+    assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
+
+
+def assert_same_walk_tables(a: Path, b: Path) -> None:
+    """Row for row (in any order), and the big tables of ``a`` are folders of parts linked
+    from the walk, not re-encoded copies."""
+    import polars as pl
+
+    names = sorted(p.name for p in (b / "walk").iterdir())
+    assert names == sorted(p.name for p in (a / "walk").iterdir())
+    for name in names:
+        x, y = pl.read_parquet(a / "walk" / name), pl.read_parquet(b / "walk" / name)
+        assert x.sort(x.columns, nulls_last=True).equals(y.sort(y.columns, nulls_last=True)), name
+    for name in ("frames.parquet", "nodes.parquet"):
+        assert (a / "walk" / name).is_dir(), name
+        assert any(p.stat().st_nlink > 1 for p in (a / "walk" / name).iterdir()), name
 
 
 def test_walk_signature_is_the_same_in_every_process() -> None:

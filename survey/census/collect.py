@@ -35,17 +35,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import polars as pl
 
 from survey.census import walk as W
 from survey.corpus.crawl import Inventory
 from survey.runtimes.base import Profile
+from survey.snapshot.store import link_or_copy
 
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
 
-CACHE_LAYOUT = "parts-2"
+CACHE_LAYOUT = "parts-3"
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -161,12 +163,14 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
         meta, cache_error = None, type(exc).__name__
     runs: dict[str, str] = {}  # file_id -> the run whose parts hold its rows
+    where: dict[str, str] = {}  # file_id -> the part (label: "<run>-<part>") that holds its rows
     if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
             and "run" in meta.columns:
         have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
         volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
         hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
         runs = {f: r for f, r in zip(meta["file_id"].to_list(), meta["run"].to_list(), strict=True) if f in hits}
+        where = {f: w for f, w in zip(meta["file_id"].to_list(), meta["part"].to_list(), strict=True) if f in hits}
         if hits:
             ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
             for name in SPILLED:
@@ -192,6 +196,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         stats["spill_dir"] = str(spill)
     files: list[tuple] = []
     stores: list[dict] = []
+    batch_of: dict[str, int] = {}  # file_id -> the batch (part) that walked it
 
     worker_cpu = 0.0
 
@@ -199,6 +204,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         nonlocal worker_cpu
         worker_cpu += b.cpu
         files.extend(b.files)
+        for f in b.files:
+            batch_of[f[0]] = b.index
         stores.extend(b.stores)
         if progress:
             progress(len(b.files), b.nbytes)
@@ -236,16 +243,53 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             out[name] = pl.concat([df, mine], how="diagonal_relaxed")  # type: ignore[type-var]
         else:
             out[name] = df
+    parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
-            runs = _write_cache(cache_dir, spill, out, keys, sig, runs)
+            where, totals = _write_cache(cache_dir, spill, out, keys, sig, runs, where, batch_of)
+            runs = {f: _run_of_label(w) for f, w in where.items()}
             # the cached rows now live in the new cache: scan them there, not in the old one
             for name in SPILLED:
                 out[name] = _scan_runs(cache_dir / name, runs)
+            parts = {name: _part_set(cache_dir / name, where, totals) for name in SPILLED}
         except OSError as exc:  # the survey does not depend on its cache
             if stats is not None:
                 stats["cache_error"] = type(exc).__name__
+    else:  # every row of the spilled parts is this run's
+        parts = {name: PartSet([p for p in _parts(spill / name) if p.name != "part-empty.parquet"], None)
+                 for name in SPILLED}
+    if stats is not None and parts is not None:
+        stats["parts"] = parts  # for the snapshot writer (popped there: not a statistic)
     return out  # type: ignore[return-value]
+
+
+@dataclass
+class PartSet:
+    """A walk table as Parquet files: ``files`` hold only live rows (they can be linked into a
+    snapshot as they are); ``rest`` is the live rows of parts that also hold stale ones."""
+
+    files: list[Path]
+    rest: pl.LazyFrame | None
+
+
+def _part_set(d: Path, where: dict[str, str], totals: dict[str, int]) -> PartSet:
+    """Which of a table's cached parts are clean (every file they were written for is still
+    served from them) and the live rows of the others."""
+    live: dict[str, list[str]] = {}
+    for f, w in where.items():
+        live.setdefault(w, []).append(f)
+    clean, dirty = [], []
+    for p in _parts(d):
+        label = p.name.removesuffix(".parquet")
+        if label.endswith("-empty"):
+            continue
+        if len(live.get(label, ())) == totals.get(label, -1):
+            clean.append(p)
+        elif live.get(label):
+            dirty.append((p, live[label]))
+    rest = pl.concat([pl.scan_parquet(p).join(pl.LazyFrame({"file_id": ids}, schema={"file_id": pl.String}),
+                                              on="file_id", how="semi") for p, ids in dirty]) if dirty else None
+    return PartSet(clean, rest)
 
 
 # -- the walk, in batches: each worker writes its own Parquet parts -----------------------
@@ -260,6 +304,7 @@ class BatchOut:
     stores: list[dict]  # one dict per SQLite store
     nbytes: int
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
+    index: int  # the batch's number: its parts are ``part-<index>.parquet``
 
 
 def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
@@ -335,7 +380,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
             # lz4: the parts are read once into the snapshot (and kept by the cache)
             pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name]).write_parquet(
                 d / f"part-{index:06d}.parquet", compression="lz4")
-    return BatchOut(files, stores, nbytes, time.process_time() - cpu0)
+    return BatchOut(files, stores, nbytes, time.process_time() - cpu0, index)
 
 
 def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str]) -> BatchOut:
@@ -371,6 +416,10 @@ def _run_of(part: Path) -> str:
     return part.name.split("-", 1)[0]
 
 
+def _run_of_label(label: str) -> str:
+    return label.split("-", 1)[0]
+
+
 def _scan_runs(d: Path, runs: dict[str, str]) -> pl.LazyFrame:
     """The rows of each file from the run that last walked it (older rows of a file that
     has changed since are in the parts too, and are never read)."""
@@ -383,26 +432,22 @@ def _scan_runs(d: Path, runs: dict[str, str]) -> pl.LazyFrame:
             .drop("_part", "_run"))
 
 
-def _link(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:  # another file system, or no hard links: a plain copy
-        shutil.copyfile(src, dst)
-
-
 COMPACT_AFTER_RUNS = 8
 
 
 def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], sig: str,
-                 runs: dict[str, str]) -> dict[str, str]:
+                 runs: dict[str, str], where: dict[str, str],
+                 batch_of: dict[str, int]) -> tuple[dict[str, str], dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
-    Returns, per file, the run whose parts now hold its rows.
+    Returns, per file, the part (``<run>-<part>``) that now holds its rows, and how many
+    files each part was written for.
 
     Walk tables are kept as Parquet parts named ``<run>-…``, never re-encoded: this run's
     parts and the old cache's parts move in by hard link. ``meta.parquet`` names, per file,
-    the run that last walked it; older rows of files since changed or gone stay in old parts
-    (never read: reads join on file and run) until ``COMPACT_AFTER_RUNS`` runs pile up and
-    the live rows are rewritten into one part."""
+    the run and part that last walked it; older rows of files since changed or gone stay in
+    old parts (never read: reads join on file and run) until ``COMPACT_AFTER_RUNS`` runs pile
+    up and the live rows are rewritten into one part. ``parts.json`` counts the files each
+    part was written for: a part still serving all of them holds no stale row (``_part_set``)."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -416,20 +461,32 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], 
             _scan_runs(cache_dir / name, runs).sink_parquet(d / f"{run}-compact.parquet")
         elif runs:
             for p in _parts(cache_dir / name):
-                _link(p, d / p.name)
+                link_or_copy(p, d / p.name)
         for p in _parts(spill / name):
             if p.name != "part-empty.parquet":
-                _link(p, d / f"{run}-{p.name}")
+                link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
     new_runs = {f: (run if compact or f not in runs else runs[f]) for f in keys}
+    new_where = {f: (f"{run}-part-{batch_of[f]:06d}" if f not in runs else
+                     (f"{run}-compact" if compact else where[f])) for f in keys}
+    try:
+        old_totals = {} if compact else orjson.loads((cache_dir / "parts.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        old_totals = {}  # unknown totals: every old part is read row by row, never linked
+    totals = {w: n for w, n in old_totals.items() if isinstance(n, int) and _run_of_label(w) in old_runs}
+    for w in new_where.values():
+        if _run_of_label(w) == run:
+            totals[w] = totals.get(w, 0) + 1
+    (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     markers = _scan_runs(tmp / "markers", new_runs)
     volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
                    .select("file_id").collect()["file_id"].to_list())
     pl.DataFrame({"file_id": list(keys), "key": list(keys.values()), "sig": [sig] * len(keys),
-                  "volatile": [f in volatile for f in keys], "run": [new_runs[f] for f in keys]},
+                  "volatile": [f in volatile for f in keys], "run": [new_runs[f] for f in keys],
+                  "part": [new_where[f] for f in keys]},
                  schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean,
-                         "run": pl.String}).write_parquet(tmp / "meta.parquet")
+                         "run": pl.String, "part": pl.String}).write_parquet(tmp / "meta.parquet")
     for name in ("files", "stores"):
         if name in out:
             df = out[name]
@@ -439,4 +496,4 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], 
         cache_dir.rename(old_dir)
     tmp.rename(cache_dir)
     shutil.rmtree(old_dir, ignore_errors=True)
-    return new_runs
+    return new_where, totals

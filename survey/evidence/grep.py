@@ -21,8 +21,9 @@ fresh run (files that vanished drop out, since each run lists the scope afresh).
 lives beside the walk's cache folder (``<walk cache>.grep/<scope>.json``; the walk replaces
 its own folder whole), one file per scope, and holds no path and no content: a file is named
 by the same salted pseudonym as its ``file_id`` in the snapshot, and keyed by size, mtime_ns,
-ctime_ns and inode at the moment it was listed, before it was read (a file written during
-or after the read gets a new ctime, so it is read again next time). A change to the globs,
+ctime_ns and inode as the crawl saw them (``Known``: the stat the walk's cache is keyed by;
+a file the crawl did not see is stat'ed when listed), before it was read (a file written
+during or after the read gets a new ctime, so it is read again next time). A change to the globs,
 the literals, the query, this module, DuckDB or rg starts the scope's cache afresh. The
 evidence says how many files' counts came from the cache; the pasteable commands stay the
 whole-scope commands. ``--no-cache`` (``run_probes(cache_dir=None)``) reads everything.
@@ -61,6 +62,7 @@ RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
 CACHE_VERSION = "1"
 
 FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+Known = dict[str, tuple[str, FileKey]]  # relative path -> (file_id, key), from the crawl
 Counts = tuple[int, bool, list[int]]  # size, not_utf8, occurrences per literal
 
 
@@ -134,6 +136,15 @@ def _file_key(path: str | bytes | Path) -> FileKey | None:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
+def _keys(root: Path, files: Iterable[str], known: Known | None) -> dict[str, FileKey | None]:
+    """Each file's key: the crawl's, or a fresh stat for a file the crawl did not see."""
+    out: dict[str, FileKey | None] = {}
+    for f in files:
+        k = known.get(f) if known else None
+        out[f] = k[1] if k is not None else _file_key(os.path.join(root, f))
+    return out
+
+
 def _relative(root: Path, path: str) -> str:
     prefix = str(root) + "/"
     return path[len(prefix):] if path.startswith(prefix) else os.path.relpath(path, root)
@@ -168,7 +179,8 @@ class GrepCache:
 
     ENGINES = ("duckdb", "rg")
 
-    def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes) -> None:
+    def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes,
+                 known: Known | None = None) -> None:
         self.path = folder / (re.sub(r"[^\w.-]", "_", scope.name) + ".json")
         self.sig = _signature(scope, literals)
         self.salt = salt
@@ -176,7 +188,7 @@ class GrepCache:
         self.new: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
         self.error: str | None = None
         self.n = len(literals)
-        self._fids: dict[str, str] = {}
+        self._fids: dict[str, str] = {f: fk[0] for f, fk in (known or {}).items()}  # the crawl's file_ids
         try:
             data = orjson.loads(self.path.read_bytes()) if self.path.exists() else None
         except (OSError, orjson.JSONDecodeError) as exc:  # an unreadable cache is no cache
@@ -248,11 +260,21 @@ def _connect() -> duckdb.DuckDBPyConnection:
 
 def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str]) -> list[str]:
     """The files ``read_blob`` reads for these globs, in its order (a file matched by two
-    globs is listed, and read, twice), as paths relative to the root."""
-    out: list[str] = []
-    for g in globs:
-        out += [_relative(root, f) for (f,) in con.execute("SELECT file FROM glob(?)", [f"{root}/{g}"]).fetchall()]
-    return out
+    globs is listed, and read, twice), as paths relative to the root. Each glob walks the
+    tree on its own cursor, concurrently."""
+    globs = list(globs)
+
+    def one(g: str) -> list[str]:
+        cur = con.cursor()
+        try:
+            return [_relative(root, f) for (f,) in cur.execute("SELECT file FROM glob(?)", [f"{root}/{g}"]).fetchall()]
+        finally:
+            cur.close()
+
+    if len(globs) > 1:
+        with ThreadPoolExecutor(min(len(globs), 4)) as pool:
+            return [f for part in pool.map(one, globs) for f in part]
+    return [f for g in globs for f in one(g)]
 
 
 def _cores() -> int:
@@ -311,7 +333,7 @@ def _zeros(literals: list[str]) -> dict[str, dict]:
 
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
-                cache: GrepCache | None = None) -> tuple[dict[str, dict], int]:
+                cache: GrepCache | None = None, known: Known | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
     per literal, and how many files' counts came from the cache instead of a read.
 
@@ -324,7 +346,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             listed = duckdb_listing(con, root, scope.duckdb_globs) if files is None else list(files)
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
-        keys = {f: _file_key(os.path.join(root, f)) for f in dict.fromkeys(listed)}
+        keys = _keys(root, dict.fromkeys(listed), known)
         listed = [f for f in listed if keys[f] is not None]  # gone since listed: not in the scope
         counts: dict[str, Counts] = {}
         todo = []
@@ -385,14 +407,15 @@ def _rg_batches(paths: list[bytes]) -> list[list[bytes]]:
     return out if out[-1] else []
 
 
-def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None) -> dict:
+def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
+            known: Known | None = None) -> dict:
     rg = rg_binary()
     globs = [a for g in scope.rg_globs for a in ("-g", g)]
     listing = subprocess.run([rg, "-uuu", "--files", *globs, "--null", str(root)], capture_output=True, check=False)
     prefix = os.fsencode(str(root)) + b"/"
     listed = [os.fsdecode(p[len(prefix):] if p.startswith(prefix) else p)
               for p in listing.stdout.split(b"\0") if p]
-    keys = {f: _file_key(os.path.join(root, f)) for f in listed} if cache else {}
+    keys = _keys(root, listed, known) if cache else {}
     hits: dict[str, list[int]] = {}
     if cache:
         for f, k in keys.items():
@@ -472,14 +495,15 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                scope_files: dict[str, int], readable: list[str] | None = None, *,
-               cache_dir: Path | None = None, salt: bytes | None = None) -> dict:
+               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
     ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
     whole scope (a file unreadable, or shrinking while read), the query is run again over
     the readable files of the scope only, and the page says how many were left out.
     ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
-    and names files by ``salt``-ed pseudonyms.
+    and names files by ``salt``-ed pseudonyms; ``known`` gives the crawl's file_id and key
+    of each file it saw, so they are not computed again.
     """
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     out: dict = {"scopes": {}, "probes": []}
@@ -492,19 +516,19 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
         for lit in literals:
             if not lit or not lit.isascii():
                 raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
-        cache = GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
+        cache = GrepCache(folder, scope, literals, salt, known) if folder is not None and salt is not None else None
         fallback = None
         try:
-            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache)
+            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known)
         except GrepReadError as exc:
             files = in_scope(scope, readable or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
             try:
-                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache)
+                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known)
             except GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
                 dd, dd_cached = _zeros(literals), 0
-        rgr = rg_grep(root, scope, literals, cache=cache)
+        rgr = rg_grep(root, scope, literals, cache=cache, known=known)
         if cache is not None:
             cache.save()
         from_cache = {"duckdb": dd_cached, "rg": rgr["files_from_cache"]}

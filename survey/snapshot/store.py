@@ -7,6 +7,8 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
     inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids)
     walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files
+                         (a per-record table may be a folder of parts, as Spark writes one:
+                         DuckDB >= 1.4 and polars read ``walk/frames.parquet`` either way)
     census.json          every query: file, command, columns, rows
     evidence.json        every probe: DuckDB and ripgrep results, both commands
     claims.json          every sentence of the page, with its evidence and provenance
@@ -24,7 +26,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a per-record walk table may be a folder of parts
 
 
 class SnapshotExists(Exception):
@@ -70,6 +72,17 @@ class SnapshotWriter:
         else:
             df.write_parquet(self.tmp / "walk" / f"{name}.parquet")
 
+    def link_table(self, name: str, files: list[Path], rest: pl.LazyFrame | None = None) -> None:
+        """A table as a folder of Parquet parts: ``files`` (parts the walk already wrote, whose
+        rows all belong here) are hard-linked in, not re-encoded; ``rest`` is written as one
+        more part. Parts are immutable wherever they live, so sharing them is safe."""
+        d = self.tmp / "walk" / f"{name}.parquet"
+        d.mkdir()
+        for i, p in enumerate(files):
+            link_or_copy(p, d / f"part-{i:06d}.parquet")
+        if rest is not None:
+            rest.sink_parquet(d / f"part-{len(files):06d}.parquet")
+
     def write_json(self, name: str, obj: Any) -> None:
         (self.tmp / f"{name}.json").write_bytes(dumps(obj))
 
@@ -86,6 +99,13 @@ class SnapshotWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or no hard links: a plain copy
+        shutil.copyfile(src, dst)
 
 
 def load_json(snap: Path, name: str) -> Any:
