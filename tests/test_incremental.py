@@ -83,30 +83,41 @@ def test_walk_signature_is_the_same_in_every_process() -> None:
     assert len(sigs) == 1, sigs
 
 
-def test_the_cache_keeps_parts_across_runs_and_compacts_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each run adds its own Parquet parts (never re-encoding the old ones); a file changed
-    in every run has stale rows in older parts that must never be read; after
-    ``COMPACT_AFTER_RUNS`` runs the live rows are rewritten into one part."""
+def test_the_cache_holds_only_live_rows_and_compacts_its_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run adds its own Parquet parts (never re-encoding the old ones that stay clean);
+    a file changed in every run leaves no stale row behind (the part that held it is
+    rewritten once, or dropped), so the cache's parts always hold exactly the live rows; as
+    new files keep coming, runs pile up, and after ``COMPACT_AFTER_RUNS`` they are compacted."""
+    import uuid
+
+    import polars as pl
+
     from survey.census import collect as C
 
     monkeypatch.setattr(C, "COMPACT_AFTER_RUNS", 3)
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "projects"
     generate(root, seed=5, sessions=10)
-    target = sorted(root.rglob("*.jsonl"))[0]
+    target, donor = sorted(root.rglob("*.jsonl"))[:2]
     seen_runs = []
     for i in range(5):
         with open(target, "ab") as fh:
             fh.write(b'{"type":"turn_ended","status":"success"}\n')
         st = target.stat()
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1000 + i))
+        shutil.copy(donor, donor.with_name(f"{uuid.UUID(int=i + 1)}.jsonl"))  # a new session
         again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=f"r{i}")
         if i:
-            assert again.cache["walked"] == 1
+            assert again.cache["walked"] == 2
         (cache,) = [p for p in (tmp_path / "cache" / "cursor").iterdir() if (p / "meta.parquet").exists()]
         seen_runs.append(len({p.name.split("-", 1)[0] for p in (cache / "frames").glob("*.parquet")}))
         fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=f"f{i}", cache=False)
         assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+        assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
+        for name in ("frames", "nodes"):  # no stale row anywhere in the cache
+            cached = pl.read_parquet(sorted((cache / name).glob("*.parquet")))
+            live = pl.read_parquet(Path(fresh.snapshot) / "walk" / f"{name}.parquet")
+            assert cached.height == live.height, (i, name)
     assert max(seen_runs) == 3 and 1 in seen_runs[2:], seen_runs  # grew, then was compacted
 
 

@@ -156,6 +156,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     keys = {t[1]: _task_key(t, stat) for t in all_tasks}
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     hits: set[str] = set()
+    volatile: set[str] = set()
     sig = walk_signature(profile, mode, allow_mcp, max_line)
     cache_error = None
     try:
@@ -210,7 +211,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         if progress:
             progress(len(b.files), b.nbytes)
 
-    batches = _batches(tasks, jobs)
+    # files walked again on every run (their results depend on other files) in batches of
+    # their own, so the parts of the files around them stay clean in the cache next time
+    batches = _batches([t for t in tasks if t[1] not in volatile], jobs) + \
+        _batches([t for t in tasks if t[1] in volatile], jobs)
     small = sum(t[3] for t in tasks) < POOL_MIN_BYTES or jobs == 1
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
@@ -440,44 +444,58 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], 
                  batch_of: dict[str, int]) -> tuple[dict[str, str], dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
     Returns, per file, the part (``<run>-<part>``) that now holds its rows, and how many
-    files each part was written for.
+    files each part holds.
 
-    Walk tables are kept as Parquet parts named ``<run>-…``, never re-encoded: this run's
-    parts and the old cache's parts move in by hard link. ``meta.parquet`` names, per file,
-    the run and part that last walked it; older rows of files since changed or gone stay in
-    old parts (never read: reads join on file and run) until ``COMPACT_AFTER_RUNS`` runs pile
-    up and the live rows are rewritten into one part. ``parts.json`` counts the files each
-    part was written for: a part still serving all of them holds no stale row (``_part_set``)."""
+    Walk tables are kept as Parquet parts named ``<run>-…``: this run's parts and the old
+    cache's clean parts move in by hard link, never re-encoded. Every part in the cache is
+    clean (all its rows are live), so the snapshot can link them too (``_part_set``):
+    ``parts.json`` counts the files each part was written for, and an old part that no
+    longer serves all of them (a file changed or vanished) is dropped, its live rows
+    rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its run
+    and part. After ``COMPACT_AFTER_RUNS`` runs, all live rows are rewritten into one part."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     run = uuid.uuid4().hex[:10]
     old_runs = {_run_of(p) for name in SPILLED for p in _parts(cache_dir / name)} if runs else set()
     compact = len(old_runs) >= COMPACT_AFTER_RUNS
+    try:
+        old_totals = orjson.loads((cache_dir / "parts.json").read_bytes()) if runs and not compact else {}
+    except (OSError, orjson.JSONDecodeError):
+        old_totals = {}  # unknown totals: every old part is rewritten once, never linked
+    live: dict[str, list[str]] = {}  # old part -> its files served from it now
+    for f in runs:
+        live.setdefault(where[f], []).append(f)
+    dirty = {w for w, fs in live.items() if len(fs) != old_totals.get(w)}
     for name in SPILLED:
         d = tmp / name
         d.mkdir()
         if runs and compact:
             _scan_runs(cache_dir / name, runs).sink_parquet(d / f"{run}-compact.parquet")
         elif runs:
+            rewrite = []
             for p in _parts(cache_dir / name):
-                link_or_copy(p, d / p.name)
+                label = p.name.removesuffix(".parquet")
+                if label in dirty:
+                    rewrite.append(pl.scan_parquet(p).join(
+                        pl.LazyFrame({"file_id": live[label]}, schema={"file_id": pl.String}), on="file_id", how="semi"))
+                elif label in live:
+                    link_or_copy(p, d / p.name)
+                # else: no file is served from it any more (or it is an empty part): dropped
+            if rewrite:
+                pl.concat(rewrite).sink_parquet(d / f"{run}-rest.parquet", compression="lz4")
         for p in _parts(spill / name):
             if p.name != "part-empty.parquet":
                 link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
-    new_runs = {f: (run if compact or f not in runs else runs[f]) for f in keys}
     new_where = {f: (f"{run}-part-{batch_of[f]:06d}" if f not in runs else
-                     (f"{run}-compact" if compact else where[f])) for f in keys}
-    try:
-        old_totals = {} if compact else orjson.loads((cache_dir / "parts.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        old_totals = {}  # unknown totals: every old part is read row by row, never linked
-    totals = {w: n for w, n in old_totals.items() if isinstance(n, int) and _run_of_label(w) in old_runs}
+                     f"{run}-compact" if compact else f"{run}-rest" if where[f] in dirty else where[f])
+                 for f in keys}
+    new_runs = {f: _run_of_label(w) for f, w in new_where.items()}
+    totals: dict[str, int] = {}
     for w in new_where.values():
-        if _run_of_label(w) == run:
-            totals[w] = totals.get(w, 0) + 1
+        totals[w] = totals.get(w, 0) + 1
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     markers = _scan_runs(tmp / "markers", new_runs)
     volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
