@@ -309,3 +309,34 @@ def test_literals_that_overlap_each_other_count_as_one_rg_pass(tmp_path: Path) -
     assert {lit: dd[lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
     assert {lit: rg["per_literal"][lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
     assert (dd["bc"]["files_matched"], rg["per_literal"]["bc"]["files_matched"]) == (2, 2)
+
+
+def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) -> None:
+    """The scopes' ``**/`` globs are matched against one DuckDB listing of the whole root
+    (one tree walk instead of one per glob): on every runtime's corpus, and on the hostile
+    one (symlinks, loops, dot names, folders named like files, odd bytes in names), each
+    glob gives exactly DuckDB's own ``glob()`` listing, in its order."""
+    import importlib
+
+    from survey.synth import hostile
+
+    corpora = []
+    for name in ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream", "claude_code", "codex"):
+        root = tmp_path / name
+        importlib.import_module(f"survey.synth.{name}").generate(root, seed=3, sessions=6)
+        corpora.append((root, get(name).scopes))
+    root = tmp_path / "hostile"
+    hostile.generate(root, big_line_mb=1)
+    plant(root, {".dot/a.jsonl": b"{}\n", ".b.jsonl": b"{}\n", "sub/.c.json": b"{}", "sub/.d/e.db": b"x"})
+    corpora.append((root, get("cursor").scopes + get("claude_code").scopes))
+    con = duckdb.connect()
+    checked = 0
+    for root, scopes in corpora:
+        everything = G.duckdb_everything(root)
+        assert everything, root
+        for sc in scopes:
+            for g in sc.duckdb_globs:
+                own = G.duckdb_listing(con, root, [g])
+                assert G.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
+                checked += bool(own)
+    assert checked >= 8

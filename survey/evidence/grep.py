@@ -3,7 +3,8 @@
 1. DuckDB: ``queries/grep_literals.sql`` over the raw files (``read_blob``, decoded as UTF-8,
    with a blob-cast fallback for files that are not UTF-8): all of a scope's literals in one
    query. The scope's files are listed by DuckDB's own ``glob`` (the very list ``read_blob``
-   would read for the scope's globs), then read by name; above ``PARALLEL_MIN_BYTES`` the
+   would read for the scope's globs; one walk of the tree serves every ``**/`` glob, see
+   ``duckdb_listing``), then read by name; above ``PARALLEL_MIN_BYTES`` the
    list is split into one part per core, read concurrently by the same query.
 2. ripgrep (shipped as a wheel): one ``rg -uuu -a -F -o`` pass per scope with every literal,
    counted per file and literal. ``-a`` because a NUL byte would otherwise make rg summarise
@@ -258,11 +259,30 @@ def _connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str]) -> list[str]:
+def duckdb_everything(root: Path) -> list[str] | None:
+    """Every file DuckDB's ``glob('<root>/**')`` lists, relative to the root, in its order;
+    None if DuckDB cannot list the root (each glob is then listed on its own)."""
+    con = duckdb.connect()
+    try:
+        return [_relative(root, f) for (f,) in con.execute("SELECT file FROM glob(?)", [f"{root}/**"]).fetchall()]
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str],
+                   everything: list[str] | None = None) -> list[str]:
     """The files ``read_blob`` reads for these globs, in its order (a file matched by two
-    globs is listed, and read, twice), as paths relative to the root. Each glob walks the
-    tree on its own cursor, concurrently."""
+    globs is listed, and read, twice), as paths relative to the root.
+
+    A DuckDB glob walks the whole tree whatever it matches, so a ``**/`` glob is matched
+    against ``everything`` (``duckdb_everything``: one walk for all scopes) by
+    ``glob_regex``; a test holds that to DuckDB's own listing, glob by glob. Other globs
+    are listed by DuckDB, each on its own cursor, concurrently."""
     globs = list(globs)
+    if everything is not None and all(g.startswith("**/") for g in globs):
+        return [f for g in globs for f in filter(glob_regex(g).match, everything)]
 
     def one(g: str) -> list[str]:
         cur = con.cursor()
@@ -333,7 +353,8 @@ def _zeros(literals: list[str]) -> dict[str, dict]:
 
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
-                cache: GrepCache | None = None, known: Known | None = None) -> tuple[dict[str, dict], int]:
+                cache: GrepCache | None = None, known: Known | None = None,
+                everything: list[str] | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
     per literal, and how many files' counts came from the cache instead of a read.
 
@@ -343,7 +364,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
     con = _connect()
     try:
         try:
-            listed = duckdb_listing(con, root, scope.duckdb_globs) if files is None else list(files)
+            listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
         keys = _keys(root, dict.fromkeys(listed), known)
@@ -368,18 +389,13 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         for f, (size, bad, occ) in counts.items():
             cache.put("duckdb", f, keys.get(f), [size, bad, occ])
     out = _zeros(literals)
-    for f in listed:
-        c = counts.get(f)
-        if c is None:
-            continue
-        size, bad, occ = c
-        for lit, n in zip(literals, occ, strict=True):
-            d = out[lit]
-            d["files_scanned"] += 1
-            d["bytes_scanned"] += size
-            d["files_not_utf8"] += bad
-            d["files_matched"] += n > 0
-            d["occurrences"] += n
+    read = [c for c in map(counts.get, listed) if c is not None]
+    if read:
+        # sums over every file read, per literal (columns by zip: no Python loop per cell)
+        n, size, bad = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
+        for lit, col in zip(literals, zip(*(c[2] for c in read), strict=True), strict=True):
+            out[lit] = {"files_scanned": n, "bytes_scanned": size, "files_not_utf8": bad,
+                        "files_matched": len(col) - col.count(0), "occurrences": sum(col)}
     return out, from_cache
 
 
@@ -508,6 +524,8 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     out: dict = {"scopes": {}, "probes": []}
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
+    everything = duckdb_everything(root) if any(
+        g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs) else None
     for scope in profile.scopes:
         probes = [p for p in profile.probes if p.scope == scope.name]
         if not probes:
@@ -519,7 +537,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
         cache = GrepCache(folder, scope, literals, salt, known) if folder is not None and salt is not None else None
         fallback = None
         try:
-            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known)
+            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything)
         except GrepReadError as exc:
             files = in_scope(scope, readable or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
