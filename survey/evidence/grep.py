@@ -392,9 +392,9 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
     read = [c for c in map(counts.get, listed) if c is not None]
     if read:
         # sums over every file read, per literal (columns by zip: no Python loop per cell)
-        n, size, bad = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
+        n, nbytes, not_utf8 = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
         for lit, col in zip(literals, zip(*(c[2] for c in read), strict=True), strict=True):
-            out[lit] = {"files_scanned": n, "bytes_scanned": size, "files_not_utf8": bad,
+            out[lit] = {"files_scanned": n, "bytes_scanned": nbytes, "files_not_utf8": not_utf8,
                         "files_matched": len(col) - col.count(0), "occurrences": sum(col)}
     return out, from_cache
 
