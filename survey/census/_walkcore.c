@@ -42,6 +42,8 @@ typedef struct {
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *hmac_digest, *salt;
     PyObject *vocab_only, *number_names;
+    PyObject *pcache;       /* id text -> its pseudonym: ids repeat (a session id on every line,
+                               a uuid again as the next line's parent), the HMAC is the cost */
     Py_ssize_t max_depth, max_keys;
     int root_flags; /* of "$" */
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
@@ -259,6 +261,8 @@ static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyOb
     return rc < 0 ? -1 : 1;
 }
 
+#define PCACHE_MAX 65536
+
 /* A string leaf at a path whose roles are only vocabulary, markers and links: handled here
  * as Walker._special_leaf does (paths with any other role go there). */
 static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
@@ -280,6 +284,12 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
     }
     PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
     if (kind) { /* an id: kept only as its salted pseudonym, as privacy.pseudonym(salt, v, "i") */
+        PyObject *ref = PyDict_GetItemWithError(c->pcache, v);
+        if (ref) {
+            Py_INCREF(ref);
+            goto have_ref;
+        }
+        if (PyErr_Occurred()) return -1;
         PyObject *enc = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
         if (!enc) return -1;
         Py_ssize_t n = PyBytes_GET_SIZE(enc);
@@ -303,8 +313,12 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
         const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(dig);
         for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[d[i] >> 4]; out[3 + 2 * i] = hex[d[i] & 15]; }
         Py_DECREF(dig);
-        PyObject *ref = PyUnicode_FromStringAndSize(out, 18);
-        PyObject *links = ref ? PyObject_GetAttr(res, S_links) : NULL;
+        ref = PyUnicode_FromStringAndSize(out, 18);
+        if (!ref) return -1;
+        if (PyDict_GET_SIZE(c->pcache) >= PCACHE_MAX) PyDict_Clear(c->pcache);  /* bounded */
+        if (PyDict_SetItem(c->pcache, v, ref) < 0) { Py_DECREF(ref); return -1; }
+    have_ref:;
+        PyObject *links = PyObject_GetAttr(res, S_links);
         PyObject *row = links ? PyTuple_Pack(3, line_no, kind, ref) : NULL;
         int rc = row ? PyList_Append(links, row) : -1;
         Py_XDECREF(row); Py_XDECREF(links); Py_XDECREF(ref);
@@ -995,7 +1009,8 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
 #undef GET
     Py_XSETREF(c->bpaths, PyDict_New());
     Py_XSETREF(c->rclasses, PyDict_New());
-    if (!c->bpaths || !c->rclasses) return -1;
+    Py_XSETREF(c->pcache, PyDict_New());
+    if (!c->bpaths || !c->rclasses || !c->pcache) return -1;
     if (!c->tab && tab_grow(c) < 0) return -1;
     edges_clear(c);
     if ((c->root_flags = path_flags(c, S_root)) < 0) return -1;
@@ -1024,7 +1039,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds); Py_VISIT(c->hmac_digest);
-    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names);
+    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->pcache);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
     for (Py_ssize_t i = 0; i < c->ecap; i++) {
@@ -1044,7 +1059,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds); Py_CLEAR(c->hmac_digest);
-    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names);
+    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache);
     edges_clear(c);
     tab_flush(c, NULL);
     return 0;
