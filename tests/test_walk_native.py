@@ -159,3 +159,24 @@ def test_arbitrary_records_are_recorded_identically(obj: dict, rclass: str | Non
 
 
 _PAIRS: dict[str, tuple[W.Walker, W.Walker]] = {}
+
+
+@needs_native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ids=st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=150)
+                    | st.sampled_from(["", "x\udc80", "d" * 53, "a" * 54, "b" * 62, "c" * 117, "é" * 40]), min_size=1, max_size=6))
+def test_id_pseudonyms_are_privacys_own(ids: list[str]) -> None:
+    """The C walker hashes ids itself (HMAC-SHA256 from key states made once): every link is
+    ``privacy.pseudonym(salt, id, "i")`` exactly, for any id (empty, an escaped byte as a
+    store's text may hold, multi-byte text, lengths across SHA-256's block edges), and
+    repeats come from its cache. (JSON never gives a lone surrogate: orjson refuses it.)"""
+    from survey.corpus.privacy import pseudonym
+
+    c, p = _PAIRS.get("claude") or _PAIRS.setdefault("claude", pair("claude_code"))
+    a, b = W.FileResult(file_id="x"), W.FileResult(file_id="x")
+    for r, w in ((a, c), (b, p)):
+        for i, v in enumerate([*ids, *ids]):
+            w.record(r, i, "ok", 10, 0, {"type": "user", "uuid": v, "sessionId": ids[0]})
+    assert_same(a, b, "ids")
+    want = {pseudonym(SALT, v, "i") for v in ids}
+    assert {ref for _, _, ref in a.links} == want

@@ -16,8 +16,98 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 
 struct Slot;
+
+/* SHA-256 (FIPS 180-4), only for the HMAC of id pseudonyms: the key's inner and outer
+ * states are computed once per walker, so an id costs two or three compressions instead of
+ * a library call that sets the key up again each time (privacy.pseudonym's output exactly;
+ * the parity tests compare every link with the Python walker's). */
+typedef struct { uint32_t h[8]; uint64_t len; unsigned char buf[64]; size_t n; } Sha;
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(uint32_t h[8], const unsigned char *p) {
+    uint32_t w[64], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+static void sha_init(Sha *s) {
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof h0);
+    s->len = 0;
+    s->n = 0;
+}
+
+static void sha_update(Sha *s, const unsigned char *p, size_t n) {
+    s->len += n;
+    if (s->n) {
+        size_t take = 64 - s->n < n ? 64 - s->n : n;
+        memcpy(s->buf + s->n, p, take);
+        s->n += take; p += take; n -= take;
+        if (s->n < 64) return;
+        sha_block(s->h, s->buf);
+        s->n = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64) sha_block(s->h, p);
+    memcpy(s->buf, p, n);
+    s->n = n;
+}
+
+static void sha_final(Sha *s, unsigned char out[32]) {
+    uint64_t bits = s->len * 8;
+    unsigned char pad[72] = {0x80};
+    size_t padn = (s->n < 56 ? 56 : 120) - s->n;
+    for (int i = 0; i < 8; i++) pad[padn + i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha_update(s, pad, padn + 8);
+    for (int i = 0; i < 8; i++) {
+        out[4 * i] = (unsigned char)(s->h[i] >> 24); out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(s->h[i] >> 8); out[4 * i + 3] = (unsigned char)s->h[i];
+    }
+}
+
+/* HMAC-SHA256 key states: inner and outer, after the padded key block */
+static void hmac_key(Sha *inner, Sha *outer, const unsigned char *key, size_t n) {
+    unsigned char k[64] = {0}, pad[64];
+    if (n > 64) {
+        Sha t;
+        sha_init(&t);
+        sha_update(&t, key, n);
+        sha_final(&t, k);
+    } else {
+        memcpy(k, key, n);
+    }
+    sha_init(inner);
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
+    sha_update(inner, pad, 64);
+    sha_init(outer);
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
+    sha_update(outer, pad, 64);
+}
 
 typedef struct {
     PyObject_HEAD
@@ -40,10 +130,11 @@ typedef struct {
     PyObject *name_key;     /* str */
     PyObject *bpaths;       /* (carrier, btype) -> (name path, input path, input kind) */
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
-    PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *hmac_digest, *salt;
+    PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *salt;
     PyObject *vocab_only, *number_names;
     PyObject *pcache;       /* id text -> its pseudonym: ids repeat (a session id on every line,
                                a uuid again as the next line's parent), the HMAC is the cost */
+    Sha hm_inner, hm_outer; /* the salt's HMAC key states */
     Py_ssize_t max_depth, max_keys;
     int root_flags; /* of "$" */
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
@@ -73,7 +164,7 @@ typedef struct Slot {
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
     *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
-    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_sha256, *S_numbers;
+    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_numbers;
 
 /* Merge (count, max) into the nodes dict's [count, max] list for this key (by value). */
 static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
@@ -290,29 +381,29 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
             goto have_ref;
         }
         if (PyErr_Occurred()) return -1;
-        PyObject *enc = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
-        if (!enc) return -1;
-        Py_ssize_t n = PyBytes_GET_SIZE(enc);
-        PyObject *msg = PyBytes_FromStringAndSize(NULL, n + 2);
-        if (!msg) { Py_DECREF(enc); return -1; }
-        char *m = PyBytes_AS_STRING(msg);
-        m[0] = 'i';
-        m[1] = 0;
-        memcpy(m + 2, PyBytes_AS_STRING(enc), (size_t)n);
-        Py_DECREF(enc);
-        PyObject *dig = PyObject_CallFunctionObjArgs(c->hmac_digest, c->salt, msg, S_sha256, NULL);
-        Py_DECREF(msg);
-        if (!dig) return -1;
-        if (!PyBytes_Check(dig) || PyBytes_GET_SIZE(dig) < 8) {
-            Py_DECREF(dig);
-            PyErr_SetString(PyExc_TypeError, "hmac digest too short");
-            return -1;
+        /* UTF-8, with lone surrogates as privacy.pseudonym encodes them (surrogateescape) */
+        Py_ssize_t n;
+        PyObject *enc = NULL;
+        const char *u = PyUnicode_AsUTF8AndSize(v, &n);
+        if (!u) {
+            PyErr_Clear();
+            enc = PyUnicode_AsEncodedString(v, "utf-8", "surrogateescape");
+            if (!enc) return -1;
+            u = PyBytes_AS_STRING(enc);
+            n = PyBytes_GET_SIZE(enc);
         }
+        unsigned char inner[32], dig[32];
+        Sha sh = c->hm_inner;
+        sha_update(&sh, (const unsigned char *)"i", 2); /* "i\0" */
+        sha_update(&sh, (const unsigned char *)u, (size_t)n);
+        Py_XDECREF(enc);
+        sha_final(&sh, inner);
+        sh = c->hm_outer;
+        sha_update(&sh, inner, 32);
+        sha_final(&sh, dig);
         static const char hex[] = "0123456789abcdef";
         char out[18] = {'i', '-'};
-        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(dig);
-        for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[d[i] >> 4]; out[3 + 2 * i] = hex[d[i] & 15]; }
-        Py_DECREF(dig);
+        for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[dig[i] >> 4]; out[3 + 2 * i] = hex[dig[i] & 15]; }
         ref = PyUnicode_FromStringAndSize(out, 18);
         if (!ref) return -1;
         if (PyDict_GET_SIZE(c->pcache) >= PCACHE_MAX) PyDict_Clear(c->pcache);  /* bounded */
@@ -1002,8 +1093,9 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(marker_paths, "_marker_tuples", &PyDict_Type)
     GET(m_gvalue, "gvalue", NULL)
     GET(link_kinds, "_link_kinds", &PyDict_Type)
-    GET(hmac_digest, "_hmac_digest", NULL)
     GET(salt, "salt", &PyBytes_Type)
+    hmac_key(&c->hm_inner, &c->hm_outer, (const unsigned char *)PyBytes_AS_STRING(c->salt),
+             (size_t)PyBytes_GET_SIZE(c->salt));
     GET(vocab_only, "_vocab_only", &PySet_Type)
     GET(number_names, "_number_names", &PyDict_Type)
 #undef GET
@@ -1038,7 +1130,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
-    Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds); Py_VISIT(c->hmac_digest);
+    Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds);
     Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->pcache);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
@@ -1058,7 +1150,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
-    Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds); Py_CLEAR(c->hmac_digest);
+    Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds);
     Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache);
     edges_clear(c);
     tab_flush(c, NULL);
@@ -1119,7 +1211,7 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_lt_string, "<string>") INTERN(S_lt_number, "<number>")
     INTERN(S_lt_boolean, "<boolean>") INTERN(S_lt_null, "<null>") INTERN(S_ok, "ok")
     INTERN(S_blank, "blank") INTERN(S_oversized, "oversized") INTERN(S_values, "values")
-    INTERN(S_markers, "markers") INTERN(S_links, "links") INTERN(S_sha256, "sha256")
+    INTERN(S_markers, "markers") INTERN(S_links, "links")
     INTERN(S_numbers, "numbers")
     if (!(S_one = PyLong_FromLong(1))) return NULL;
 #undef INTERN

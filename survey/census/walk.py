@@ -24,7 +24,6 @@ Workers run in a process pool; they aggregate per file and never hold the corpus
 
 from __future__ import annotations
 
-import hmac
 import os
 import re
 from collections.abc import Iterable
@@ -128,18 +127,6 @@ def _load_native() -> tuple[Any, str]:
 NATIVE, ENGINE = _load_native()
 
 _PARTS: dict[str, tuple[str, ...]] = {}
-
-
-def _hmac_digest(key: bytes, msg: bytes, digest: str) -> bytes:
-    return hmac.digest(key, msg, digest)
-
-
-try:  # the one-shot C function behind hmac.digest, called from C without a Python frame
-    from _hashlib import hmac_digest as _c_hmac  # type: ignore[import-not-found]
-
-    _hmac_digest = _c_hmac
-except ImportError:  # pragma: no cover - a Python built without OpenSSL
-    pass
 
 
 def _parts(path: str) -> tuple[str, ...]:
@@ -264,7 +251,6 @@ class Walker:
         self._vocab_only = frozenset(p for p in roles["vocab"] if only(p, {"vocab"}))
         self._number_names = {p: n for p, n in self.number_paths.items() if only(p, {"number"})}
         self._link_kinds = dict(self.link_paths)
-        self._hmac_digest = _hmac_digest
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
         self._classify = classify
         self._core = NATIVE.Core(self) if NATIVE is not None and self.native else None
