@@ -340,3 +340,24 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
                 assert G.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
                 checked += bool(own)
     assert checked >= 8
+
+
+def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> None:
+    """rg reports a file's path once, then its matches (``--heading``): a path holding
+    newlines, blank lines or text shaped like a literal still counts as one file, with its
+    own matches, in the cache as in the figures."""
+    root = tmp_path / "c"
+    plant(root, {"a\n\nb.txt": b'"tool_result" x "tool_result"', "aa\n.txt": b"aa",
+                 "plain.txt": b'"tool_result"\naa\n', "none.txt": b"nothing here"})
+    want, n_files, _ = reference(root, LITERALS)
+    cache = G.GrepCache(tmp_path / "gc", SCOPE, LITERALS, b"s" * 32)
+    rg = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    assert rg["files_scanned"] == n_files == 4 and rg["errors"] == 0
+    for lit in LITERALS:
+        assert rg["per_literal"][lit] == want[lit], lit
+    per_file = {cache.fid(f): occ for f, occ in
+                (("a\n\nb.txt", [0] * len(LITERALS)), ("aa\n.txt", [0] * len(LITERALS)))}
+    per_file[cache.fid("a\n\nb.txt")][LITERALS.index('"tool_result"')] = 2
+    per_file[cache.fid("aa\n.txt")][LITERALS.index("aa")] = 1
+    for fid, occ in per_file.items():
+        assert cache.new["rg"][fid][-1] == occ

@@ -40,7 +40,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -401,12 +402,25 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
 
 # -- ripgrep ---------------------------------------------------------------------------------
 
-_RG_MATCH = re.compile(rb"([^\0]*)\0([^\n]*)\n")
+def _rg_files(out: bytes) -> Iterator[tuple[bytes, Counter[bytes]]]:
+    """(path, matches counted by text) per file of ``rg -o --heading --null`` output: each
+    file is its path, a NUL, then one line per match; a blank line ends it (a match is never
+    empty: literals are not), so a path may hold any byte but NUL."""
+    pos, n = 0, len(out)
+    while pos < n:
+        nul = out.find(b"\0", pos)
+        if nul < 0:
+            return
+        end = out.find(b"\n\n", nul + 1)
+        end = n if end < 0 else end
+        yield out[pos:nul], Counter(out[nul + 1:end].rstrip(b"\n").split(b"\n"))
+        pos = end + 2
 
 
 def _rg_run(rg: str, argv: list[str], paths: list[bytes]) -> tuple[bytes, int, int]:
-    proc = subprocess.run([rg, *argv, "-o", "--null", "--with-filename", "--no-line-number",
-                           "--no-heading", "--color", "never", "--", *paths], capture_output=True, check=False)
+    # --heading: a file's path once, then its matches (not the path again on every match)
+    proc = subprocess.run([rg, *argv, "-o", "--null", "--heading", "--no-line-number",
+                           "--color", "never", "--", *paths], capture_output=True, check=False)
     errors = proc.stderr.count(b"\n") or 1 if proc.returncode not in (0, 1) else 0
     return proc.stdout, proc.returncode, errors
 
@@ -449,13 +463,13 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     by_bytes = {lit.encode(): i for i, lit in enumerate(literals)}
     fresh: dict[str, list[int]] = {f: [0] * len(literals) for f in (todo if hits else dict.fromkeys(listed))}
     for out, _code, _err in runs:
-        for m in _RG_MATCH.finditer(out):
-            i = by_bytes.get(m.group(2).rstrip(b"\r"))
-            if i is None:
-                continue
-            path = m.group(1)
+        for path, found in _rg_files(out):
             f = os.fsdecode(path[len(prefix):] if path.startswith(prefix) else path)
-            fresh.setdefault(f, [0] * len(literals))[i] += 1
+            occ = fresh.setdefault(f, [0] * len(literals))
+            for text, times in found.items():
+                i = by_bytes.get(text.rstrip(b"\r"))
+                if i is not None:
+                    occ[i] += times
     per_file = {**hits, **fresh}
     errors = sum(e for _o, _c, e in runs)
     if cache:
