@@ -20,6 +20,14 @@
 
 struct Slot;
 
+#define KS_SLOTS 4096   /* keyset's table: a power of two */
+#define KS_MAX_KEYS 64
+typedef struct KsSlot {
+    Py_ssize_t n;
+    PyObject **keys; /* n owned key objects, in the dict's order */
+    PyObject *ks;    /* owned: the gated key set; NULL: empty */
+} KsSlot;
+
 /* SHA-256 (FIPS 180-4), only for the HMAC of id pseudonyms: the key's inner and outer
  * states are computed once per walker, so an id costs two or three compressions instead of
  * a library call that sets the key up again each time (privacy.pseudonym's output exactly;
@@ -122,7 +130,6 @@ typedef struct {
     PyObject *m_gkey, *m_keyset, *m_special_leaf, *m_obj_special, *m_elem_info, *m_typed_path,
         *m_truncated;
     /* per record (Walker.record / Walker.blocks) */
-    PyObject *vcache;       /* the walker's dict: (path, value) -> gated value or None */
     PyObject *rc_parts;     /* tuple of (path, parts) for the record class */
     PyObject *ff_parts;     /* tuple of (path, parts) for the frame fields */
     PyObject *carriers;     /* tuple of (carrier, parts, type path) */
@@ -135,6 +142,8 @@ typedef struct {
     PyObject *pcache;       /* id text -> its pseudonym: ids repeat (a session id on every line,
                                a uuid again as the next line's parent), the HMAC is the cost */
     Sha hm_inner, hm_outer; /* the salt's HMAC key states */
+    PyObject *gcache;       /* path -> {value -> gated value or None} (see gval) */
+    KsSlot *ks_tab;         /* keyset's table (KS_SLOTS) */
     Py_ssize_t max_depth, max_keys;
     int root_flags; /* of "$" */
     /* node counts, keyed by the identity of (rclass, path, jtype, keyset): merged into the
@@ -160,6 +169,15 @@ typedef struct Slot {
     PyObject *k[4]; /* owned references; k[0] == NULL: empty */
     Py_ssize_t count, max;
 } Slot;
+
+static void ks_slot_clear(KsSlot *e) {
+    if (!e->ks) return;
+    for (Py_ssize_t j = 0; j < e->n; j++) Py_DECREF(e->keys[j]);
+    PyMem_Free(e->keys);
+    Py_CLEAR(e->ks);
+    e->keys = NULL;
+    e->n = 0;
+}
 
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
@@ -484,7 +502,38 @@ static int truncated(Core *c, PyObject *res, PyObject *rclass, PyObject *path) {
     return 0;
 }
 
+static PyObject *keyset_slow(Core *c, PyObject *v);
+
+/* An object's gated key set. Objects of one kind come with the very same key objects
+ * (orjson keeps a cache of key strings), so a direct-mapped table keyed by the key objects'
+ * identities, in order, answers most objects without building a tuple of keys; a miss (new
+ * key objects, a collision) takes the tuple path and fills the slot. Slots own their keys,
+ * so an identity in the table is never reused by another object. */
 static PyObject *keyset(Core *c, PyObject *v) {
+    Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
+    if (n == 0 || n > KS_MAX_KEYS) return keyset_slow(c, v);
+    PyObject *keys[KS_MAX_KEYS], *k, *val;
+    size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
+    while (PyDict_Next(v, &pos, &k, &val)) {
+        keys[i++] = k;
+        h = (h ^ ((size_t)k >> 4)) * 0x100000001B3ull;
+    }
+    KsSlot *e = &c->ks_tab[(h ^ (h >> 29)) & (KS_SLOTS - 1)];
+    if (e->ks && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof(PyObject *)) == 0)
+        return Py_NewRef(e->ks);
+    PyObject *ks = keyset_slow(c, v);
+    if (!ks) return NULL;
+    PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
+    if (!own) return ks; /* no room to remember it: still the right answer */
+    for (Py_ssize_t j = 0; j < n; j++) own[j] = Py_NewRef(keys[j]);
+    ks_slot_clear(e);
+    e->keys = own;
+    e->n = n;
+    e->ks = Py_NewRef(ks);
+    return ks;
+}
+
+static PyObject *keyset_slow(Core *c, PyObject *v) {
     Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
     PyObject *k, *val;
     PyObject *kt = PyTuple_New(n);
@@ -706,15 +755,26 @@ static PyObject *get_path(PyObject *obj, PyObject *parts) {
     return cur;
 }
 
-/* Walker.gval with its cache: a new reference to the gated str, or to None. */
+/* Walker.gval, cached here per path (path -> {value -> gated}: no (path, value) tuple to
+ * build, hash and compare per leaf): a new reference to the gated str, or to None. The
+ * gate is a pure function of (path, value), so a cached answer is the gate's answer. */
+#define GCACHE_PER_PATH 4096
 static PyObject *gval(Core *c, PyObject *path, PyObject *v) {
-    PyObject *key = PyTuple_Pack(2, path, v);
-    if (!key) return NULL;
-    PyObject *r = PyDict_GetItemWithError(c->vcache, key);
-    Py_DECREF(key);
-    if (r) return Py_NewRef(r);
+    PyObject *per = PyDict_GetItemWithError(c->gcache, path);
+    if (per) {
+        PyObject *r = PyDict_GetItemWithError(per, v);
+        if (r) return Py_NewRef(r);
+    }
     if (PyErr_Occurred()) return NULL;
-    return PyObject_CallFunctionObjArgs(c->m_gval, path, v, NULL);
+    PyObject *r = PyObject_CallFunctionObjArgs(c->m_gval, path, v, NULL);
+    if (!r) return NULL;
+    if (!per) {
+        per = PyDict_New();
+        if (!per || PyDict_SetItem(c->gcache, path, per) < 0) { Py_XDECREF(per); Py_DECREF(r); return NULL; }
+        Py_DECREF(per); /* the cache holds it */
+    }
+    if (PyDict_GET_SIZE(per) < GCACHE_PER_PATH && PyDict_SetItem(per, v, r) < 0) { Py_DECREF(r); return NULL; }
+    return r;
 }
 
 /* gval, with a withheld value shown as "<withheld>" */
@@ -1076,7 +1136,6 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(m_elem_info, "_elem_info", NULL)
     GET(m_typed_path, "_typed_path", NULL)
     GET(m_truncated, "_truncated", NULL)
-    GET(vcache, "_vcache", &PyDict_Type)
     GET(rc_parts, "_rc_parts", &PyTuple_Type)
     GET(ff_parts, "_ff_parts", &PyTuple_Type)
     GET(carriers, "_carrier_parts", &PyTuple_Type)
@@ -1102,8 +1161,11 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_XSETREF(c->bpaths, PyDict_New());
     Py_XSETREF(c->rclasses, PyDict_New());
     Py_XSETREF(c->pcache, PyDict_New());
-    if (!c->bpaths || !c->rclasses || !c->pcache) return -1;
+    Py_XSETREF(c->gcache, PyDict_New());
+    if (!c->bpaths || !c->rclasses || !c->pcache || !c->gcache) return -1;
     if (!c->tab && tab_grow(c) < 0) return -1;
+    if (!c->ks_tab && !(c->ks_tab = PyMem_Calloc(KS_SLOTS, sizeof(KsSlot)))) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]); /* another walker's answers */
     edges_clear(c);
     if ((c->root_flags = path_flags(c, S_root)) < 0) return -1;
     Py_XSETREF(c->children, PyDict_New());
@@ -1126,17 +1188,22 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
     Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
     Py_VISIT(c->m_truncated);
-    Py_VISIT(c->vcache); Py_VISIT(c->rc_parts); Py_VISIT(c->ff_parts); Py_VISIT(c->carriers);
+    Py_VISIT(c->rc_parts); Py_VISIT(c->ff_parts); Py_VISIT(c->carriers);
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds);
-    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->pcache);
+    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->pcache); Py_VISIT(c->gcache);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
     for (Py_ssize_t i = 0; i < c->ecap; i++) {
         Py_VISIT(c->edges[i].path); Py_VISIT(c->edges[i].key); Py_VISIT(c->edges[i].cp);
     }
+    if (c->ks_tab)
+        for (Py_ssize_t i = 0; i < KS_SLOTS; i++) {
+            Py_VISIT(c->ks_tab[i].ks);
+            for (Py_ssize_t j = 0; j < c->ks_tab[i].n; j++) Py_VISIT(c->ks_tab[i].keys[j]);
+        }
     return 0;
 }
 
@@ -1146,14 +1213,16 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
     Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
     Py_CLEAR(c->m_truncated);
-    Py_CLEAR(c->vcache); Py_CLEAR(c->rc_parts); Py_CLEAR(c->ff_parts); Py_CLEAR(c->carriers);
+    Py_CLEAR(c->rc_parts); Py_CLEAR(c->ff_parts); Py_CLEAR(c->carriers);
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds);
-    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache);
+    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
     edges_clear(c);
     tab_flush(c, NULL);
+    if (c->ks_tab)
+        for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]);
     return 0;
 }
 
@@ -1163,6 +1232,7 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->tab);
     PyMem_Free(c->idx);
     PyMem_Free(c->edges);
+    PyMem_Free(c->ks_tab);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
