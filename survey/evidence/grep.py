@@ -441,10 +441,21 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
             known: Known | None = None) -> dict:
     rg = rg_binary()
     globs = [a for g in scope.rg_globs for a in ("-g", g)]
-    listing = subprocess.run([rg, "-uuu", "--files", *globs, "--null", str(root)], capture_output=True, check=False)
+    argv = rg_args(scope, literals)
+    whole = None
+    with tempfile.TemporaryFile() as lst:
+        # rg lists the scope; with nothing cached for rg, the whole-scope pass does not wait
+        # for the listing: both run at once (the listing goes to a file, never a full pipe)
+        lister = subprocess.Popen([rg, "-uuu", "--files", *globs, "--null", str(root)], stdout=lst,
+                                  stderr=subprocess.DEVNULL)
+        if cache is None or not cache.old["rg"]:
+            whole = _rg_run(rg, argv, [os.fsencode(str(root))])
+        lister.wait()
+        lst.seek(0)
+        listing = lst.read()
     prefix = os.fsencode(str(root)) + b"/"
     listed = [os.fsdecode(p[len(prefix):] if p.startswith(prefix) else p)
-              for p in listing.stdout.split(b"\0") if p]
+              for p in listing.split(b"\0") if p]
     keys = _keys(root, listed, known) if cache else {}
     hits: dict[str, list[int]] = {}
     if cache:
@@ -453,11 +464,9 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
             if hit is not None:
                 hits[f] = hit[0]
     todo = [f for f in dict.fromkeys(listed) if f not in hits]
-    argv = rg_args(scope, literals)
     if not hits or len(todo) > len(listed) // 2:
         hits = {}  # most files to read: one pass over the whole scope, as the command does
-        out, code, errors = _rg_run(rg, argv, [os.fsencode(str(root))])
-        runs = [(out, code, errors)]
+        runs = [whole or _rg_run(rg, argv, [os.fsencode(str(root))])]
     else:
         runs = [_rg_run(rg, argv, b) for b in _rg_batches([os.fsencode(str(root / f)) for f in todo])]
     by_bytes = {lit.encode(): i for i, lit in enumerate(literals)}
