@@ -158,3 +158,39 @@ def test_page_renders_every_figure_from_the_snapshot(cursor_survey) -> None:
     assert "## Not observed" in page and "## Evidence" in page
     assert f"| Subagent files | {planted['files']['subagent']:,} " in page
     assert "up to 39 tool_use blocks" in page
+
+
+def test_payload_percentiles_from_a_histogram_equal_duckdbs_quantile_disc(tmp_path: Path) -> None:
+    """payload_lengths.sql reads exact percentiles off a histogram of lengths (bounded memory);
+    DuckDB's own quantile_disc over every value must agree, edge cases included."""
+    import random
+
+    import duckdb
+    import polars as pl
+
+    sql = Path("survey/runtimes/cursor/queries/payload_lengths.sql").read_text()
+    rng = random.Random(7)
+    cases = [[], [("user", 5)], [("assistant", 9)], [("assistant", 3)] * 4 + [("user", 1)]]
+    for n in (2, 3, 10, 99, 100, 101, 1000):
+        cases.append([(rng.choice(["assistant", "assistant", "user"]), rng.choice([0, 1, 2, 7, 7, 40, 10**5]))
+                      for _ in range(n)])
+    con = duckdb.connect()
+    for i, case in enumerate(cases):
+        snap = tmp_path / str(i)
+        (snap / "walk").mkdir(parents=True)
+        frames = pl.DataFrame({"file_id": ["f"] * len(case), "line_no": list(range(len(case))),
+                               "role": [r for r, _ in case]}, schema={"file_id": pl.String, "line_no": pl.Int64,
+                                                                     "role": pl.String})
+        blocks = frames.select("file_id", "line_no").with_columns(
+            payload_len=pl.Series([n for _, n in case], dtype=pl.Int64))
+        frames.write_parquet(snap / "walk" / "frames.parquet")
+        blocks.write_parquet(snap / "walk" / "blocks.parquet")
+        con.execute("SET VARIABLE snap = ?", [str(snap)])
+        got = con.execute(sql).fetchone()
+        a = [n for r, n in case if r == "assistant"]
+        want = con.execute(
+            "SELECT count(x), quantile_disc(x, 0.5), quantile_disc(x, 0.9), quantile_disc(x, 0.99), max(x) "
+            "FROM (SELECT unnest(?::BIGINT[]) AS x)", [a]).fetchone()
+        assert got[:5] == want, (i, case)
+        assert got[5] == (max(n for _, n in case) if case else None)
+        assert got[6] == len(case)
