@@ -81,12 +81,18 @@ def _strata(mtime: pl.Expr, by: str) -> pl.Expr:
     return mtime.dt.strftime(STRATUM_FORMAT.get(by, "%Y-%m"))
 
 
+CHUNK_ROWS = 8192
+
+
 def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
           progress=None) -> Inventory:
     """Walk ``root`` without following links; classify every entry by the profile.
 
-    Rows are gathered as columns (one append per field, no dict per file); the dates and
-    strata are derived from ``mtime_ns`` in one vectorised step at the end."""
+    Rows are gathered as columns (one append per field, no dict per file) and turned into a
+    frame every ``CHUNK_ROWS`` entries, so the Python objects of at most one chunk are alive
+    at a time (they are several times the frame's size, and memory Python has once taken
+    it rarely gives back); the dates and strata are derived from ``mtime_ns`` in one
+    vectorised step at the end."""
     regexes = [(s, s.regex()) for s in profile.surfaces]
     cols: dict[str, list] = {k: [] for k in SCHEMA if k not in ("mtime", "stratum")}
     c_fid, c_surface, c_kind, c_ext = cols["file_id"], cols["surface"], cols["kind"], cols["ext"]
@@ -96,6 +102,13 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     has_stat: list[bool] = []
     paths: dict[str, str] = {}
     raw_ids: dict[str, str] = {}
+    schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean}
+    chunks: list[pl.DataFrame] = []
+
+    def flush() -> None:
+        chunks.append(pl.DataFrame({**cols, "_stat": has_stat}, schema=schema))
+        for c in (*cols.values(), has_stat):
+            c.clear()
 
     def add(rel: str, surface: str, kind: str, st: os.stat_result | None, problem: str | None,
             groups: dict[str, str] | None = None) -> None:
@@ -128,6 +141,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         has_stat.append(st is not None)
         c_problem.append(problem)
         paths[fid] = rel
+        if len(has_stat) >= CHUNK_ROWS:
+            flush()
 
     def classify(rel: str) -> tuple[str, str, dict[str, str] | None]:
         for s, rx in regexes:
@@ -141,11 +156,14 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         reldir = stack.pop()
         full = os.path.join(root, reldir) if reldir else str(root)
         try:
-            entries = sorted(os.scandir(full), key=lambda e: e.name)
+            # in name order, each entry dropped once handled: an entry keeps its stat result,
+            # and a flat folder of many files would otherwise hold them all at once
+            entries = sorted(os.scandir(full), key=lambda e: e.name, reverse=True)
         except OSError:
             add(reldir or ".", "other", "dir", None, "unreadable_dir")
             continue
-        for e in entries:
+        while entries:
+            e = entries.pop()
             rel = f"{reldir}/{e.name}" if reldir else e.name
             try:
                 if e.is_symlink():
@@ -177,8 +195,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             add(rel, surface, kind, st, problem, groups)
             if progress is not None:
                 progress(1, st.st_size)
-    base = pl.DataFrame({**cols, "_stat": has_stat},
-                        schema={**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean})
+    flush()
+    base = pl.concat(chunks, rechunk=True)
     # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
     mtime = pl.from_epoch((pl.col("mtime_ns") + 500) // 1000, time_unit="us").dt.replace_time_zone("UTC")
     frame = base.with_columns(
