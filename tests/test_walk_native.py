@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from survey.census import build
 from survey.census import walk as W
-from survey.census.collect import _tasks
+from survey.census.collect import _batch_tasks, _todo
 from survey.corpus import frames as F
 from survey.corpus.crawl import crawl
 from survey.runtimes import NAMES, get
@@ -54,7 +54,8 @@ def assert_same(native: W.FileResult, python: W.FileResult, what: str) -> None:
 
 def corpus_tasks(runtime: str, root: Path) -> list[tuple]:
     inv = crawl(root, get(runtime), SALT)
-    return _tasks(inv, root, get(runtime))
+    todo, needles = _todo(inv, root, get(runtime))
+    return _batch_tasks(todo, needles)
 
 
 @needs_native

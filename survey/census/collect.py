@@ -1,8 +1,10 @@
 """Run the walk over an inventory (process pool) and collect the per-file results as tables.
 
-Files are walked largest first so the pool stays busy to the end; results stream back in
-completion order and are appended to column lists, so memory is per-file aggregates, never
-the corpus. The output is a dict of polars frames, one per table of ``walk.COLUMNS`` plus
+Files are walked largest first so the pool stays busy to the end, a few batches in flight
+at a time; each worker writes its batch's rows as Parquet parts and sends back per-file
+summaries, so memory is per-file aggregates, never the corpus. The parent's own per-file
+bookkeeping (what to walk, cache keys, which part holds which file) is kept in polars
+frames, not Python objects, so it stays small for a corpus of many small files. The output is a dict of polars frames, one per table of ``walk.COLUMNS`` plus
 ``files`` (per-file read outcome, hash, line count) — all keyed by the pseudonymous file_id.
 
 Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
@@ -30,6 +32,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -47,11 +50,11 @@ from survey.snapshot.store import link_or_copy
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
 
-CACHE_LAYOUT = "parts-3"
+CACHE_LAYOUT = "parts-3"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
-POOL_MIN_BYTES = 24 << 20  # how the cache folder is laid out: a change starts it afresh
+POOL_MIN_BYTES = 24 << 20
 
 FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
@@ -59,7 +62,14 @@ FILE_COLS = {
 }
 
 
-def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
+_NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
+
+
+def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list]]:
+    """The files to walk, largest first, as a frame (``path``, ``file_id``, ``kind``, ``size``
+    and the cache ``key``), and the children each parent transcript is searched for (by
+    file_id; only parents that have any). Per-file bookkeeping stays in frames, not Python
+    objects: a corpus of many small files would otherwise cost a kilobyte or more per file."""
     df = inv.frame
     todo = df.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
                      & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
@@ -70,20 +80,40 @@ def _tasks(inv: Inventory, root: Path, profile: Profile) -> list[tuple]:
         raw = inv.raw_ids.get(fid)
         if raw:
             kids.setdefault(pid, []).append((fid, raw.encode()))
-    sampled = set(df.filter(pl.col("sampled"))["file_id"].to_list()) if "sampled" in df.columns else None
-    jsonl_surfaces = {s.name for s in profile.surfaces if s.kind == "jsonl"}
-    base = str(root)
-    paths = inv.paths
-    tasks = []
-    todo = todo.sort("size", descending=True)
-    for fid, kind, size, surface, sess, parent in zip(
-            *(todo[c].to_list() for c in ("file_id", "kind", "size", "surface", "session_id", "parent_id")),
-            strict=True):
-        if kind in ("jsonl", "json", "sqlite") and sampled is not None and fid not in sampled:
-            kind = "blob"  # outside the sample: hashed and counted, not walked
-        needles = kids.get(sess, []) if surface in jsonl_surfaces and parent is None else []
-        tasks.append((os.path.join(base, paths[fid]), fid, kind, size, needles))
-    return tasks
+    if "sampled" in df.columns:  # outside the sample: hashed and counted, not walked
+        todo = todo.with_columns(kind=pl.when(pl.col("kind").is_in(["jsonl", "json", "sqlite"]) & ~pl.col("sampled"))
+                                 .then(pl.lit("blob")).otherwise(pl.col("kind")))
+    jsonl_surfaces = [s.name for s in profile.surfaces if s.kind == "jsonl"]
+    needles = {fid: kids[sess] for fid, sess in todo.filter(
+        pl.col("surface").is_in(jsonl_surfaces) & pl.col("parent_id").is_null()
+        & pl.col("session_id").is_in(list(kids))).select("file_id", "session_id").iter_rows()}
+    prefix = os.path.join(str(root), "")
+    todo = todo.with_columns(path=pl.lit(prefix) + pl.Series([inv.paths[f] for f in todo["file_id"]], dtype=pl.String))
+    # the cache key: how the file is walked, its stat, the children it is searched for and,
+    # for a SQLite store, its WAL (a live store changes its -wal, not its main file); ctime
+    # too: a rewrite that keeps the size and puts the mtime back still moves it
+    nsig = {fid: hashlib.sha1("|".join(sorted(n for n, _ in nd)).encode()).hexdigest()[:12]
+            for fid, nd in needles.items()}
+    wal = {fid: _wal_key(path) for fid, path in todo.filter(pl.col("kind") == "sqlite")
+           .select("file_id", "path").iter_rows()}
+    key = pl.concat_str([pl.col(c).cast(pl.String) for c in ("kind", "size", "mtime_ns", "ctime_ns", "inode")]
+                        + [_lookup("file_id", nsig, _NO_NEEDLES)], separator=":") + _lookup("file_id", wal, "")
+    todo = todo.select("path", "file_id", "kind", "size", key.alias("key")).sort("size", descending=True)
+    return todo, needles
+
+
+def _lookup(col: str, mapping: dict[str, str], default: str) -> pl.Expr:
+    if not mapping:
+        return pl.lit(default)
+    return pl.col(col).replace_strict(mapping, default=default, return_dtype=pl.String)
+
+
+def _wal_key(path: str) -> str:
+    try:
+        w = os.stat(path + "-wal")
+    except OSError:
+        return ":wal-"
+    return f":wal{w.st_size}.{w.st_mtime_ns}"
 
 
 def cache_base() -> Path:
@@ -121,25 +151,6 @@ def _canonical(v: object) -> str:
     return repr(v)
 
 
-_NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
-
-
-def _task_key(t: tuple, stat: dict[str, tuple[int, int, int]]) -> str:
-    # ctime too: a rewrite that keeps the size and puts the mtime back still moves it
-    _path, fid, kind, size, needles = t
-    mtime_ns, ctime_ns, inode = stat[fid]
-    nsig = hashlib.sha1("|".join(sorted(n for n, _ in needles)).encode()).hexdigest()[:12] if needles else _NO_NEEDLES
-    key = f"{kind}:{size}:{mtime_ns}:{ctime_ns}:{inode}:{nsig}"
-    if kind == "sqlite":
-        # a live store changes its -wal, not its main file: the WAL is part of the key
-        try:
-            w = os.stat(_path + "-wal")
-            key += f":wal{w.st_size}.{w.st_mtime_ns}"
-        except OSError:
-            key += ":wal-"
-    return key
-
-
 def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
             progress: Callable[[int, int], None] | None = None,
@@ -150,40 +161,38 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         # a first run: the fork server imports while the tasks are prepared (a re-run waits
         # to see how much is left to walk)
         _pool_context(start=True)
-    all_tasks = _tasks(inv, root, profile)
-    stat = {fid: (m, c, i) for fid, m, c, i in
-            inv.frame.select("file_id", "mtime_ns", "ctime_ns", "inode").iter_rows()}
-    keys = {t[1]: _task_key(t, stat) for t in all_tasks}
+    todo, needles = _todo(inv, root, profile)
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
-    hits: set[str] = set()
-    volatile: set[str] = set()
+    volatile: list[str] = []  # files walked again on every run (meta says which)
     sig = walk_signature(profile, mode, allow_mcp, max_line)
     cache_error = None
     try:
         meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
     except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
         meta, cache_error = None, type(exc).__name__
-    runs: dict[str, str] = {}  # file_id -> the run whose parts hold its rows
-    where: dict[str, str] = {}  # file_id -> the part (label: "<run>-<part>") that holds its rows
+    # file_id -> the part (label "<run>-<part>") that holds its rows, for files served from the cache
+    where = pl.DataFrame(schema={"file_id": pl.String, "part": pl.String})
+    hit = pl.lit(False)
     if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
-            and "run" in meta.columns:
-        have = dict(zip(meta["file_id"].to_list(), meta["key"].to_list(), strict=True))
-        volatile = set(meta.filter(pl.col("volatile"))["file_id"].to_list())
-        hits = {fid for fid, k in keys.items() if have.get(fid) == k and fid not in volatile}
-        runs = {f: r for f, r in zip(meta["file_id"].to_list(), meta["run"].to_list(), strict=True) if f in hits}
-        where = {f: w for f, w in zip(meta["file_id"].to_list(), meta["part"].to_list(), strict=True) if f in hits}
-        if hits:
-            ids = pl.DataFrame({"file_id": sorted(hits)}, schema={"file_id": pl.String})
+            and "part" in meta.columns:
+        volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
+        todo = todo.join(meta.select("file_id", pl.col("key").alias("_old"), pl.col("part").alias("_part")),
+                         on="file_id", how="left", maintain_order="left")
+        hit = (pl.col("key") == pl.col("_old")).fill_null(False) & ~pl.col("file_id").is_in(volatile)
+        where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
+        if where.height:
             for name in SPILLED:
                 if _parts(cache_dir / name):
-                    cached[name] = _scan_runs(cache_dir / name, runs)
+                    cached[name] = _scan_runs(cache_dir / name, where)
             for name in ("files", "stores"):
                 f = cache_dir / f"{name}.parquet"
                 if f.exists():
-                    cached[name] = pl.read_parquet(f).join(ids, on="file_id", how="semi")
-    tasks = [t for t in all_tasks if t[1] not in hits]
+                    cached[name] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
+    keys = todo.select("file_id", "key")
+    walk = todo.filter(~hit).select("path", "file_id", "kind", "size")
+    del todo, meta
     if stats is not None:
-        stats.update({"files": len(all_tasks), "cache_hits": len(hits), "walked": len(tasks),
+        stats.update({"files": keys.height, "cache_hits": where.height, "walked": walk.height,
                       "walker": W.ENGINE})
         if cache_error:
             stats["cache_error"] = cache_error
@@ -195,38 +204,45 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
     if stats is not None:
         stats["spill_dir"] = str(spill)
-    files: list[tuple] = []
-    stores: list[dict] = []
-    batch_of: dict[str, int] = {}  # file_id -> the batch (part) that walked it
-
+    files: list[pl.DataFrame] = []  # per batch: FILE_COLS and the batch (part) that walked each file
+    stores: list[pl.DataFrame] = []
+    walked_volatile: list[str] = []
     worker_cpu = 0.0
 
     def take(b: BatchOut) -> None:
         nonlocal worker_cpu
         worker_cpu += b.cpu
-        files.extend(b.files)
-        for f in b.files:
-            batch_of[f[0]] = b.index
-        stores.extend(b.stores)
+        files.append(pl.DataFrame(b.files, schema=FILE_COLS, orient="row").with_columns(
+            _batch=pl.lit(b.index, dtype=pl.Int64)))
+        if b.stores:
+            # store facts are flat, gated by the reader (counts, table names, flags): one row per store
+            stores.append(pl.DataFrame(b.stores, infer_schema_length=None))
+        walked_volatile.extend(b.volatile)
         if progress:
             progress(len(b.files), b.nbytes)
 
     # files walked again on every run (their results depend on other files) in batches of
     # their own, so the parts of the files around them stay clean in the cache next time
-    batches = _batches([t for t in tasks if t[1] not in volatile], jobs) + \
-        _batches([t for t in tasks if t[1] in volatile], jobs)
-    small = sum(t[3] for t in tasks) < POOL_MIN_BYTES or jobs == 1
+    is_volatile = pl.col("file_id").is_in(volatile)
+    batches = _batches(walk.filter(~is_volatile), jobs) + _batches(walk.filter(is_volatile), jobs)
+    small = int(walk["size"].sum() or 0) < POOL_MIN_BYTES or jobs == 1
+    del walk
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
         walker.root = str(root)
         for i, batch in enumerate(batches):
-            take(walk_batch(walker, batch, str(spill), i, field_cols))
+            take(walk_batch(walker, _batch_tasks(batch, needles), str(spill), i, field_cols))
     else:
         with ProcessPoolExecutor(jobs, mp_context=_pool_context(), initializer=W._init_worker,
                                  initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root))) as ex:
-            futs = [ex.submit(_work_batch, batch, str(spill), i, field_cols) for i, batch in enumerate(batches)]
-            for fut in futs:
-                take(fut.result())
+            # a few batches in flight, taken in order: their tasks exist only while they run
+            pending: deque = deque()
+            for i, batch in enumerate(batches):
+                pending.append(ex.submit(_work_batch, _batch_tasks(batch, needles), str(spill), i, field_cols))
+                if len(pending) >= jobs * IN_FLIGHT:
+                    take(pending.popleft().result())
+            while pending:
+                take(pending.popleft().result())
     if stats is not None:
         stats["worker_cpu"] = round(worker_cpu, 3) if not small else 0.0
 
@@ -237,10 +253,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             d.mkdir(exist_ok=True)
             pl.DataFrame(schema=schemas[name]).write_parquet(d / "part-empty.parquet")
         out[name] = pl.scan_parquet(d / "*.parquet")
-    out["files"] = pl.DataFrame(files, schema=FILE_COLS, orient="row")
+    walked = pl.concat(files) if files else pl.DataFrame(schema={**FILE_COLS, "_batch": pl.Int64})
+    out["files"] = walked.drop("_batch")
     if stores:
-        # store facts are flat, gated by the reader (counts, table names, flags): one row per store
-        out["stores"] = pl.DataFrame(stores, infer_schema_length=None)
+        out["stores"] = pl.concat(stores, how="diagonal_relaxed")
     for name, df in cached.items():
         if name in out:
             mine = out[name]
@@ -250,11 +266,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
-            where, totals = _write_cache(cache_dir, spill, out, keys, sig, runs, where, batch_of)
-            runs = {f: _run_of_label(w) for f, w in where.items()}
+            where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
+                                         walked.select("file_id", "_batch"), set(walked_volatile))
             # the cached rows now live in the new cache: scan them there, not in the old one
             for name in SPILLED:
-                out[name] = _scan_runs(cache_dir / name, runs)
+                out[name] = _scan_runs(cache_dir / name, where)
             parts = {name: _part_set(cache_dir / name, where, totals) for name in SPILLED}
         except OSError as exc:  # the survey does not depend on its cache
             if stats is not None:
@@ -276,36 +292,42 @@ class PartSet:
     rest: pl.LazyFrame | None
 
 
-def _part_set(d: Path, where: dict[str, str], totals: dict[str, int]) -> PartSet:
+def _part_set(d: Path, where: pl.DataFrame, totals: dict[str, int]) -> PartSet:
     """Which of a table's cached parts are clean (every file they were written for is still
-    served from them) and the live rows of the others."""
-    live: dict[str, list[str]] = {}
-    for f, w in where.items():
-        live.setdefault(w, []).append(f)
+    served from them) and the live rows of the others. ``where``: file_id -> part."""
+    live = dict(where.group_by("part").len().iter_rows())
     clean, dirty = [], []
     for p in _parts(d):
         label = p.name.removesuffix(".parquet")
         if label.endswith("-empty"):
             continue
-        if len(live.get(label, ())) == totals.get(label, -1):
+        if live.get(label, 0) == totals.get(label, -1):
             clean.append(p)
         elif live.get(label):
-            dirty.append((p, live[label]))
-    rest = pl.concat([pl.scan_parquet(p).join(pl.LazyFrame({"file_id": ids}, schema={"file_id": pl.String}),
-                                              on="file_id", how="semi") for p, ids in dirty]) if dirty else None
+            dirty.append((p, label))
+    rest = pl.concat([pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi")
+                      for p, label in dirty]) if dirty else None
     return PartSet(clean, rest)
+
+
+def _files_of(where: pl.DataFrame, label: str) -> pl.LazyFrame:
+    return where.lazy().filter(pl.col("part") == label).select("file_id")
 
 
 # -- the walk, in batches: each worker writes its own Parquet parts -----------------------
 # Workers turn their results into columns and write them, so no row crosses a process
 # boundary and the parent does no per-row work: it gets back per-file summaries only.
 BATCH_FILES = 1024
+IN_FLIGHT = 4  # batches per worker submitted ahead
+# markers whose value is another file's existence: such a file is walked again on every run
+VOLATILE_MARKERS = (":present", ":missing")
 
 
 @dataclass
 class BatchOut:
     files: list[tuple]  # one row per file (FILE_COLS)
     stores: list[dict]  # one dict per SQLite store
+    volatile: list[str]  # files whose result depends on other files (walked again every run)
     nbytes: int
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
     index: int  # the batch's number: its parts are ``part-<index>.parquet``
@@ -324,24 +346,30 @@ def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _batches(tasks: list[tuple], jobs: int) -> list[list[tuple]]:
-    """Tasks (largest first) cut into batches of about total / (jobs * 8) bytes (at least
-    4 MB: each batch writes one Parquet part per table, ~1 ms apiece), at most
-    ``BATCH_FILES`` files each: big files alone, small ones together, the pool busy to the end."""
-    total = sum(t[3] for t in tasks)
+def _batches(walk: pl.DataFrame, jobs: int) -> list[pl.DataFrame]:
+    """Files to walk (largest first) cut into batches of about total / (jobs * 8) bytes (at
+    least 4 MB: each batch writes one Parquet part per table, ~1 ms apiece), at most
+    ``BATCH_FILES`` files each: big files alone, small ones together, the pool busy to the
+    end. Batches are slices of the frame (no copy); ``_batch_tasks`` makes their tasks."""
+    total = int(walk["size"].sum() or 0)
     target = max(total // (max(jobs, 1) * 8), 4 << 20)
-    out: list[list[tuple]] = []
-    cur: list[tuple] = []
-    size = 0
-    for t in tasks:
-        cur.append(t)
-        size += t[3]
-        if size >= target or len(cur) >= BATCH_FILES:
-            out.append(cur)
-            cur, size = [], 0
-    if cur:
-        out.append(cur)
+    out: list[pl.DataFrame] = []
+    start = n = size = 0
+    for x in walk["size"]:
+        n += 1
+        size += x
+        if size >= target or n >= BATCH_FILES:
+            out.append(walk.slice(start, n))
+            start, n, size = start + n, 0, 0
+    if n:
+        out.append(walk.slice(start, n))
     return out
+
+
+def _batch_tasks(batch: pl.DataFrame, needles: dict[str, list]) -> list[tuple]:
+    """A batch's tasks for ``walk_file``: (path, file_id, kind, size, needles)."""
+    return [(path, fid, kind, size, needles.get(fid, [])) for path, fid, kind, size in
+            batch.select("path", "file_id", "kind", "size").iter_rows()]
 
 
 def _columns(rows: list[tuple], fid: str, width: int) -> list[list]:
@@ -357,6 +385,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     cols: dict[str, list[list]] = {name: [[] for _ in schemas[name]] for name in SPILLED}
     files: list[tuple] = []
     stores: list[dict] = []
+    volatile: list[str] = []
     nbytes = 0
     cpu0 = time.process_time()
     for t in batch:
@@ -364,6 +393,8 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
         fid = r.file_id
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
+        if any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
+            volatile.append(fid)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         per = {
@@ -384,7 +415,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
             # lz4: the parts are read once into the snapshot (and kept by the cache)
             pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name]).write_parquet(
                 d / f"part-{index:06d}.parquet", compression="lz4")
-    return BatchOut(files, stores, nbytes, time.process_time() - cpu0, index)
+    return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
 
 
 def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str]) -> BatchOut:
@@ -424,11 +455,10 @@ def _run_of_label(label: str) -> str:
     return label.split("-", 1)[0]
 
 
-def _scan_runs(d: Path, runs: dict[str, str]) -> pl.LazyFrame:
-    """The rows of each file from the run that last walked it (older rows of a file that
-    has changed since are in the parts too, and are never read)."""
-    want = pl.DataFrame({"file_id": list(runs), "_run": list(runs.values())},
-                        schema={"file_id": pl.String, "_run": pl.String}).lazy()
+def _scan_runs(d: Path, where: pl.DataFrame) -> pl.LazyFrame:
+    """The rows of each file (``where``: file_id -> part) from the run that last walked it
+    (older rows of a file that has changed since are in the parts too, and are never read)."""
+    want = where.lazy().select("file_id", _run=_run_expr(pl.col("part")))
     parts = _parts(d)
     return (pl.scan_parquet(parts, include_file_paths="_part")
             .with_columns(pl.col("_part").str.extract(r"([^/]+?)-[^/]*$", 1).alias("_run"))
@@ -436,15 +466,21 @@ def _scan_runs(d: Path, runs: dict[str, str]) -> pl.LazyFrame:
             .drop("_part", "_run"))
 
 
+def _run_expr(label: pl.Expr) -> pl.Expr:
+    """The run of a part label ``<run>-<part>`` (as ``_run_of_label``)."""
+    return label.str.extract(r"^([^-]*)", 1)
+
+
 COMPACT_AFTER_RUNS = 8
 
 
-def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], sig: str,
-                 runs: dict[str, str], where: dict[str, str],
-                 batch_of: dict[str, int]) -> tuple[dict[str, str], dict[str, int]]:
+def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, sig: str,
+                 where: pl.DataFrame, walked: pl.DataFrame,
+                 volatile: set[str]) -> tuple[pl.DataFrame, dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
-    Returns, per file, the part (``<run>-<part>``) that now holds its rows, and how many
-    files each part holds.
+    ``keys``: every file's cache key; ``where``: the part (``<run>-<part>``) of each file
+    served from the old cache; ``walked``: the batch of each file walked now. Returns, per
+    file, the part that now holds its rows, and how many files each part holds.
 
     Walk tables are kept as Parquet parts named ``<run>-…``: this run's parts and the old
     cache's clean parts move in by hard link, never re-encoded. Every part in the cache is
@@ -452,33 +488,33 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], 
     ``parts.json`` counts the files each part was written for, and an old part that no
     longer serves all of them (a file changed or vanished) is dropped, its live rows
     rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its run
-    and part. After ``COMPACT_AFTER_RUNS`` runs, all live rows are rewritten into one part."""
+    and part, and whether it is ``volatile`` (one of this run's walked files whose result
+    depends on other files: a cached file never is). After ``COMPACT_AFTER_RUNS`` runs, all
+    live rows are rewritten into one part."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     run = uuid.uuid4().hex[:10]
-    old_runs = {_run_of(p) for name in SPILLED for p in _parts(cache_dir / name)} if runs else set()
+    reuse = where.height > 0
+    old_runs = {_run_of(p) for name in SPILLED for p in _parts(cache_dir / name)} if reuse else set()
     compact = len(old_runs) >= COMPACT_AFTER_RUNS
     try:
-        old_totals = orjson.loads((cache_dir / "parts.json").read_bytes()) if runs and not compact else {}
+        old_totals = orjson.loads((cache_dir / "parts.json").read_bytes()) if reuse and not compact else {}
     except (OSError, orjson.JSONDecodeError):
         old_totals = {}  # unknown totals: every old part is rewritten once, never linked
-    live: dict[str, list[str]] = {}  # old part -> its files served from it now
-    for f in runs:
-        live.setdefault(where[f], []).append(f)
-    dirty = {w for w, fs in live.items() if len(fs) != old_totals.get(w)}
+    live = dict(where.group_by("part").len().iter_rows())  # old part -> how many files it serves now
+    dirty = [w for w, n in live.items() if n != old_totals.get(w)]
     for name in SPILLED:
         d = tmp / name
         d.mkdir()
-        if runs and compact:
-            _scan_runs(cache_dir / name, runs).sink_parquet(d / f"{run}-compact.parquet")
-        elif runs:
+        if reuse and compact:
+            _scan_runs(cache_dir / name, where).sink_parquet(d / f"{run}-compact.parquet")
+        elif reuse:
             rewrite = []
             for p in _parts(cache_dir / name):
                 label = p.name.removesuffix(".parquet")
                 if label in dirty:
-                    rewrite.append(pl.scan_parquet(p).join(
-                        pl.LazyFrame({"file_id": live[label]}, schema={"file_id": pl.String}), on="file_id", how="semi"))
+                    rewrite.append(pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi"))
                 elif label in live:
                     link_or_copy(p, d / p.name)
                 # else: no file is served from it any more (or it is an empty part): dropped
@@ -489,22 +525,17 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: dict[str, str], 
                 link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
-    new_where = {f: (f"{run}-part-{batch_of[f]:06d}" if f not in runs else
-                     f"{run}-compact" if compact else f"{run}-rest" if where[f] in dirty else where[f])
-                 for f in keys}
-    new_runs = {f: _run_of_label(w) for f, w in new_where.items()}
-    totals: dict[str, int] = {}
-    for w in new_where.values():
-        totals[w] = totals.get(w, 0) + 1
+    part = pl.col("part")
+    new_where = pl.concat([
+        walked.select("file_id", part=pl.format("{}-part-{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6))),
+        where.select("file_id", part=pl.lit(f"{run}-compact") if compact else
+                     pl.when(part.is_in(dirty)).then(pl.lit(f"{run}-rest")).otherwise(part)),
+    ])
+    totals = dict(new_where.group_by("part").len().iter_rows())
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
-    markers = _scan_runs(tmp / "markers", new_runs)
-    volatile = set(markers.filter(pl.col("name").str.ends_with(":present") | pl.col("name").str.ends_with(":missing"))
-                   .select("file_id").collect()["file_id"].to_list())
-    pl.DataFrame({"file_id": list(keys), "key": list(keys.values()), "sig": [sig] * len(keys),
-                  "volatile": [f in volatile for f in keys], "run": [new_runs[f] for f in keys],
-                  "part": [new_where[f] for f in keys]},
-                 schema={"file_id": pl.String, "key": pl.String, "sig": pl.String, "volatile": pl.Boolean,
-                         "run": pl.String, "part": pl.String}).write_parquet(tmp / "meta.parquet")
+    keys.join(new_where, on="file_id", how="left").select(
+        "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
+        run=_run_expr(part), part=part).write_parquet(tmp / "meta.parquet")
     for name in ("files", "stores"):
         if name in out:
             df = out[name]
