@@ -10,7 +10,7 @@ import datetime as dt
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -19,9 +19,15 @@ import polars as pl
 from survey import __version__
 from survey.census.collect import collect
 from survey.census.sql import run_census
-from survey.corpus.crawl import crawl, sample
+from survey.corpus.crawl import Inventory, crawl, sample
 from survey.corpus.privacy import load_salt, pseudonym
-from survey.evidence.grep import run_probes
+from survey.evidence.grep import (
+    RgListing,
+    duckdb_everything,
+    lists_everything,
+    rg_listings,
+    run_probes,
+)
 from survey.evidence.kit import Kit
 from survey.runtimes.base import Profile
 from survey.snapshot.store import SCHEMA_VERSION, SnapshotWriter, fingerprint, load_json
@@ -120,8 +126,6 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
                on_exists: str = "refuse", progress: Progress | None = None,
                cache: bool = True, min_files: int | None = None) -> RunResult:
-    from survey.render.render import render_page
-
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     date = date or today()
@@ -138,6 +142,30 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
     inv.frame = sample(inv.frame, sample_n, seed)
     timings["crawl"] = time.perf_counter() - t0
+    # The greps' listings, DuckDB's of the whole root (in DuckDB's own threads) and rg's of
+    # each scope (a process each), start now and run while this process walks and writes:
+    # a re-run, with little left to walk, would otherwise wait for them.
+    lister = ThreadPoolExecutor(1, thread_name_prefix="listing")
+    listing = lister.submit(duckdb_everything, root) if lists_everything(profile) else None
+    rg_lists = rg_listings(root, profile)
+    try:
+        return _survey(profile, root, inv, salt, timings, t0, (listing, rg_lists), snapshots=snapshots,
+                       reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
+                       allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick, cache=cache,
+                       min_files=min_files)
+    finally:
+        lister.shutdown(wait=True, cancel_futures=True)
+        for rl in rg_lists.values():
+            rl.close()
+
+
+def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
+            listings: tuple[Future[list[str] | None] | None, dict[str, RgListing]], *, snapshots: Path,
+            reports: Path | None, date: str,
+            sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
+            on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None], cache: bool,
+            min_files: int | None) -> RunResult:
+    from survey.render.render import render_page
 
     t = time.perf_counter()
     from survey.census.collect import cache_base
@@ -159,6 +187,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
 
         tables["stores"] = empty_facts_table(profile.store_reader)
     files = tables.pop("files")
+    if files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height:
+        # files changed since the crawl: the early listings may name files that are gone,
+        # so the greps list the tree again when they run
+        listings = (None, {})
     full = inv.frame.join(files, on="file_id", how="left")
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
     fixture = profile.handmade_marker in root.resolve().parts
@@ -249,7 +281,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             t = time.perf_counter()
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
-                                  cache_dir=cache_dir, salt=salt, known=known)
+                                  cache_dir=cache_dir, salt=salt, known=known, listing=listings[0],
+                                  rg_lists=listings[1])
             finally:
                 timings["greps"] = time.perf_counter() - t
 

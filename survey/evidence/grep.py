@@ -42,7 +42,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -272,6 +272,11 @@ def duckdb_everything(root: Path) -> list[str] | None:
         con.close()
 
 
+def lists_everything(profile: Profile) -> bool:
+    """Do the profile's scopes use ``**/`` globs (matched against ``duckdb_everything``)?"""
+    return any(g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs)
+
+
 def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str],
                    everything: list[str] | None = None) -> list[str]:
     """The files ``read_blob`` reads for these globs, in its order (a file matched by two
@@ -437,25 +442,52 @@ def _rg_batches(paths: list[bytes]) -> list[list[bytes]]:
     return out if out[-1] else []
 
 
+class RgListing:
+    """``rg --files`` over a scope, started as soon as the caller likes (the pipeline: right
+    after the crawl, so it runs while the walk does); the listing goes to a temp file, never a
+    full pipe. ``read`` waits for it; ``close`` stops it if it is still running."""
+
+    def __init__(self, root: Path, scope: Scope) -> None:
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        globs = [a for g in scope.rg_globs for a in ("-g", g)]
+        self.proc = subprocess.Popen([rg_binary(), "-uuu", "--files", *globs, "--null", str(root)],
+                                     stdout=self.file, stderr=subprocess.DEVNULL)
+
+    def read(self) -> bytes:
+        self.proc.wait()
+        self.file.seek(0)
+        return self.file.read()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.file.close()
+
+
+def rg_listings(root: Path, profile: Profile) -> dict[str, RgListing]:
+    """An ``RgListing`` per scope that has probes."""
+    return {sc.name: RgListing(root, sc) for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)}
+
+
 def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
-            known: Known | None = None) -> dict:
+            known: Known | None = None, listing: RgListing | None = None) -> dict:
     rg = rg_binary()
-    globs = [a for g in scope.rg_globs for a in ("-g", g)]
     argv = rg_args(scope, literals)
     whole = None
-    with tempfile.TemporaryFile() as lst:
-        # rg lists the scope; with nothing cached for rg, the whole-scope pass does not wait
-        # for the listing: both run at once (the listing goes to a file, never a full pipe)
-        lister = subprocess.Popen([rg, "-uuu", "--files", *globs, "--null", str(root)], stdout=lst,
-                                  stderr=subprocess.DEVNULL)
+    lister = listing or RgListing(root, scope)
+    try:
+        # with nothing cached for rg, the whole-scope pass does not wait for the listing:
+        # both run at once
         if cache is None or not cache.old["rg"]:
             whole = _rg_run(rg, argv, [os.fsencode(str(root))])
-        lister.wait()
-        lst.seek(0)
-        listing = lst.read()
+        raw = lister.read()
+    finally:
+        if listing is None:
+            lister.close()
     prefix = os.fsencode(str(root)) + b"/"
     listed = [os.fsdecode(p[len(prefix):] if p.startswith(prefix) else p)
-              for p in listing.split(b"\0") if p]
+              for p in raw.split(b"\0") if p]
     keys = _keys(root, listed, known) if cache else {}
     hits: dict[str, list[int]] = {}
     if cache:
@@ -534,7 +566,9 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                scope_files: dict[str, int], readable: list[str] | None = None, *,
-               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None) -> dict:
+               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
+               listing: Future[list[str] | None] | None = None,
+               rg_lists: dict[str, RgListing] | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
     ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
@@ -542,13 +576,16 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     the readable files of the scope only, and the page says how many were left out.
     ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
     and names files by ``salt``-ed pseudonyms; ``known`` gives the crawl's file_id and key
-    of each file it saw, so they are not computed again.
+    of each file it saw, so they are not computed again. ``listing``: ``duckdb_everything``
+    of the root, and ``rg_lists`` (``rg_listings``), each scope's rg listing, are started
+    earlier by the caller (they walk the whole tree, which takes a while and needs no CPU of
+    ours).
     """
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     out: dict = {"scopes": {}, "probes": []}
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
-    everything = duckdb_everything(root) if any(
-        g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs) else None
+    everything = listing.result() if listing is not None else \
+        duckdb_everything(root) if lists_everything(profile) else None
     for scope in profile.scopes:
         probes = [p for p in profile.probes if p.scope == scope.name]
         if not probes:
@@ -569,7 +606,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             except GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
                 dd, dd_cached = _zeros(literals), 0
-        rgr = rg_grep(root, scope, literals, cache=cache, known=known)
+        rgr = rg_grep(root, scope, literals, cache=cache, known=known, listing=(rg_lists or {}).get(scope.name))
         if cache is not None:
             cache.save()
         from_cache = {"duckdb": dd_cached, "rg": rgr["files_from_cache"]}
