@@ -59,7 +59,10 @@ KEY_SQL = HERE / "key_files.sql"
 KEY_ALL_SQL = HERE / "key_files_all.sql"
 PER_FILE_END = "-- end of per_file"
 PARALLEL_MIN_BYTES = 16 << 20  # below this, one part: threads cost more than they save
-PARALLEL_MAX_FILE = 64 << 20  # a larger file (a store): one part, as big files cost memory
+PARALLEL_MAX_FILE = 64 << 20  # a larger file (a store): one part at a time, as big files cost memory
+# files read by name per query: DuckDB's memory grows with the length of the list (113k
+# files of cursor_stream in two lists: 563 MB; in lists of 2,048: 230 MB, in the same time)
+PART_FILES = 2048
 RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
 CACHE_VERSION = "1"
 
@@ -310,27 +313,35 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _parts(globs: list[str], files: list[str], sizes: dict[str, int]) -> list[list[str]]:
-    """``globs`` (one per file of ``files``) in one part per core, largest file first into the
-    lightest part; one part if the files are few bytes, or one of them is large."""
+def _parts(globs: list[str], files: list[str], sizes: dict[str, int]) -> tuple[list[list[str]], int]:
+    """``globs`` (one per file of ``files``) in parts of at most about ``PART_FILES`` files,
+    at least one per core, largest file first into the lightest part that is not full; and
+    how many parts run at once: one if the files are few bytes, or one of them is large."""
+    if not globs:
+        return [], 1
     total = sum(sizes.get(f, 0) for f in files)
     n = min(_cores(), 8, len(files))
     if n <= 1 or total < PARALLEL_MIN_BYTES or max(sizes.get(f, 0) for f in files) > PARALLEL_MAX_FILE:
-        return [globs] if globs else []
-    parts: list[list[str]] = [[] for _ in range(n)]
-    load = [0] * n
+        n = 1
+    k = max(n, -(-len(files) // PART_FILES))
+    if k == 1:
+        return [globs], 1
+    cap = -(-len(files) // k)
+    parts: list[list[str]] = [[] for _ in range(k)]
+    load = [0] * k
     for g, f in sorted(zip(globs, files, strict=True), key=lambda gf: -sizes.get(gf[1], 0)):
-        i = load.index(min(load))
+        i = min((j for j in range(k) if len(parts[j]) < cap), key=load.__getitem__)
         parts[i].append(g)
         load[i] += sizes.get(f, 0)
-    return [p for p in parts if p]
+    return [p for p in parts if p], n
 
 
-def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: list[list[str]],
+def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[str]], int],
                    literals: list[str]) -> list[tuple[str, Counts]]:
     """per_file of grep_literals.sql, one run per part (of globs, or of escaped relative
-    paths), parts run concurrently: (relative path, counts) per file read."""
+    paths), that many parts at once: (relative path, counts) per file read."""
     sql = per_file_sql()
+    chunks, at_once = parts
 
     def run(globs: list[str]) -> list[tuple]:
         cur = con.cursor()
@@ -344,11 +355,11 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: list[list[
         finally:
             cur.close()
 
-    if len(parts) > 1:
-        with ThreadPoolExecutor(len(parts)) as pool:
-            results = list(pool.map(run, parts))
+    if at_once > 1 and len(chunks) > 1:
+        with ThreadPoolExecutor(at_once) as pool:
+            results = list(pool.map(run, chunks))
     else:
-        results = [run(p) for p in parts]
+        results = [run(p) for p in chunks]
     return [(_relative(root, fn), (int(size), bool(bad), [int(n) for n in occ]))
             for rows in results for fn, size, bad, occ in rows]
 
