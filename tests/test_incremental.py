@@ -148,3 +148,50 @@ def test_the_worker_pool_writes_the_tables_of_the_in_process_walk(
         a, b = (pl.read_parquet(snaps[j] / "walk" / table) for j in (1, 2))
         assert a.height > 0 or table not in {"frames.parquet", "nodes.parquet", "files.parquet"}, table
         assert a.sort(a.columns, nulls_last=True).equals(b.sort(b.columns, nulls_last=True)), table
+
+
+def _keys(runtime: str, root: Path) -> dict[str, str]:
+    from survey.census.collect import _todo
+    from survey.corpus.crawl import crawl
+    from survey.corpus.privacy import load_salt
+
+    prof = get(runtime)
+    inv = crawl(root, prof, load_salt())
+    todo, _needles = _todo(inv, root, prof)
+    return {inv.paths[f]: k for f, k in todo.select("file_id", "key").iter_rows()}
+
+
+def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_path: Path) -> None:
+    """What the key must see besides size and mtime: a SQLite store's -wal (a live store
+    writes there, not to its main file), the children a parent transcript is searched for,
+    and a rewrite that puts size and mtime back (only the ctime moves)."""
+    from survey.synth import claude_code, cursor_chats
+
+    chats = tmp_path / "chats"
+    cursor_chats.generate(chats, seed=3, sessions=4)
+    before = _keys("cursor_chats", chats)
+    store = sorted(p for p in before if p.endswith("store.db"))[0]
+    (chats / (store + "-wal")).write_bytes(b"\0" * 32)
+    after = _keys("cursor_chats", chats)
+    assert after[store] != before[store]
+    assert {p: k for p, k in after.items() if p != store and p in before} == \
+        {p: k for p, k in before.items() if p != store}
+
+    cc = tmp_path / "claude"
+    claude_code.generate(cc, seed=5, sessions=6)
+    before = _keys("claude_code", cc)
+    child = sorted(p for p in before if "/subagents/" in p and p.endswith(".jsonl"))[0]
+    parent = child.split("/subagents/")[0] + ".jsonl"
+    assert parent in before
+    (cc / child).unlink()
+    after = _keys("claude_code", cc)
+    assert after[parent] != before[parent]
+
+    f = cc / sorted(p for p in after if p.endswith(".jsonl") and p != parent)[0]
+    st = f.stat()
+    data = f.read_bytes()
+    f.write_bytes(data[::-1])  # same size, other bytes
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    rel = str(f.relative_to(cc))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    assert _keys("claude_code", cc)[rel] != after[rel]
