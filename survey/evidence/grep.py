@@ -193,7 +193,8 @@ class GrepCache:
         self.new: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
         self.error: str | None = None
         self.n = len(literals)
-        self._fids: dict[str, str] = {f: fk[0] for f, fk in (known or {}).items()}  # the crawl's file_ids
+        self._known = known or {}  # the crawl's file_ids (shared, never copied: one entry per file)
+        self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
         try:
             data = orjson.loads(self.path.read_bytes()) if self.path.exists() else None
         except (OSError, orjson.JSONDecodeError) as exc:  # an unreadable cache is no cache
@@ -204,6 +205,9 @@ class GrepCache:
                     self.old[e] = data[e]
 
     def fid(self, relpath: str) -> str:
+        k = self._known.get(relpath)
+        if k is not None:
+            return k[0]
         f = self._fids.get(relpath)
         if f is None:
             f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
