@@ -5,26 +5,29 @@
 --   millions of values held in memory: quantile_disc(x, q) is the smallest length whose running
 --   count reaches ceil(N * q) (at least 1); a test holds the two equal.
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor'" -c ".read survey/runtimes/cursor/queries/payload_lengths.sql"
-WITH b AS (
-    SELECT b.payload_len AS len, f.role = 'assistant' AS assistant
+WITH a AS (      -- assistant frames' payload lengths (a semi join: no row is widened)
+    SELECT b.payload_len AS len
     FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet') AS b
-    JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id, line_no)
+    SEMI JOIN (SELECT file_id, line_no FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+               WHERE role = 'assistant') AS f USING (file_id, line_no)
     WHERE b.payload_len IS NOT NULL
 ), h AS (      -- a histogram: one row per distinct length
-    SELECT len, count(*) FILTER (WHERE assistant) AS n_assistant, count(*) AS n
-    FROM b GROUP BY len
+    SELECT len, count(*) AS n_assistant FROM a GROUP BY len
 ), c AS (
-    SELECT len, n_assistant, n,
+    SELECT len, n_assistant,
            sum(n_assistant) OVER (ORDER BY len) AS below,   -- assistant payloads this long or shorter
            sum(n_assistant) OVER ()             AS total
     FROM h
+), everything AS (   -- every frame's payloads
+    SELECT max(payload_len) AS max_including_user, count(payload_len) AS payloads
+    FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
 )
 SELECT
-    coalesce(max(total), 0)::BIGINT                                     AS assistant_payloads,
-    min(len) FILTER (WHERE n_assistant > 0 AND below >= greatest(1, ceil(total * 0.5)))  AS p50,
-    min(len) FILTER (WHERE n_assistant > 0 AND below >= greatest(1, ceil(total * 0.9)))  AS p90,
-    min(len) FILTER (WHERE n_assistant > 0 AND below >= greatest(1, ceil(total * 0.99))) AS p99,
-    max(len) FILTER (WHERE n_assistant > 0)                             AS max,
-    max(len)                                                            AS max_including_user,
-    coalesce(sum(n), 0)::BIGINT                                         AS payloads
-FROM c;
+    coalesce(max(total), 0)::BIGINT AS assistant_payloads,
+    min(len) FILTER (WHERE below >= greatest(1, ceil(total * 0.5)))  AS p50,
+    min(len) FILTER (WHERE below >= greatest(1, ceil(total * 0.9)))  AS p90,
+    min(len) FILTER (WHERE below >= greatest(1, ceil(total * 0.99))) AS p99,
+    max(len) AS max,
+    any_value(e.max_including_user) AS max_including_user,
+    any_value(e.payloads)::BIGINT AS payloads
+FROM everything AS e LEFT JOIN c ON true;   -- one row even with no assistant payload
