@@ -368,3 +368,54 @@ def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> No
     per_file[cache.fid("aa\n.txt")][LITERALS.index("aa")] = 1
     for fid, occ in per_file.items():
         assert cache.new["rg"][fid][-1] == occ
+
+
+def _leftmost_first(text: bytes, lits: list[bytes]) -> list[int]:
+    """One alternation's counts by hand: at the leftmost position where any literal starts,
+    the first literal in list order wins, and the search goes on after it."""
+    counts, i = [0] * len(lits), 0
+    while i < len(text):
+        for j, lit in enumerate(lits):
+            if text.startswith(lit, i):
+                counts[j] += 1
+                i += len(lit)
+                break
+        else:
+            i += 1
+    return counts
+
+
+def test_one_alternation_per_first_byte_counts_as_one_alternation_for_all(tmp_path: Path) -> None:
+    """grep_literals.sql splits the literals into one alternation per first byte (fast; past
+    four first bytes the rest share the fourth), and keeps one for all when two literals of
+    different first bytes could overlap. On random texts over a tiny alphabet (overlaps
+    everywhere), random literal sets and crafted ones, both ways give, file by file, the
+    counts of one leftmost-first alternation of every literal."""
+    import random
+
+    rnd = random.Random(11)
+    alphabet = "ab\"[x"
+    root = tmp_path / "r"
+    texts = {f"f{i}.txt": "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 80))).encode()
+             for i in range(12)}
+    # overlaps of two bytes, one literal inside another; five first bytes that cannot overlap
+    texts["crafted.txt"] = b'xabz abx "a"x [ab[ xab "q[r xy zz ab"q'
+
+    plant(root, texts)
+    con = duckdb.connect()
+    con.execute("SET VARIABLE root = ?", [str(root)])
+    con.execute("SET VARIABLE globs = ?::VARCHAR[]", [["*.txt"]])
+    split = kept = 0
+    crafted = [["abz", "xab"], ["abx", "x"], ["a\"x", "x"], ["[ab", "b["], ["ab", "xabz"],
+               ['"', "[", "ab", "x"], ['"q', "[r", "ab", "xy", "zz"]]
+    for lits in crafted + [sorted({"".join(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 6)))
+                                   for _ in range(rnd.randrange(1, 6))}) for _ in range(120)]:
+        con.execute("SET VARIABLE literals = ?::VARCHAR[]", [lits])
+        got = {Path(f).name: list(occ) for f, _, _, occ in con.execute(G.per_file_sql()).fetchall()}
+        want = {name: _leftmost_first(data, [lit.encode() for lit in lits]) for name, data in texts.items()}
+        assert got == want, lits
+        entangled = any(a[0] != b[0] and (b in a or any(a[-k:] == b[:k] for k in range(1, min(len(a), len(b)))))
+                        for a in lits for b in lits)
+        split += not entangled and len({lit[0] for lit in lits}) > 1
+        kept += entangled
+    assert split >= 5 and kept >= 5, (split, kept)
