@@ -419,3 +419,33 @@ def test_one_alternation_per_first_byte_counts_as_one_alternation_for_all(tmp_pa
         split += not entangled and len({lit[0] for lit in lits}) > 1
         kept += entangled
     assert split >= 5 and kept >= 5, (split, kept)
+
+
+def test_a_file_made_between_the_early_listing_and_the_crawl_makes_the_greps_list_again(
+        tmp_path: Path) -> None:
+    """The greps' listings start before the crawl (they run while it does). A file the crawl
+    finds and the DuckDB listing does not (made in between) makes them list again; on an
+    unchanged corpus, and on the hostile one (odd names, symlinks, special files), never."""
+    from concurrent.futures import Future
+
+    from survey.corpus.crawl import crawl
+    from survey.pipeline import _listed_too_early
+    from survey.synth import hostile
+
+    def listed(root: Path) -> Future:
+        f: Future = Future()
+        f.set_result(G.duckdb_everything(root))
+        return f
+
+    root = tmp_path / "c"
+    generate(root, seed=3, sessions=6)
+    early = listed(root)
+    assert not _listed_too_early(early, crawl(root, get("cursor"), b"s" * 32))
+    new = root / "p" / "agent-transcripts" / "late.jsonl"
+    new.parent.mkdir(parents=True, exist_ok=True)
+    new.write_bytes(b'{"role":"user"}\n')
+    assert _listed_too_early(early, crawl(root, get("cursor"), b"s" * 32))
+    assert not _listed_too_early(listed(root), crawl(root, get("cursor"), b"s" * 32))
+    odd = tmp_path / "h"
+    hostile.generate(odd, seed=7, big_line_mb=1)
+    assert not _listed_too_early(listed(odd), crawl(odd, get("cursor"), b"s" * 32))
