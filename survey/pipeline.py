@@ -142,9 +142,9 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     # The greps' listings, DuckDB's of the whole root (in DuckDB's own threads) and rg's of
     # each scope (a process each), start now and run while this process crawls, walks and
     # writes: a re-run, with little left to walk, would otherwise wait for them (DuckDB's
-    # glob of a tree of 22k folders takes 0.8 s of CPU). A file that changes after they
-    # list it is caught by the walk (vanished, changed during read): the greps then list
-    # the tree again.
+    # glob of a tree of 22k folders takes 0.8 s of CPU). If they went stale (the walk met a
+    # file that changed or vanished, or the crawl found one the DuckDB listing lacks), the
+    # greps list the tree again.
     lister = ThreadPoolExecutor(1, thread_name_prefix="listing")
     listing = lister.submit(duckdb_everything, root) if lists_everything(profile) else None
     rg_lists = rg_listings(root, profile)
@@ -162,14 +162,14 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             rl.close()
 
 
-def _listed_too_early(listing: Future[list[str] | None] | None, inv: Inventory) -> bool:
-    """Did the crawl find a file the early DuckDB listing had not (made between the two)?
-    Only regular files count: DuckDB's glob lists no symlinks, folders or special files."""
-    everything = listing.result() if listing is not None else None
-    if everything is None:
-        return False
-    regular = inv.frame.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"]))["file_id"]
-    return not {inv.paths[f] for f in regular}.issubset(everything)
+READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds the walk reads
+
+
+def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int]]]:
+    """The crawl's regular files: relative path -> (file_id, (size, mtime_ns, ctime_ns,
+    inode)), the stat the greps' cache keys files by (``grep.Known``)."""
+    return {inv.paths[f]: (f, (size, m, c, i)) for f, size, m, c, i in inv.frame.filter(
+        pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode").iter_rows()}
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
@@ -200,10 +200,10 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
         tables["stores"] = empty_facts_table(profile.store_reader)
     files = tables.pop("files")
-    if files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height or \
-            _listed_too_early(listings[0], inv):
-        # files changed since the crawl, or came before it but after the early listings: the
-        # listings may name files that are gone or miss new ones, so the greps list again
+    if files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height:
+        # files changed since the crawl: the early listings may name files that are gone, so
+        # the greps list the tree again (a file made before the crawl but after the listings
+        # is caught by run_probes)
         listings = (None, {})
     full = inv.frame.join(files, on="file_id", how="left")
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
@@ -277,12 +277,9 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         writer.write_json("manifest", manifest)
         timings["write"] = time.perf_counter() - t
 
-        ok_ids = full.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
-                             & (pl.col("read_status") == "ok"))["file_id"].to_list()
+        ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
         readable = [inv.paths[f] for f in ok_ids]
-        known = {inv.paths[f]: (f, (size, m, c, i)) for f, size, m, c, i in inv.frame.filter(
-            pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])).select(
-            "file_id", "size", "mtime_ns", "ctime_ns", "inode").iter_rows()}
+        known = known_files(inv)
 
         def census_stage() -> dict:
             t = time.perf_counter()

@@ -426,26 +426,41 @@ def test_a_file_made_between_the_early_listing_and_the_crawl_makes_the_greps_lis
     """The greps' listings start before the crawl (they run while it does). A file the crawl
     finds and the DuckDB listing does not (made in between) makes them list again; on an
     unchanged corpus, and on the hostile one (odd names, symlinks, special files), never."""
-    from concurrent.futures import Future
-
     from survey.corpus.crawl import crawl
-    from survey.pipeline import _listed_too_early
+    from survey.pipeline import known_files
     from survey.synth import hostile
 
-    def listed(root: Path) -> Future:
-        f: Future = Future()
-        f.set_result(G.duckdb_everything(root))
-        return f
+    def known(root: Path) -> G.Known:
+        return known_files(crawl(root, get("cursor"), b"s" * 32))
 
     root = tmp_path / "c"
     generate(root, seed=3, sessions=6)
-    early = listed(root)
-    assert not _listed_too_early(early, crawl(root, get("cursor"), b"s" * 32))
+    early = G.duckdb_everything(root)
+    assert not G.listed_too_early(early, known(root))
     new = root / "p" / "agent-transcripts" / "late.jsonl"
     new.parent.mkdir(parents=True, exist_ok=True)
     new.write_bytes(b'{"role":"user"}\n')
-    assert _listed_too_early(early, crawl(root, get("cursor"), b"s" * 32))
-    assert not _listed_too_early(listed(root), crawl(root, get("cursor"), b"s" * 32))
+    assert G.listed_too_early(early, known(root))
+    assert not G.listed_too_early(G.duckdb_everything(root), known(root))
     odd = tmp_path / "h"
     hostile.generate(odd, seed=7, big_line_mb=1)
-    assert not _listed_too_early(listed(odd), crawl(odd, get("cursor"), b"s" * 32))
+    assert not G.listed_too_early(G.duckdb_everything(odd), known(odd))
+
+
+def test_the_greps_search_a_file_the_early_listing_missed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole pipeline, with the early DuckDB listing made to miss one transcript (as if
+    it were made between listing and crawl): the greps list again and search every file."""
+    import survey.pipeline as P
+
+    root = tmp_path / "c"
+    generate(root, seed=3, sessions=6)
+
+    def stale(r: Path) -> list[str] | None:
+        every = G.duckdb_everything(r)
+        assert every is not None
+        return [f for f in every if not f.endswith(".jsonl")] + [f for f in every if f.endswith(".jsonl")][1:]
+
+    monkeypatch.setattr(P, "duckdb_everything", stale)
+    res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None)
+    sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
+    assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0

@@ -284,6 +284,13 @@ def lists_everything(profile: Profile) -> bool:
     return any(g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs)
 
 
+def listed_too_early(everything: list[str] | None, known: Known | None) -> bool:
+    """Does a listing taken before the crawl lack a regular file the crawl found (one made
+    between the two)? DuckDB's glob lists no symlinks, folders or special files, and
+    ``known`` holds none."""
+    return everything is not None and known is not None and not set(known).issubset(everything)
+
+
 def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str],
                    everything: list[str] | None = None) -> list[str]:
     """The files ``read_blob`` reads for these globs, in its order (a file matched by two
@@ -458,9 +465,9 @@ def _rg_batches(paths: list[bytes]) -> list[list[bytes]]:
 
 
 class RgListing:
-    """``rg --files`` over a scope, started as soon as the caller likes (the pipeline: right
-    after the crawl, so it runs while the walk does); the listing goes to a temp file, never a
-    full pipe. ``read`` waits for it; ``close`` stops it if it is still running."""
+    """``rg --files`` over a scope, started as soon as the caller likes (the pipeline: before
+    the crawl, so it runs while the crawl and the walk do); the listing goes to a temp file,
+    never a full pipe. ``read`` waits for it; ``close`` stops it if it is still running."""
 
     def __init__(self, root: Path, scope: Scope) -> None:
         self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
@@ -594,13 +601,16 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     of each file it saw, so they are not computed again. ``listing``: ``duckdb_everything``
     of the root, and ``rg_lists`` (``rg_listings``), each scope's rg listing, are started
     earlier by the caller (they walk the whole tree, which takes a while and needs no CPU of
-    ours).
+    ours); both are taken again if ``known`` names a file the DuckDB listing lacks.
     """
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     out: dict = {"scopes": {}, "probes": []}
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
-    everything = listing.result() if listing is not None else \
-        duckdb_everything(root) if lists_everything(profile) else None
+    everything = listing.result() if listing is not None else None
+    if listing is not None and listed_too_early(everything, known):
+        listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
+    if listing is None:
+        everything = duckdb_everything(root) if lists_everything(profile) else None
     for scope in profile.scopes:
         probes = [p for p in profile.probes if p.scope == scope.name]
         if not probes:
