@@ -4,8 +4,9 @@ Files are walked largest first so the pool stays busy to the end, a few batches 
 at a time; each worker writes its batch's rows as Parquet parts and sends back per-file
 summaries, so memory is per-file aggregates, never the corpus. The parent's own per-file
 bookkeeping (what to walk, cache keys, which part holds which file) is kept in polars
-frames, not Python objects, so it stays small for a corpus of many small files. The output is a dict of polars frames, one per table of ``walk.COLUMNS`` plus
-``files`` (per-file read outcome, hash, line count) — all keyed by the pseudonymous file_id.
+frames, not Python objects, so it stays small for a corpus of many small files. The output
+is a dict of polars frames, one per table of ``walk.COLUMNS`` plus ``files`` (per-file read
+outcome, hash, line count) — all keyed by the pseudonymous file_id.
 
 Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
 more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
@@ -451,10 +452,6 @@ def _run_of(part: Path) -> str:
     return part.name.split("-", 1)[0]
 
 
-def _run_of_label(label: str) -> str:
-    return label.split("-", 1)[0]
-
-
 def _scan_runs(d: Path, where: pl.DataFrame) -> pl.LazyFrame:
     """The rows of each file (``where``: file_id -> part) from the run that last walked it
     (older rows of a file that has changed since are in the parts too, and are never read)."""
@@ -467,7 +464,7 @@ def _scan_runs(d: Path, where: pl.DataFrame) -> pl.LazyFrame:
 
 
 def _run_expr(label: pl.Expr) -> pl.Expr:
-    """The run of a part label ``<run>-<part>`` (as ``_run_of_label``)."""
+    """The run of a part label ``<run>-<part>`` (as ``_run_of`` of its file)."""
     return label.str.extract(r"^([^-]*)", 1)
 
 
@@ -487,8 +484,8 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     clean (all its rows are live), so the snapshot can link them too (``_part_set``):
     ``parts.json`` counts the files each part was written for, and an old part that no
     longer serves all of them (a file changed or vanished) is dropped, its live rows
-    rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its run
-    and part, and whether it is ``volatile`` (one of this run's walked files whose result
+    rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its part
+    (whose label begins with its run), and whether it is ``volatile`` (one of this run's walked files whose result
     depends on other files: a cached file never is). After ``COMPACT_AFTER_RUNS`` runs, all
     live rows are rewritten into one part."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
@@ -535,7 +532,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     keys.join(new_where, on="file_id", how="left").select(
         "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
-        run=_run_expr(part), part=part).write_parquet(tmp / "meta.parquet")
+        part=part).write_parquet(tmp / "meta.parquet")
     for name in ("files", "stores"):
         if name in out:
             df = out[name]
