@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
-from survey.census.collect import collect
+from survey.census.collect import READ_KINDS, collect
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, sample
 from survey.corpus.privacy import load_salt, pseudonym
@@ -111,7 +111,7 @@ def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFram
 
 def scope_counts(profile: Profile, inv: pl.DataFrame) -> dict[str, int]:
     out = {}
-    regular = inv.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"]))
+    regular = inv.filter(pl.col("kind").is_in(READ_KINDS))
     for sc in profile.scopes:
         if "*" in sc.surfaces:
             out[sc.name] = regular.height
@@ -160,9 +160,6 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         lister.shutdown(wait=True, cancel_futures=True)
         for rl in rg_lists.values():
             rl.close()
-
-
-READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds the walk reads
 
 
 def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int]]]:

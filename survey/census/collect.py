@@ -64,6 +64,7 @@ FILE_COLS = {
 
 
 _NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
+READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file the walk reads
 
 
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list]]:
@@ -72,7 +73,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     file_id; only parents that have any). Per-file bookkeeping stays in frames, not Python
     objects: a corpus of many small files would otherwise cost a kilobyte or more per file."""
     df = inv.frame
-    todo = df.filter(pl.col("kind").is_in(["jsonl", "json", "text", "blob", "sqlite"])
+    todo = df.filter(pl.col("kind").is_in(READ_KINDS)
                      & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
     # children per parent session, for the lineage check (child id found in parent bytes)
     kids: dict[str, list[tuple[str, bytes]]] = {}
