@@ -3,12 +3,13 @@
 Some census ``.sql`` files were rewritten for speed: a per-file pre-aggregation before a join,
 a cheap first-block test before whole block lists are built, one join instead of correlated
 look-ups. Each is run here beside its plain form (the SQL as it was, below) over random walk
-tables built to collide — few files, few values, gaps in block ``idx``, NULLs, repeated and
+tables built to collide — few files, few values, gaps in line numbers, NULLs, repeated and
 dangling ids, headers with and without ids — and must return the same rows in the same order.
 
-Also checked: the invariant ``keyset_census.sql`` rests on (``nodes`` holds one row per file
-and (class, path, JSON type, key set), so a group's rows are its files), and that running the
-queries side by side on several cursors gives what running them one by one gives.
+Also checked: the invariants the fast forms rest on (``nodes`` holds one row per file and
+(class, path, JSON type, key set), so a group's rows are its files; a record's blocks are
+numbered from 0 without gaps), and that running the queries side by side on several cursors
+gives what running them one by one gives.
 """
 
 from __future__ import annotations
@@ -358,8 +359,7 @@ def make_snapshot(base: Path, seed: int) -> Path:
                            "type": None, "status": None,
                            "version": rnd.choice(VERSIONS), "cli_version": rnd.choice(CLI_VERSIONS)})
             k = rnd.choice([0, 1, 1, 2, 2, 3, 4])
-            idxs = sorted(rnd.sample(range(7), k)) if rnd.random() < 0.3 else list(range(k))  # idx with gaps too
-            for i in idxs:
+            for i in range(k):  # idx 0..k-1 in each record, as the walk writes them (see below)
                 blocks.append({"file_id": fid, "line_no": line, "carrier": "$.message.content", "idx": i,
                                "btype": rnd.choice(["text", "tool_use"]), "payload_len": rnd.choice([None, 1, 2])})
             for kind in ("uuid", "parent_uuid", "payload_id", "session_id"):
@@ -437,6 +437,18 @@ def test_nodes_hold_one_row_per_file_and_key(cursor_survey) -> None:
         "SELECT count(*), count(DISTINCT (file_id, rclass, path, jtype, keyset)) FROM read_parquet(?)",
         [str(snap / "walk" / "nodes.parquet")]).fetchall()[0]
     assert n == distinct > 0
+
+
+def test_blocks_are_numbered_from_zero_in_each_record(cursor_survey) -> None:
+    """What assistant_pairs.sql finds a record's first block by (``idx = 0``): the walk numbers
+    each record's blocks 0, 1, 2... with no gaps, one carrier per Cursor record."""
+    _, _, snap = cursor_survey
+    bad, records, zeros = duckdb.connect().execute(
+        "SELECT count(*) FILTER (WHERE n <> hi + 1 OR lo <> 0), count(*), sum(zeros) FROM ("
+        "  SELECT count(*) AS n, min(idx) AS lo, max(idx) AS hi, count(*) FILTER (WHERE idx = 0) AS zeros"
+        "  FROM read_parquet(?) GROUP BY file_id, line_no)",
+        [str(snap / "walk" / "blocks.parquet")]).fetchall()[0]
+    assert records > 0 and bad == 0 and zeros == records
 
 
 def test_side_by_side_cursors_answer_like_one_by_one(cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,11 +5,13 @@
 --   pairs already differ in their first block (so are unrelated), or one has no blocks: only the
 --   remaining pairs get whole lists built and compared. Each frame's first block is joined
 --   once; the previous frame's comes with it by lag() (a second join took 3 s of 8 at 5 GB).
+--   The first block is the row with idx = 0, not an arg_min per frame: the walk numbers a
+--   record's blocks 0, 1, 2... (that grouping was half of this query's time at 1 GB).
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor'" -c ".read survey/runtimes/cursor/queries/assistant_pairs.sql"
 WITH head AS (   -- per frame that has blocks: its first block
-    SELECT file_id, line_no, arg_min(btype, idx) AS t, arg_min(coalesce(payload_len, -1), idx) AS n
+    SELECT file_id, line_no, btype AS t, coalesce(payload_len, -1) AS n
     FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
-    GROUP BY file_id, line_no
+    WHERE idx = 0
 ), seq AS (     -- ok frames in order, each with its head and the previous ok frame's (one join)
     SELECT f.file_id, f.line_no, f.role, h.line_no IS NOT NULL AS has, h.t, h.n,
            lag(f.line_no) OVER w                AS prev_line,
