@@ -178,10 +178,11 @@ def test_payload_percentiles_from_a_histogram_equal_duckdbs_quantile_disc(tmp_pa
     for i, case in enumerate(cases):
         snap = tmp_path / str(i)
         (snap / "walk").mkdir(parents=True)
-        frames = pl.DataFrame({"file_id": ["f"] * len(case), "line_no": list(range(len(case))),
-                               "role": [r for r, _ in case]}, schema={"file_id": pl.String, "line_no": pl.Int64,
-                                                                     "role": pl.String})
-        blocks = frames.select("file_id", "line_no").with_columns(
+        frames = pl.DataFrame({"file_id": ["f-0000000000000001"] * len(case), "file_key": [1] * len(case),
+                               "line_no": list(range(len(case))), "role": [r for r, _ in case]},
+                              schema={"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64,
+                                      "role": pl.String})
+        blocks = frames.select("file_id", "file_key", "line_no").with_columns(
             payload_len=pl.Series([n for _, n in case], dtype=pl.Int64))
         frames.write_parquet(snap / "walk" / "frames.parquet")
         blocks.write_parquet(snap / "walk" / "blocks.parquet")

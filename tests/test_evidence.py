@@ -16,7 +16,7 @@ from survey.pipeline import run_survey
 from survey.render.render import render_page
 from survey.runtimes import get
 from survey.snapshot.diff import diff
-from survey.snapshot.store import SnapshotExists, load_json
+from survey.snapshot.store import SCHEMA_VERSION, SnapshotExists, load_json
 from survey.synth.cursor import generate
 
 CURSOR = get("cursor")
@@ -147,7 +147,7 @@ def test_snapshot_is_immutable(tmp_path: Path) -> None:
     third = survey(root, tmp_path, on_exists="suffix")
     assert third.snapshot.endswith("2026-01-01.2/cursor")
     m = load_json(Path(first.snapshot), "manifest")
-    assert m["snapshot_schema"] == 2 and m["fingerprint"] and m["counts"]["files"] == first.files
+    assert m["snapshot_schema"] == SCHEMA_VERSION and m["fingerprint"] and m["counts"]["files"] == first.files
 
 
 def test_claim_without_evidence_cannot_exist_or_render(tmp_path: Path, cursor_survey) -> None:

@@ -44,14 +44,18 @@ import polars as pl
 
 from survey.census import walk as W
 from survey.corpus.crawl import Inventory
+from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
 from survey.snapshot.store import link_or_copy
 
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
+# The per-record tables (keyed by file and line) also carry the file's id as a number,
+# ``file_key``, for the census to join on (``privacy.file_key``).
+KEYED = ("frames", "blocks", "links", "markers", "numbers")
 
-CACHE_LAYOUT = "parts-3"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-4"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -374,11 +378,13 @@ def _batch_tasks(batch: pl.DataFrame, needles: dict[str, list]) -> list[tuple]:
             batch.select("path", "file_id", "kind", "size").iter_rows()]
 
 
-def _columns(rows: list[tuple], fid: str, width: int) -> list[list]:
-    """Rows of one file as columns, with the file_id column first (transposed in C by zip)."""
+def _columns(rows: list[tuple], fid: str, width: int, keyed: bool) -> list[list]:
+    """Rows of one file as columns, with the file_id column first, and its ``file_key``
+    next in a per-record table (transposed in C by zip)."""
+    head = [[fid] * len(rows), [file_key(fid)] * len(rows)] if keyed else [[fid] * len(rows)]
     if not rows:
-        return [[] for _ in range(width + 1)]
-    return [[fid] * len(rows), *(list(c) for c in zip(*rows, strict=True))]
+        return [[] for _ in range(width)]
+    return [*head, *(list(c) for c in zip(*rows, strict=True))]
 
 
 def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
@@ -408,7 +414,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
         }
         for name, rows in per.items():
             if rows:
-                for acc, col in zip(cols[name], _columns(rows, fid, len(schemas[name]) - 1), strict=True):
+                for acc, col in zip(cols[name], _columns(rows, fid, len(schemas[name]), name in KEYED), strict=True):
                     acc.extend(col)
     for name, columns in cols.items():
         if columns[0]:
@@ -427,21 +433,21 @@ def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str
 
 def _schemas(field_cols: list[str]) -> dict[str, dict]:
     return {
-        "frames": {"file_id": pl.String, "line_no": pl.Int64, "frame_status": pl.String, "nbytes": pl.Int64,
+        "frames": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "frame_status": pl.String, "nbytes": pl.Int64,
                    "flags": pl.Int64, "rclass": pl.String, "keyset": pl.String,
                    **{c: pl.String for c in field_cols}},
-        "blocks": {"file_id": pl.String, "line_no": pl.Int64, "carrier": pl.String, "idx": pl.Int64,
+        "blocks": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "carrier": pl.String, "idx": pl.Int64,
                    "btype": pl.String, "keyset": pl.String, "name": pl.String,
                    "input_type": pl.String, "input_keyset": pl.String, "payload_len": pl.Int64},
         "nodes": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "jtype": pl.String,
                   "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
         "values": {"file_id": pl.String, "path": pl.String, "value": pl.String,
                    "withheld_id": pl.String, "count": pl.Int64},
-        "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
-        "markers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
+        "links": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
+        "markers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
         "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
-        "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
+        "numbers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
     }
 
 

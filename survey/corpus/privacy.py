@@ -72,6 +72,14 @@ def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
     return f"{kind}-{digest.hex()[:16]}"
 
 
+def file_key(file_id: str) -> int:
+    """A pseudonym's 64 bits as a number (``f-00000000000000ff`` -> 255): the walk's
+    per-record tables carry it beside ``file_id``, because DuckDB joins and partitions on a
+    number about three times faster than on an 18-character string (at 5 GB of Cursor
+    transcripts, a semi join of 9 M blocks to 4.7 M frames: 1.3 s -> 0.45 s)."""
+    return int(file_id[2:], 16)
+
+
 @dataclass(frozen=True)
 class Gate:
     """Decides which keys and values may be written, for one runtime.

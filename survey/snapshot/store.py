@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-SCHEMA_VERSION = 2  # 2: a per-record walk table may be a folder of parts
+SCHEMA_VERSION = 3  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key
 
 
 class SnapshotExists(Exception):

@@ -1,6 +1,7 @@
 -- Question: How long are tool_result payloads (code points; JSON text for block lists), per tool: p50 / p90 / p99 / max?
 -- Used by: claude_code page: Payload sizes
 -- Inputs: inventory, walk/blocks.parquet, walk/links.parquet
+-- Records are joined on file_key, the file's id as a number (faster than the file_id string).
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/result_lengths.sql"
 WITH t AS (
     SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
@@ -9,29 +10,29 @@ WITH t AS (
 ), l AS (
     SELECT l.* FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
 ), res AS (   -- tool_result blocks, with the line's single result link when unambiguous
-    SELECT b.file_id, b.line_no, b.payload_len,
-           count(*) OVER (PARTITION BY b.file_id, b.line_no) AS on_line
+    SELECT b.file_id, b.file_key, b.line_no, b.payload_len,
+           count(*) OVER (PARTITION BY b.file_key, b.line_no) AS on_line
     FROM b WHERE b.btype = 'tool_result'
 ), res_ref AS (
-    SELECT file_id, line_no, any_value(ref) AS ref, count(*) AS n
-    FROM l WHERE kind = 'tool_result' GROUP BY file_id, line_no
+    SELECT file_key, line_no, any_value(ref) AS ref, count(*) AS n
+    FROM l WHERE kind = 'tool_result' GROUP BY file_key, line_no
 ), call_lines AS (
-    SELECT file_id, line_no, any_value(name) AS name, count(*) AS n
-    FROM b WHERE btype = 'tool_use' GROUP BY file_id, line_no
+    SELECT file_key, line_no, any_value(name) AS name, count(*) AS n
+    FROM b WHERE btype = 'tool_use' GROUP BY file_key, line_no
 ), calls AS (   -- per call id: its tool name, when its record holds exactly one call
-    SELECT c.file_id, c.ref, any_value(k.name) AS name, max(k.n) AS blocks_on_line
-    FROM l AS c JOIN call_lines AS k USING (file_id, line_no)
+    SELECT c.file_key, c.ref, any_value(k.name) AS name, max(k.n) AS blocks_on_line
+    FROM l AS c JOIN call_lines AS k USING (file_key, line_no)
     WHERE c.kind = 'tool_use'
-    GROUP BY c.file_id, c.ref
+    GROUP BY c.file_key, c.ref
 ), attributed AS (
-    SELECT r.file_id, r.line_no, r.payload_len,
+    SELECT r.file_id, r.file_key, r.line_no, r.payload_len,
            CASE WHEN r.on_line <> 1 OR rr.n <> 1 OR rr.ref IS NULL THEN '(several results on one record)'
                 WHEN c.ref IS NULL THEN '(no call in this file)'
                 WHEN c.blocks_on_line <> 1 THEN '(several calls on one record)'
                 ELSE c.name END AS tool
     FROM res AS r
-    LEFT JOIN res_ref AS rr USING (file_id, line_no)
-    LEFT JOIN calls AS c ON c.file_id = r.file_id AND c.ref = rr.ref
+    LEFT JOIN res_ref AS rr USING (file_key, line_no)
+    LEFT JOIN calls AS c ON c.file_key = r.file_key AND c.ref = rr.ref
 ),
 x AS (SELECT tool, payload_len FROM attributed WHERE payload_len IS NOT NULL
       UNION ALL SELECT '(all tools)', payload_len FROM attributed WHERE payload_len IS NOT NULL)

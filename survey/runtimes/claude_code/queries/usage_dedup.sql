@@ -7,12 +7,12 @@ WITH t AS (
 ), n AS (
     SELECT n.* FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n SEMI JOIN t USING (file_id) WHERE n.value IS NOT NULL
 ), m AS (
-    SELECT file_id, line_no, ref AS msg FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'message'
+    SELECT file_key, line_no, ref AS msg FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'message'
 ), s AS (
-    SELECT file_id, line_no, ref AS sess FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'session'
+    SELECT file_key, line_no, ref AS sess FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'session'
 ), j AS (
     SELECT n.name, n.value, m.msg, s.sess
-    FROM n JOIN m USING (file_id, line_no) LEFT JOIN s USING (file_id, line_no)
+    FROM n JOIN m USING (file_key, line_no) LEFT JOIN s USING (file_key, line_no)   -- file_key: the file's id as a number
 ), per_msg AS (   -- usage may grow while a message streams, never shrink: keep the largest
     SELECT name, sess, msg, max(value) AS v, count(*) AS recs FROM j GROUP BY ALL
 ), naive AS (

@@ -6,25 +6,27 @@
 --   remaining pairs get whole lists built and compared. Each frame's first block is joined
 --   once; the previous frame's comes with it by lag() (a second join took 3 s of 8 at 5 GB).
 --   The first block is the row with idx = 0, not an arg_min per frame: the walk numbers a
---   record's blocks 0, 1, 2... (that grouping was half of this query's time at 1 GB).
+--   record's blocks 0, 1, 2... (that grouping was half of this query's time at 1 GB). Files
+--   are told apart by file_key, the file's id as a number (joins and windows on it took 3.1 s
+--   at 5 GB, on the file_id string 4.7 s).
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor'" -c ".read survey/runtimes/cursor/queries/assistant_pairs.sql"
 WITH head AS (   -- per frame that has blocks: its first block
-    SELECT file_id, line_no, btype AS t, coalesce(payload_len, -1) AS n
+    SELECT file_key, line_no, btype AS t, coalesce(payload_len, -1) AS n
     FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
     WHERE idx = 0
 ), seq AS (     -- ok frames in order, each with its head and the previous ok frame's (one join)
-    SELECT f.file_id, f.line_no, f.role, h.line_no IS NOT NULL AS has, h.t, h.n,
+    SELECT f.file_key, f.line_no, f.role, h.line_no IS NOT NULL AS has, h.t, h.n,
            lag(f.line_no) OVER w                AS prev_line,
            lag(f.role) OVER w                   AS prev_role,
            lag(h.line_no IS NOT NULL) OVER w    AS prev_has,
            lag(h.t) OVER w                      AS prev_t,
            lag(h.n) OVER w                      AS prev_n
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
-    LEFT JOIN head AS h ON h.file_id = f.file_id AND h.line_no = f.line_no
+    LEFT JOIN head AS h ON h.file_key = f.file_key AND h.line_no = f.line_no
     WHERE f.frame_status = 'ok'
-    WINDOW w AS (PARTITION BY f.file_id ORDER BY f.line_no)
+    WINDOW w AS (PARTITION BY f.file_key ORDER BY f.line_no)
 ), pairs AS (   -- adjacent assistant frames; settled here unless both have blocks and the same first block
-    SELECT file_id, line_no, prev_line,
+    SELECT file_key, line_no, prev_line,
            CASE WHEN NOT has AND NOT prev_has THEN 'duplicate'          -- [] and []
                 WHEN NOT prev_has             THEN 'prefix_extension'   -- [] then [..]
                 WHEN NOT has                  THEN 'reverse_prefix'     -- [..] then []
@@ -33,12 +35,12 @@ WITH head AS (   -- per frame that has blocks: its first block
     FROM seq
     WHERE role = 'assistant' AND prev_role = 'assistant'
 ), open AS (
-    SELECT file_id, line_no, prev_line FROM pairs WHERE kind IS NULL
+    SELECT file_key, line_no, prev_line FROM pairs WHERE kind IS NULL
 ), sig AS (   -- the whole block lists, only for the frames of open pairs
-    SELECT file_id, line_no, list(struct_pack(t := btype, n := coalesce(payload_len, -1)) ORDER BY idx) AS s
+    SELECT file_key, line_no, list(struct_pack(t := btype, n := coalesce(payload_len, -1)) ORDER BY idx) AS s
     FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
-    WHERE (file_id, line_no) IN (SELECT (file_id, line_no) FROM open UNION SELECT (file_id, prev_line) FROM open)
-    GROUP BY file_id, line_no
+    WHERE (file_key, line_no) IN (SELECT (file_key, line_no) FROM open UNION SELECT (file_key, prev_line) FROM open)
+    GROUP BY file_key, line_no
 ), settled AS (
     SELECT kind FROM pairs WHERE kind IS NOT NULL
     UNION ALL
@@ -47,8 +49,8 @@ WITH head AS (   -- per frame that has blocks: its first block
                 WHEN len(p.s) > len(c.s) AND p.s[1:len(c.s)] = c.s         THEN 'reverse_prefix'
                 ELSE 'unrelated' END
     FROM open AS o   -- both frames of an open pair have blocks, so both joins always match
-    LEFT JOIN sig AS c ON c.file_id = o.file_id AND c.line_no = o.line_no
-    LEFT JOIN sig AS p ON p.file_id = o.file_id AND p.line_no = o.prev_line
+    LEFT JOIN sig AS c ON c.file_key = o.file_key AND c.line_no = o.line_no
+    LEFT JOIN sig AS p ON p.file_key = o.file_key AND p.line_no = o.prev_line
 )
 SELECT
     count(*)                                          AS pairs,
