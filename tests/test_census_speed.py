@@ -456,15 +456,28 @@ def test_blocks_are_numbered_from_zero_in_each_record(cursor_survey) -> None:
     assert records > 0 and bad == 0 and zeros == records
 
 
+@pytest.fixture(scope="module")
+def claude_snap(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small generated Claude Code corpus, surveyed: its links, markers and numbers have rows."""
+    from survey.pipeline import run_survey
+    from survey.synth.claude_code import generate
+
+    base = tmp_path_factory.mktemp("claude")
+    generate(base / "projects", seed=5, sessions=6)
+    res = run_survey(get("claude_code"), base / "projects", snapshots=base / "snapshots", reports=None)
+    return Path(res.snapshot)
+
+
 @pytest.mark.parametrize("table", KEYED)
-def test_file_key_is_the_file_id_as_a_number(cursor_survey, table: str) -> None:
+def test_file_key_is_the_file_id_as_a_number(cursor_survey, claude_snap: Path, table: str) -> None:
     """What the fast forms join on instead of file_id: the same 64 bits, one key per file."""
-    _, _, snap = cursor_survey
-    rows, wrong, ids, keys = duckdb.connect().execute(
-        "SELECT count(*), count(*) FILTER (WHERE file_key IS DISTINCT FROM ('0x' || substr(file_id, 3))::UBIGINT),"
-        " count(DISTINCT file_id), count(DISTINCT file_key) FROM read_parquet(?)",
-        [str(snap / "walk" / f"{table}.parquet")]).fetchall()[0]
-    assert wrong == 0 and ids == keys and (rows > 0 or table in ("links", "numbers"))
+    for snap in (cursor_survey[2], claude_snap):
+        rows, wrong, ids, keys = duckdb.connect().execute(
+            "SELECT count(*), count(*) FILTER (WHERE file_key IS DISTINCT FROM ('0x' || substr(file_id, 3))::UBIGINT),"
+            " count(DISTINCT file_id), count(DISTINCT file_key) FROM read_parquet(?)",
+            [str(snap / "walk" / f"{table}.parquet")]).fetchall()[0]
+        assert wrong == 0 and ids == keys
+        assert rows > 0 or (snap != claude_snap and table in ("links", "numbers"))
 
 
 def test_side_by_side_cursors_answer_like_one_by_one(cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,9 +51,6 @@ from survey.snapshot.store import link_or_copy
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
-# The per-record tables (keyed by file and line) also carry the file's id as a number,
-# ``file_key``, for the census to join on (``privacy.file_key``).
-KEYED = ("frames", "blocks", "links", "markers", "numbers")
 
 CACHE_LAYOUT = "parts-4"  # how the cache folder is laid out: a change starts it afresh
 
@@ -378,13 +375,10 @@ def _batch_tasks(batch: pl.DataFrame, needles: dict[str, list]) -> list[tuple]:
             batch.select("path", "file_id", "kind", "size").iter_rows()]
 
 
-def _columns(rows: list[tuple], fid: str, width: int, keyed: bool) -> list[list]:
-    """Rows of one file as columns, with the file_id column first, and its ``file_key``
-    next in a per-record table (transposed in C by zip)."""
-    head = [[fid] * len(rows), [file_key(fid)] * len(rows)] if keyed else [[fid] * len(rows)]
-    if not rows:
-        return [[] for _ in range(width)]
-    return [*head, *(list(c) for c in zip(*rows, strict=True))]
+def _columns(rows: list[tuple], ids: tuple) -> list[list]:
+    """Rows of one file as columns, after a column per id of the file (``file_id``, and
+    ``file_key`` in a per-record table), transposed in C by zip."""
+    return [*([i] * len(rows) for i in ids), *(list(c) for c in zip(*rows, strict=True))]
 
 
 def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
@@ -412,9 +406,10 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
             "values": [(*k, n) for k, n in r.values.items()],
             "headings": [(*k, n) for k, n in r.headings.items()],
         }
+        ids = {False: (fid,), True: (fid, file_key(fid))}
         for name, rows in per.items():
             if rows:
-                for acc, col in zip(cols[name], _columns(rows, fid, len(schemas[name]), name in KEYED), strict=True):
+                for acc, col in zip(cols[name], _columns(rows, ids[name in KEYED]), strict=True):
                     acc.extend(col)
     for name, columns in cols.items():
         if columns[0]:
@@ -449,6 +444,11 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
         "numbers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
     }
+
+
+# The per-record tables (keyed by file and line) also carry the file's id as a number,
+# ``file_key``, for the census to join on (``privacy.file_key``).
+KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in schema)
 
 
 def _parts(d: Path) -> list[Path]:
