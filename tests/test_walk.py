@@ -7,6 +7,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from survey.census.walk import Walker, walk_file
 from survey.corpus.privacy import Gate
 from survey.runtimes import get
@@ -76,3 +78,44 @@ def test_huge_objects_are_maps_at_the_top_level_too(tmp_path: Path) -> None:
     r = walk(w, tmp_path, [{f"k{i}": i for i in range(100)}])
     assert r.frames[0][5] == "<map>"
     assert any(k[3] == "<map>" and v[1] == 100 for k, v in r.nodes.items())
+
+
+def test_a_batch_runs_without_the_cycle_collector_and_gives_it_back(tmp_path: Path, monkeypatch) -> None:
+    """The collector is paused for a batch (its rows are acyclic, freed by reference counts)
+    and restored after, also when a file's walk raises; a caller that had it off keeps it off."""
+    import gc
+
+    from survey.census import collect
+    from survey.census import walk as W
+
+    f = tmp_path / "x.jsonl"
+    f.write_text('{"role": "user"}\n')
+    task = (str(f), "f-00000000000000ff", "jsonl", f.stat().st_size)
+    seen: list[bool] = []
+    real = W.walk_file
+
+    def spy(*a, **k):
+        seen.append(gc.isenabled())
+        return real(*a, **k)
+
+    monkeypatch.setattr(W, "walk_file", spy)
+    fields = list(get("cursor").frame_fields)
+    assert gc.isenabled()
+    out = collect.walk_batch(walker(), [task], str(tmp_path), 0, fields)
+    assert seen == [False] and gc.isenabled()
+    assert [r[0] for r in out.files] == ["f-00000000000000ff"]
+
+    def boom(*a, **k):
+        raise RuntimeError("walk failed")
+
+    monkeypatch.setattr(W, "walk_file", boom)
+    with pytest.raises(RuntimeError):
+        collect.walk_batch(walker(), [task], str(tmp_path), 1, fields)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        monkeypatch.setattr(W, "walk_file", spy)
+        collect.walk_batch(walker(), [task], str(tmp_path), 2, fields)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
