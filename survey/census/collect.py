@@ -431,9 +431,11 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
         if columns[0]:
             d = Path(spill) / name
             d.mkdir(exist_ok=True)
-            # lz4: the parts are read once into the snapshot (and kept by the cache)
+            # lz4: the parts are read once into the snapshot (and kept by the cache); no
+            # column statistics: each part spans every status and line range, so min/max
+            # would prune nothing in the census, and computing them was half of the write
             pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name]).write_parquet(
-                d / f"part-{index:06d}.parquet", compression="lz4")
+                d / f"part-{index:06d}.parquet", compression="lz4", statistics=False)
     return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
 
 
