@@ -3,10 +3,10 @@
 -- Inputs: walk/blocks.parquet
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor'" -c ".read survey/runtimes/cursor/queries/parallel_calls.sql"
 WITH per_frame AS (
-    SELECT file_id, line_no, count(*) AS calls
+    SELECT file_key, line_no, count(*) AS calls
     FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
     WHERE btype = 'tool_use'
-    GROUP BY file_id, line_no
+    GROUP BY file_key, line_no
 )
 SELECT
     coalesce(max(calls), 0)                    AS max_calls_in_frame,
