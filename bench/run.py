@@ -63,7 +63,11 @@ RSS_SCALE = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS
 TARGETS = {
     "total_over_parse": 3.0,
     "walk_over_parse": 2.0,
-    "greps_over_parse": 1.0,
+    # the grep targets: the one DuckDB pass over a scope's files at most the bare
+    # parse of the same bytes, the rg cross-check at most 1.5x one raw rg pass; the greps
+    # stage as a whole (both engines, the cache and the structural figures) is shown beside
+    "duckdb_grep_over_parse": 1.0,
+    "survey_rg_over_raw_rg": 1.5,
     "jq_over_survey": 10.0,
     "rss_mb_at_5gb": 1000.0,
     "scaling_spread": 0.20,
@@ -1125,12 +1129,14 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
 
     rrow("survey total / bare parse", "<= 3x", "total_over_parse", lambda v: v <= TARGETS["total_over_parse"])
     rrow("walk / bare parse", "<= 2x", "walk_over_parse", lambda v: v <= TARGETS["walk_over_parse"])
-    rrow("greps stage / bare parse", "<= 1x", "greps_over_parse", lambda v: v <= TARGETS["greps_over_parse"])
-    rrow("  DuckDB grep alone / bare parse", "(info)", "duckdb_grep_over_parse", None)
+    rrow("DuckDB grep pass / bare parse", "<= 1x", "duckdb_grep_over_parse",
+         lambda v: v <= TARGETS["duckdb_grep_over_parse"])
+    rrow("  greps stage (both engines) / parse", "(info)", "greps_over_parse", None)
     rrow("  same three in CPU s: total / parse", "(info)", "cpu_total_over_parse", None)
     rrow("  CPU s: walk / parse", "(info)", "cpu_walk_over_parse", None)
     rrow("  CPU s: greps / parse", "(info)", "cpu_greps_over_parse", None)
-    rrow("survey rg cross-check / raw rg", "(info)", "survey_rg_over_raw_rg", None)
+    rrow("survey rg cross-check / raw rg", "<= 1.5x", "survey_rg_over_raw_rg",
+         lambda v: v <= TARGETS["survey_rg_over_raw_rg"])
     rrow("jq / survey (s per GB)", ">= 10x", "jq_over_survey", lambda v: v >= TARGETS["jq_over_survey"])
     rrow("genson / survey (s per GB)", "(info)", "genson_over_survey", None)
     rrow("peak RSS: survey process (ru_maxrss)", "(info)", "rss_main_mb", None, "{:,.0f} MB")
