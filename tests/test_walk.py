@@ -119,3 +119,33 @@ def test_a_batch_runs_without_the_cycle_collector_and_gives_it_back(tmp_path: Pa
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
+    """A batch numbers each distinct key of a dict-shaped table once; the written frame
+    equals the rows written out one by one, in file order, None keys included."""
+    import polars as pl
+
+    from survey.census.collect import _Aggregated, _schemas
+
+    schema = _schemas([])["nodes"]
+    files = {
+        "f-01": {("r", "$.a", "string", ""): [2, 5], ("r", "$", "object", "a,b"): [1, 2]},
+        "f-02": {("r", "$", "object", "a,b"): [3, 2], ("q", "$.b", "null", ""): [1, 0]},
+        "f-03": {},
+    }
+    agg = _Aggregated(2)
+    for fid, rows in files.items():
+        agg.add(fid, rows)
+    expected = pl.DataFrame([(fid, *k, *v) for fid, rows in files.items() for k, v in rows.items()],
+                            schema=schema, orient="row")
+    assert agg.frame(schema).equals(expected)
+    assert len(agg.keys) == 3  # the shared key is numbered once
+
+    vschema = _schemas([])["values"]
+    vals = _Aggregated(1)
+    vals.add("f-01", {("$.role", "user", None): 4, ("$.id", "<withheld>", "i-1"): 1})
+    vals.add("f-02", {("$.role", "user", None): 2})
+    assert vals.frame(vschema).rows() == [("f-01", "$.role", "user", None, 4),
+                                          ("f-01", "$.id", "<withheld>", "i-1", 1),
+                                          ("f-02", "$.role", "user", None, 2)]
