@@ -111,7 +111,7 @@ FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
 WHERE rclass = 'tool_call/completed' AND jtype = 'object'
   AND regexp_full_match(path, '\$\.tool_call\.[^.]+\.result')
 GROUP BY ALL
-ORDER BY variant, events DESC, outcome;
+ORDER BY variant, events DESC, outcome, has_is_background;
 """,
     "runtimes/claude_code/queries/class_versions.sql": r"""WITH f AS (
     SELECT f.*, i.surface

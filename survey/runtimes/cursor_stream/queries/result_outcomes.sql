@@ -16,4 +16,4 @@ SELECT
 FROM r
 WHERE regexp_full_match(path, '\$\.tool_call\.[^.]+\.result')
 GROUP BY ALL
-ORDER BY variant, events DESC, outcome;
+ORDER BY variant, events DESC, outcome, has_is_background;
