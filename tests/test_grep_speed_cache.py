@@ -70,15 +70,20 @@ def test_duckdb_rg_and_bytes_agree_on_tricky_content(tmp_path: Path, monkeypatch
     # the same, read in three concurrent parts
     monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(G, "_cores", lambda: 3)
-    parts, at_once = G._parts(list(FILES), list(FILES), {f: 1 for f in FILES})
+    parts, at_once = G._parts(list(FILES), {f: 1 for f in FILES})
     assert len(parts) == 3 and at_once == 3
     assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
     # and in parts of at most two files (a long list of names is cut: DuckDB slows with it)
     monkeypatch.setattr(G, "PART_FILES", 2)
-    parts, at_once = G._parts(list(FILES), list(FILES), {f: 1 for f in FILES})
+    parts, at_once = G._parts(list(FILES), {f: 1 for f in FILES})
     assert len(parts) == -(-len(FILES) // 2) and max(map(len, parts)) == 2 and at_once == 3
     assert sorted(g for p in parts for g in p) == sorted(FILES)
     assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
+    # files read by DuckDB's read_blob instead of handed over as blobs, all or some of them
+    sizes = sorted({len(v) for v in FILES.values()})
+    for cut in (-1, sizes[len(sizes) // 2]):
+        monkeypatch.setattr(G, "FEED_MAX_FILE", cut)
+        assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
     rg = G.rg_grep(root, SCOPE, LITERALS)
     assert from_cache == 0 and rg["files_from_cache"] == 0
     for lit in LITERALS:
@@ -162,9 +167,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     seen: dict[str, list] = {"duckdb": [], "rg": []}
     per_file, rg_run = G._per_file_rows, G._rg_run
 
-    def per_file_rows(con, root, parts, literals):
+    def per_file_rows(con, root, parts, literals, sizes=None):
         seen["duckdb"] += [g for part in parts[0] for g in part]
-        return per_file(con, root, parts, literals)
+        return per_file(con, root, parts, literals, sizes)
 
     def rg(rg_bin, argv, paths):
         seen["rg"] += paths
