@@ -46,3 +46,32 @@ def test_an_empty_default_root_counts_as_no_store(tmp_path: Path, monkeypatch: p
     assert get("claude_code").default_root() is None
     (tmp_path / ".claude" / "projects" / "-x").mkdir()
     assert get("claude_code").default_root() == tmp_path / ".claude" / "projects"
+
+
+def test_the_progress_bar_is_throttled_but_counts_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crawl reports each file; the bar is redrawn at most every 50 ms, and a stage's
+    held counts are shown in full once the next stage starts."""
+    import io
+
+    from rich.console import Console
+
+    from survey import cli
+
+    monkeypatch.setattr(cli, "err", Console(file=io.StringIO(), force_terminal=True))
+    prog, cb = cli._progress()
+    assert prog is not None and cb is not None
+    updates = 0
+    real = prog.update
+
+    def counted(*a, **k):
+        nonlocal updates
+        updates += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(prog, "update", counted)
+    for _ in range(5000):
+        cb("crawl", 1, 1000)
+    cb("walk", 3, 2_000_000)
+    got = {t.description: (t.completed, round(t.fields["mb"], 3)) for t in prog.tasks}
+    assert got == {"crawl": (5000, 5.0), "walk": (3, 2.0)}
+    assert updates < 100  # not one redraw per file
