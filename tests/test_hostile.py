@@ -478,3 +478,22 @@ def test_an_empty_root_gives_a_page_not_a_crash(runtime: str, tmp_path: Path) ->
     res = run_survey(get(runtime), tmp_path / "root", snapshots=tmp_path / "s", reports=tmp_path / "r")
     assert res.files == 0 and res.problems == {}
     assert Path(res.page).read_text().startswith("#")
+
+
+def test_a_surface_pattern_that_cannot_be_joined_still_classifies_folders(tmp_path: Path) -> None:
+    """The crawl tests folders against all surfaces at once; a profile whose patterns cannot
+    be joined into one regex (here a back reference) falls back to classifying each one."""
+    import dataclasses
+
+    from survey.corpus.crawl import crawl
+    from survey.runtimes import get
+    from survey.runtimes.base import Surface
+
+    (tmp_path / "p" / "x.jsonl").mkdir(parents=True)
+    (tmp_path / "p" / "x.jsonl" / "inner.bin").write_bytes(b"1")
+    odd = Surface("odd", r"^(?P<d>[^/]+)/(?P=d)?x\.jsonl$", "jsonl")
+    for profile in (get("cursor_stream"), dataclasses.replace(get("cursor_stream"), surfaces=(odd,))):
+        inv = crawl(tmp_path, profile, b"salt").frame
+        (row,) = inv.filter(pl.col("kind") == "dir").iter_rows(named=True)
+        assert row["problem"] == "dir_named_like_file" and row["surface"] != "other"
+        assert inv.height == 2

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,6 +145,16 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         if len(has_stat) >= CHUNK_ROWS:
             flush()
 
+    # might any surface match? One regex for all (their groups unnamed): most folders match
+    # none. A pattern that cannot be joined (a global flag, a back reference) leaves every
+    # folder to classify().
+    try:
+        any_surface = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', s.pattern)})"
+                                          for s in profile.surfaces) or "(?!)")
+    except re.error:
+        any_surface = re.compile("")
+    named_like_file = any_surface.match
+
     def classify(rel: str) -> tuple[str, str, dict[str, str] | None]:
         for s, rx in regexes:
             m = rx.match(rel)
@@ -175,15 +186,19 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                         problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
                     add(rel, "other", "link", None, problem)
                     continue
+                if e.is_dir(follow_symlinks=False):
+                    # a folder is known by its directory entry's type (no stat: folders are
+                    # half the entries of a Cursor tree); only one named like a surface's
+                    # file is stat'ed, for its row
+                    if named_like_file(rel):
+                        surface, _kind, _g = classify(rel)
+                        if surface != "other":
+                            add(rel, surface, "dir", e.stat(follow_symlinks=False), "dir_named_like_file")
+                    stack.append(rel)
+                    continue
                 st = e.stat(follow_symlinks=False)
             except OSError:
                 add(rel, "other", "blob", None, "unreadable")
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                surface, _kind, _g = classify(rel)
-                if surface != "other":
-                    add(rel, surface, "dir", st, "dir_named_like_file")
-                stack.append(rel)
                 continue
             if not stat.S_ISREG(st.st_mode):
                 add(rel, "other", "special", st, "special_file")
