@@ -227,3 +227,17 @@ def test_keys_in_fewer_than_min_files_collapse_to_rare_key(tmp_path: Path) -> No
     assert "$.<rare-key>" in nodes["path"].to_list()
     assert not any("command" in (k or "") for k in nodes["keyset"].to_list())
     assert json.loads((Path(res.snapshot) / "manifest.json").read_text())["privacy"]["rare_keys_collapsed"] == 1
+
+
+def test_pseudonyms_are_hmac_sha256_whatever_the_salt() -> None:
+    """The precomputed HMAC states give exactly hmac.digest's names: short, block-sized and
+    long (hashed first) salts, any text (lone surrogates from undecodable file names too)."""
+    import hmac
+
+    from survey.corpus.privacy import pseudonym
+
+    for salt in (b"", b"k", b"s" * 32, bytes(range(64)), bytes(range(65)), b"x" * 200):
+        for kind, text in (("f", "a/b.jsonl"), ("i", ""), ("r", "caf\u00e9/\udcff\u2603")):
+            msg = f"{kind}\0{text}".encode("utf-8", "surrogateescape")
+            want = f"{kind}-{hmac.digest(salt, msg, 'sha256').hex()[:16]}"
+            assert pseudonym(salt, text, kind) == want

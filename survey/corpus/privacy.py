@@ -19,12 +19,14 @@ through, for a local-only report that is never written under ``snapshots/`` or `
 
 from __future__ import annotations
 
-import hmac
+import functools
+import hashlib
 import os
 import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
 """Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
@@ -66,10 +68,24 @@ def load_salt(create: bool = True) -> bytes:
     return salt
 
 
+@functools.lru_cache(maxsize=8)
+def _hmac_states(salt: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256's inner and outer hash states after the key's block (RFC 2104): copying
+    them costs a third of setting the key up again for every name (the crawl names every
+    file and id: 1.7 -> 0.6 us a name)."""
+    key = (hashlib.sha256(salt).digest() if len(salt) > 64 else salt).ljust(64, b"\0")
+    return hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key))
+
+
 def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
-    """A stable, salted, non-reversible name: ``f-1a2b3c4d5e6f`` for files, ``i-…`` for ids."""
-    digest = hmac.digest(salt, f"{kind}\0{text}".encode("utf-8", "surrogateescape"), "sha256")
-    return f"{kind}-{digest.hex()[:16]}"
+    """A stable, salted, non-reversible name: ``f-1a2b3c4d5e6f`` for files, ``i-…`` for ids
+    (the first 64 bits of HMAC-SHA256(salt, kind NUL text), exactly ``hmac.digest``'s)."""
+    inner, outer = _hmac_states(salt)
+    h = inner.copy()
+    h.update(f"{kind}\0{text}".encode("utf-8", "surrogateescape"))
+    o = outer.copy()
+    o.update(h.digest())
+    return f"{kind}-{o.hexdigest()[:16]}"
 
 
 def file_key(file_id: str) -> int:
