@@ -75,10 +75,11 @@ PART_FILES = 2048
 # files up to this size are read here and handed to the query as blobs; larger ones are read
 # by DuckDB's read_blob (see "Reading" in the module doc)
 FEED_MAX_FILE = 4 << 20
-# bytes handed over per query: the blobs are held here and in DuckDB at once, and a file that
-# is not UTF-8 becomes escaped text four times its size (SQLite stores: 16 MB per query took
-# the grep of 100 MB of cursor_chats stores to 806 MB; 4 MB: 287 MB, as fast)
-FEED_BATCH_BYTES = 4 << 20
+# bytes handed over per query (each query costs ~1.5 ms to plan: 5 GB in batches of 4 MB
+# spent 2-3 s on that). The blobs are held here and in DuckDB at once, and a file that is
+# not UTF-8 becomes escaped text four times its size, so a file that is not ASCII counts 4x
+# (SQLite stores: 16 MB of them per query took the grep of 100 MB of cursor_chats to 806 MB)
+FEED_BATCH_BYTES = 16 << 20
 FILES_CTE = "WITH files AS ("
 RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
 CACHE_VERSION = "1"
@@ -287,19 +288,28 @@ def fed_per_file_sql() -> tuple[str, str]:
     return head, FILES_CTE + "\n" + files + "), docs AS (" + docs
 
 
-def _batches(files: list[str], sizes: dict[str, int], limit: int) -> Iterator[list[str]]:
-    """``files`` in runs of at most ``limit`` bytes (a larger file alone)."""
-    batch: list[str] = []
-    total = 0
+def _fed_batches(root: Path, files: list[str], sizes: dict[str, int],
+                 limit: int) -> Iterator[tuple[list[str], list[bytes]]]:
+    """``files`` read, in runs of about ``limit`` bytes (a file that is not ASCII counted
+    four times: its escaped text if it is not UTF-8): (absolute names, contents). A file
+    that cannot be read ends the scope's read as read_blob would (``GrepReadError``)."""
+    names: list[str] = []
+    blobs: list[bytes] = []
+    cost = 0
     for f in files:
-        n = sizes.get(f, 0)
-        if batch and total + n > limit:
-            yield batch
-            batch, total = [], 0
-        batch.append(f)
-        total += n
-    if batch:
-        yield batch
+        name = os.path.join(root, f)
+        try:
+            data = _read(name, sizes.get(f, 0))
+        except OSError as exc:
+            raise GrepReadError(type(exc).__name__) from None
+        names.append(name)
+        blobs.append(data)
+        cost += len(data) if data.isascii() else 4 * len(data)
+        if cost >= limit:
+            yield names, blobs
+            names, blobs, cost = [], [], 0
+    if names:
+        yield names, blobs
 
 
 def _read(path: str, size: int) -> bytes:
@@ -431,12 +441,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             rows = []
             if small:
                 cur.execute(set_patterns)
-            for batch in _batches(small, sizes, FEED_BATCH_BYTES):
-                names = [os.path.join(root, f) for f in batch]
-                try:
-                    blobs = [_read(n, sizes.get(f, 0)) for n, f in zip(names, batch, strict=True)]
-                except OSError as exc:  # as read_blob fails on it: the scope is read again
-                    raise GrepReadError(type(exc).__name__) from None
+            for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
                 rows += cur.execute(fed, {"names": names, "blobs": blobs}).fetchall()
                 del blobs
             if big:
