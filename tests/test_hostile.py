@@ -497,3 +497,27 @@ def test_a_surface_pattern_that_cannot_be_joined_still_classifies_folders(tmp_pa
         (row,) = inv.filter(pl.col("kind") == "dir").iter_rows(named=True)
         assert row["problem"] == "dir_named_like_file" and row["surface"] != "other"
         assert inv.height == 2
+
+
+def test_a_file_name_that_is_not_utf8_is_surveyed_and_never_printed(tmp_path: Path) -> None:
+    """os.scandir gives such a name with lone surrogates, which neither a polars string nor
+    a DuckDB string can hold: the walk keeps paths as bytes, the grep hands DuckDB numbers
+    instead of names, and DuckDB's own listing, which fails on the name, is re-run over the
+    files the walk read (said on the page). Both engines agree; the name is never written."""
+    from survey.pipeline import run_survey
+    from survey.runtimes import get
+
+    root = tmp_path / "projects"
+    d = root / "p" / "agent-transcripts" / "s1"
+    d.mkdir(parents=True)
+    (d / "s1.jsonl").write_bytes(b'{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}\n')
+    with open(os.fsencode(d) + b"/\xffsecretname.jsonl", "wb") as fh:
+        fh.write(b'{"role":"assistant","model":"m"}\n')
+    res = run_survey(get("cursor"), root, snapshots=tmp_path / "snaps", reports=tmp_path / "reports",
+                     cache=False, jobs=1)
+    assert (res.files, res.walked_files, res.disagreements) == (2, 2, [])
+    scope = json.loads((Path(res.snapshot) / "evidence.json").read_text())["scopes"]["jsonl"]
+    assert scope["files_duckdb"] == scope["files_rg"] == 2
+    assert scope["duckdb_fallback"]["files_searched"] == 2 and "retry_error" not in scope["duckdb_fallback"]
+    written = [p for base in (tmp_path / "snaps", tmp_path / "reports") for p in base.rglob("*") if p.is_file()]
+    assert written and not any(b"secretname" in p.read_bytes() for p in written)

@@ -92,14 +92,17 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     needles = {fid: kids[sess] for fid, sess in todo.filter(
         pl.col("surface").is_in(jsonl_surfaces) & pl.col("parent_id").is_null()
         & pl.col("session_id").is_in(list(kids))).select("file_id", "session_id").iter_rows()}
-    prefix = os.path.join(str(root), "")
-    todo = todo.with_columns(path=pl.lit(prefix) + pl.Series([inv.paths[f] for f in todo["file_id"]], dtype=pl.String))
+    # paths as bytes (os.fsencode): a file name that is not UTF-8 comes from os.scandir with
+    # lone surrogates, which a polars string cannot hold
+    prefix = os.fsencode(os.path.join(str(root), ""))
+    todo = todo.with_columns(path=pl.Series([prefix + os.fsencode(inv.paths[f]) for f in todo["file_id"]],
+                                            dtype=pl.Binary))
     # the cache key: how the file is walked, its stat, the children it is searched for and,
     # for a SQLite store, its WAL (a live store changes its -wal, not its main file); ctime
     # too: a rewrite that keeps the size and puts the mtime back still moves it
     nsig = {fid: hashlib.sha1("|".join(sorted(n for n, _ in nd)).encode()).hexdigest()[:12]
             for fid, nd in needles.items()}
-    wal = {fid: _wal_key(path) for fid, path in todo.filter(pl.col("kind") == "sqlite")
+    wal = {fid: _wal_key(os.fsdecode(path)) for fid, path in todo.filter(pl.col("kind") == "sqlite")
            .select("file_id", "path").iter_rows()}
     key = pl.concat_str([pl.col(c).cast(pl.String) for c in ("kind", "size", "mtime_ns", "ctime_ns", "inode")]
                         + [_lookup("file_id", nsig, _NO_NEEDLES)], separator=":") + _lookup("file_id", wal, "")
@@ -373,7 +376,7 @@ def _batches(walk: pl.DataFrame, jobs: int) -> list[pl.DataFrame]:
 
 def _batch_tasks(batch: pl.DataFrame, needles: dict[str, list]) -> list[tuple]:
     """A batch's tasks for ``walk_file``: (path, file_id, kind, size, needles)."""
-    return [(path, fid, kind, size, needles.get(fid, [])) for path, fid, kind, size in
+    return [(os.fsdecode(path), fid, kind, size, needles.get(fid, [])) for path, fid, kind, size in
             batch.select("path", "file_id", "kind", "size").iter_rows()]
 
 

@@ -442,7 +442,10 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             if small:
                 cur.execute(set_patterns)
             for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
-                rows += cur.execute(fed, {"names": names, "blobs": blobs}).fetchall()
+                # the query is given each file's number, not its name: a name that is not
+                # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
+                got = cur.execute(fed, {"names": [str(i) for i in range(len(names))], "blobs": blobs}).fetchall()
+                rows += [(names[int(i)], *rest) for i, *rest in got]
                 del blobs
             if big:
                 cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
