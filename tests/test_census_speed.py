@@ -514,3 +514,24 @@ def test_a_query_out_of_memory_beside_the_others_runs_again_alone(tmp_path: Path
     monkeypatch.setattr(S, "run_query", flaky)
     assert S.run_census(snap, get("cursor"), "x") == want
     assert sorted(seen) == ["frame_status", "keyset_census"]
+
+
+def test_census_rows_come_in_the_same_order_whatever_the_threads(cursor_survey, claude_snap: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every query's ORDER BY must be total: rows that tie come out in whatever order DuckDB's
+    threads finish, and a page would then change between two runs of the same corpus."""
+    real = sql.connect
+
+    def census(snap: Path, rt: str, threads: int) -> dict:
+        def connect(spill: str):
+            con = real(spill)
+            con.execute(f"SET threads = {threads}")
+            return con
+
+        monkeypatch.setattr(sql, "connect", connect)
+        monkeypatch.setattr(sql, "PARALLEL", threads)
+        return {k: v["rows"] for k, v in sql.run_census(snap, get(rt), "x").items()}
+
+    for snap, rt in ((cursor_survey[2], "cursor"), (claude_snap, "claude_code")):
+        one, four = census(snap, rt, 1), census(snap, rt, 4)
+        assert one == four, [k for k in one if one[k] != four[k]]
