@@ -167,7 +167,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     seen: dict[str, list] = {"duckdb": [], "rg": []}
     per_file, rg_run = G._per_file_rows, G._rg_run
 
-    def per_file_rows(con, root, parts, literals, sizes=None):
+    def per_file_rows(con, root, parts, literals, sizes):
         seen["duckdb"] += [g for part in parts[0] for g in part]
         return per_file(con, root, parts, literals, sizes)
 

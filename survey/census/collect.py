@@ -412,7 +412,8 @@ AGGREGATES = {"nodes": 4, "values": 3, "headings": 2}  # table -> columns in its
 class _Aggregated:
     """One dict-shaped table's rows of a batch: file_ids, key numbers and counts as columns."""
 
-    def __init__(self, counts: int) -> None:
+    def __init__(self, width: int, counts: int) -> None:
+        self.width = width  # columns in a key tuple
         # a new key gets the next number as it is first looked up (the dict's size then), so
         # numbering a file's keys is one map() in C, and the keys come out in number order
         self.keys: defaultdict[tuple, int] = defaultdict()
@@ -433,22 +434,22 @@ class _Aggregated:
                 acc.extend(col)
 
     def frame(self, schema: dict) -> pl.DataFrame:
+        """The rows with their key strings back: ``schema`` is file_id, the key's columns, then
+        the counts' columns."""
         names = list(schema)
-        width = len(next(iter(self.keys)))
-        key_names = names[1:1 + width]
+        key_names, count_names = names[1:1 + self.width], names[1 + self.width:]
         table = pl.DataFrame(list(self.keys), schema={k: schema[k] for k in key_names}, orient="row")
-        rows = pl.DataFrame({"_k": self.kids}, schema={"_k": pl.UInt32})
         return pl.DataFrame({names[0]: self.fids}, schema={names[0]: schema[names[0]]}).hstack(
-            table.select(pl.all().gather(rows["_k"]))).hstack(
-            pl.DataFrame(dict(zip(names[1 + width:], self.counts, strict=True)),
-                         schema={k: schema[k] for k in names[1 + width:]}))
+            table.select(pl.all().gather(pl.Series(self.kids, dtype=pl.UInt32)))).hstack(
+            pl.DataFrame(dict(zip(count_names, self.counts, strict=True)),
+                         schema={k: schema[k] for k in count_names}))
 
 
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
                 field_cols: list[str]) -> BatchOut:
     schemas = _schemas(field_cols)
     cols: dict[str, list[list]] = {name: [[] for _ in schemas[name]] for name in SPILLED if name not in AGGREGATES}
-    aggs = {name: _Aggregated(len(schemas[name]) - 1 - width) for name, width in AGGREGATES.items()}
+    aggs = {name: _Aggregated(width, len(schemas[name]) - 1 - width) for name, width in AGGREGATES.items()}
     files: list[tuple] = []
     stores: list[dict] = []
     volatile: list[str] = []

@@ -276,15 +276,16 @@ def per_file_sql() -> str:
 
 def fed_per_file_sql() -> tuple[str, str]:
     """per_file_sql() in two statements, its files CTE reading blobs handed over as the
-    parameters ``names`` and ``blobs`` instead of ``read_blob``: (the statement that sets
-    the patterns, the query). Everything from the docs CTE on is the file's own text."""
+    parameters ``ids`` (each file's number in the batch, as its ``filename``) and ``blobs``
+    instead of ``read_blob``: (the statement that sets the patterns, the query). Everything
+    from the docs CTE on is the file's own text."""
     text = per_file_sql()
     head, found, tail = text.partition(FILES_CTE)
     rest, found2, docs = tail.partition("), docs AS (")
     if not (found and found2 and "read_blob(" in rest):
         raise RuntimeError(f"{rel(GREP_SQL)}: its files CTE is not where the pipeline expects it")
     files = ("    SELECT filename, octet_length(content) AS size, try(decode(content)) AS utf8, content\n"
-             "    FROM (SELECT unnest($names::VARCHAR[]) AS filename, unnest($blobs::BLOB[]) AS content)\n")
+             "    FROM (SELECT unnest($ids::BIGINT[]) AS filename, unnest($blobs::BLOB[]) AS content)\n")
     return head, FILES_CTE + "\n" + files + "), docs AS (" + docs
 
 
@@ -422,14 +423,13 @@ def _parts(files: list[str], sizes: dict[str, int]) -> tuple[list[list[str]], in
 
 
 def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[str]], int],
-                   literals: list[str], sizes: dict[str, int] | None = None) -> list[tuple[str, Counts]]:
+                   literals: list[str], sizes: dict[str, int]) -> list[tuple[str, Counts]]:
     """per_file of grep_literals.sql, one run per part (of relative paths), that many parts
     at once: (relative path, counts) per file read. A part's files of at most
     ``FEED_MAX_FILE`` bytes are read here and handed over as blobs, the rest by read_blob."""
     sql = per_file_sql()
     set_patterns, fed = fed_per_file_sql()
     chunks, at_once = parts
-    sizes = sizes or {}
 
     def run(files: list[str]) -> list[tuple]:
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
@@ -444,9 +444,9 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
                 # the query is given each file's number, not its name: a name that is not
                 # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
-                got = cur.execute(fed, {"names": [str(i) for i in range(len(names))], "blobs": blobs}).fetchall()
-                rows += [(names[int(i)], *rest) for i, *rest in got]
-                del blobs
+                got = cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall()
+                rows += [(names[i], *rest) for i, *rest in got]
+                del blobs  # before the generator reads the next batch: one batch held, not two
             if big:
                 cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
                 rows += cur.execute(sql).fetchall()
