@@ -103,6 +103,74 @@ def test_rg_counts_raw_bytes_after_a_leading_utf16_bom(tmp_path: Path) -> None:
     assert rg["per_literal"]['"tool_result"']["occurrences"] == 1
 
 
+# printable, no backslash: searched as pieces of the raw bytes (G.raw_exact)
+RAW_LITERALS = sorted(['aa', '"tool_result"', "it's", "[...]", "never-there", "CREATE TABLE t"])
+RAW_FILES: dict[str, bytes] = {
+    **{k: v for k, v in FILES.items() if k != "ignored.json"},
+    # a SQLite-like page: NULs, high bytes, the schema text (a byte whose escape ends in C
+    # right before "CREATE": the escaped text holds "\x0CCREATE", the match is the bytes')
+    "store.txt": b"SQLite format 3\x00\xff\x0cCREATE TABLE t(x)\x00\x00" + b"\x80aa\x00" * 50,
+    "long line.txt": b'{"a":"' + b"[...]aa" * 300 + b'"}',  # no NUL, no LF: cut where no literal has a byte
+    "literal bytes only.txt": b"a" * 301,  # nowhere to cut: one piece
+    "utf8 pieces.txt": "\u00e9aa\n\u2028[...]\n".encode() * 40,
+}
+
+
+def test_pieces_count_what_the_whole_files_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files handed over in pieces (cut where no literal can match, bytes that are not UTF-8
+    blanked) count exactly what the whole files count through DuckDB's escaping cast, and
+    what rg and the raw bytes count."""
+    root = tmp_path / "c"
+    plant(root, RAW_FILES)
+    assert G.raw_exact(RAW_LITERALS) and not G.raw_exact(LITERALS)
+    monkeypatch.setattr(G, "raw_exact", lambda lits: False)
+    whole, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+    monkeypatch.undo()
+    want, n_files, n_bytes = reference(root, ["aa", "[...]", '"tool_result"', "CREATE TABLE t"])
+    cuts = []
+    real_cut = G._cut
+    monkeypatch.setattr(G, "_cut", lambda *a: cuts.append(real_cut(*a)) or cuts[-1])
+    for piece, batch in ((G.PIECE_BYTES, G.FEED_BATCH_BYTES), (16, 64), (7, 1)):
+        monkeypatch.setattr(G, "PIECE_BYTES", piece)
+        monkeypatch.setattr(G, "FEED_BATCH_BYTES", batch)
+        got, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+        assert got == whole, piece
+    assert len(cuts) > 100 and 0 in cuts  # pieces were cut, and one file had nowhere to cut
+    for lit, w in want.items():
+        assert {k: whole[lit][k] for k in w} == w, lit
+    assert whole["aa"]["files_scanned"] == n_files and whole["aa"]["bytes_scanned"] == n_bytes
+    assert whole["aa"]["files_not_utf8"] == 3  # notutf8, escapes-only, store
+    rg = G.rg_grep(root, SCOPE, RAW_LITERALS)
+    assert all(rg["per_literal"][lit] == {k: whole[lit][k] for k in ("files_matched", "occurrences")}
+               for lit in RAW_LITERALS)
+
+
+def test_a_match_the_escaped_text_makes_is_the_read_blob_querys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A literal that can begin inside a byte's escape (\\xHH) can match in the escaped text
+    of a file that is not UTF-8 where the bytes do not; such a file is searched whole, as the
+    pasteable query does, so the figures stay that query's."""
+    lits = ["xFFA", "Afoo", "CREATE TABLE t"]
+    assert G.raw_exact(lits)
+    hz = G.escape_hazards(lits)
+    assert hz[b"A"] == {0xFF} and 0x0A in hz[b"foo"] and 0x0C in hz[b"REATE TABLE t"]
+    root = tmp_path / "c"
+    plant(root, {"bad.txt": b"\xffA \nfoo \x0cREATE TABLE t aa\xfe",  # escaped: \xFFA, \x0Afoo, \x0CREATE
+                 "good.txt": b"\nfoo \xc3\xa9A",  # UTF-8: no escapes, no match
+                 "clean.txt": b"\xfe CREATE TABLE t"})  # not UTF-8, no hazard: in pieces
+    monkeypatch.setattr(G, "PIECE_BYTES", 4)
+    monkeypatch.setattr(G, "raw_exact", lambda lits: False)
+    whole, _ = G.duckdb_grep(root, SCOPE, lits)
+    monkeypatch.undo()
+    monkeypatch.setattr(G, "PIECE_BYTES", 4)
+    searched_whole: list[list[str]] = []
+    real_parts = G._fed_batches
+    monkeypatch.setattr(G, "_fed_batches", lambda root, files, *a: searched_whole.append(files) or real_parts(root, files, *a))
+    got, _ = G.duckdb_grep(root, SCOPE, lits)
+    assert got == whole
+    assert searched_whole == [["bad.txt"]]
+    assert {lit: got[lit]["occurrences"] for lit in lits} == {"xFFA": 1, "Afoo": 1, "CREATE TABLE t": 2}
+
+
 def _cli(command: str, root: Path) -> list[dict[str, Any]]:
     duck = shutil.which("duckdb", path=str(Path(sys.executable).parent))
     if duck is None:

@@ -8,12 +8,18 @@
    list is split into one part per core, read concurrently by the same query.
    Reading: ``read_blob`` spends about 45 us of file-system calls per file (each name is
    globbed, stat'ed, opened), so on many small files it cost more than the search (113k
-   files of cursor_stream captures, 1 GB: 5 s of reads before any matching). Files of at
-   most ``FEED_MAX_FILE`` bytes are therefore read here (``os.read``, about 10 us each) and
-   handed to the same query as a list of blobs (``fed_per_file_sql``: only its files CTE
-   differs; decoding, matching and counting are the file's own text); larger files are
-   still read by ``read_blob``. The pasteable command reads everything with ``read_blob``,
-   and a test holds the two ways to the same counts.
+   files of cursor_stream captures, 1 GB: 5 s of reads before any matching), and a file
+   that is not UTF-8 becomes escaped text four times its size (a 1.5 GB SQLite store ran
+   past a 2 GB memory cap). So the files are read here (``os.read``, about 10 us each) and
+   handed to the same query as lists of blobs (``fed_per_file_sql``: only its files CTE
+   differs; decoding, matching and counting are the query's own). When every literal is
+   printable ASCII without a backslash (``raw_exact``: all of today's probes), files come in
+   ``Pieces`` of at most about 8 MB, cut where no literal can match, with the bytes the
+   cast would escape blanked in a piece that is not UTF-8: the same counts in memory that
+   does not grow with the file, at the raw size. Otherwise, files of at most
+   ``FEED_MAX_FILE`` bytes are handed over whole and larger ones read by ``read_blob``. The
+   pasteable command reads everything with ``read_blob``; tests hold every way to the same
+   counts.
 2. ripgrep (shipped as a wheel): one ``rg -uuu -a -F -o`` pass per scope with every literal,
    counted per file and literal. ``-a`` because a NUL byte would otherwise make rg summarise
    a file as "binary" instead of counting matches.
@@ -53,6 +59,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import orjson
@@ -72,13 +79,13 @@ PARALLEL_MAX_FILE = 64 << 20  # a larger file (a store): one part at a time, as 
 # files read by name per query: DuckDB's memory grows with the length of the list (113k
 # files of cursor_stream in two lists: 563 MB; in lists of 2,048: 230 MB, in the same time)
 PART_FILES = 2048
-# files up to this size are read here and handed to the query as blobs; larger ones are read
-# by DuckDB's read_blob (see "Reading" in the module doc)
+# when literals are not raw_exact: files up to this size are read here and handed to the
+# query whole; larger ones are read by DuckDB's read_blob (see "Reading" in the module doc)
 FEED_MAX_FILE = 4 << 20
 # bytes handed over per query (each query costs ~1.5 ms to plan: 5 GB in batches of 4 MB
-# spent 2-3 s on that). The blobs are held here and in DuckDB at once, and a file that is
-# not UTF-8 becomes escaped text four times its size, so a file that is not ASCII counts 4x
-# (SQLite stores: 16 MB of them per query took the grep of 100 MB of cursor_chats to 806 MB)
+# spent 2-3 s on that). The blobs are held here and in DuckDB at once; handed over whole, a
+# file that is not UTF-8 becomes escaped text four times its size, so one that is not ASCII
+# counts 4x (SQLite stores: 16 MB of them per query took 100 MB of cursor_chats to 806 MB)
 FEED_BATCH_BYTES = 16 << 20
 FILES_CTE = "WITH files AS ("
 RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
@@ -328,6 +335,129 @@ def _read(path: str, size: int) -> bytes:
         os.close(fd)
 
 
+# -- reading in pieces ---------------------------------------------------------------------
+# The bytes DuckDB's BLOB -> VARCHAR cast writes as \xHH and grep_literals.sql does not put
+# back (it restores " ' \): what a file that is not UTF-8 turns into escaped text.
+ESCAPED = bytes([*range(0x20), 0x7F, *range(0x80, 0x100)])
+_BLANKED = bytes.maketrans(ESCAPED, b"\n" * len(ESCAPED))
+# a larger file is handed over in pieces of about this size, cut where no match can be
+PIECE_BYTES = 8 << 20
+
+
+def raw_exact(literals: Iterable[str]) -> bool:
+    """Whether the scope's files may be searched as pieces of their raw bytes (see
+    ``Pieces``): every literal printable ASCII, without a backslash."""
+    return all(lit and "\\" not in lit and all(" " <= ch <= "~" for ch in lit) for lit in literals)
+
+
+def escape_hazards(literals: Iterable[str]) -> dict[bytes, frozenset[int]]:
+    """Where an escaped text could hold a match the raw bytes do not: a literal that begins
+    inside a byte's escape ``\\xHH`` (with ``x``, or its hex digits) and goes on in the bytes
+    after it. {what must follow the byte: the bytes whose escape starts the literal}; with no
+    backslash in a literal, a match can touch no other part of an escape."""
+    out: dict[bytes, set[int]] = {}
+    for lit in literals:
+        for b in ESCAPED:
+            esc = f"\\x{b:02X}"
+            for o in (1, 2, 3):  # the match starts at 'x', at the first or the second digit
+                tail = esc[o:]
+                if lit.startswith(tail) or tail.startswith(lit):
+                    out.setdefault(lit[len(tail):].encode(), set()).add(b)
+    return {rest: frozenset(bs) for rest, bs in out.items()}
+
+
+def _hazard(data: bytes, hazards: dict[bytes, frozenset[int]]) -> bool:
+    """Whether ``data`` holds one of ``escape_hazards``: an escaped byte right before what
+    must follow it."""
+    for rest, bs in hazards.items():
+        if not rest:
+            if any(bytes([b]) in data for b in bs):
+                return True
+            continue
+        i = data.find(rest, 1)
+        while i > 0:
+            if data[i - 1] in bs:
+                return True
+            i = data.find(rest, i + 1)
+    return False
+
+
+def _cut(buf: bytes, lo: int, hi: int, free: re.Pattern[bytes]) -> int:
+    """Where in ``buf[lo:hi]`` (``lo`` >= 1) to end a piece: before the last ASCII byte that
+    is in no literal (so no match spans the cut, and no UTF-8 character is split); 0 if
+    there is none."""
+    for b in (b"\n", b"\0"):
+        k = buf.rfind(b, lo, hi)
+        if k > 0:
+            return k
+    while hi > lo:
+        start = max(lo, hi - 4096)
+        last = None
+        for last in free.finditer(buf, start, hi):  # noqa: B007 (the last one is wanted)
+            pass
+        if last is not None:
+            return last.start()
+        hi = start
+    return 0
+
+
+class Pieces:
+    """The files of a scope as pieces for the fed query, when the literals are ``raw_exact``.
+
+    A piece is at most about ``PIECE_BYTES`` (a file up to that size is one piece), cut
+    before a byte no literal contains, so every match lies inside one piece and the counts
+    add up per file. A piece that is not UTF-8 has its escaped bytes (``ESCAPED``) replaced
+    by newlines, byte for byte: for such literals, a match in DuckDB's escaped text is a
+    match in the raw bytes and the reverse (none can touch an escape), so the counts are the
+    ones of the read_blob query, at the size of the raw bytes instead of four times it, in
+    bounded memory however large the file (a 1.5 GB SQLite store). The exception is a
+    literal that could begin inside an escape (``escape_hazards``: "CREATE ..." after a byte
+    whose escape ends in C): a file that is not UTF-8 and holds such a place is searched as
+    a whole, the way the read_blob query does (``fallback``)."""
+
+    def __init__(self, literals: list[str]) -> None:
+        self.hazards = escape_hazards(literals)
+        used = {ord(ch) for lit in literals for ch in lit}
+        free = bytes(b for b in range(0x80) if b not in used)
+        self.free = re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in free) + b"]")
+
+    def of(self, path: str, size: int) -> Iterator[tuple[bytes, bool, bool]]:
+        """A file's pieces (at least one): each as handed to DuckDB, whether it was not
+        UTF-8, and whether it holds an escape hazard. ``size``, the size the file was listed
+        with, lets a small file come in one read (``_read``'s way)."""
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            buf, lo, done = os.read(fd, min(size, PIECE_BYTES) + 1), 1, False
+            while True:
+                if len(buf) > PIECE_BYTES:
+                    # the last place to cut before PIECE_BYTES, else the last one read so far
+                    k = (_cut(buf, lo, min(len(buf), PIECE_BYTES), self.free)
+                         or _cut(buf, max(lo, PIECE_BYTES), len(buf), self.free))
+                    if k:
+                        yield self._piece(buf[:k])
+                        buf, lo, done = buf[k:], 1, True
+                        continue
+                    lo = len(buf)  # none yet: only what is read next needs looking at
+                more = os.read(fd, PIECE_BYTES)
+                if not more:
+                    break
+                buf += more
+            if buf or not done:
+                yield self._piece(buf)
+        finally:
+            os.close(fd)
+
+    def _piece(self, data: bytes) -> tuple[bytes, bool, bool]:
+        hazard = bool(self.hazards) and _hazard(data, self.hazards)
+        if data.isascii():
+            return data, False, hazard
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.translate(_BLANKED), True, hazard
+        return data, False, hazard
+
+
 def _connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
@@ -396,15 +526,17 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _parts(files: list[str], sizes: dict[str, int]) -> tuple[list[list[str]], int]:
+def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tuple[list[list[str]], int]:
     """``files`` in parts of at most about ``PART_FILES`` files, at least one per core,
     largest file first into the lightest part that is not full; and how many parts run at
-    once: one if the files are few bytes, or one of them is large."""
+    once: one if the files are few bytes, or one of them is large and read whole (not
+    ``bounded``: in ``Pieces``)."""
     if not files:
         return [], 1
     total = sum(sizes.get(f, 0) for f in files)
     n = min(_cores(), 8, len(files))
-    if n <= 1 or total < PARALLEL_MIN_BYTES or max(sizes.get(f, 0) for f in files) > PARALLEL_MAX_FILE:
+    if n <= 1 or total < PARALLEL_MIN_BYTES or (
+            not bounded and max(sizes.get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
     k = max(n, -(-len(files) // PART_FILES))
     if k == 1:
@@ -425,32 +557,73 @@ def _parts(files: list[str], sizes: dict[str, int]) -> tuple[list[list[str]], in
 def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[str]], int],
                    literals: list[str], sizes: dict[str, int]) -> list[tuple[str, Counts]]:
     """per_file of grep_literals.sql, one run per part (of relative paths), that many parts
-    at once: (relative path, counts) per file read. A part's files of at most
-    ``FEED_MAX_FILE`` bytes are read here and handed over as blobs, the rest by read_blob."""
+    at once: (relative path, counts) per file read. With ``raw_exact`` literals every file
+    is read here and handed over in ``Pieces``; else a part's files of at most
+    ``FEED_MAX_FILE`` bytes are handed over whole and the rest read by read_blob."""
     sql = per_file_sql()
     set_patterns, fed = fed_per_file_sql()
     chunks, at_once = parts
+    exact = raw_exact(literals)
 
-    def run(files: list[str]) -> list[tuple]:
+    def whole(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
         big = [f for f in files if sizes.get(f, 0) > FEED_MAX_FILE]
+        rows = []
+        for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
+            # the query is given each file's number, not its name: a name that is not
+            # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
+            got = cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall()
+            rows += [(names[i], *rest) for i, *rest in got]
+            del blobs  # before the generator reads the next batch: one batch held, not two
+        if big:
+            cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
+            rows += cur.execute(sql).fetchall()
+        return rows
+
+    def pieces(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
+        reader = Pieces(literals)
+        acc: list[list[Any]] = []  # per file: size, not UTF-8, occurrences, escape hazard
+        owner: list[int] = []  # per piece held: its file
+        blobs: list[bytes] = []
+        held = 0
+
+        def search() -> None:
+            got = cur.execute(fed, {"ids": list(range(len(blobs))), "blobs": blobs}).fetchall()
+            for i, size, _bad, occ in got:  # not UTF-8: as the piece was before blanking
+                a = acc[owner[i]]
+                a[0] += size
+                a[2] = [x + y for x, y in zip(a[2], occ, strict=True)]
+            owner.clear()
+            blobs.clear()
+
+        for n, f in enumerate(files):
+            a: list[Any] = [0, False, [0] * len(literals), False]
+            acc.append(a)
+            try:
+                for data, bad, hazard in reader.of(os.path.join(root, f), sizes.get(f, 0)):
+                    a[1] |= bad
+                    a[3] |= hazard
+                    owner.append(n)
+                    blobs.append(data)
+                    held += len(data)
+                    if held >= FEED_BATCH_BYTES:
+                        search()
+                        held = 0
+            except OSError as exc:
+                raise GrepReadError(type(exc).__name__) from None
+        if blobs:
+            search()
+        rows = [(os.path.join(root, f), *a[:3]) for f, a in zip(files, acc, strict=True) if not (a[1] and a[3])]
+        # not UTF-8 and a place where the escaped text could match where the bytes do not
+        return rows + whole(cur, [f for f, a in zip(files, acc, strict=True) if a[1] and a[3]])
+
+    def run(files: list[str]) -> list[tuple]:
         cur = con.cursor()
         try:
             cur.execute("SET VARIABLE root = ?", [str(root)])
             cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
-            rows = []
-            if small:
-                cur.execute(set_patterns)
-            for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
-                # the query is given each file's number, not its name: a name that is not
-                # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
-                got = cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall()
-                rows += [(names[i], *rest) for i, *rest in got]
-                del blobs  # before the generator reads the next batch: one batch held, not two
-            if big:
-                cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
-                rows += cur.execute(sql).fetchall()
-            return rows
+            cur.execute(set_patterns)
+            return pieces(cur, files) if exact else whole(cur, files)
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
         finally:
@@ -497,7 +670,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
                 todo.append(f)
         from_cache = len(counts)
         sizes = {f: k[0] for f, k in keys.items() if k is not None}
-        fresh = _per_file_rows(con, root, _parts(todo, sizes), literals, sizes)
+        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
         counts.update(fresh)
         # a file read under a name it was not asked by (never expected) still counts, once
         listed += [f for f, _ in fresh if f not in keys]

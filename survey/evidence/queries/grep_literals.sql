@@ -22,7 +22,9 @@
 --   on 1 GB of Cursor transcripts that took longer than the scans themselves.)
 -- per_file holds each file's counts; the pipeline runs the query down to per_file, keeps
 -- the counts per file (to re-read only new and changed files on a re-run) and adds them
--- up exactly as the final SELECT does.
+-- up exactly as the final SELECT does. It reads the files itself and hands them over as
+-- blobs (only the files CTE differs), large ones in pieces cut where no literal can match;
+-- survey/evidence/grep.py says why the counts are this query's.
 -- Run: duckdb -c "SET VARIABLE root = '$ROOT'" -c "SET VARIABLE globs = ['**/*.jsonl']" \
 --             -c "SET VARIABLE literals = ['\"tool_result\"']" -c ".read survey/evidence/queries/grep_literals.sql"
 SET VARIABLE patterns = (
