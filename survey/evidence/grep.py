@@ -708,11 +708,17 @@ def _rg_files(out: bytes) -> Iterator[tuple[bytes, Counter[bytes]]]:
 
 
 def _rg_run(rg: str, argv: list[str], paths: list[bytes]) -> tuple[bytes, int, int]:
-    # --heading: a file's path once, then its matches (not the path again on every match)
-    proc = subprocess.run([rg, *argv, "-o", "--null", "--heading", "--no-line-number",
-                           "--color", "never", "--", *paths], capture_output=True, check=False)
+    # --heading: a file's path once, then its matches (not the path again on every match).
+    # The output goes to a temp file, read once rg is done: through a pipe, rg waits on the
+    # reader (1 GB of Codex sessions, 5 MB of matches: 0.41 s against 0.31 s)
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.run([rg, *argv, "-o", "--null", "--heading", "--no-line-number",
+                               "--color", "never", "--", *paths], stdout=out, stderr=subprocess.PIPE,
+                              check=False)
+        out.seek(0)
+        found = out.read()
     errors = proc.stderr.count(b"\n") or 1 if proc.returncode not in (0, 1) else 0
-    return proc.stdout, proc.returncode, errors
+    return found, proc.returncode, errors
 
 
 def _rg_batches(paths: list[bytes]) -> list[list[bytes]]:
@@ -771,8 +777,9 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         if listing is None:
             lister.close()
     prefix = os.fsencode(str(root)) + b"/"
-    listed = [os.fsdecode(p[len(prefix):] if p.startswith(prefix) else p)
-              for p in raw.split(b"\0") if p]
+    # decoded in one call (a NUL ends every name, and no character spans one)
+    pre = os.fsdecode(prefix)
+    listed = [p[len(pre):] if p.startswith(pre) else p for p in os.fsdecode(raw).split("\0") if p]
     keys = _keys(root, listed, known) if cache else {}
     hits: dict[str, list[int]] = {}
     if cache:
@@ -804,8 +811,9 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         for f, occ in (per_file if not errors else hits).items():
             if f in keys:
                 cache.put("rg", f, keys[f], [occ])
-    per = {lit: {"files_matched": sum(1 for occ in per_file.values() if occ[i] > 0),
-                 "occurrences": sum(occ[i] for occ in per_file.values())} for i, lit in enumerate(literals)}
+    cols = list(zip(*per_file.values(), strict=True)) if per_file else [()] * len(literals)
+    per = {lit: {"files_matched": len(col) - col.count(0), "occurrences": sum(col)}
+           for lit, col in zip(literals, cols, strict=True)}
     if len(runs) == 1 and not hits:
         code = runs[0][1]
     else:  # what one whole-scope run would exit with: 2 on an error, 0 on a match, else 1
