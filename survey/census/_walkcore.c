@@ -126,7 +126,7 @@ typedef struct {
     PyObject *kscache;      /* the walker's dict: tuple of keys -> gated key set */
     PyObject *children;     /* path -> {key -> child path} */
     PyObject *elem;         /* path -> (element path, typed?) */
-    PyObject *typed;        /* (path, type) -> element path */
+    PyObject *typed;        /* path -> {type -> (element path, its flags)} */
     PyObject *m_gkey, *m_keyset, *m_special_leaf, *m_obj_special, *m_elem_info, *m_typed_path,
         *m_truncated;
     /* per record (Walker.record / Walker.blocks) */
@@ -178,6 +178,10 @@ static void ks_slot_clear(KsSlot *e) {
     e->keys = NULL;
     e->n = 0;
 }
+
+/* k[0] of a node-table slot that counts a vocabulary value: (M_VALUE, path, shown value,
+ * None) -> count, flushed into res.values (an object no record class can be) */
+static PyObject *M_VALUE;
 
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
@@ -269,27 +273,54 @@ static int count(Core *c, PyObject *rclass, PyObject *path, PyObject *jt, PyObje
     }
 }
 
-/* Empty the table into res.nodes, in first-seen order (res == NULL: drop it, after an error). */
+/* res.values[(path, shown value, None)] += cnt */
+static int merge_value(PyObject *values, PyObject *const *k, Py_ssize_t cnt) {
+    PyObject *key = PyTuple_Pack(3, k[1], k[2], k[3]);
+    if (!key) return -1;
+    PyObject *n = PyDict_GetItemWithError(values, key);
+    Py_ssize_t was = n ? PyLong_AsSsize_t(n) : 0;
+    int rc = -1;
+    if (!PyErr_Occurred()) {
+        PyObject *nn = PyLong_FromSsize_t(was + cnt);
+        if (nn) { rc = PyDict_SetItem(values, key, nn); Py_DECREF(nn); }
+    }
+    Py_DECREF(key);
+    return rc;
+}
+
+static PyObject *dict_attr(PyObject *res, PyObject *name) {
+    PyObject *d = PyObject_GetAttr(res, name);
+    if (d && !PyDict_CheckExact(d)) {
+        PyErr_Format(PyExc_TypeError, "res.%U must be a dict", name);
+        Py_CLEAR(d);
+    }
+    return d;
+}
+
+/* Empty the table into res.nodes and res.values, in first-seen order (res == NULL: drop it,
+ * after an error). */
 static int tab_flush(Core *c, PyObject *res) {
     if (!c->used) return 0;
-    PyObject *nodes = NULL;
+    PyObject *nodes = NULL, *values = NULL;
     int rc = 0;
-    if (res) {
-        nodes = PyObject_GetAttr(res, S_nodes);
-        if (!nodes) rc = -1;
-        else if (!PyDict_CheckExact(nodes)) {
-            PyErr_SetString(PyExc_TypeError, "res.nodes must be a dict");
-            rc = -1;
-        }
-    }
+    if (res && !(nodes = dict_attr(res, S_nodes))) rc = -1;
     for (Py_ssize_t e = 0; e < c->used; e++) {
         Slot *sl = &c->tab[e];
-        if (rc == 0 && nodes) rc = merge(nodes, sl->k, sl->count, sl->max);
+        if (rc == 0 && nodes) {
+            if (sl->k[0] != M_VALUE) {
+                rc = merge(nodes, sl->k, sl->count, sl->max);
+            } else if (values || (values = dict_attr(res, S_values))) {
+                rc = merge_value(values, sl->k, sl->count);
+            } else {
+                rc = -1;
+            }
+        }
         for (int k = 0; k < 4; k++) Py_CLEAR(sl->k[k]);
     }
     for (Py_ssize_t i = 0; i < c->cap; i++) c->idx[i] = -1;
     c->used = 0;
     Py_XDECREF(nodes);
+    Py_XDECREF(values);
     return rc;
 }
 
@@ -335,24 +366,11 @@ static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
 
 static PyObject *gval(Core *c, PyObject *path, PyObject *v);
 
-/* res.values[(path, shown value, None)] += 1: a vocabulary value that passed the gate */
-static int count_value(PyObject *res, PyObject *path, PyObject *g) {
-    PyObject *values = PyObject_GetAttr(res, S_values);
-    PyObject *key = values ? PyTuple_Pack(3, path, g, Py_None) : NULL;
-    int rc = -1;
-    if (key && PyDict_CheckExact(values)) {
-        PyObject *n = PyDict_GetItemWithError(values, key);
-        Py_ssize_t cnt = n ? PyLong_AsSsize_t(n) : 0;
-        if (!PyErr_Occurred()) {
-            PyObject *nn = PyLong_FromSsize_t(cnt + 1);
-            if (nn) { rc = PyDict_SetItem(values, key, nn); Py_DECREF(nn); }
-        }
-    } else if (key) {
-        PyErr_SetString(PyExc_TypeError, "res.values must be a dict");
-    }
-    Py_XDECREF(key);
-    Py_XDECREF(values);
-    return rc;
+/* res.values[(path, shown value, None)] += 1: a vocabulary value that passed the gate,
+ * counted in the node table by identity (shown values come from gval's cache) and added to
+ * res.values when the table is flushed */
+static int count_value(Core *c, PyObject *path, PyObject *g) {
+    return count(c, M_VALUE, path, g, Py_None, 0);
 }
 
 /* A number at a path that is only a numbers path: res.numbers gets (line, name, float).
@@ -386,7 +404,7 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
             if (!r) return -1;
             Py_DECREF(r);
         } else {
-            int rc = count_value(res, path, g);
+            int rc = count_value(c, path, g);
             Py_DECREF(g);
             if (rc < 0) return -1;
         }
@@ -468,7 +486,7 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         sp = 0;
     } else if (sp && (flags & F_VOCAB_ONLY) && (v == Py_None || PyBool_Check(v))) {
         /* Walker.gvalue shows these as they are: null, true, false */
-        if (count_value(res, path, v == Py_None ? S_null : (v == Py_True ? S_true : S_false)) < 0) return -1;
+        if (count_value(c, path, v == Py_None ? S_null : (v == Py_True ? S_true : S_false)) < 0) return -1;
         sp = 0;
     } else if (sp && (flags & F_NUMBER_ONLY) && (PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
         int done = number_leaf(c, res, path, v, line_no);
@@ -691,26 +709,37 @@ static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         Py_INCREF(el);
         if (PyDict_CheckExact(el)) {
             PyObject *p = ep;
+            int pf = ef;
             Py_INCREF(p);
             PyObject *bt = typed ? PyDict_GetItemWithError(el, S_type) : NULL;
             if (bt && PyUnicode_Check(bt)) {
-                PyObject *tk = PyTuple_Pack(2, path, bt);
-                PyObject *tp = tk ? PyDict_GetItemWithError(c->typed, tk) : NULL;
-                if (tp) {
-                    Py_SETREF(p, Py_NewRef(tp));
-                } else if (tk && !PyErr_Occurred()) {
-                    tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
-                    if (tp && PyDict_GET_SIZE(c->typed) < 50000 && PyDict_SetItem(c->typed, tk, tp) < 0)
-                        Py_CLEAR(tp);
-                    if (tp) Py_SETREF(p, tp); else rc = -1;
+                /* path -> {type -> (element path, its flags)} */
+                PyObject *per = PyDict_GetItemWithError(c->typed, path);
+                PyObject *hit = per ? PyDict_GetItemWithError(per, bt) : NULL;
+                if (hit) {
+                    Py_SETREF(p, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
+                    pf = (int)PyLong_AsLong(PyTuple_GET_ITEM(hit, 1));
+                } else if (!PyErr_Occurred()) {
+                    PyObject *tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
+                    pf = tp ? path_flags(c, tp) : -1;
+                    if (pf >= 0 && !per && PyDict_GET_SIZE(c->typed) < 50000) {
+                        per = PyDict_New();
+                        if (!per || PyDict_SetItem(c->typed, path, per) < 0) pf = -1;
+                        Py_XDECREF(per); /* the cache holds it */
+                    }
+                    if (pf >= 0 && per && PyDict_GET_SIZE(per) < 4096) {
+                        PyObject *entry = Py_BuildValue("(Oi)", tp, pf);
+                        if (!entry || PyDict_SetItem(per, bt, entry) < 0) pf = -1;
+                        Py_XDECREF(entry);
+                    }
+                    if (tp) Py_SETREF(p, tp);
+                    if (pf < 0) rc = -1;
                 } else {
                     rc = -1;
                 }
-                Py_XDECREF(tk);
             } else if (!bt && PyErr_Occurred()) {
                 rc = -1;
             }
-            int pf = p == ep ? ef : path_flags(c, p);
             if (rc == 0 && pf < 0) rc = -1;
             if (rc == 0) rc = walk_obj(c, res, rclass, p, pf, el, depth + 1, line_no);
             Py_DECREF(p);
@@ -1284,6 +1313,7 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_markers, "markers") INTERN(S_links, "links")
     INTERN(S_numbers, "numbers")
     if (!(S_one = PyLong_FromLong(1))) return NULL;
+    if (!(M_VALUE = PyUnicode_FromString("<value counted in C>"))) return NULL; /* never interned */
 #undef INTERN
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
