@@ -211,7 +211,7 @@ def _signature(scope: Scope, literals: list[str]) -> str:
 class GrepCache:
     """Per-file counts of one scope's literal set, from DuckDB and from rg (see the module doc).
 
-    ``get`` serves a file's counts only if its key (size, mtime_ns, ctime_ns, inode) is the
+    ``served`` gives a file's counts only if its key (size, mtime_ns, ctime_ns, inode) is the
     one they were counted under; ``put_many`` records the counts used in this run; ``save``
     replaces the scope's cache file with exactly those, so vanished files drop out.
     """
@@ -247,16 +247,26 @@ class GrepCache:
             f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
         return f
 
-    def get(self, engine: str, relpath: str, key: FileKey | None) -> list | None:
-        if key is None or not self.old[engine]:
-            return None
-        e = self.old[engine].get(self.fid(relpath))
-        if not isinstance(e, list) or len(e) < 5 or tuple(e[:4]) != key:
-            return None
-        occ = e[-1]  # a damaged entry is no entry
-        if not isinstance(occ, list) or len(occ) != self.n or not all(isinstance(x, int) for x in occ):
-            return None
-        return e[4:]
+    def served(self, engine: str, keys: dict[str, Entry | None]) -> dict[str, list]:
+        """The cached counts (what followed the key in ``put_many``) of each file in
+        ``keys`` (``_keys``) whose key is the one they were counted under."""
+        old, n = self.old[engine], self.n
+        out: dict[str, list] = {}
+        if not old:
+            return out
+        for relpath, entry in keys.items():
+            if entry is None:
+                continue
+            e = old.get(entry[0] or self.fid(relpath))
+            key = entry[1]
+            if type(e) is not list or len(e) < 5 or e[0] != key[0] or e[1] != key[1] or e[2] != key[2] \
+                    or e[3] != key[3]:
+                continue
+            occ = e[-1]  # a damaged entry is no entry
+            if type(occ) is not list or len(occ) != n or not all(type(x) is int for x in occ):
+                continue
+            out[relpath] = e[4:]
+        return out
 
     def put_many(self, engine: str, rows: Iterable[tuple[str, Entry | None, list]]) -> None:
         """Record (relative path, ``_keys`` entry, counts) of the files read or served this
@@ -674,16 +684,9 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             raise GrepReadError(type(exc).__name__) from None
         keys = _keys(root, dict.fromkeys(listed), known)
         listed = [f for f in listed if keys[f] is not None]  # gone since listed: not in the scope
-        counts: dict[str, Counts] = {}
-        todo = []
-        for f, k in keys.items():
-            if k is None:
-                continue
-            hit = cache.get("duckdb", f, k[1]) if cache and cache.old["duckdb"] else None
-            if hit is not None:
-                counts[f] = (int(hit[0]), bool(hit[1]), [int(n) for n in hit[2]])
-            else:
-                todo.append(f)
+        served = cache.served("duckdb", keys) if cache else {}
+        counts: dict[str, Counts] = {f: (int(hit[0]), bool(hit[1]), hit[2]) for f, hit in served.items()}
+        todo = [f for f, k in keys.items() if k is not None and f not in counts]
         from_cache = len(counts)
         sizes = {f: k[1][0] for f, k in keys.items() if k is not None}
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
@@ -796,12 +799,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     pre = os.fsdecode(prefix)
     listed = [p[len(pre):] if p.startswith(pre) else p for p in os.fsdecode(raw).split("\0") if p]
     keys = _keys(root, listed, known) if cache else {}
-    hits: dict[str, list[int]] = {}
-    if cache and cache.old["rg"]:
-        for f, k in keys.items():
-            hit = cache.get("rg", f, k[1]) if k is not None else None
-            if hit is not None:
-                hits[f] = hit[0]
+    hits: dict[str, list[int]] = {f: hit[0] for f, hit in cache.served("rg", keys).items()} if cache else {}
     todo = [f for f in dict.fromkeys(listed) if f not in hits]
     if not hits or len(todo) > len(listed) // 2:
         hits = {}  # most files to read: one pass over the whole scope, as the command does
