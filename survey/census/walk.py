@@ -18,10 +18,11 @@ only (``corpus.frames``), parses each frame with orjson and records, per file:
   (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
 - ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
 
-Everything is a plain list of tuples: the parent process turns them into polars frames,
-each row keyed by the file's pseudonym ``file_id``; the per-record tables (``frames``,
-``blocks``, ``links``, ``markers``, ``numbers``) also carry it as a number, ``file_key``,
-which the census joins on (``collect.KEYED``).
+Everything is a plain list of tuples (or a dict of counts): the worker's batch turns them
+into polars frames and Parquet parts (``collect.walk_batch``), each row keyed by the file's
+pseudonym ``file_id``; the per-record tables (``frames``, ``blocks``, ``links``,
+``markers``, ``numbers``) also carry it as a number, ``file_key``, which the census joins
+on (``collect.KEYED``).
 Workers run in a process pool; they aggregate per file and never hold the corpus.
 """
 

@@ -437,7 +437,7 @@ class Pieces:
     bounded memory however large the file (a 1.5 GB SQLite store). The exception is a
     literal that could begin inside an escape (``escape_hazards``: "CREATE ..." after a byte
     whose escape ends in C): a file that is not UTF-8 and holds such a place is searched as
-    a whole, the way the read_blob query does (``fallback``)."""
+    a whole, the way the read_blob query does (``_per_file_rows``)."""
 
     def __init__(self, literals: list[str]) -> None:
         self.hazards = escape_hazards(literals)
