@@ -8,6 +8,7 @@ it is what a reader checks the C against, and what runs where no compiler is.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import subprocess
@@ -181,3 +182,71 @@ def test_id_pseudonyms_are_privacys_own(ids: list[str]) -> None:
     assert_same(a, b, "ids")
     want = {pseudonym(SALT, v, "i") for v in ids}
     assert {ref for _, _, ref in a.links} == want
+
+
+def _texts(obj: dict) -> list[bytes]:
+    """One record as the JSON texts a writer might produce: orjson's compact form, every
+    non-ASCII character escaped (``\\uXXXX``, surrogate pairs), spaced out, with a key
+    given twice, and with escapes where none are needed."""
+    import json
+
+    out = []
+    for ensure_ascii, seps in ((True, (",", ":")), (False, (" ,\t", " : "))):
+        with contextlib.suppress(ValueError):
+            out.append(json.dumps(obj, ensure_ascii=ensure_ascii, separators=seps).encode("utf-8", "surrogatepass"))
+    try:
+        compact = W.orjson.dumps(obj)
+    except TypeError:
+        return out
+    out.append(compact)
+    if compact.startswith(b'{"'):
+        out.append(b'{"role":1,' + compact[1:] if obj else compact)  # a key twice when "role" is one
+        out.append(compact.replace(b'"type"', b'"t\\u0079pe"').replace(b"/", b"\\/") + b"\r")
+        out.append(b" \t" + compact.replace(b":", b": ", 3) + b"  ")
+    return out
+
+
+@needs_native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(objs=st.lists(records, min_size=1, max_size=4), runtime=st.sampled_from(["cursor", "claude_code"]))
+def test_json_text_on_the_tape_walks_as_orjson_reads_it(objs: list[dict], runtime: str,
+                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The C core reads most lines from their text (its "tape") rather than through orjson's
+    objects. Whatever the text (escapes, surrogate pairs, spacing, a repeated key, floats,
+    integers past 64 bits, NaN, invalid UTF-8), its tables equal the Python walker's."""
+    c, p = _PAIRS.get(runtime) or _PAIRS.setdefault(runtime, pair(runtime))
+    assert c._use_tape
+    f = tmp_path_factory.mktemp("tape") / "x.jsonl"
+    f.write_bytes(b"\n".join(t for o in objs for t in _texts(o)) + b"\n")
+    a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)
+    b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
+    assert_same(a, b, "json text")
+
+
+_TRICKY_INPUTS = [b"18446744073709551615", b"18446744073709551616", b"-9223372036854775809", b"1E5", b"-0",
+                  b"-0.0", b"1e+300", b"0.1", b"[1.5,-0,2]", b'{"\\u0061":1,"b":[true,false,null]}', b'{"a\\nb\\u0001":1}',
+                  b'"\\u0001\\u001f\\u007f\\u2028\\ud83d\\ude00\\"\\\\\\/\\b\\f\\n\\r\\t"', b'"\xe6\x97\xa5\xf0\x9f\x98\x80"',
+                  b"[" * 300 + b"]" * 300, b"1e400", b'"\\ud800"', b"{}", b"[]", b'""']
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code", "codex"])
+def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
+    """Payload lengths, numbers and values the tape works out from the text itself, where
+    orjson rewrites it: integers past 64 bits become floats, 1E5 is written 100000.0, -0 is
+    0, escapes shrink or grow, nesting past the encoder's depth is a truncation."""
+    c, p = _PAIRS.get(runtime) or _PAIRS.setdefault(runtime, pair(runtime))
+    lines = []
+    for v in _TRICKY_INPUTS:
+        for key in (b"input", b"content", b"text", b"arguments"):
+            lines.append(b'{"role":"assistant","type":"assistant","message":{"role":"assistant","usage":{"input_tokens":'
+                         + (v if v[:1] in b"-0123456789" else b"1") + b'},"content":[{"type":"tool_use","name":"Read","'
+                         + key + b'":' + v + b'},{"type":"text","text":' + v + b"}]}}")
+        lines.append(b'{"type":"response_item","payload":{"type":"function_call","arguments":' + v + b"}}")
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(b"\n".join(lines) + b"\n")
+    a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)
+    b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
+    assert_same(a, b, "tricky payloads")
+    assert any(row[-1] is not None for row in b.blocks) or runtime == "codex"

@@ -13,6 +13,10 @@
  *   _truncated(res, rclass, path)     nesting beyond the profile's depth
  * tests/test_walk_native.py proves both walkers give identical results on every runtime's
  * synthetic corpus and the hostile one. Recursion is bounded by the profile's max_depth.
+ *
+ * Core.lines reads most lines without orjson: "the tape" (below) scans a line's text once
+ * and walks the scan, making Python objects only where the gate or a Python method needs
+ * one; a line the scanner is not sure of goes through orjson and the object walk.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -154,6 +158,14 @@ typedef struct {
     PyObject *rclasses; /* rclass -> the one object used for it (identity keys above) */
     struct Edge *edges;  /* (path, key) by identity -> child path and its flags */
     Py_ssize_t ecap, eused;
+    /* the tape (see "the tape" below): one line's tokens, the key intern table, scratch */
+    int use_tape;
+    struct Tok *tape;
+    Py_ssize_t tcap;
+    struct Key *keys;    /* open addressing, KEY_SLOTS */
+    Py_ssize_t kused;
+    char *scratch;
+    Py_ssize_t scap;
 } Core;
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
@@ -1020,6 +1032,915 @@ static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     return r;
 }
 
+/* ---- the tape: a line's JSON read once, without building Python objects --------------
+ *
+ * orjson turns every string, number and object of a line into a Python object, and the
+ * walk above then reads them back; most of them (message text, tool payloads) are only
+ * measured. The tape is the line scanned once into a flat array of tokens (simdjson's
+ * idea): each value's type, its span in the line, a string's decoded UTF-8 length, and
+ * where its subtree ends. The walk below reads the tape exactly as walk_obj/walk_arr read
+ * the parsed objects, and makes a Python object only where the object walk hands one to
+ * Python or to the gate: a string at a declared path, a frame field, a data-keyed map.
+ * Keys are interned in a table of their own, so the identity caches above (edges, key
+ * sets) work unchanged.
+ *
+ * The scanner is stricter than orjson, never looser: any line it is not sure orjson reads
+ * the same way (a duplicate key, a lone surrogate escape, an integer of more than 18
+ * digits, an exponent of three digits, nesting past TAPE_DEPTH, more than TAPE_MAX tokens,
+ * bytes that are not UTF-8, anything that is not JSON) goes to orjson and the object walk,
+ * as before. tests/test_walk_native.py compares the two on every runtime's corpus and on
+ * generated JSON text. */
+
+enum { T_OBJ = 1, T_ARR, T_STR, T_NUM, T_TRUE, T_FALSE, T_NULL };
+typedef struct Tok {
+    uint8_t t, esc;      /* esc: a string with backslash escapes; a number with . e E */
+    uint32_t n;          /* object: pairs; array: elements; string: decoded UTF-8 bytes */
+    uint32_t next;       /* the index after this value's subtree */
+    uint32_t off, len;   /* its text: a string without its quotes, a container with brackets */
+    uint32_t cps, jx;    /* a string: code points; what orjson.dumps adds escaping them */
+    PyObject *key;       /* a key: its interned str, borrowed from the key table */
+} Tok;
+
+#define TAPE_MAX (1 << 21)   /* tokens in one line; more: orjson (bounds the tape's memory) */
+#define TAPE_DEPTH 512       /* orjson's own limit is 1024 */
+#define KEY_SLOTS (1 << 16)  /* the key table: cleared between lines once half full */
+
+typedef struct Key {
+    uint64_t h;
+    PyObject *s;         /* owned; NULL: empty */
+    const char *u;       /* s's UTF-8 */
+    Py_ssize_t n;
+} Key;
+
+enum { SC_OK = 0, SC_FALLBACK = 1, SC_ERROR = -1 };
+
+static void keys_clear(Core *c) {
+    if (!c->keys) return;
+    for (Py_ssize_t i = 0; i < KEY_SLOTS; i++) Py_CLEAR(c->keys[i].s);
+    c->kused = 0;
+}
+
+static inline uint64_t bytes_hash(const char *p, Py_ssize_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+        p += 8; n -= 8;
+    }
+    uint64_t v = 0;
+    memcpy(&v, p, (size_t)n);
+    h = (h ^ v) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+/* The one str object for these UTF-8 bytes (borrowed); NULL with *rc set when the table is
+ * full for this line (SC_FALLBACK) or Python failed (SC_ERROR). */
+static PyObject *intern_key(Core *c, const char *u, Py_ssize_t n, int *rc) {
+    uint64_t h = bytes_hash(u, n);
+    size_t mask = KEY_SLOTS - 1, j = (size_t)h & mask;
+    for (;;) {
+        Key *k = &c->keys[j];
+        if (!k->s) break;
+        if (k->h == h && k->n == n && memcmp(k->u, u, (size_t)n) == 0) return k->s;
+        j = (j + 1) & mask;
+    }
+    if (c->kused >= KEY_SLOTS * 3 / 4) { *rc = SC_FALLBACK; return NULL; }
+    PyObject *s = PyUnicode_DecodeUTF8(u, n, "strict");
+    const char *su = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
+    if (!su) { Py_XDECREF(s); *rc = SC_ERROR; return NULL; }
+    Key *k = &c->keys[j];
+    k->h = h; k->s = s; k->u = su; k->n = n;
+    c->kused++;
+    return s;
+}
+
+static inline int hexval(unsigned char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    ch |= 0x20;
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    return -1;
+}
+
+static inline int hex4(const unsigned char *p) {
+    int a = hexval(p[0]), b = hexval(p[1]), d = hexval(p[2]), e = hexval(p[3]);
+    if ((a | b | d | e) < 0) return -1;
+    return a << 12 | b << 8 | d << 4 | e;
+}
+
+/* one UTF-8 sequence starting at p (p[0] >= 0x80), as Rust's from_utf8 accepts it: its
+ * length, or 0 when invalid (overlong, a surrogate, past U+10FFFF, cut short) */
+static inline int utf8_seq(const unsigned char *p, const unsigned char *e) {
+    unsigned char a = p[0];
+#define CONT(x) (((x) & 0xC0) == 0x80)
+    if (a >= 0xC2 && a <= 0xDF) return e - p >= 2 && CONT(p[1]) ? 2 : 0;
+    if (a >= 0xE0 && a <= 0xEF) {
+        if (e - p < 3 || !CONT(p[2])) return 0;
+        unsigned char b = p[1];
+        if (a == 0xE0 ? (b < 0xA0 || b > 0xBF) : a == 0xED ? (b < 0x80 || b > 0x9F) : !CONT(b)) return 0;
+        return 3;
+    }
+    if (a >= 0xF0 && a <= 0xF4) {
+        if (e - p < 4 || !CONT(p[2]) || !CONT(p[3])) return 0;
+        unsigned char b = p[1];
+        if (a == 0xF0 ? (b < 0x90 || b > 0xBF) : a == 0xF4 ? (b < 0x80 || b > 0x8F) : !CONT(b)) return 0;
+        return 4;
+    }
+    return 0;
+#undef CONT
+}
+
+typedef struct {
+    const unsigned char *s, *p, *e;
+    Py_ssize_t ntok;
+    int depth;
+} Scan;
+
+static Py_ssize_t tape_push(Core *c, Scan *S) {
+    if (S->ntok >= TAPE_MAX) return -1;
+    if (S->ntok >= c->tcap) {
+        Py_ssize_t ncap = c->tcap ? c->tcap * 2 : 4096;
+        Tok *nt = PyMem_Realloc(c->tape, (size_t)ncap * sizeof(Tok));
+        if (!nt) return -2;
+        c->tape = nt;
+        c->tcap = ncap;
+    }
+    return S->ntok++;
+}
+
+#define SWAR_ONES 0x0101010101010101ull
+#define SWAR_HIGH 0x8080808080808080ull
+/* a byte of v that is '"', '\\', below 0x20 or at least 0x80 */
+static inline uint64_t str_stop(uint64_t v) {
+    uint64_t q = v ^ (SWAR_ONES * '"'), b = v ^ (SWAR_ONES * '\\');
+    return (((q - SWAR_ONES) & ~q) | ((b - SWAR_ONES) & ~b) | ((v - SWAR_ONES * 0x20) & ~v) | v) & SWAR_HIGH;
+}
+
+/* A string whose opening quote is behind S->p: fills t (off, len, esc, n), leaves S->p after
+ * the closing quote. */
+static int sc_string(Scan *S, Tok *t) {
+    const unsigned char *p = S->p, *e = S->e, *start = p;
+    Py_ssize_t extra = 0;  /* decoded length minus raw length, from escapes */
+    Py_ssize_t cextra = 0; /* code points minus raw length */
+    Py_ssize_t jx = 0;     /* characters orjson.dumps adds: \" \\ \n ... and \u00XX */
+    int esc = 0;
+    for (;;) {
+        while (e - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            if (str_stop(v)) break;
+            p += 8;
+        }
+        if (p >= e) return SC_FALLBACK;
+        unsigned char ch = *p;
+        if (ch == '"') break;
+        if (ch < 0x20) return SC_FALLBACK;
+        if (ch < 0x80 && ch != '\\') { p++; continue; }
+        if (ch >= 0x80) {
+            int k = utf8_seq(p, e);
+            if (!k) return SC_FALLBACK;
+            p += k;
+            cextra -= k - 1;
+            continue;
+        }
+        /* a backslash */
+        esc = 1;
+        if (e - p < 2) return SC_FALLBACK;
+        switch (p[1]) {
+        case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
+            jx += 1; /* fall through */
+        case '/':
+            extra -= 1; cextra -= 1; p += 2; continue;
+        case 'u': break;
+        default: return SC_FALLBACK;
+        }
+        if (e - p < 6) return SC_FALLBACK;
+        int cp = hex4(p + 2);
+        if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return SC_FALLBACK;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (e - p < 12 || p[6] != '\\' || p[7] != 'u') return SC_FALLBACK;
+            int lo = hex4(p + 8);
+            if (lo < 0xDC00 || lo > 0xDFFF) return SC_FALLBACK;
+            extra += 4 - 12; cextra -= 11; p += 12; continue;
+        }
+        extra += (cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3) - 6;
+        cextra -= 5;
+        if (cp == '"' || cp == '\\' || cp == '\b' || cp == '\f' || cp == '\n' || cp == '\r' || cp == '\t') jx += 1;
+        else if (cp < 0x20) jx += 5;
+        p += 6;
+    }
+    t->t = T_STR;
+    t->esc = (uint8_t)esc;
+    t->off = (uint32_t)(start - S->s);
+    t->len = (uint32_t)(p - start);
+    t->n = (uint32_t)((p - start) + extra);
+    t->cps = (uint32_t)((p - start) + cextra);
+    t->jx = (uint32_t)jx;
+    t->key = NULL;
+    S->p = p + 1;
+    return SC_OK;
+}
+
+/* A string token's decoded UTF-8 (the line's own bytes when it has no escapes). */
+static int str_utf8(Core *c, const char *line, const Tok *t, const char **u, Py_ssize_t *n) {
+    const unsigned char *p = (const unsigned char *)line + t->off, *e = p + t->len;
+    if (!t->esc) { *u = (const char *)p; *n = t->len; return 0; }
+    if (c->scap < (Py_ssize_t)t->n + 1) {
+        char *ns = PyMem_Realloc(c->scratch, (size_t)t->n + 1);
+        if (!ns) { PyErr_NoMemory(); return -1; }
+        c->scratch = ns;
+        c->scap = (Py_ssize_t)t->n + 1;
+    }
+    char *o = c->scratch;
+    while (p < e) {
+        if (*p != '\\') { *o++ = (char)*p++; continue; }
+        unsigned char x = p[1];
+        if (x != 'u') {
+            *o++ = x == 'b' ? '\b' : x == 'f' ? '\f' : x == 'n' ? '\n' : x == 'r' ? '\r' : x == 't' ? '\t' : (char)x;
+            p += 2;
+            continue;
+        }
+        int cp = hex4(p + 2);
+        p += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF) { cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(p + 2) - 0xDC00); p += 6; }
+        if (cp < 0x80) { *o++ = (char)cp; }
+        else if (cp < 0x800) { *o++ = (char)(0xC0 | cp >> 6); *o++ = (char)(0x80 | (cp & 63)); }
+        else if (cp < 0x10000) {
+            *o++ = (char)(0xE0 | cp >> 12); *o++ = (char)(0x80 | ((cp >> 6) & 63)); *o++ = (char)(0x80 | (cp & 63));
+        } else {
+            *o++ = (char)(0xF0 | cp >> 18); *o++ = (char)(0x80 | ((cp >> 12) & 63));
+            *o++ = (char)(0x80 | ((cp >> 6) & 63)); *o++ = (char)(0x80 | (cp & 63));
+        }
+    }
+    *u = c->scratch;
+    *n = o - c->scratch;
+    return 0;
+}
+
+static inline void sc_ws(Scan *S) {
+    const unsigned char *p = S->p;
+    while (p < S->e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    S->p = p;
+}
+
+/* No key of the object at tape index i twice (orjson keeps the last value: the object walk
+ * handles that line). */
+static int keys_distinct(Tok *T, Py_ssize_t i) {
+    uint32_t n = T[i].n;
+    if (n < 2) return 1;
+    PyObject *small[16], **ks = small, *set[64], **tab = set;
+    size_t cap = 0;
+    if (n > 16) {
+        cap = 64;
+        while (cap < 2 * (size_t)n) cap *= 2;
+        if (cap > 64 && !(tab = PyMem_Calloc(cap, sizeof(PyObject *)))) return 0; /* orjson decides */
+        if (cap == 64) memset(set, 0, sizeof set);
+    }
+    int ok = 1;
+    Py_ssize_t j = i + 1;
+    for (uint32_t k = 0; k < n && ok; k++) {
+        PyObject *key = T[j].key;
+        if (!cap) {
+            for (uint32_t m = 0; m < k; m++) if (ks[m] == key) { ok = 0; break; }
+            ks[k] = key;
+        } else {
+            size_t h = ((size_t)key >> 4) * 0x9E3779B97F4A7C15ull, s = (h ^ (h >> 29)) & (cap - 1);
+            while (tab[s] && tab[s] != key) s = (s + 1) & (cap - 1);
+            if (tab[s]) ok = 0;
+            tab[s] = key;
+        }
+        j = T[j + 1].next;
+    }
+    if (tab != set) PyMem_Free(tab);
+    return ok;
+}
+
+static int sc_value(Core *c, Scan *S);
+
+static int sc_container(Core *c, Scan *S, int obj) {
+    Py_ssize_t i = tape_push(c, S);
+    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    if (++S->depth > TAPE_DEPTH) return SC_FALLBACK;
+    uint32_t off = (uint32_t)(S->p - S->s), n = 0;
+    unsigned char close = obj ? '}' : ']';
+    S->p++;
+    sc_ws(S);
+    if (S->p < S->e && *S->p == close) {
+        S->p++;
+    } else {
+        for (;;) {
+            if (obj) {
+                if (S->p >= S->e || *S->p != '"') return SC_FALLBACK;
+                Py_ssize_t k = tape_push(c, S);
+                if (k < 0) return k == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+                S->p++;
+                int rc = sc_string(S, &c->tape[k]);
+                if (rc) return rc;
+                c->tape[k].next = (uint32_t)(k + 1);
+                const char *u;
+                Py_ssize_t un;
+                if (str_utf8(c, (const char *)S->s, &c->tape[k], &u, &un) < 0) return SC_ERROR;
+                rc = SC_OK;
+                PyObject *key = intern_key(c, u, un, &rc);
+                if (!key) return rc;
+                c->tape[k].key = key;
+                sc_ws(S);
+                if (S->p >= S->e || *S->p != ':') return SC_FALLBACK;
+                S->p++;
+                sc_ws(S);
+            }
+            int rc = sc_value(c, S);
+            if (rc) return rc;
+            n++;
+            sc_ws(S);
+            if (S->p >= S->e) return SC_FALLBACK;
+            if (*S->p == ',') { S->p++; sc_ws(S); continue; }
+            if (*S->p == close) { S->p++; break; }
+            return SC_FALLBACK;
+        }
+    }
+    S->depth--;
+    Tok *t = &c->tape[i];
+    t->t = obj ? T_OBJ : T_ARR;
+    t->esc = 0;
+    t->n = n;
+    t->off = off;
+    t->len = (uint32_t)(S->p - S->s) - off;
+    t->next = (uint32_t)S->ntok;
+    t->key = NULL;
+    if (obj && !keys_distinct(c->tape, i)) return SC_FALLBACK;
+    return SC_OK;
+}
+
+static int sc_number(Core *c, Scan *S) {
+    const unsigned char *p = S->p, *e = S->e, *start = p;
+    int flt = 0;
+    if (p < e && *p == '-') p++;
+    if (p >= e) return SC_FALLBACK;
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        const unsigned char *d = p;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+        if (p - d > 18) return SC_FALLBACK; /* orjson: past 64 bits a float, past 308 digits an error */
+    } else {
+        return SC_FALLBACK;
+    }
+    if (p < e && *p == '.') {
+        flt = 1;
+        p++;
+        const unsigned char *d = p;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+        if (p == d) return SC_FALLBACK;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        flt = 1;
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        const unsigned char *d = p;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+        if (p == d || p - d > 2) return SC_FALLBACK; /* 1e400 is an error in orjson */
+    }
+    Py_ssize_t i = tape_push(c, S);
+    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    Tok *t = &c->tape[i];
+    t->t = T_NUM; t->esc = (uint8_t)flt; t->n = 0; t->next = (uint32_t)(i + 1);
+    t->off = (uint32_t)(start - S->s); t->len = (uint32_t)(p - start); t->key = NULL;
+    S->p = p;
+    return SC_OK;
+}
+
+static int sc_value(Core *c, Scan *S) {
+    if (S->p >= S->e) return SC_FALLBACK;
+    unsigned char ch = *S->p;
+    if (ch == '{' || ch == '[') return sc_container(c, S, ch == '{');
+    if (ch == '"') {
+        Py_ssize_t i = tape_push(c, S);
+        if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+        S->p++;
+        int rc = sc_string(S, &c->tape[i]);
+        c->tape[i].next = (uint32_t)(i + 1);
+        return rc;
+    }
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return sc_number(c, S);
+    const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : ch == 'n' ? "null" : NULL;
+    if (!lit) return SC_FALLBACK;
+    size_t ln = strlen(lit);
+    if ((size_t)(S->e - S->p) < ln || memcmp(S->p, lit, ln) != 0) return SC_FALLBACK;
+    Py_ssize_t i = tape_push(c, S);
+    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    Tok *t = &c->tape[i];
+    t->t = ch == 't' ? T_TRUE : ch == 'f' ? T_FALSE : T_NULL;
+    t->esc = 0; t->n = 0; t->next = (uint32_t)(i + 1);
+    t->off = (uint32_t)(S->p - S->s); t->len = (uint32_t)ln; t->key = NULL;
+    S->p += ln;
+    return SC_OK;
+}
+
+/* Scan a line onto c->tape: SC_OK when it is one JSON object orjson reads the same way. */
+static int scan_line(Core *c, const char *p, Py_ssize_t n) {
+    if (n >= (Py_ssize_t)UINT32_MAX) return SC_FALLBACK;
+    if (!c->keys && !(c->keys = PyMem_Calloc(KEY_SLOTS, sizeof(Key)))) { PyErr_NoMemory(); return SC_ERROR; }
+    if (c->kused >= KEY_SLOTS / 2) keys_clear(c); /* between lines: no token borrows a key */
+    Scan S = {(const unsigned char *)p, (const unsigned char *)p, (const unsigned char *)p + n, 0, 0};
+    sc_ws(&S);
+    if (S.p >= S.e || *S.p != '{') return SC_FALLBACK;
+    int rc = sc_value(c, &S);
+    if (rc) return rc;
+    sc_ws(&S);
+    return S.p == S.e ? SC_OK : SC_FALLBACK;
+}
+
+/* ---- the walk over the tape: walk_obj/walk_arr/walk_leaf, record_impl and do_blocks ---- */
+
+typedef struct {
+    Core *c;
+    const char *line;
+    Tok *T;
+    PyObject *res, *rclass, *line_no;
+} TW;
+
+static inline int key_eq(PyObject *k, PyObject *s) {
+    if (k == s) return 1;
+    return PyUnicode_GET_LENGTH(k) == PyUnicode_GET_LENGTH(s) && PyUnicode_Compare(k, s) == 0;
+}
+
+/* the value of key ``name`` in the object at i: its index, or -1 */
+static Py_ssize_t t_field(const Tok *T, Py_ssize_t i, PyObject *name) {
+    Py_ssize_t j = i + 1;
+    for (uint32_t k = 0; k < T[i].n; k++) {
+        if (key_eq(T[j].key, name)) return j + 1;
+        j = T[j + 1].next;
+    }
+    return -1;
+}
+
+/* get_path over the tape: -1 when absent or null */
+static Py_ssize_t t_get_path(const Tok *T, Py_ssize_t i, PyObject *parts) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(parts); k++) {
+        if (T[i].t != T_OBJ) return -1;
+        i = t_field(T, i, PyTuple_GET_ITEM(parts, k));
+        if (i < 0 || T[i].t == T_NULL) return -1;
+    }
+    return i;
+}
+
+/* The Python value of the token at i (a new reference): what orjson makes of its text. */
+static PyObject *t_value(Core *c, const char *line, const Tok *T, Py_ssize_t i) {
+    const Tok *t = &T[i];
+    switch (t->t) {
+    case T_STR: {
+        const char *u;
+        Py_ssize_t n;
+        if (str_utf8(c, line, t, &u, &n) < 0) return NULL;
+        return PyUnicode_DecodeUTF8(u, n, "strict");
+    }
+    case T_NUM: {
+        char buf[64];
+        if (t->len >= sizeof buf) { /* a long fraction: only floats get here */
+            PyObject *b = PyBytes_FromStringAndSize(line + t->off, t->len);
+            PyObject *r = b ? PyObject_CallOneArg(c->loads, b) : NULL;
+            Py_XDECREF(b);
+            return r;
+        }
+        memcpy(buf, line + t->off, t->len);
+        buf[t->len] = 0;
+        if (!t->esc) return PyLong_FromString(buf, NULL, 10);
+        double d = PyOS_string_to_double(buf, NULL, NULL);
+        if (d == -1.0 && PyErr_Occurred()) return NULL;
+        return PyFloat_FromDouble(d);
+    }
+    case T_TRUE: Py_RETURN_TRUE;
+    case T_FALSE: Py_RETURN_FALSE;
+    case T_NULL: Py_RETURN_NONE;
+    default: {
+        PyObject *b = PyBytes_FromStringAndSize(line + t->off, t->len);
+        PyObject *r = b ? PyObject_CallOneArg(c->loads, b) : NULL;
+        Py_XDECREF(b);
+        return r;
+    }
+    }
+}
+
+static PyObject *t_json_type(const Tok *t) {
+    switch (t->t) {
+    case T_OBJ: return S_object;
+    case T_ARR: return S_array;
+    case T_STR: return S_string;
+    case T_NULL: return S_null;
+    case T_TRUE: case T_FALSE: return S_boolean;
+    default: return S_number;
+    }
+}
+
+static PyObject *t_bracket_type(const Tok *t) {
+    switch (t->t) {
+    case T_OBJ: return S_lt_object;
+    case T_ARR: return S_lt_array;
+    case T_STR: return S_lt_string;
+    case T_NULL: return S_lt_null;
+    case T_TRUE: case T_FALSE: return S_lt_boolean;
+    default: return S_lt_number;
+    }
+}
+
+/* keyset() for the object at i: the same table, keyed by the interned keys */
+static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
+    Py_ssize_t n = T[i].n, j = i + 1;
+    if (n == 0 || n > KS_MAX_KEYS) {
+        PyObject *kt = PyTuple_New(n);
+        if (!kt) return NULL;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyTuple_SET_ITEM(kt, k, Py_NewRef(T[j].key));
+            j = T[j + 1].next;
+        }
+        PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
+        if (ks) { Py_INCREF(ks); Py_DECREF(kt); return ks; }
+        ks = PyErr_Occurred() ? NULL : PyObject_CallOneArg(c->m_keyset, kt);
+        Py_DECREF(kt);
+        return ks;
+    }
+    PyObject *keys[KS_MAX_KEYS];
+    size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        keys[k] = T[j].key;
+        h = (h ^ ((size_t)keys[k] >> 4)) * 0x100000001B3ull;
+        j = T[j + 1].next;
+    }
+    KsSlot *e = &c->ks_tab[(h ^ (h >> 29)) & (KS_SLOTS - 1)];
+    if (e->ks && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof(PyObject *)) == 0)
+        return Py_NewRef(e->ks);
+    PyObject *kt = PyTuple_New(n);
+    if (!kt) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(kt, k, Py_NewRef(keys[k]));
+    PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
+    if (ks) Py_INCREF(ks);
+    else if (!PyErr_Occurred()) ks = PyObject_CallOneArg(c->m_keyset, kt);
+    Py_DECREF(kt);
+    if (!ks) return NULL;
+    PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
+    if (!own) return ks;
+    for (Py_ssize_t k = 0; k < n; k++) own[k] = Py_NewRef(keys[k]);
+    ks_slot_clear(e);
+    e->keys = own;
+    e->n = n;
+    e->ks = Py_NewRef(ks);
+    return ks;
+}
+
+static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
+static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
+
+static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
+    Core *c = w->c;
+    const Tok *t = &w->T[i];
+    int sp = flags & F_SPECIAL;
+    if (sp && t->t == T_STR && (flags & F_STRING_ROLES)) {
+        PyObject *v = t_value(c, w->line, w->T, i);
+        int rc = v ? string_roles(c, w->res, path, v, w->line_no) : -1;
+        Py_XDECREF(v);
+        if (rc < 0) return -1;
+        sp = 0;
+    } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
+        if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
+        sp = 0;
+    } else if (sp && (flags & F_NUMBER_ONLY) && t->t == T_NUM) {
+        PyObject *v = t_value(c, w->line, w->T, i);
+        int done = v ? number_leaf(c, w->res, path, v, w->line_no) : -1;
+        Py_XDECREF(v);
+        if (done < 0) return -1;
+        sp = !done;
+    }
+    if (sp) {
+        PyObject *v = t_value(c, w->line, w->T, i);
+        if (!v) return -1;
+        PyObject *d = PyLong_FromSsize_t(depth);
+        PyObject *r = d ? PyObject_CallFunctionObjArgs(c->m_special_leaf, w->res, w->rclass, path, v,
+                                                       (PyObject *)Py_TYPE(v), w->line_no, d, NULL) : NULL;
+        Py_XDECREF(d);
+        Py_DECREF(v);
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    if (t->t == T_STR) return count(c, w->rclass, path, S_string, S_empty, t->n);
+    return count(c, w->rclass, path, t_json_type(t), S_empty, 0);
+}
+
+static inline int t_walk_value(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
+    uint8_t t = w->T[i].t;
+    if (t == T_OBJ) return t_walk_obj(w, path, flags, i, depth);
+    if (t == T_ARR) return t_walk_arr(w, path, flags, i, depth);
+    return t_walk_leaf(w, path, flags, i, depth);
+}
+
+static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
+    Core *c = w->c;
+    if (depth >= c->max_depth) return truncated(c, w->res, w->rclass, path);
+    Py_ssize_t n = w->T[i].n;
+    if ((flags & F_OBJ_SPECIAL) || n > c->max_keys) {
+        PyObject *v = t_value(c, w->line, w->T, i);
+        if (!v) return -1;
+        PyObject *r = PyObject_CallFunctionObjArgs(c->m_obj_special, w->res, w->rclass, path, v, NULL);
+        Py_DECREF(v);
+        if (!r) return -1;
+        Py_DECREF(r);
+        return 0;
+    }
+    PyObject *ks = t_keyset(c, w->T, i);
+    if (!ks) return -1;
+    int rc = count(c, w->rclass, path, S_object, ks, n);
+    Py_DECREF(ks);
+    if (rc < 0) return -1;
+    PyObject *children = PyDict_GetItemWithError(c->children, path);
+    if (!children) {
+        if (PyErr_Occurred()) return -1;
+        children = PyDict_New();
+        if (!children) return -1;
+        rc = PyDict_SetItem(c->children, path, children);
+        Py_DECREF(children); /* the cache holds it */
+        if (rc < 0) return -1;
+    }
+    Py_ssize_t j = i + 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int cf = 0;
+        PyObject *cp = edge(c, children, path, w->T[j].key, &cf);
+        if (!cp) return -1;
+        rc = t_walk_value(w, cp, cf, j + 1, depth + 1);
+        Py_DECREF(cp);
+        if (rc < 0) return -1;
+        j = w->T[j + 1].next;
+    }
+    return 0;
+}
+
+static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
+    Core *c = w->c;
+    const Tok *T = w->T;
+    if (depth >= c->max_depth) return truncated(c, w->res, w->rclass, path);
+    Py_ssize_t n = T[i].n;
+    if (flags & F_OPAQUE) return count(c, w->rclass, path, S_array, S_opaque, n);
+    if (count(c, w->rclass, path, S_array, S_empty, n) < 0) return -1;
+    PyObject *info = PyDict_GetItemWithError(c->elem, path);
+    if (info) {
+        Py_INCREF(info);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        info = PyObject_CallOneArg(c->m_elem_info, path);
+        if (!info) return -1;
+        if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 2) {
+            Py_DECREF(info);
+            PyErr_SetString(PyExc_TypeError, "_elem_info must return (path, typed)");
+            return -1;
+        }
+        if (PyDict_SetItem(c->elem, path, info) < 0) { Py_DECREF(info); return -1; }
+    }
+    PyObject *ep = PyTuple_GET_ITEM(info, 0);
+    int typed = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
+    int ef = path_flags(c, ep), rc = 0;
+    if (ef < 0) { Py_DECREF(info); return -1; }
+    Py_ssize_t j = i + 1;
+    for (Py_ssize_t k = 0; k < n && rc == 0; k++, j = T[j].next) {
+        uint8_t et = T[j].t;
+        if (et == T_ARR) { rc = t_walk_arr(w, ep, ef, j, depth + 1); continue; }
+        if (et != T_OBJ) { rc = t_walk_leaf(w, ep, ef, j, depth + 1); continue; }
+        PyObject *p = Py_NewRef(ep);
+        int pf = ef;
+        Py_ssize_t bi = typed ? t_field(T, j, S_type) : -1;
+        if (bi >= 0 && T[bi].t == T_STR) {
+            PyObject *bt = t_value(c, w->line, T, bi);
+            if (!bt) { Py_DECREF(p); rc = -1; break; }
+            PyObject *per = PyDict_GetItemWithError(c->typed, path);
+            PyObject *hit = per ? PyDict_GetItemWithError(per, bt) : NULL;
+            if (hit) {
+                Py_SETREF(p, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
+                pf = (int)PyLong_AsLong(PyTuple_GET_ITEM(hit, 1));
+            } else if (!PyErr_Occurred()) {
+                /* _typed_path reads only the element's "type" */
+                PyObject *el = PyDict_New(), *tp = NULL;
+                if (el && PyDict_SetItem(el, S_type, bt) == 0)
+                    tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
+                Py_XDECREF(el);
+                pf = tp ? path_flags(c, tp) : -1;
+                if (pf >= 0 && !per && PyDict_GET_SIZE(c->typed) < 50000) {
+                    per = PyDict_New();
+                    if (!per || PyDict_SetItem(c->typed, path, per) < 0) pf = -1;
+                    Py_XDECREF(per);
+                }
+                if (pf >= 0 && per && PyDict_GET_SIZE(per) < 4096) {
+                    PyObject *entry = Py_BuildValue("(Oi)", tp, pf);
+                    if (!entry || PyDict_SetItem(per, bt, entry) < 0) pf = -1;
+                    Py_XDECREF(entry);
+                }
+                if (tp) Py_SETREF(p, tp);
+            } else {
+                pf = -1;
+            }
+            Py_DECREF(bt);
+        }
+        rc = pf < 0 ? -1 : t_walk_obj(w, p, pf, j, depth + 1);
+        Py_DECREF(p);
+    }
+    Py_DECREF(info);
+    return rc;
+}
+
+/* len(orjson.dumps(value)) in characters, from the tape; -1 when orjson would write what
+ * the tape cannot tell (a float, -0, an escaped key, past the encoder's depth) */
+static Py_ssize_t t_json_len(const char *line, const Tok *T, Py_ssize_t i, int depth) {
+    const Tok *t = &T[i];
+    switch (t->t) {
+    case T_STR: return 2 + (Py_ssize_t)t->cps + t->jx;
+    case T_NUM: return t->esc || (t->len == 2 && line[t->off] == '-') ? -1 : (Py_ssize_t)t->len;
+    case T_TRUE: case T_NULL: return 4;
+    case T_FALSE: return 5;
+    default: break;
+    }
+    if (depth > 200) return -1;
+    Py_ssize_t n = t->n, out = 2 + (n ? n - 1 : 0), j = i + 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (t->t == T_OBJ) {
+            if (T[j].esc) return -1;
+            out += 3 + PyUnicode_GET_LENGTH(T[j].key); /* "key": */
+            j++;
+        }
+        Py_ssize_t v = t_json_len(line, T, j, depth + 1);
+        if (v < 0) return -1;
+        out += v;
+        j = T[j].next;
+    }
+    return out;
+}
+
+/* gval_shown of the string token at i */
+static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i) {
+    PyObject *v = t_value(w->c, w->line, w->T, i);
+    if (!v) return NULL;
+    PyObject *g = gval_shown(w->c, path, v);
+    Py_DECREF(v);
+    return g;
+}
+
+static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath, Py_ssize_t arr) {
+    Core *c = w->c;
+    const Tok *T = w->T;
+    Py_ssize_t b = arr + 1;
+    for (Py_ssize_t i = 0; i < T[arr].n; i++, b = T[b].next) {
+        PyObject *idx = PyLong_FromSsize_t(i);
+        if (!idx) return -1;
+        if (T[b].t != T_OBJ) {
+            PyObject *row = PyTuple_Pack(9, w->line_no, carrier, idx, t_bracket_type(&T[b]), Py_None, Py_None,
+                                         Py_None, Py_None, Py_None);
+            Py_DECREF(idx);
+            if (append_new(blocks, row) < 0) return -1;
+            continue;
+        }
+        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL,
+                 *row = NULL, *itype;
+        int rc = -1;
+        Py_ssize_t bt = t_field(T, b, S_type);
+        if (bt >= 0 && T[bt].t == T_STR) {
+            if (!(btype = t_gval_shown(w, tpath, bt))) goto done;
+        } else {
+            btype = Py_NewRef(bt >= 0 && T[bt].t != T_NULL ? S_withheld : S_none);
+        }
+        PyObject *bk = PyTuple_Pack(2, carrier, btype);
+        if (!bk) goto done;
+        bp = PyDict_GetItemWithError(c->bpaths, bk);
+        if (bp) {
+            Py_INCREF(bp);
+        } else if (!PyErr_Occurred()) {
+            bp = PyObject_CallFunctionObjArgs(c->m_block_paths, carrier, btype, NULL);
+            if (bp && (!PyTuple_CheckExact(bp) || PyTuple_GET_SIZE(bp) != 3)) {
+                PyErr_SetString(PyExc_TypeError, "_block_paths must return a 3-tuple");
+                Py_CLEAR(bp);
+            }
+            if (bp && PyDict_SetItem(c->bpaths, bk, bp) < 0) Py_CLEAR(bp);
+        }
+        Py_DECREF(bk);
+        if (!bp) goto done;
+        Py_ssize_t nv = t_field(T, b, c->name_key);
+        if (nv >= 0 && T[nv].t == T_STR) {
+            if (!(name = t_gval_shown(w, PyTuple_GET_ITEM(bp, 0), nv))) goto done;
+        } else {
+            name = Py_NewRef(Py_None);
+        }
+        Py_ssize_t pl = -1, jl;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(c->payload_keys) && pl < 0; k++)
+            pl = t_field(T, b, PyTuple_GET_ITEM(c->payload_keys, k));
+        if (pl < 0 || T[pl].t == T_NULL) {
+            plen = Py_NewRef(Py_None);
+        } else if (T[pl].t == T_STR) {
+            if (!(plen = PyLong_FromSsize_t(T[pl].cps))) goto done;
+        } else if ((jl = t_json_len(w->line, T, pl, 0)) >= 0) {
+            if (!(plen = PyLong_FromSsize_t(jl))) goto done;
+        } else {
+            PyObject *payload = t_value(c, w->line, T, pl);
+            if (!payload) goto done;
+            PyObject *js = PyObject_CallOneArg(c->dumps, payload);
+            if (js && PyBytes_Check(js)) {
+                const unsigned char *q = (const unsigned char *)PyBytes_AS_STRING(js);
+                Py_ssize_t nb = PyBytes_GET_SIZE(js), chars = 0;
+                for (Py_ssize_t k = 0; k < nb; k++) chars += (q[k] & 0xC0) != 0x80;
+                plen = PyLong_FromSsize_t(chars);
+                Py_DECREF(js);
+            } else {
+                Py_XDECREF(js);
+                PyErr_Clear();
+                plen = PyObject_CallFunctionObjArgs(c->m_payload_len, w->res, payload, NULL);
+            }
+            Py_DECREF(payload);
+            if (!plen) goto done;
+        }
+        Py_ssize_t inp = t_field(T, b, S_input);
+        itype = inp >= 0 ? t_json_type(&T[inp]) : (pl >= 0 && T[pl].t != T_NULL ? t_json_type(&T[pl]) : Py_None);
+        if (inp < 0 || T[inp].t != T_OBJ) {
+            iks = Py_NewRef(Py_None);
+        } else {
+            long kind = PyLong_AsLong(PyTuple_GET_ITEM(bp, 2));
+            if (kind == -1 && PyErr_Occurred()) goto done;
+            if (kind == 1 || (Py_ssize_t)T[inp].n > c->max_keys) iks = Py_NewRef(S_map);
+            else if (kind == 2) iks = Py_NewRef(S_opaque);
+            else iks = t_keyset(c, T, inp);
+            if (!iks) goto done;
+        }
+        if (!(ks = t_keyset(c, T, b))) goto done;
+        row = PyTuple_Pack(9, w->line_no, carrier, idx, btype, ks, name, itype, iks, plen);
+        if (!row) goto done;
+        rc = PyList_Append(blocks, row);
+    done:
+        Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
+        Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+/* record_impl for a line on the tape (status ok, the object at index 0) */
+static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *args) {
+    Tok *T = c->tape;
+    Py_ssize_t nff = PyTuple_GET_SIZE(c->ff_parts);
+    PyObject *frames = NULL, *row = NULL, *blocks = NULL, *rclass = NULL;
+    int ret = -1;
+    TW w = {c, line, T, res, NULL, args[0]};
+    if (!(frames = PyObject_GetAttr(res, S_frames))) return -1;
+    if (!(row = PyTuple_New(6 + nff))) goto out;
+    for (int i = 0; i < 4; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(args[i]));
+    PyObject *parts = PyList_New(0);
+    if (!parts) goto out;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->rc_parts); i++) {
+        PyObject *pp = PyTuple_GET_ITEM(c->rc_parts, i);
+        Py_ssize_t v = t_get_path(T, 0, PyTuple_GET_ITEM(pp, 1));
+        if (v < 0) continue;
+        PyObject *g = T[v].t == T_STR ? t_gval_shown(&w, PyTuple_GET_ITEM(pp, 0), v) : Py_NewRef(S_withheld);
+        if (append_new(parts, g) < 0) { Py_DECREF(parts); goto out; }
+    }
+    rclass = PyList_GET_SIZE(parts) ? PyUnicode_Join(S_slash, parts) : Py_NewRef(S_none);
+    Py_DECREF(parts);
+    if (!rclass) goto out;
+    if (PyUnicode_CheckExact(rclass) && PyDict_GET_SIZE(c->rclasses) < 10000) {
+        PyObject *canon = PyDict_SetDefault(c->rclasses, rclass, rclass);
+        if (!canon) goto out;
+        Py_SETREF(rclass, Py_NewRef(canon));
+    }
+    PyTuple_SET_ITEM(row, 4, Py_NewRef(rclass));
+    w.rclass = rclass;
+    for (Py_ssize_t i = 0; i < nff; i++) {
+        PyObject *pp = PyTuple_GET_ITEM(c->ff_parts, i), *f;
+        Py_ssize_t v = t_get_path(T, 0, PyTuple_GET_ITEM(pp, 1));
+        if (v < 0) f = Py_NewRef(Py_None);
+        else if (T[v].t == T_STR) f = t_gval_shown(&w, PyTuple_GET_ITEM(pp, 0), v);
+        else if (T[v].t == T_TRUE || T[v].t == T_FALSE) f = Py_NewRef(T[v].t == T_TRUE ? S_true : S_false);
+        else f = Py_NewRef(t_bracket_type(&T[v]));
+        if (!f) goto out;
+        PyTuple_SET_ITEM(row, 6 + i, f);
+    }
+    PyObject *ks = (Py_ssize_t)T[0].n <= c->max_keys ? t_keyset(c, T, 0) : Py_NewRef(S_map);
+    if (!ks) goto out;
+    PyTuple_SET_ITEM(row, 5, ks);
+    if (PyList_Append(frames, row) < 0) goto out;
+    if (Py_EnterRecursiveCall(" in the native walk")) goto out;
+    {
+        int rc = t_walk_obj(&w, S_root, c->root_flags, 0, 0);
+        Py_LeaveRecursiveCall();
+        if (rc < 0) goto out;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->carriers); i++) {
+        PyObject *cr = PyTuple_GET_ITEM(c->carriers, i);
+        Py_ssize_t arr = t_get_path(T, 0, PyTuple_GET_ITEM(cr, 1));
+        if (arr < 0 || T[arr].t != T_ARR) continue;
+        if (!blocks && !(blocks = PyObject_GetAttr(res, S_blocks))) goto out;
+        if (t_blocks(&w, blocks, PyTuple_GET_ITEM(cr, 0), PyTuple_GET_ITEM(cr, 2), arr) < 0) goto out;
+    }
+    ret = 0;
+out:
+    Py_XDECREF(frames);
+    Py_XDECREF(row);
+    Py_XDECREF(blocks);
+    Py_XDECREF(rclass);
+    return ret;
+}
+
 /* ---- framing: Walker.walk_jsonl's inner loop (corpus/frames.py semantics) ------------ */
 
 static int is_space(const char *p, Py_ssize_t n) { /* bytes.isspace(), n > 0 */
@@ -1046,6 +1967,16 @@ static int one_frame(Core *c, PyObject *res, const char *p, Py_ssize_t n, Py_ssi
     if (n == 0 || is_space(p, n)) {
         status = Py_NewRef(S_blank);
     } else {
+        if (c->use_tape) { /* the tape when it can, orjson when it cannot */
+            int sc = scan_line(c, p, n);
+            if (sc == SC_ERROR) return -1;
+            if (sc == SC_OK) {
+                PyObject *a[4] = {PyLong_FromSsize_t(line), S_ok, PyLong_FromSsize_t(n), PyLong_FromLong(flags)};
+                int rc = (a[0] && a[2] && a[3]) ? t_record(c, res, p, a) : -1;
+                Py_XDECREF(a[0]); Py_XDECREF(a[2]); Py_XDECREF(a[3]);
+                return rc;
+            }
+        }
         PyObject *b = PyBytes_FromStringAndSize(p, n);
         if (!b) return -1;
         obj = PyObject_CallOneArg(c->loads, b);
@@ -1109,6 +2040,8 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (rc == 0 && (tail == 1 || (tail == 2 && p < end)))
         rc = one_frame(c, res, p, end - p, line++, tail == 1, max_line);
     PyBuffer_Release(&view);
+    if (c->tcap > (1 << 16)) { PyMem_Free(c->tape); c->tape = NULL; c->tcap = 0; } /* one huge line */
+    if (c->scap > (1 << 20)) { PyMem_Free(c->scratch); c->scratch = NULL; c->scap = 0; }
     if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
     return PyLong_FromSsize_t(line);
@@ -1208,7 +2141,11 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_DECREF(md);
     Py_DECREF(mk);
     if (PyErr_Occurred()) return -1;
-    return 0;
+    PyObject *ut = PyObject_GetAttrString(w, "_use_tape");
+    if (!ut) return -1;
+    c->use_tape = PyObject_IsTrue(ut);
+    Py_DECREF(ut);
+    return c->use_tape < 0 ? -1 : 0;
 }
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
@@ -1249,6 +2186,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds);
     Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
     edges_clear(c);
+    keys_clear(c);
     tab_flush(c, NULL);
     if (c->ks_tab)
         for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]);
@@ -1262,6 +2200,9 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->idx);
     PyMem_Free(c->edges);
     PyMem_Free(c->ks_tab);
+    PyMem_Free(c->tape);
+    PyMem_Free(c->keys);
+    PyMem_Free(c->scratch);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 

@@ -1,7 +1,8 @@
 """The structural walk: one pass over a file's bytes, aggregated per file, through the gate.
 
 For each file the walk reads the bytes once (hashing them as it goes), frames them on LF
-only (``corpus.frames``), parses each frame with orjson and records, per file:
+only (``corpus.frames``), parses each frame (orjson, or the C core's own scan of the text,
+its "tape": ``_walkcore.c``) and records, per file:
 
 - ``frames``: one row per frame: status, size, flags, record class, top-level key set and
   the profile's gated frame fields (``role``, ``type``, ``status`` …).
@@ -257,6 +258,9 @@ class Walker:
         self._link_kinds = dict(self.link_paths)
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
         self._classify = classify
+        # the C core reads a line's JSON onto its tape instead of through orjson's objects
+        # where it can (_walkcore.c, "the tape"); SURVEY_TAPE=0 keeps every line on orjson
+        self._use_tape = os.environ.get("SURVEY_TAPE") != "0"
         self._core = NATIVE.Core(self) if NATIVE is not None and self.native else None
 
     def keyset_of(self, d: dict) -> str:
