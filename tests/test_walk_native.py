@@ -250,3 +250,17 @@ def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
     b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
     assert_same(a, b, "tricky payloads")
     assert any(row[-1] is not None for row in b.blocks) or runtime == "codex"
+
+
+@needs_native
+def test_id_pseudonyms_without_the_cpus_sha_extensions() -> None:
+    """Where the CPU has SHA extensions the C walker hashes with them; the portable rounds
+    (every other machine) must give the same pseudonyms. SURVEY_NO_SHA_NI=1 forces them."""
+    code = ("import sys; from survey.census import walk as W; from survey.corpus.privacy import pseudonym\n"
+            "w = W.make_walker('claude_code', 'reviewed', False, b's'); r = W.FileResult(file_id='x')\n"
+            "ids = ['', 'a' * 55, 'b' * 56, 'c' * 64, 'é' * 40, '0f8e2c1a-uuid']\n"
+            "w._core.lines(r, b''.join(b'{\"type\":\"user\",\"uuid\":\"%s\"}\\n' % i.encode() for i in ids), 0, 1 << 20, 0)\n"
+            "assert sorted(x[2] for x in r.links) == sorted(pseudonym(b's', i, 'i') for i in ids), r.links\n")
+    env = {**__import__("os").environ, "SURVEY_NO_SHA_NI": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -50,7 +50,63 @@ static const uint32_t K256[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
+static void sha_block_c(uint32_t h[8], const unsigned char *p);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+/* The same compression with the CPU's SHA extensions (SHA-NI), where it has them: the ids
+ * of every Claude Code and Codex line made the portable rounds a sixth of their walk. Four
+ * rounds per step; the message schedule of later steps is made alongside (Intel's
+ * published method). The parity tests compare every link with privacy.pseudonym. */
+__attribute__((target("sha,ssse3,sse4.1")))
+static void sha_block_ni(uint32_t h[8], const unsigned char *p) {
+    const __m128i MASK = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+    __m128i s0 = _mm_loadu_si128((const __m128i *)&h[0]), s1 = _mm_loadu_si128((const __m128i *)&h[4]);
+    s0 = _mm_shuffle_epi32(s0, 0xB1);                /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                /* EFGH */
+    __m128i abef = _mm_alignr_epi8(s0, s1, 8), cdgh = _mm_blend_epi16(s1, s0, 0xF0);
+    const __m128i abef0 = abef, cdgh0 = cdgh;
+    __m128i m[4];
+    for (int i = 0; i < 4; i++) m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), MASK);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+        __m128i msg = _mm_add_epi32(m[i & 3], _mm_loadu_si128((const __m128i *)&K256[4 * i]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, msg);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(msg, 0x0E));
+        if (i >= 3 && i <= 14) {
+            __m128i *t = &m[(i + 1) & 3];
+            *t = _mm_add_epi32(*t, _mm_alignr_epi8(m[i & 3], m[(i + 3) & 3], 4));
+            *t = _mm_sha256msg2_epu32(*t, m[i & 3]);
+        }
+        if (i >= 1 && i <= 12) m[(i + 3) & 3] = _mm_sha256msg1_epu32(m[(i + 3) & 3], m[i & 3]);
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+    abef = _mm_shuffle_epi32(abef, 0x1B);            /* FEBA */
+    cdgh = _mm_shuffle_epi32(cdgh, 0xB1);            /* DCHG */
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(abef, cdgh, 0xF0)); /* DCBA */
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(cdgh, abef, 8));    /* HGFE */
+}
+
+static int have_sha_ni(void) {
+    static int known = -1;
+    if (known < 0) {
+        unsigned a, b, c, d;
+        known = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 29 & 1) && getenv("SURVEY_NO_SHA_NI") == NULL;
+    }
+    return known;
+}
+
 static void sha_block(uint32_t h[8], const unsigned char *p) {
+    if (have_sha_ni()) sha_block_ni(h, p);
+    else sha_block_c(h, p);
+}
+#else
+static void sha_block(uint32_t h[8], const unsigned char *p) { sha_block_c(h, p); }
+#endif
+
+static void sha_block_c(uint32_t h[8], const unsigned char *p) {
     uint32_t w[64], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
