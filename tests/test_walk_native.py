@@ -244,6 +244,11 @@ def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
                          + (v if v[:1] in b"-0123456789" else b"1") + b'},"content":[{"type":"tool_use","name":"Read","'
                          + key + b'":' + v + b'},{"type":"text","text":' + v + b"}]}}")
         lines.append(b'{"type":"response_item","payload":{"type":"function_call","arguments":' + v + b"}}")
+    # one short string at paths the gate answers differently (allowed, withheld, an id)
+    for word in (b"user", b"assistant", b"tool_use", b"Read", b"1.2.3"):
+        lines.append(b'{"type":"%s","uuid":"%s","version":"%s","message":{"role":"%s","content":[{"type":"tool_use",'
+                     b'"name":"%s","input":{}},{"type":"%s","name":"%s"}]},"payload":{"type":"%s","name":"%s"}}'
+                     % ((word,) * 9))
     f = tmp_path / "x.jsonl"
     f.write_bytes(b"\n".join(lines) + b"\n")
     a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)

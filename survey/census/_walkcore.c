@@ -223,6 +223,8 @@ typedef struct {
     Py_ssize_t kused;
     char *scratch;
     Py_ssize_t scap;
+    struct VSlot *vc;    /* the tape's value cache: (path, a short string's bytes) -> answer */
+    Py_ssize_t vused;
 } Core;
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
@@ -459,6 +461,22 @@ static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyOb
 
 #define PCACHE_MAX 65536
 
+/* privacy.pseudonym(salt, id, "i") of an id's UTF-8: a new str */
+static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
+    unsigned char inner[32], dig[32];
+    Sha sh = c->hm_inner;
+    sha_update(&sh, (const unsigned char *)"i", 2); /* "i\0" */
+    sha_update(&sh, (const unsigned char *)u, (size_t)n);
+    sha_final(&sh, inner);
+    sh = c->hm_outer;
+    sha_update(&sh, inner, 32);
+    sha_final(&sh, dig);
+    static const char hex[] = "0123456789abcdef";
+    char out[18] = {'i', '-'};
+    for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[dig[i] >> 4]; out[3 + 2 * i] = hex[dig[i] & 15]; }
+    return PyUnicode_FromStringAndSize(out, 18);
+}
+
 /* A string leaf at a path whose roles are only vocabulary, markers and links: handled here
  * as Walker._special_leaf does (paths with any other role go there). */
 static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
@@ -497,19 +515,8 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
             u = PyBytes_AS_STRING(enc);
             n = PyBytes_GET_SIZE(enc);
         }
-        unsigned char inner[32], dig[32];
-        Sha sh = c->hm_inner;
-        sha_update(&sh, (const unsigned char *)"i", 2); /* "i\0" */
-        sha_update(&sh, (const unsigned char *)u, (size_t)n);
+        ref = id_ref(c, u, n);
         Py_XDECREF(enc);
-        sha_final(&sh, inner);
-        sh = c->hm_outer;
-        sha_update(&sh, inner, 32);
-        sha_final(&sh, dig);
-        static const char hex[] = "0123456789abcdef";
-        char out[18] = {'i', '-'};
-        for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[dig[i] >> 4]; out[3 + 2 * i] = hex[dig[i] & 15]; }
-        ref = PyUnicode_FromStringAndSize(out, 18);
         if (!ref) return -1;
         if (PyDict_GET_SIZE(c->pcache) >= PCACHE_MAX) PyDict_Clear(c->pcache);  /* bounded */
         if (PyDict_SetItem(c->pcache, v, ref) < 0) { Py_DECREF(ref); return -1; }
@@ -1648,6 +1655,8 @@ static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
 }
 
 static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
+static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i);
+static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i);
 static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
 
 static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
@@ -1655,10 +1664,7 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     const Tok *t = &w->T[i];
     int sp = flags & F_SPECIAL;
     if (sp && t->t == T_STR && (flags & F_STRING_ROLES)) {
-        PyObject *v = t_value(c, w->line, w->T, i);
-        int rc = v ? string_roles(c, w->res, path, v, w->line_no) : -1;
-        Py_XDECREF(v);
-        if (rc < 0) return -1;
+        if (t_string_roles(w, path, i) < 0) return -1;
         sp = 0;
     } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
         if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
@@ -1830,13 +1836,134 @@ static Py_ssize_t t_json_len(const char *line, const Tok *T, Py_ssize_t i, int d
     return out;
 }
 
+/* The tape's value cache: a short string at a path (a role, a type, a tool name, an id)
+ * answered from its bytes, with no str made, hashed and looked up per occurrence. The key is
+ * the path's identity (owned) and the bytes; the answer is what the object walk would give
+ * for the same (path, str): gval's gated value, or an id's pseudonym (path M_VALUE). */
+#define VC_SLOTS (1 << 14)
+#define VC_BYTES 48
+typedef struct VSlot {
+    PyObject *path, *val; /* owned; path NULL: empty */
+    uint64_t h;
+    uint32_t n;
+    char b[VC_BYTES];
+} VSlot;
+
+static void vc_clear(Core *c) {
+    if (!c->vc) return;
+    for (Py_ssize_t i = 0; i < VC_SLOTS; i++) { Py_CLEAR(c->vc[i].path); Py_CLEAR(c->vc[i].val); }
+    c->vused = 0;
+}
+
+/* the slot for (path, bytes): filled (a hit) or empty (where to put it); NULL when the
+ * bytes are too long to keep */
+static VSlot *vc_slot(Core *c, PyObject *path, const char *u, Py_ssize_t n, uint64_t *hp) {
+    if (n > VC_BYTES) return NULL;
+    if (!c->vc && !(c->vc = PyMem_Calloc(VC_SLOTS, sizeof(VSlot)))) return NULL;
+    if (c->vused >= VC_SLOTS * 3 / 4) vc_clear(c);
+    uint64_t h = bytes_hash(u, n) ^ ((uint64_t)(uintptr_t)path * 0x9E3779B97F4A7C15ull);
+    *hp = h;
+    size_t mask = VC_SLOTS - 1, j = (size_t)(h ^ (h >> 32)) & mask;
+    for (;;) {
+        VSlot *e = &c->vc[j];
+        if (!e->path || (e->h == h && e->path == path && e->n == (uint32_t)n && memcmp(e->b, u, (size_t)n) == 0))
+            return e;
+        j = (j + 1) & mask;
+    }
+}
+
+static void vc_fill(Core *c, VSlot *e, PyObject *path, const char *u, Py_ssize_t n, uint64_t h, PyObject *val) {
+    e->path = Py_NewRef(path);
+    e->val = Py_NewRef(val);
+    e->h = h;
+    e->n = (uint32_t)n;
+    memcpy(e->b, u, (size_t)n);
+    c->vused++;
+}
+
+/* gval(path, the string at i): a new reference to the gated str or to None */
+static PyObject *t_gval(TW *w, PyObject *path, Py_ssize_t i) {
+    Core *c = w->c;
+    const Tok *t = &w->T[i];
+    uint64_t h = 0;
+    VSlot *e = t->esc ? NULL : vc_slot(c, path, w->line + t->off, t->len, &h);
+    if (e && e->path) return Py_NewRef(e->val);
+    PyObject *v = t_value(c, w->line, w->T, i);
+    if (!v) return NULL;
+    PyObject *g = gval(c, path, v);
+    Py_DECREF(v);
+    if (g && e) vc_fill(c, e, path, w->line + t->off, t->len, h, g);
+    return g;
+}
+
 /* gval_shown of the string token at i */
 static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i) {
-    PyObject *v = t_value(w->c, w->line, w->T, i);
-    if (!v) return NULL;
-    PyObject *g = gval_shown(w->c, path, v);
-    Py_DECREF(v);
+    PyObject *g = t_gval(w, path, i);
+    if (g == Py_None) { Py_DECREF(g); return Py_NewRef(S_withheld); }
     return g;
+}
+
+/* string_roles for the string at i, from its bytes (a str is made only for a withheld value) */
+static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i) {
+    Core *c = w->c;
+    const Tok *t = &w->T[i];
+    int isv = PySet_Contains(c->vocab, path);
+    if (isv < 0) return -1;
+    if (isv) {
+        PyObject *g = t_gval(w, path, i);
+        if (!g) return -1;
+        if (g == Py_None) { /* withheld: counted by pseudonym, in Python */
+            Py_DECREF(g);
+            PyObject *v = t_value(c, w->line, w->T, i);
+            PyObject *r = v ? PyObject_CallFunctionObjArgs(c->m_gvalue, path, v, w->res, NULL) : NULL;
+            Py_XDECREF(v);
+            if (!r) return -1;
+            Py_DECREF(r);
+        } else {
+            int rc = count_value(c, path, g);
+            Py_DECREF(g);
+            if (rc < 0) return -1;
+        }
+    }
+    PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
+    if (!kind && PyErr_Occurred()) return -1;
+    PyObject *ms = PyDict_GetItemWithError(c->marker_paths, path);
+    if (!ms && PyErr_Occurred()) return -1;
+    if (!kind && !ms) return 0;
+    const char *u;
+    Py_ssize_t n;
+    if (str_utf8(c, w->line, t, &u, &n) < 0) return -1;
+    if (kind) { /* an id: privacy.pseudonym of its UTF-8 (valid: the scanner checked) */
+        uint64_t h = 0;
+        VSlot *e = vc_slot(c, M_VALUE, u, n, &h);
+        PyObject *ref;
+        if (e && e->path) {
+            ref = Py_NewRef(e->val);
+        } else {
+            if (!(ref = id_ref(c, u, n))) return -1;
+            if (e) vc_fill(c, e, M_VALUE, u, n, h, ref);
+        }
+        PyObject *links = PyObject_GetAttr(w->res, S_links);
+        PyObject *row = links ? PyTuple_Pack(3, w->line_no, kind, ref) : NULL;
+        int rc = row ? PyList_Append(links, row) : -1;
+        Py_XDECREF(row); Py_XDECREF(links); Py_DECREF(ref);
+        if (rc < 0) return -1;
+    }
+    if (!ms) return 0;
+    PyObject *markers = NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ms); k++) {
+        PyObject *m = PyTuple_GET_ITEM(ms, k); /* (name, substring) */
+        Py_ssize_t sn;
+        const char *su = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(m, 1), &sn);
+        if (!su) { Py_XDECREF(markers); return -1; }
+        /* a substring of valid UTF-8 in valid UTF-8 is one of its characters, too */
+        if (!memmem(u, (size_t)n, su, (size_t)sn)) continue;
+        if (!markers && !(markers = PyObject_GetAttr(w->res, S_markers))) return -1;
+        PyObject *row = PyTuple_Pack(3, w->line_no, PyTuple_GET_ITEM(m, 0), S_one);
+        if (append_new(markers, row) < 0) { Py_DECREF(markers); return -1; }
+    }
+    Py_XDECREF(markers);
+    return 0;
 }
 
 static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath, Py_ssize_t arr) {
@@ -2196,6 +2323,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     if (!c->ks_tab && !(c->ks_tab = PyMem_Calloc(KS_SLOTS, sizeof(KsSlot)))) { PyErr_NoMemory(); return -1; }
     for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]); /* another walker's answers */
     edges_clear(c);
+    vc_clear(c); /* another walker's gate */
     if ((c->root_flags = path_flags(c, S_root)) < 0) return -1;
     Py_XSETREF(c->children, PyDict_New());
     Py_XSETREF(c->elem, PyDict_New());
@@ -2254,6 +2382,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
     edges_clear(c);
     keys_clear(c);
+    vc_clear(c);
     tab_flush(c, NULL);
     if (c->ks_tab)
         for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]);
@@ -2270,6 +2399,7 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->tape);
     PyMem_Free(c->keys);
     PyMem_Free(c->scratch);
+    PyMem_Free(c->vc);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
