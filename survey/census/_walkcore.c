@@ -215,6 +215,7 @@ typedef struct {
     struct Edge *edges;  /* (path, key) by identity -> child path and its flags */
     Py_ssize_t ecap, eused;
     PyObject *lines_res;    /* borrowed: the res of the Core.lines call running, if any */
+    PyObject *mapval;       /* path -> path + ".<map-value>" (one object per path) */
     /* the tape (see "the tape" below): one line's tokens, the key intern table, scratch */
     int use_tape;
     struct Tok *tape;
@@ -1703,13 +1704,27 @@ static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
     if (depth >= c->max_depth) return truncated(c, w->res, w->rclass, path);
     Py_ssize_t n = w->T[i].n;
     if ((flags & F_OBJ_SPECIAL) || n > c->max_keys) {
-        PyObject *v = t_value(c, w->line, w->T, i);
-        if (!v) return -1;
-        PyObject *r = PyObject_CallFunctionObjArgs(c->m_obj_special, w->res, w->rclass, path, v, NULL);
-        Py_DECREF(v);
-        if (!r) return -1;
-        Py_DECREF(r);
-        return 0;
+        /* Walker._obj_special: an opaque object is typed; a data-keyed map is counted with
+         * its values' types, never its keys (the scanner has seen that no key repeats, so
+         * n is len(v)) */
+        if (flags & F_OPAQUE) return count(c, w->rclass, path, S_object, S_opaque, n);
+        if (count(c, w->rclass, path, S_object, S_map, n) < 0) return -1;
+        PyObject *vp = PyDict_GetItemWithError(c->mapval, path);
+        if (vp) {
+            Py_INCREF(vp);
+        } else {
+            if (PyErr_Occurred() || !(vp = PyUnicode_FromFormat("%U.<map-value>", path))) return -1;
+            if (PyDict_GET_SIZE(c->mapval) < 50000 && PyDict_SetItem(c->mapval, path, vp) < 0) {
+                Py_DECREF(vp);
+                return -1;
+            }
+        }
+        int rc = 0;
+        Py_ssize_t j = i + 1;
+        for (Py_ssize_t k = 0; k < n && rc == 0; k++, j = w->T[j + 1].next)
+            rc = count(c, w->rclass, vp, t_json_type(&w->T[j + 1]), S_empty, 0);
+        Py_DECREF(vp);
+        return rc;
     }
     PyObject *ks = t_keyset(c, w->T, i);
     if (!ks) return -1;
@@ -2328,7 +2343,8 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_XSETREF(c->children, PyDict_New());
     Py_XSETREF(c->elem, PyDict_New());
     Py_XSETREF(c->typed, PyDict_New());
-    if (!c->children || !c->elem || !c->typed) return -1;
+    Py_XSETREF(c->mapval, PyDict_New());
+    if (!c->children || !c->elem || !c->typed || !c->mapval) return -1;
     PyObject *md = PyObject_GetAttrString(w, "max_depth"), *mk = PyObject_GetAttrString(w, "max_keys");
     if (!md || !mk) { Py_XDECREF(md); Py_XDECREF(mk); return -1; }
     c->max_depth = PyLong_AsSsize_t(md);
@@ -2345,7 +2361,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->walker); Py_VISIT(c->special); Py_VISIT(c->obj_special); Py_VISIT(c->opaque);
-    Py_VISIT(c->kscache); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed);
+    Py_VISIT(c->kscache); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
     Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
     Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
     Py_VISIT(c->m_truncated);
@@ -2370,7 +2386,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 
 static int Core_clear(Core *c) {
     Py_CLEAR(c->walker); Py_CLEAR(c->special); Py_CLEAR(c->obj_special); Py_CLEAR(c->opaque);
-    Py_CLEAR(c->kscache); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed);
+    Py_CLEAR(c->kscache); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
     Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
     Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
     Py_CLEAR(c->m_truncated);
