@@ -244,6 +244,11 @@ def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
                          + (v if v[:1] in b"-0123456789" else b"1") + b'},"content":[{"type":"tool_use","name":"Read","'
                          + key + b'":' + v + b'},{"type":"text","text":' + v + b"}]}}")
         lines.append(b'{"type":"response_item","payload":{"type":"function_call","arguments":' + v + b"}}")
+        # the same text as JSON inside a string (Codex's arguments), after whitespace that
+        # str.lstrip() drops and JSON does not, after Unicode whitespace, or after a word
+        for lead in ("", " \n", "\x0b", "\u00a0", "x"):
+            text = W.orjson.dumps(lead + v.decode("utf-8"))
+            lines.append(b'{"type":"response_item","payload":{"type":"function_call","arguments":' + text + b"}}")
     # one short string at paths the gate answers differently (allowed, withheld, an id)
     for word in (b"user", b"assistant", b"tool_use", b"Read", b"1.2.3"):
         lines.append(b'{"type":"%s","uuid":"%s","version":"%s","message":{"role":"%s","content":[{"type":"tool_use",'

@@ -216,6 +216,14 @@ typedef struct {
     Py_ssize_t ecap, eused;
     PyObject *lines_res;    /* borrowed: the res of the Core.lines call running, if any */
     PyObject *mapval;       /* path -> path + ".<map-value>" (one object per path) */
+    PyObject *carrier_only; /* paths whose one role is a JSON carrier (Walker._carrier) */
+    PyObject *jsonpath;     /* carrier path -> (path + ".<json>", its flags) */
+    Py_ssize_t carrier_depth;
+    int in_carrier;         /* a carrier's JSON is on the second tape */
+    struct Tok *tape2;      /* the second tape, and the carrier's decoded text */
+    Py_ssize_t tcap2;
+    char *cbuf;
+    Py_ssize_t ccap;
     /* the tape (see "the tape" below): one line's tokens, the key intern table, scratch */
     int use_tape;
     struct Tok *tape;
@@ -230,7 +238,7 @@ typedef struct {
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
 enum { F_SPECIAL = 1, F_STRING_ROLES = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
-       F_NUMBER_ONLY = 32 };
+       F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64 };
 
 typedef struct Edge {
     PyObject *path, *key, *cp; /* owned; path == NULL: empty */
@@ -258,7 +266,8 @@ static PyObject *M_VALUE;
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
     *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
-    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_numbers;
+    *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_numbers,
+    *S_notjson;
 
 /* Merge (count, max) into the nodes dict's [count, max] list for this key (by value). */
 static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
@@ -549,10 +558,11 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
 static int path_flags(Core *c, PyObject *p) {
     int a = PySet_Contains(c->special, p), b = PySet_Contains(c->vm_only, p),
         d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p),
-        g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p);
-    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0) return -1;
+        g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p),
+        k = PySet_Contains(c->carrier_only, p);
+    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0 || k < 0) return -1;
     return (a ? F_SPECIAL : 0) | (b ? F_STRING_ROLES : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
-           | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0);
+           | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0) | (k ? F_CARRIER_ONLY : 0);
 }
 
 static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -1505,18 +1515,22 @@ static int sc_value(Core *c, Scan *S) {
 }
 
 /* Scan a line onto c->tape: SC_OK when it is one JSON object orjson reads the same way. */
-static int scan_line(Core *c, const char *p, Py_ssize_t n) {
+static int scan_text(Core *c, const char *p, Py_ssize_t n, int nested) {
     if (n >= (Py_ssize_t)UINT32_MAX) return SC_FALLBACK;
     if (!c->keys && !(c->keys = PyMem_Calloc(KEY_SLOTS, sizeof(Key)))) { PyErr_NoMemory(); return SC_ERROR; }
-    if (c->kused >= KEY_SLOTS / 2) keys_clear(c); /* between lines: no token borrows a key */
+    /* between lines no token borrows a key; a carrier's text is scanned while its line's
+     * tokens do */
+    if (!nested && c->kused >= KEY_SLOTS / 2) keys_clear(c);
     Scan S = {(const unsigned char *)p, (const unsigned char *)p, (const unsigned char *)p + n, 0, 0};
     sc_ws(&S);
-    if (S.p >= S.e || *S.p != '{') return SC_FALLBACK;
+    if (S.p >= S.e || (*S.p != '{' && !(nested && *S.p == '['))) return SC_FALLBACK;
     int rc = sc_value(c, &S);
     if (rc) return rc;
     sc_ws(&S);
     return S.p == S.e ? SC_OK : SC_FALLBACK;
 }
+
+static int scan_line(Core *c, const char *p, Py_ssize_t n) { return scan_text(c, p, n, 0); }
 
 /* ---- the walk over the tape: walk_obj/walk_arr/walk_leaf, record_impl and do_blocks ---- */
 
@@ -1657,6 +1671,7 @@ static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
 
 static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
 static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i);
+static int t_carrier(TW *w, PyObject *path, Py_ssize_t i, Py_ssize_t depth);
 static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i);
 static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
 
@@ -1670,6 +1685,10 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
         if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
         sp = 0;
+    } else if (sp && (flags & F_CARRIER_ONLY) && t->t == T_STR) {
+        int done = t_carrier(w, path, i, depth);
+        if (done < 0) return -1;
+        sp = !done;
     } else if (sp && (flags & F_NUMBER_ONLY) && t->t == T_NUM) {
         PyObject *v = t_value(c, w->line, w->T, i);
         int done = v ? number_leaf(c, w->res, path, v, w->line_no) : -1;
@@ -1690,6 +1709,62 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     }
     if (t->t == T_STR) return count(c, w->rclass, path, S_string, S_empty, t->n);
     return count(c, w->rclass, path, t_json_type(t), S_empty, 0);
+}
+
+static inline int t_walk_value(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
+
+/* Walker._carrier for the string at i, from the tape: JSON inside a string, walked at
+ * path + ".<json>" from depth max(depth + 1, max_depth - carrier_depth), or counted as
+ * "<not-json>". The decoded text is scanned onto the second tape. Returns 1 when done, 0
+ * when Python must do it (a text the scanner is not sure of, which includes any that is
+ * not JSON after "{" or "[", or a carrier inside a carrier), -1 on error. */
+static int t_carrier(TW *w, PyObject *path, Py_ssize_t i, Py_ssize_t depth) {
+    Core *c = w->c;
+    if (c->in_carrier) return 0;
+    const char *u;
+    Py_ssize_t n;
+    if (str_utf8(c, w->line, &w->T[i], &u, &n) < 0) return -1;
+    /* str.lstrip() over ASCII. A text that starts with other whitespace (U+00A0 ...) is
+     * not JSON to orjson either, whatever follows it, as it is not "{" or "[" here */
+    Py_ssize_t k = 0;
+    while (k < n && (u[k] == ' ' || (u[k] >= '\t' && u[k] <= '\r') || (u[k] >= '\x1c' && u[k] <= '\x1f'))) k++;
+    PyObject *jp = PyDict_GetItemWithError(c->jsonpath, path);
+    if (!jp) {
+        if (PyErr_Occurred()) return -1;
+        PyObject *p2 = PyUnicode_FromFormat("%U.<json>", path);
+        int f = p2 ? path_flags(c, p2) : -1;
+        jp = f >= 0 ? Py_BuildValue("(Ni)", p2, f) : NULL;
+        if (!jp) { if (f < 0) Py_XDECREF(p2); return -1; }
+        int rc = PyDict_SetItem(c->jsonpath, path, jp);
+        Py_DECREF(jp); /* held by the dict (paths are few: declared carriers) */
+        if (rc < 0) return -1;
+    }
+    PyObject *jpath = PyTuple_GET_ITEM(jp, 0);
+    if (k >= n || (u[k] != '{' && u[k] != '[')) {
+        return count(c, w->rclass, jpath, S_notjson, S_empty, 0) < 0 ? -1 : 1;
+    }
+    if (c->ccap < n + 1) { /* its own copy: the walk below decodes strings into the scratch */
+        char *nb = PyMem_Realloc(c->cbuf, (size_t)n + 1);
+        if (!nb) { PyErr_NoMemory(); return -1; }
+        c->cbuf = nb;
+        c->ccap = n + 1;
+    }
+    memcpy(c->cbuf, u, (size_t)n);
+    Tok *outer = c->tape;
+    Py_ssize_t ocap = c->tcap;
+    c->tape = c->tape2; c->tcap = c->tcap2;
+    int sc = scan_text(c, c->cbuf, n, 1), rc = 0;
+    if (sc == SC_OK) {
+        TW w2 = {c, c->cbuf, c->tape, w->res, w->rclass, w->line_no};
+        Py_ssize_t inner = depth + 1 > c->max_depth - c->carrier_depth ? depth + 1 : c->max_depth - c->carrier_depth;
+        c->in_carrier = 1;
+        rc = t_walk_value(&w2, jpath, (int)PyLong_AsLong(PyTuple_GET_ITEM(jp, 1)), 0, inner);
+        c->in_carrier = 0;
+    }
+    c->tape2 = c->tape; c->tcap2 = c->tcap;
+    c->tape = outer; c->tcap = ocap;
+    if (sc == SC_ERROR || rc < 0) return -1;
+    return sc == SC_OK ? 1 : 0;
 }
 
 static inline int t_walk_value(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
@@ -2328,6 +2403,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
              (size_t)PyBytes_GET_SIZE(c->salt));
     GET(vocab_only, "_vocab_only", &PySet_Type)
     GET(number_names, "_number_names", &PyDict_Type)
+    GET(carrier_only, "_c_carrier_only", &PySet_Type)
 #undef GET
     Py_XSETREF(c->bpaths, PyDict_New());
     Py_XSETREF(c->rclasses, PyDict_New());
@@ -2344,13 +2420,17 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     Py_XSETREF(c->elem, PyDict_New());
     Py_XSETREF(c->typed, PyDict_New());
     Py_XSETREF(c->mapval, PyDict_New());
-    if (!c->children || !c->elem || !c->typed || !c->mapval) return -1;
-    PyObject *md = PyObject_GetAttrString(w, "max_depth"), *mk = PyObject_GetAttrString(w, "max_keys");
-    if (!md || !mk) { Py_XDECREF(md); Py_XDECREF(mk); return -1; }
+    Py_XSETREF(c->jsonpath, PyDict_New());
+    if (!c->children || !c->elem || !c->typed || !c->mapval || !c->jsonpath) return -1;
+    PyObject *md = PyObject_GetAttrString(w, "max_depth"), *mk = PyObject_GetAttrString(w, "max_keys"),
+             *cd = PyObject_GetAttrString(w, "carrier_depth");
+    if (!md || !mk || !cd) { Py_XDECREF(md); Py_XDECREF(mk); Py_XDECREF(cd); return -1; }
     c->max_depth = PyLong_AsSsize_t(md);
     c->max_keys = PyLong_AsSsize_t(mk);
+    c->carrier_depth = PyLong_AsSsize_t(cd);
     Py_DECREF(md);
     Py_DECREF(mk);
+    Py_DECREF(cd);
     if (PyErr_Occurred()) return -1;
     PyObject *ut = PyObject_GetAttrString(w, "_use_tape");
     if (!ut) return -1;
@@ -2362,6 +2442,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->walker); Py_VISIT(c->special); Py_VISIT(c->obj_special); Py_VISIT(c->opaque);
     Py_VISIT(c->kscache); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
+    Py_VISIT(c->carrier_only); Py_VISIT(c->jsonpath);
     Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
     Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
     Py_VISIT(c->m_truncated);
@@ -2387,6 +2468,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 static int Core_clear(Core *c) {
     Py_CLEAR(c->walker); Py_CLEAR(c->special); Py_CLEAR(c->obj_special); Py_CLEAR(c->opaque);
     Py_CLEAR(c->kscache); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
+    Py_CLEAR(c->carrier_only); Py_CLEAR(c->jsonpath);
     Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
     Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
     Py_CLEAR(c->m_truncated);
@@ -2416,6 +2498,8 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->keys);
     PyMem_Free(c->scratch);
     PyMem_Free(c->vc);
+    PyMem_Free(c->tape2);
+    PyMem_Free(c->cbuf);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -2465,7 +2549,7 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_lt_boolean, "<boolean>") INTERN(S_lt_null, "<null>") INTERN(S_ok, "ok")
     INTERN(S_blank, "blank") INTERN(S_oversized, "oversized") INTERN(S_values, "values")
     INTERN(S_markers, "markers") INTERN(S_links, "links")
-    INTERN(S_numbers, "numbers")
+    INTERN(S_numbers, "numbers") INTERN(S_notjson, "<not-json>")
     if (!(S_one = PyLong_FromLong(1))) return NULL;
     if (!(M_VALUE = PyUnicode_FromString("<value counted in C>"))) return NULL; /* never interned */
 #undef INTERN

@@ -244,7 +244,8 @@ class Walker:
         self._dumps = orjson.dumps
         # Leaves the native walker handles itself, by the roles of their path: strings where
         # those are only vocabulary, markers and links; nulls and booleans where only
-        # vocabulary; numbers where only numbers. Every other special leaf comes back here.
+        # vocabulary; numbers where only numbers; on its tape, strings where the path is only
+        # a JSON carrier. Every other special leaf comes back here.
         roles = {"vocab": set(self.vocab_paths), "link": set(self.link_paths), "marker": set(self.marker_paths),
                  "number": set(self.number_paths), "exists": set(self.exists_paths),
                  "carrier": set(self.json_carriers)}
@@ -255,6 +256,7 @@ class Walker:
         self._c_string_roles = frozenset(p for p in self.special if only(p, {"vocab", "marker", "link"}))
         self._vocab_only = frozenset(p for p in roles["vocab"] if only(p, {"vocab"}))
         self._number_names = {p: n for p, n in self.number_paths.items() if only(p, {"number"})}
+        self._c_carrier_only = frozenset(p for p in self.json_carriers if only(p, {"carrier"}))
         self._link_kinds = dict(self.link_paths)
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
         self._classify = classify
