@@ -1184,6 +1184,7 @@ static PyObject *intern_key(Core *c, const char *u, Py_ssize_t n, int *rc) {
     }
     if (c->kused >= KEY_SLOTS * 3 / 4) { *rc = SC_FALLBACK; return NULL; }
     PyObject *s = PyUnicode_DecodeUTF8(u, n, "strict");
+    if (s) PyUnicode_InternInPlace(&s); /* so a key equals a field name only if it is it */
     const char *su = s ? PyUnicode_AsUTF8AndSize(s, &n) : NULL;
     if (!su) { Py_XDECREF(s); *rc = SC_ERROR; return NULL; }
     Key *k = &c->keys[j];
@@ -1541,10 +1542,9 @@ typedef struct {
     PyObject *res, *rclass, *line_no;
 } TW;
 
-static inline int key_eq(PyObject *k, PyObject *s) {
-    if (k == s) return 1;
-    return PyUnicode_GET_LENGTH(k) == PyUnicode_GET_LENGTH(s) && PyUnicode_Compare(k, s) == 0;
-}
+/* Both are interned (a key by intern_key, a field name by Core_init): equal strings are
+ * the same object. */
+static inline int key_eq(PyObject *k, PyObject *s) { return k == s; }
 
 /* the value of key ``name`` in the object at i: its index, or -1 */
 static Py_ssize_t t_field(const Tok *T, Py_ssize_t i, PyObject *name) {
@@ -2364,6 +2364,36 @@ static PyObject *getattr_checked(PyObject *o, const char *name, PyTypeObject *wa
     return a;
 }
 
+/* a copy of a tuple of strings, interned */
+static PyObject *interned_strs(PyObject *t) {
+    PyObject *out = PyTuple_New(PyTuple_GET_SIZE(t));
+    for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(t); i++) {
+        PyObject *x = Py_NewRef(PyTuple_GET_ITEM(t, i));
+        if (PyUnicode_CheckExact(x)) PyUnicode_InternInPlace(&x);
+        PyTuple_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+/* a copy of a tuple of (name, parts[, ...]) whose parts' strings are interned (key_eq) */
+static PyObject *interned_parts(PyObject *t, Py_ssize_t at) {
+    PyObject *out = PyTuple_New(PyTuple_GET_SIZE(t));
+    for (Py_ssize_t i = 0; out && i < PyTuple_GET_SIZE(t); i++) {
+        PyObject *e = PyTuple_GET_ITEM(t, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) <= at || !PyTuple_Check(PyTuple_GET_ITEM(e, at))) {
+            PyErr_SetString(PyExc_TypeError, "walker parts: (name, (part, ...), ...) tuples");
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *np = interned_strs(PyTuple_GET_ITEM(e, at)), *ne = np ? PyTuple_New(PyTuple_GET_SIZE(e)) : NULL;
+        if (!ne) { Py_XDECREF(np); Py_CLEAR(out); break; }
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(e); j++)
+            PyTuple_SET_ITEM(ne, j, j == at ? np : Py_NewRef(PyTuple_GET_ITEM(e, j)));
+        PyTuple_SET_ITEM(out, i, ne);
+    }
+    return out;
+}
+
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     PyObject *w;
     if (!PyArg_ParseTuple(args, "O", &w)) return -1;
@@ -2404,6 +2434,13 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(vocab_only, "_vocab_only", &PySet_Type)
     GET(number_names, "_number_names", &PyDict_Type)
     GET(carrier_only, "_c_carrier_only", &PySet_Type)
+    /* the field names the tape looks up by identity (key_eq): interned copies */
+    Py_XSETREF(c->rc_parts, interned_parts(c->rc_parts, 1));
+    Py_XSETREF(c->ff_parts, c->rc_parts ? interned_parts(c->ff_parts, 1) : NULL);
+    Py_XSETREF(c->carriers, c->ff_parts ? interned_parts(c->carriers, 1) : NULL);
+    Py_XSETREF(c->payload_keys, c->carriers ? interned_strs(c->payload_keys) : NULL);
+    if (!c->payload_keys) return -1;
+    PyUnicode_InternInPlace(&c->name_key); /* our reference moves to the interned twin */
 #undef GET
     Py_XSETREF(c->bpaths, PyDict_New());
     Py_XSETREF(c->rclasses, PyDict_New());
