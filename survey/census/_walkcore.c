@@ -273,17 +273,19 @@ static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, 
 static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
     PyObject *key = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
     if (!key) return -1;
-    PyObject *a = PyDict_GetItemWithError(nodes, key);
-    if (!a) {
-        if (PyErr_Occurred()) { Py_DECREF(key); return -1; }
-        PyObject *lst = Py_BuildValue("[nn]", cnt, n);
-        if (!lst) { Py_DECREF(key); return -1; }
-        int rc = PyDict_SetItem(nodes, key, lst);
-        Py_DECREF(lst);
-        Py_DECREF(key);
-        return rc;
-    }
+    /* most keys are new to the file: the list goes in with one hash of the key, and only a
+     * key already there (a second flush of the same file) is added to */
+    PyObject *lst = PyList_New(2), *pc = PyLong_FromSsize_t(cnt), *pm = PyLong_FromSsize_t(n);
+    if (!lst || !pc || !pm) { Py_XDECREF(lst); Py_XDECREF(pc); Py_XDECREF(pm); Py_DECREF(key); return -1; }
+    PyList_SET_ITEM(lst, 0, pc);
+    PyList_SET_ITEM(lst, 1, pm);
+    PyObject *a = PyDict_SetDefault(nodes, key, lst);
     Py_DECREF(key);
+    if (a == lst || !a) {
+        Py_DECREF(lst);
+        return a ? 0 : -1;
+    }
+    Py_DECREF(lst);
     if (!PyList_CheckExact(a) || PyList_GET_SIZE(a) != 2) {
         PyErr_SetString(PyExc_TypeError, "nodes value is not a [count, max] list");
         return -1;
