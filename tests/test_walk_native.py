@@ -227,16 +227,12 @@ def test_json_text_on_the_tape_walks_as_orjson_reads_it(objs: list[dict], runtim
 _TRICKY_INPUTS = [b"18446744073709551615", b"18446744073709551616", b"-9223372036854775809", b"1E5", b"-0",
                   b"-0.0", b"1e+300", b"0.1", b"[1.5,-0,2]", b'{"\\u0061":1,"b":[true,false,null]}', b'{"a\\nb\\u0001":1}',
                   b'"\\u0001\\u001f\\u007f\\u2028\\ud83d\\ude00\\"\\\\\\/\\b\\f\\n\\r\\t"', b'"\xe6\x97\xa5\xf0\x9f\x98\x80"',
-                  b"[" * 300 + b"]" * 300, b"1e400", b'"\\ud800"', b"{}", b"[]", b'""']
+                  b"[" * 300 + b"]" * 300, b"1e400", b'"\\ud800"', b"{}", b"[]", b'""',
+                  *(b'"' + b"a" * k + b"\\n" + b"b" * 40 + "é".encode() + b"c" * 33 + b'"' for k in (6, 7, 8, 30, 31, 32)),
+                  b'"' + b"d" * 64 + b'"', b'"' + b"e" * 63 + b'\\"x"']
 
 
-@needs_native
-@pytest.mark.parametrize("runtime", ["cursor", "claude_code", "codex"])
-def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
-    """Payload lengths, numbers and values the tape works out from the text itself, where
-    orjson rewrites it: integers past 64 bits become floats, 1E5 is written 100000.0, -0 is
-    0, escapes shrink or grow, nesting past the encoder's depth is a truncation."""
-    c, p = _PAIRS.get(runtime) or _PAIRS.setdefault(runtime, pair(runtime))
+def _tricky_lines() -> list[bytes]:
     lines = []
     for v in _TRICKY_INPUTS:
         for key in (b"input", b"content", b"text", b"arguments"):
@@ -254,12 +250,43 @@ def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
         lines.append(b'{"type":"%s","uuid":"%s","version":"%s","message":{"role":"%s","content":[{"type":"tool_use",'
                      b'"name":"%s","input":{}},{"type":"%s","name":"%s"}]},"payload":{"type":"%s","name":"%s"}}'
                      % ((word,) * 9))
-    f = tmp_path / "x.jsonl"
-    f.write_bytes(b"\n".join(lines) + b"\n")
+    return lines
+
+
+def _tricky_check(runtime: str, folder: Path) -> W.FileResult:
+    c, p = _PAIRS.get(runtime) or _PAIRS.setdefault(runtime, pair(runtime))
+    f = folder / "x.jsonl"
+    f.write_bytes(b"\n".join(_tricky_lines()) + b"\n")
     a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)
     b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
     assert_same(a, b, "tricky payloads")
+    return b
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code", "codex"])
+def test_tricky_payloads_on_the_tape(runtime: str, tmp_path: Path) -> None:
+    """Payload lengths, numbers and values the tape works out from the text itself, where
+    orjson rewrites it: integers past 64 bits become floats, 1E5 is written 100000.0, -0 is
+    0, escapes shrink or grow, nesting past the encoder's depth is a truncation; one short
+    string at paths the gate answers differently; strings whose escapes and multi-byte
+    characters sit on either side of 8- and 32-byte boundaries."""
+    b = _tricky_check(runtime, tmp_path)
     assert any(row[-1] is not None for row in b.blocks) or runtime == "codex"
+
+
+@needs_native
+def test_the_tape_without_the_cpus_vector_and_sha_extensions(tmp_path: Path) -> None:
+    """Where the CPU has AVX2 the tape skips plain string bytes 32 at a time, else 8 at a
+    time; where it has SHA extensions ids are hashed with them. The other paths (every
+    other machine; SURVEY_NO_AVX2=1, SURVEY_NO_SHA_NI=1) must walk the tricky lines alike."""
+    code = ("import sys; from pathlib import Path; from tests.test_walk_native import _tricky_check\n"
+            "for rt in ('cursor', 'claude_code', 'codex'):\n"
+            "    d = Path(sys.argv[1]) / rt; d.mkdir(); _tricky_check(rt, d)\n")
+    env = {**__import__("os").environ, "SURVEY_NO_AVX2": "1", "SURVEY_NO_SHA_NI": "1"}
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
+                          cwd=Path(__file__).parents[1], check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 @needs_native

@@ -1256,6 +1256,49 @@ static inline uint64_t str_stop(uint64_t v) {
     return (((q - SWAR_ONES) & ~q) | ((b - SWAR_ONES) & ~b) | ((v - SWAR_ONES * 0x20) & ~v) | v) & SWAR_HIGH;
 }
 
+/* The first byte at or after p that ends a plain run of a string: '"', '\\', below 0x20 or
+ * at least 0x80; e when none. 32 bytes at a time with AVX2 where the CPU has it (the bytes
+ * of message text are most of what the tape reads), else 8 at a time. */
+static const unsigned char *plain_swar(const unsigned char *p, const unsigned char *e) {
+    while (e - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if (str_stop(v)) break;
+        p += 8;
+    }
+    while (p < e && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
+    return p;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2")))
+static const unsigned char *plain_avx2(const unsigned char *p, const unsigned char *e) {
+    const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), sp = _mm256_set1_epi8(0x20);
+    while (e - p >= 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)p);
+        /* signed: below 0x20, and every byte from 0x80 (negative) */
+        __m256i m = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, bs)),
+                                    _mm256_cmpgt_epi8(sp, v));
+        unsigned mask = (unsigned)_mm256_movemask_epi8(m);
+        if (mask) return p + __builtin_ctz(mask);
+        p += 32;
+    }
+    return plain_swar(p, e);
+}
+
+static const unsigned char *(*plain_run)(const unsigned char *, const unsigned char *) = NULL;
+
+static const unsigned char *plain(const unsigned char *p, const unsigned char *e) {
+    if (!plain_run) {
+        __builtin_cpu_init();
+        plain_run = __builtin_cpu_supports("avx2") && getenv("SURVEY_NO_AVX2") == NULL ? plain_avx2 : plain_swar;
+    }
+    return plain_run(p, e);
+}
+#else
+static const unsigned char *plain(const unsigned char *p, const unsigned char *e) { return plain_swar(p, e); }
+#endif
+
 /* A string whose opening quote is behind S->p: fills t (off, len, esc, n), leaves S->p after
  * the closing quote. */
 static int sc_string(Scan *S, Tok *t) {
@@ -1265,12 +1308,7 @@ static int sc_string(Scan *S, Tok *t) {
     Py_ssize_t jx = 0;     /* characters orjson.dumps adds: \" \\ \n ... and \u00XX */
     int esc = 0;
     for (;;) {
-        while (e - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            if (str_stop(v)) break;
-            p += 8;
-        }
+        p = plain(p, e);
         if (p >= e) return SC_FALLBACK;
         unsigned char ch = *p;
         if (ch == '"') break;
