@@ -238,7 +238,7 @@ typedef struct {
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
 enum { F_SPECIAL = 1, F_STRING_ROLES = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
-       F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64 };
+       F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64, F_VOCAB = 128, F_LINK = 256, F_MARKER = 512 };
 
 typedef struct Edge {
     PyObject *path, *key, *cp; /* owned; path == NULL: empty */
@@ -561,10 +561,12 @@ static int path_flags(Core *c, PyObject *p) {
     int a = PySet_Contains(c->special, p), b = PySet_Contains(c->vm_only, p),
         d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p),
         g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p),
-        k = PySet_Contains(c->carrier_only, p);
-    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0 || k < 0) return -1;
+        k = PySet_Contains(c->carrier_only, p), v = PySet_Contains(c->vocab, p),
+        l = PyDict_Contains(c->link_kinds, p), m = PyDict_Contains(c->marker_paths, p);
+    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0 || k < 0 || v < 0 || l < 0 || m < 0) return -1;
     return (a ? F_SPECIAL : 0) | (b ? F_STRING_ROLES : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
-           | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0) | (k ? F_CARRIER_ONLY : 0);
+           | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0) | (k ? F_CARRIER_ONLY : 0)
+           | (v ? F_VOCAB : 0) | (l ? F_LINK : 0) | (m ? F_MARKER : 0);
 }
 
 static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -656,7 +658,16 @@ static PyObject *keyset_slow(Core *c, PyObject *v) {
     return PyObject_CallOneArg(c->m_keyset, v);
 }
 
-static PyObject *child_path(Core *c, PyObject *children, PyObject *path, PyObject *key) {
+static PyObject *child_path(Core *c, PyObject *path, PyObject *key) {
+    PyObject *children = PyDict_GetItemWithError(c->children, path); /* path -> {key -> child} */
+    if (!children) {
+        if (PyErr_Occurred()) return NULL;
+        children = PyDict_New();
+        if (!children) return NULL;
+        int rc = PyDict_SetItem(c->children, path, children);
+        Py_DECREF(children); /* the cache holds it */
+        if (rc < 0) return NULL;
+    }
     PyObject *cp = PyDict_GetItemWithError(children, key);
     if (cp) { Py_INCREF(cp); return cp; }
     if (PyErr_Occurred()) return NULL;
@@ -710,7 +721,7 @@ static int edges_grow(Core *c) {
 }
 
 /* The child path of ``key`` under ``path`` (a new reference) and its flags. */
-static PyObject *edge(Core *c, PyObject *children, PyObject *path, PyObject *key, int *flags) {
+static PyObject *edge(Core *c, PyObject *path, PyObject *key, int *flags) {
     if (c->eused * 2 >= c->ecap && edges_grow(c) < 0) return NULL;
     size_t mask = (size_t)(c->ecap - 1), j = edge_hash(path, key) & mask;
     for (;;) {
@@ -719,7 +730,7 @@ static PyObject *edge(Core *c, PyObject *children, PyObject *path, PyObject *key
         if (e->path == path && e->key == key) { *flags = e->flags; return Py_NewRef(e->cp); }
         j = (j + 1) & mask;
     }
-    PyObject *cp = child_path(c, children, path, key);
+    PyObject *cp = child_path(c, path, key);
     if (!cp) return NULL;
     int f = path_flags(c, cp);
     if (f < 0) { Py_DECREF(cp); return NULL; }
@@ -728,6 +739,27 @@ static PyObject *edge(Core *c, PyObject *children, PyObject *path, PyObject *key
     c->eused++;
     *flags = f;
     return cp;
+}
+
+/* An array's element path, whether its elements are told apart by ``type`` and the element
+ * path's flags, cached as (ep, True|False, flags): a new reference. */
+static PyObject *elem_info(Core *c, PyObject *path) {
+    PyObject *info = PyDict_GetItemWithError(c->elem, path);
+    if (info) return Py_NewRef(info);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *py = PyObject_CallOneArg(c->m_elem_info, path);
+    if (!py) return NULL;
+    if (!PyTuple_CheckExact(py) || PyTuple_GET_SIZE(py) != 2) {
+        Py_DECREF(py);
+        PyErr_SetString(PyExc_TypeError, "_elem_info must return (path, typed)");
+        return NULL;
+    }
+    int typed = PyObject_IsTrue(PyTuple_GET_ITEM(py, 1));
+    int f = typed < 0 ? -1 : path_flags(c, PyTuple_GET_ITEM(py, 0));
+    info = f < 0 ? NULL : Py_BuildValue("(OOi)", PyTuple_GET_ITEM(py, 0), typed ? Py_True : Py_False, f);
+    Py_DECREF(py);
+    if (info && PyDict_SetItem(c->elem, path, info) < 0) Py_CLEAR(info);
+    return info;
 }
 
 static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -745,20 +777,11 @@ static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
     int rc = count(c, rclass, path, S_object, ks, n);
     Py_DECREF(ks);
     if (rc < 0) return -1;
-    PyObject *children = PyDict_GetItemWithError(c->children, path);
-    if (!children) {
-        if (PyErr_Occurred()) return -1;
-        children = PyDict_New();
-        if (!children) return -1;
-        rc = PyDict_SetItem(c->children, path, children);
-        Py_DECREF(children); /* the cache holds it */
-        if (rc < 0) return -1;
-    }
     Py_ssize_t pos = 0;
     PyObject *k, *val;
     while (PyDict_Next(v, &pos, &k, &val)) {
         int cf = 0;
-        PyObject *cp = edge(c, children, path, k, &cf);
+        PyObject *cp = edge(c, path, k, &cf);
         if (!cp) return -1;
         Py_INCREF(val); /* a callback could, in principle, touch the dict */
         rc = walk_value(c, res, rclass, cp, cf, val, depth + 1, line_no);
@@ -775,24 +798,10 @@ static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
     Py_ssize_t n = PyList_GET_SIZE(v);
     if (flags & F_OPAQUE) return count(c, rclass, path, S_array, S_opaque, n);
     if (count(c, rclass, path, S_array, S_empty, n) < 0) return -1;
-    PyObject *info = PyDict_GetItemWithError(c->elem, path);
-    if (info) {
-        Py_INCREF(info);
-    } else {
-        if (PyErr_Occurred()) return -1;
-        info = PyObject_CallOneArg(c->m_elem_info, path);
-        if (!info) return -1;
-        if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 2) {
-            Py_DECREF(info);
-            PyErr_SetString(PyExc_TypeError, "_elem_info must return (path, typed)");
-            return -1;
-        }
-        if (PyDict_SetItem(c->elem, path, info) < 0) { Py_DECREF(info); return -1; }
-    }
+    PyObject *info = elem_info(c, path);
+    if (!info) return -1;
     PyObject *ep = PyTuple_GET_ITEM(info, 0);
-    int typed = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
-    int ef = path_flags(c, ep), rc = 0;
-    if (ef < 0) { Py_DECREF(info); return -1; }
+    int typed = PyTuple_GET_ITEM(info, 1) == Py_True, ef = (int)PyLong_AsLong(PyTuple_GET_ITEM(info, 2)), rc = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v) && rc == 0; i++) {
         PyObject *el = PyList_GET_ITEM(v, i);
         Py_INCREF(el);
@@ -1710,7 +1719,7 @@ static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
 }
 
 static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
-static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i);
+static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i);
 static int t_carrier(TW *w, PyObject *path, Py_ssize_t i, Py_ssize_t depth);
 static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i);
 static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
@@ -1720,7 +1729,7 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     const Tok *t = &w->T[i];
     int sp = flags & F_SPECIAL;
     if (sp && t->t == T_STR && (flags & F_STRING_ROLES)) {
-        if (t_string_roles(w, path, i) < 0) return -1;
+        if (t_string_roles(w, path, flags, i) < 0) return -1;
         sp = 0;
     } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
         if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
@@ -1846,19 +1855,10 @@ static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
     int rc = count(c, w->rclass, path, S_object, ks, n);
     Py_DECREF(ks);
     if (rc < 0) return -1;
-    PyObject *children = PyDict_GetItemWithError(c->children, path);
-    if (!children) {
-        if (PyErr_Occurred()) return -1;
-        children = PyDict_New();
-        if (!children) return -1;
-        rc = PyDict_SetItem(c->children, path, children);
-        Py_DECREF(children); /* the cache holds it */
-        if (rc < 0) return -1;
-    }
     Py_ssize_t j = i + 1;
     for (Py_ssize_t k = 0; k < n; k++) {
         int cf = 0;
-        PyObject *cp = edge(c, children, path, w->T[j].key, &cf);
+        PyObject *cp = edge(c, path, w->T[j].key, &cf);
         if (!cp) return -1;
         rc = t_walk_value(w, cp, cf, j + 1, depth + 1);
         Py_DECREF(cp);
@@ -1875,24 +1875,10 @@ static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
     Py_ssize_t n = T[i].n;
     if (flags & F_OPAQUE) return count(c, w->rclass, path, S_array, S_opaque, n);
     if (count(c, w->rclass, path, S_array, S_empty, n) < 0) return -1;
-    PyObject *info = PyDict_GetItemWithError(c->elem, path);
-    if (info) {
-        Py_INCREF(info);
-    } else {
-        if (PyErr_Occurred()) return -1;
-        info = PyObject_CallOneArg(c->m_elem_info, path);
-        if (!info) return -1;
-        if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 2) {
-            Py_DECREF(info);
-            PyErr_SetString(PyExc_TypeError, "_elem_info must return (path, typed)");
-            return -1;
-        }
-        if (PyDict_SetItem(c->elem, path, info) < 0) { Py_DECREF(info); return -1; }
-    }
+    PyObject *info = elem_info(c, path);
+    if (!info) return -1;
     PyObject *ep = PyTuple_GET_ITEM(info, 0);
-    int typed = PyObject_IsTrue(PyTuple_GET_ITEM(info, 1));
-    int ef = path_flags(c, ep), rc = 0;
-    if (ef < 0) { Py_DECREF(info); return -1; }
+    int typed = PyTuple_GET_ITEM(info, 1) == Py_True, ef = (int)PyLong_AsLong(PyTuple_GET_ITEM(info, 2)), rc = 0;
     Py_ssize_t j = i + 1;
     for (Py_ssize_t k = 0; k < n && rc == 0; k++, j = T[j].next) {
         uint8_t et = T[j].t;
@@ -2034,12 +2020,10 @@ static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i) {
 }
 
 /* string_roles for the string at i, from its bytes (a str is made only for a withheld value) */
-static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i) {
+static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i) {
     Core *c = w->c;
     const Tok *t = &w->T[i];
-    int isv = PySet_Contains(c->vocab, path);
-    if (isv < 0) return -1;
-    if (isv) {
+    if (flags & F_VOCAB) {
         PyObject *g = t_gval(w, path, i);
         if (!g) return -1;
         if (g == Py_None) { /* withheld: counted by pseudonym, in Python */
@@ -2055,9 +2039,10 @@ static int t_string_roles(TW *w, PyObject *path, Py_ssize_t i) {
             if (rc < 0) return -1;
         }
     }
-    PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
+    if (!(flags & (F_LINK | F_MARKER))) return 0;
+    PyObject *kind = flags & F_LINK ? PyDict_GetItemWithError(c->link_kinds, path) : NULL;
     if (!kind && PyErr_Occurred()) return -1;
-    PyObject *ms = PyDict_GetItemWithError(c->marker_paths, path);
+    PyObject *ms = flags & F_MARKER ? PyDict_GetItemWithError(c->marker_paths, path) : NULL;
     if (!ms && PyErr_Occurred()) return -1;
     if (!kind && !ms) return 0;
     const char *u;
