@@ -473,6 +473,21 @@ static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyOb
 
 #define PCACHE_MAX 65536
 
+/* A vocabulary value through the gate: counted as shown (g, a new reference, consumed) or,
+ * withheld (g is None), counted by pseudonym in Python: Walker.gvalue needs the value v. */
+static int count_gated(Core *c, PyObject *res, PyObject *path, PyObject *g, PyObject *v) {
+    if (g != Py_None) {
+        int rc = count_value(c, path, g);
+        Py_DECREF(g);
+        return rc;
+    }
+    Py_DECREF(g);
+    PyObject *r = v ? PyObject_CallFunctionObjArgs(c->m_gvalue, path, v, res, NULL) : NULL;
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 /* privacy.pseudonym(salt, id, "i") of an id's UTF-8: a new str */
 static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
     unsigned char inner[32], dig[32];
@@ -496,17 +511,7 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
     if (isv < 0) return -1;
     if (isv) {
         PyObject *g = gval(c, path, v);
-        if (!g) return -1;
-        if (g == Py_None) { /* withheld: counted by pseudonym, in Python */
-            Py_DECREF(g);
-            PyObject *r = PyObject_CallFunctionObjArgs(c->m_gvalue, path, v, res, NULL);
-            if (!r) return -1;
-            Py_DECREF(r);
-        } else {
-            int rc = count_value(c, path, g);
-            Py_DECREF(g);
-            if (rc < 0) return -1;
-        }
+        if (!g || count_gated(c, res, path, g, v) < 0) return -1;
     }
     PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
     if (kind) { /* an id: kept only as its salted pseudonym, as privacy.pseudonym(salt, v, "i") */
@@ -611,30 +616,37 @@ static int truncated(Core *c, PyObject *res, PyObject *rclass, PyObject *path) {
     return 0;
 }
 
-static PyObject *keyset_slow(Core *c, PyObject *v);
+/* The gated key set of an object whose keys, in order, are keys[0..n): the walker's cache
+ * by the tuple of keys, else Walker.keyset_of (which reads only the keys). */
+static PyObject *keyset_tuple(Core *c, PyObject *const *keys, Py_ssize_t n) {
+    PyObject *kt = PyTuple_New(n);
+    if (!kt) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(kt, k, Py_NewRef(keys[k]));
+    PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
+    if (ks) Py_INCREF(ks);
+    else if (!PyErr_Occurred()) ks = PyObject_CallOneArg(c->m_keyset, kt);
+    Py_DECREF(kt);
+    return ks;
+}
 
-/* An object's gated key set. Objects of one kind come with the very same key objects
- * (orjson keeps a cache of key strings), so a direct-mapped table keyed by the key objects'
- * identities, in order, answers most objects without building a tuple of keys; a miss (new
- * key objects, a collision) takes the tuple path and fills the slot. Slots own their keys,
- * so an identity in the table is never reused by another object. */
-static PyObject *keyset(Core *c, PyObject *v) {
-    Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
-    if (n == 0 || n > KS_MAX_KEYS) return keyset_slow(c, v);
-    PyObject *keys[KS_MAX_KEYS], *k, *val;
+/* The same, first from a direct-mapped table keyed by the key objects' identities, in
+ * order. Objects of one kind come with the very same key objects (orjson keeps a cache of
+ * key strings; the tape interns its keys), so most objects are answered without building a
+ * tuple of keys; a miss (new key objects, a collision) takes the tuple path and fills the
+ * slot. Slots own their keys, so an identity in the table is never reused by another
+ * object. */
+static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n) {
+    if (n == 0 || n > KS_MAX_KEYS) return keyset_tuple(c, keys, n);
     size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
-    while (PyDict_Next(v, &pos, &k, &val)) {
-        keys[i++] = k;
-        h = (h ^ ((size_t)k >> 4)) * 0x100000001B3ull;
-    }
+    for (Py_ssize_t k = 0; k < n; k++) h = (h ^ ((size_t)keys[k] >> 4)) * 0x100000001B3ull;
     KsSlot *e = &c->ks_tab[(h ^ (h >> 29)) & (KS_SLOTS - 1)];
     if (e->ks && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof(PyObject *)) == 0)
         return Py_NewRef(e->ks);
-    PyObject *ks = keyset_slow(c, v);
+    PyObject *ks = keyset_tuple(c, keys, n);
     if (!ks) return NULL;
     PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
     if (!own) return ks; /* no room to remember it: still the right answer */
-    for (Py_ssize_t j = 0; j < n; j++) own[j] = Py_NewRef(keys[j]);
+    for (Py_ssize_t k = 0; k < n; k++) own[k] = Py_NewRef(keys[k]);
     ks_slot_clear(e);
     e->keys = own;
     e->n = n;
@@ -642,20 +654,17 @@ static PyObject *keyset(Core *c, PyObject *v) {
     return ks;
 }
 
-static PyObject *keyset_slow(Core *c, PyObject *v) {
+/* An object's gated key set */
+static PyObject *keyset(Core *c, PyObject *v) {
     Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
+    if (n == 0) return keyset_tuple(c, NULL, 0);
+    PyObject *small[KS_MAX_KEYS], **keys = n <= KS_MAX_KEYS ? small : PyMem_Malloc((size_t)n * sizeof(PyObject *));
     PyObject *k, *val;
-    PyObject *kt = PyTuple_New(n);
-    if (!kt) return NULL;
-    while (PyDict_Next(v, &pos, &k, &val)) {
-        Py_INCREF(k);
-        PyTuple_SET_ITEM(kt, i++, k);
-    }
-    PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
-    Py_DECREF(kt);
-    if (ks) { Py_INCREF(ks); return ks; }
-    if (PyErr_Occurred()) return NULL;
-    return PyObject_CallOneArg(c->m_keyset, v);
+    if (!keys) return PyErr_NoMemory();
+    while (PyDict_Next(v, &pos, &k, &val) && i < n) keys[i++] = k;
+    PyObject *ks = keyset_keys(c, keys, i);
+    if (keys != small) PyMem_Free(keys);
+    return ks;
 }
 
 static PyObject *child_path(Core *c, PyObject *path, PyObject *key) {
@@ -762,6 +771,36 @@ static PyObject *elem_info(Core *c, PyObject *path) {
     return info;
 }
 
+/* An array element's path by its ``type`` (a str), path -> {type -> (element path, its
+ * flags)} cached, and its flags in *pf: a new reference, NULL on error. */
+static PyObject *typed_elem(Core *c, PyObject *path, PyObject *ep, PyObject *bt, int *pf) {
+    PyObject *per = PyDict_GetItemWithError(c->typed, path);
+    PyObject *hit = per ? PyDict_GetItemWithError(per, bt) : NULL;
+    if (hit) {
+        *pf = (int)PyLong_AsLong(PyTuple_GET_ITEM(hit, 1));
+        return Py_NewRef(PyTuple_GET_ITEM(hit, 0));
+    }
+    if (PyErr_Occurred()) return NULL;
+    PyObject *el = PyDict_New(), *tp = NULL; /* Walker._typed_path reads only the "type" */
+    if (el && PyDict_SetItem(el, S_type, bt) == 0)
+        tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
+    Py_XDECREF(el);
+    int f = tp ? path_flags(c, tp) : -1;
+    if (f >= 0 && !per && PyDict_GET_SIZE(c->typed) < 50000) {
+        per = PyDict_New();
+        if (!per || PyDict_SetItem(c->typed, path, per) < 0) f = -1;
+        Py_XDECREF(per); /* the cache holds it */
+    }
+    if (f >= 0 && per && PyDict_GET_SIZE(per) < 4096) {
+        PyObject *entry = Py_BuildValue("(Oi)", tp, f);
+        if (!entry || PyDict_SetItem(per, bt, entry) < 0) f = -1;
+        Py_XDECREF(entry);
+    }
+    if (f < 0) { Py_XDECREF(tp); return NULL; }
+    *pf = f;
+    return tp;
+}
+
 static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
@@ -806,41 +845,12 @@ static int walk_arr(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         PyObject *el = PyList_GET_ITEM(v, i);
         Py_INCREF(el);
         if (PyDict_CheckExact(el)) {
-            PyObject *p = ep;
             int pf = ef;
-            Py_INCREF(p);
-            PyObject *bt = typed ? PyDict_GetItemWithError(el, S_type) : NULL;
-            if (bt && PyUnicode_Check(bt)) {
-                /* path -> {type -> (element path, its flags)} */
-                PyObject *per = PyDict_GetItemWithError(c->typed, path);
-                PyObject *hit = per ? PyDict_GetItemWithError(per, bt) : NULL;
-                if (hit) {
-                    Py_SETREF(p, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
-                    pf = (int)PyLong_AsLong(PyTuple_GET_ITEM(hit, 1));
-                } else if (!PyErr_Occurred()) {
-                    PyObject *tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
-                    pf = tp ? path_flags(c, tp) : -1;
-                    if (pf >= 0 && !per && PyDict_GET_SIZE(c->typed) < 50000) {
-                        per = PyDict_New();
-                        if (!per || PyDict_SetItem(c->typed, path, per) < 0) pf = -1;
-                        Py_XDECREF(per); /* the cache holds it */
-                    }
-                    if (pf >= 0 && per && PyDict_GET_SIZE(per) < 4096) {
-                        PyObject *entry = Py_BuildValue("(Oi)", tp, pf);
-                        if (!entry || PyDict_SetItem(per, bt, entry) < 0) pf = -1;
-                        Py_XDECREF(entry);
-                    }
-                    if (tp) Py_SETREF(p, tp);
-                    if (pf < 0) rc = -1;
-                } else {
-                    rc = -1;
-                }
-            } else if (!bt && PyErr_Occurred()) {
-                rc = -1;
-            }
-            if (rc == 0 && pf < 0) rc = -1;
-            if (rc == 0) rc = walk_obj(c, res, rclass, p, pf, el, depth + 1, line_no);
-            Py_DECREF(p);
+            PyObject *bt = typed ? PyDict_GetItemWithError(el, S_type) : NULL, *p;
+            if (bt && PyUnicode_Check(bt)) p = typed_elem(c, path, ep, bt, &pf);
+            else p = !bt && PyErr_Occurred() ? NULL : Py_NewRef(ep);
+            rc = p ? walk_obj(c, res, rclass, p, pf, el, depth + 1, line_no) : -1;
+            Py_XDECREF(p);
         } else if (PyList_CheckExact(el)) {
             rc = walk_arr(c, res, rclass, ep, ef, el, depth + 1, line_no);
         } else {
@@ -918,6 +928,43 @@ static int append_new(PyObject *list, PyObject *item) {
     return rc;
 }
 
+/* (name path, input path, input kind) of a block type under a carrier, from the walker's
+ * Walker._block_paths, cached: a new reference */
+static PyObject *block_paths(Core *c, PyObject *carrier, PyObject *btype) {
+    PyObject *bk = PyTuple_Pack(2, carrier, btype);
+    if (!bk) return NULL;
+    PyObject *bp = PyDict_GetItemWithError(c->bpaths, bk);
+    if (bp) {
+        Py_INCREF(bp);
+    } else if (!PyErr_Occurred()) {
+        bp = PyObject_CallFunctionObjArgs(c->m_block_paths, carrier, btype, NULL);
+        if (bp && (!PyTuple_CheckExact(bp) || PyTuple_GET_SIZE(bp) != 3)) {
+            PyErr_SetString(PyExc_TypeError, "_block_paths must return a 3-tuple");
+            Py_CLEAR(bp);
+        }
+        if (bp && PyDict_SetItem(c->bpaths, bk, bp) < 0) Py_CLEAR(bp);
+    }
+    Py_DECREF(bk);
+    return bp;
+}
+
+/* A non-string payload's length as compact JSON text, in characters (orjson writes valid
+ * UTF-8: its lead bytes are counted); one orjson cannot write (too deep, surrogates) is
+ * counted by Walker._payload_len. A new reference. */
+static PyObject *dumps_len(Core *c, PyObject *res, PyObject *payload) {
+    PyObject *js = PyObject_CallOneArg(c->dumps, payload);
+    if (js && PyBytes_Check(js)) {
+        const unsigned char *q = (const unsigned char *)PyBytes_AS_STRING(js);
+        Py_ssize_t nb = PyBytes_GET_SIZE(js), chars = 0;
+        for (Py_ssize_t i = 0; i < nb; i++) chars += (q[i] & 0xC0) != 0x80;
+        Py_DECREF(js);
+        return PyLong_FromSsize_t(chars);
+    }
+    Py_XDECREF(js);
+    PyErr_Clear();
+    return PyObject_CallFunctionObjArgs(c->m_payload_len, res, payload, NULL);
+}
+
 static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no, PyObject *carrier,
                      PyObject *tpath, PyObject *arr) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(arr); i++) {
@@ -942,22 +989,7 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
         } else {
             btype = Py_NewRef(bt && bt != Py_None ? S_withheld : S_none);
         }
-        /* (name path, input path, input kind) per (carrier, btype), from the walker */
-        PyObject *bk = PyTuple_Pack(2, carrier, btype);
-        if (!bk) goto done;
-        bp = PyDict_GetItemWithError(c->bpaths, bk);
-        if (bp) {
-            Py_INCREF(bp);
-        } else if (!PyErr_Occurred()) {
-            bp = PyObject_CallFunctionObjArgs(c->m_block_paths, carrier, btype, NULL);
-            if (bp && (!PyTuple_CheckExact(bp) || PyTuple_GET_SIZE(bp) != 3)) {
-                PyErr_SetString(PyExc_TypeError, "_block_paths must return a 3-tuple");
-                Py_CLEAR(bp);
-            }
-            if (bp && PyDict_SetItem(c->bpaths, bk, bp) < 0) Py_CLEAR(bp);
-        }
-        Py_DECREF(bk);
-        if (!bp) goto done;
+        if (!(bp = block_paths(c, carrier, btype))) goto done;
         PyObject *nv = PyDict_GetItemWithError(b, c->name_key);
         if (!nv && PyErr_Occurred()) goto done;
         if (nv && PyUnicode_Check(nv)) {
@@ -976,21 +1008,7 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
         } else if (PyUnicode_Check(payload)) {
             if (!(plen = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(payload)))) goto done;
         } else {
-            /* compact JSON text, in characters (orjson writes valid UTF-8: count lead bytes) */
-            PyObject *js = PyObject_CallOneArg(c->dumps, payload);
-            if (js && PyBytes_Check(js)) {
-                const unsigned char *q = (const unsigned char *)PyBytes_AS_STRING(js);
-                Py_ssize_t nb = PyBytes_GET_SIZE(js), chars = 0;
-                for (Py_ssize_t i = 0; i < nb; i++) chars += (q[i] & 0xC0) != 0x80;
-                plen = PyLong_FromSsize_t(chars);
-                Py_DECREF(js);
-            } else {
-                /* not encodable (too deep, surrogates): Walker._payload_len counts it */
-                Py_XDECREF(js);
-                PyErr_Clear();
-                plen = PyObject_CallFunctionObjArgs(c->m_payload_len, res, payload, NULL);
-            }
-            if (!plen) goto done;
+            if (!(plen = dumps_len(c, res, payload))) goto done;
         }
         PyObject *inp = PyDict_GetItemWithError(b, S_input);
         if (!inp && PyErr_Occurred()) goto done;
@@ -1652,69 +1670,30 @@ static PyObject *t_value(Core *c, const char *line, const Tok *T, Py_ssize_t i) 
     }
 }
 
-static PyObject *t_json_type(const Tok *t) {
+/* a token's JSON type: "object" ..., or bracketed, "<object>" ... (as json_type and
+ * bracket_type name a value's) */
+static PyObject *t_type(const Tok *t, int bracketed) {
     switch (t->t) {
-    case T_OBJ: return S_object;
-    case T_ARR: return S_array;
-    case T_STR: return S_string;
-    case T_NULL: return S_null;
-    case T_TRUE: case T_FALSE: return S_boolean;
-    default: return S_number;
+    case T_OBJ: return bracketed ? S_lt_object : S_object;
+    case T_ARR: return bracketed ? S_lt_array : S_array;
+    case T_STR: return bracketed ? S_lt_string : S_string;
+    case T_NULL: return bracketed ? S_lt_null : S_null;
+    case T_TRUE: case T_FALSE: return bracketed ? S_lt_boolean : S_boolean;
+    default: return bracketed ? S_lt_number : S_number;
     }
 }
+#define t_json_type(t) t_type((t), 0)
+#define t_bracket_type(t) t_type((t), 1)
 
-static PyObject *t_bracket_type(const Tok *t) {
-    switch (t->t) {
-    case T_OBJ: return S_lt_object;
-    case T_ARR: return S_lt_array;
-    case T_STR: return S_lt_string;
-    case T_NULL: return S_lt_null;
-    case T_TRUE: case T_FALSE: return S_lt_boolean;
-    default: return S_lt_number;
-    }
-}
-
-/* keyset() for the object at i: the same table, keyed by the interned keys */
+/* keyset() for the object at i on the tape (its keys are interned: same identities) */
 static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
     Py_ssize_t n = T[i].n, j = i + 1;
-    if (n == 0 || n > KS_MAX_KEYS) {
-        PyObject *kt = PyTuple_New(n);
-        if (!kt) return NULL;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            PyTuple_SET_ITEM(kt, k, Py_NewRef(T[j].key));
-            j = T[j + 1].next;
-        }
-        PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
-        if (ks) { Py_INCREF(ks); Py_DECREF(kt); return ks; }
-        ks = PyErr_Occurred() ? NULL : PyObject_CallOneArg(c->m_keyset, kt);
-        Py_DECREF(kt);
-        return ks;
-    }
-    PyObject *keys[KS_MAX_KEYS];
-    size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        keys[k] = T[j].key;
-        h = (h ^ ((size_t)keys[k] >> 4)) * 0x100000001B3ull;
-        j = T[j + 1].next;
-    }
-    KsSlot *e = &c->ks_tab[(h ^ (h >> 29)) & (KS_SLOTS - 1)];
-    if (e->ks && e->n == n && memcmp(e->keys, keys, (size_t)n * sizeof(PyObject *)) == 0)
-        return Py_NewRef(e->ks);
-    PyObject *kt = PyTuple_New(n);
-    if (!kt) return NULL;
-    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(kt, k, Py_NewRef(keys[k]));
-    PyObject *ks = PyDict_GetItemWithError(c->kscache, kt);
-    if (ks) Py_INCREF(ks);
-    else if (!PyErr_Occurred()) ks = PyObject_CallOneArg(c->m_keyset, kt);
-    Py_DECREF(kt);
-    if (!ks) return NULL;
-    PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
-    if (!own) return ks;
-    for (Py_ssize_t k = 0; k < n; k++) own[k] = Py_NewRef(keys[k]);
-    ks_slot_clear(e);
-    e->keys = own;
-    e->n = n;
-    e->ks = Py_NewRef(ks);
+    if (n == 0) return keyset_tuple(c, NULL, 0);
+    PyObject *small[KS_MAX_KEYS], **keys = n <= KS_MAX_KEYS ? small : PyMem_Malloc((size_t)n * sizeof(PyObject *));
+    if (!keys) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < n; k++, j = T[j + 1].next) keys[k] = T[j].key;
+    PyObject *ks = keyset_keys(c, keys, n);
+    if (keys != small) PyMem_Free(keys);
     return ks;
 }
 
@@ -1884,42 +1863,18 @@ static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
         uint8_t et = T[j].t;
         if (et == T_ARR) { rc = t_walk_arr(w, ep, ef, j, depth + 1); continue; }
         if (et != T_OBJ) { rc = t_walk_leaf(w, ep, ef, j, depth + 1); continue; }
-        PyObject *p = Py_NewRef(ep);
         int pf = ef;
         Py_ssize_t bi = typed ? t_field(T, j, S_type) : -1;
+        PyObject *p;
         if (bi >= 0 && T[bi].t == T_STR) {
             PyObject *bt = t_value(c, w->line, T, bi);
-            if (!bt) { Py_DECREF(p); rc = -1; break; }
-            PyObject *per = PyDict_GetItemWithError(c->typed, path);
-            PyObject *hit = per ? PyDict_GetItemWithError(per, bt) : NULL;
-            if (hit) {
-                Py_SETREF(p, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
-                pf = (int)PyLong_AsLong(PyTuple_GET_ITEM(hit, 1));
-            } else if (!PyErr_Occurred()) {
-                /* _typed_path reads only the element's "type" */
-                PyObject *el = PyDict_New(), *tp = NULL;
-                if (el && PyDict_SetItem(el, S_type, bt) == 0)
-                    tp = PyObject_CallFunctionObjArgs(c->m_typed_path, path, ep, el, NULL);
-                Py_XDECREF(el);
-                pf = tp ? path_flags(c, tp) : -1;
-                if (pf >= 0 && !per && PyDict_GET_SIZE(c->typed) < 50000) {
-                    per = PyDict_New();
-                    if (!per || PyDict_SetItem(c->typed, path, per) < 0) pf = -1;
-                    Py_XDECREF(per);
-                }
-                if (pf >= 0 && per && PyDict_GET_SIZE(per) < 4096) {
-                    PyObject *entry = Py_BuildValue("(Oi)", tp, pf);
-                    if (!entry || PyDict_SetItem(per, bt, entry) < 0) pf = -1;
-                    Py_XDECREF(entry);
-                }
-                if (tp) Py_SETREF(p, tp);
-            } else {
-                pf = -1;
-            }
-            Py_DECREF(bt);
+            p = bt ? typed_elem(c, path, ep, bt, &pf) : NULL;
+            Py_XDECREF(bt);
+        } else {
+            p = Py_NewRef(ep);
         }
-        rc = pf < 0 ? -1 : t_walk_obj(w, p, pf, j, depth + 1);
-        Py_DECREF(p);
+        rc = p ? t_walk_obj(w, p, pf, j, depth + 1) : -1;
+        Py_XDECREF(p);
     }
     Py_DECREF(info);
     return rc;
@@ -2026,18 +1981,10 @@ static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i) {
     if (flags & F_VOCAB) {
         PyObject *g = t_gval(w, path, i);
         if (!g) return -1;
-        if (g == Py_None) { /* withheld: counted by pseudonym, in Python */
-            Py_DECREF(g);
-            PyObject *v = t_value(c, w->line, w->T, i);
-            PyObject *r = v ? PyObject_CallFunctionObjArgs(c->m_gvalue, path, v, w->res, NULL) : NULL;
-            Py_XDECREF(v);
-            if (!r) return -1;
-            Py_DECREF(r);
-        } else {
-            int rc = count_value(c, path, g);
-            Py_DECREF(g);
-            if (rc < 0) return -1;
-        }
+        PyObject *v = g == Py_None ? t_value(c, w->line, w->T, i) : NULL; /* withheld: Python needs it */
+        int rc = count_gated(c, w->res, path, g, v);
+        Py_XDECREF(v);
+        if (rc < 0) return -1;
     }
     if (!(flags & (F_LINK | F_MARKER))) return 0;
     PyObject *kind = flags & F_LINK ? PyDict_GetItemWithError(c->link_kinds, path) : NULL;
@@ -2104,21 +2051,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
         } else {
             btype = Py_NewRef(bt >= 0 && T[bt].t != T_NULL ? S_withheld : S_none);
         }
-        PyObject *bk = PyTuple_Pack(2, carrier, btype);
-        if (!bk) goto done;
-        bp = PyDict_GetItemWithError(c->bpaths, bk);
-        if (bp) {
-            Py_INCREF(bp);
-        } else if (!PyErr_Occurred()) {
-            bp = PyObject_CallFunctionObjArgs(c->m_block_paths, carrier, btype, NULL);
-            if (bp && (!PyTuple_CheckExact(bp) || PyTuple_GET_SIZE(bp) != 3)) {
-                PyErr_SetString(PyExc_TypeError, "_block_paths must return a 3-tuple");
-                Py_CLEAR(bp);
-            }
-            if (bp && PyDict_SetItem(c->bpaths, bk, bp) < 0) Py_CLEAR(bp);
-        }
-        Py_DECREF(bk);
-        if (!bp) goto done;
+        if (!(bp = block_paths(c, carrier, btype))) goto done;
         Py_ssize_t nv = t_field(T, b, c->name_key);
         if (nv >= 0 && T[nv].t == T_STR) {
             if (!(name = t_gval_shown(w, PyTuple_GET_ITEM(bp, 0), nv))) goto done;
@@ -2137,18 +2070,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
         } else {
             PyObject *payload = t_value(c, w->line, T, pl);
             if (!payload) goto done;
-            PyObject *js = PyObject_CallOneArg(c->dumps, payload);
-            if (js && PyBytes_Check(js)) {
-                const unsigned char *q = (const unsigned char *)PyBytes_AS_STRING(js);
-                Py_ssize_t nb = PyBytes_GET_SIZE(js), chars = 0;
-                for (Py_ssize_t k = 0; k < nb; k++) chars += (q[k] & 0xC0) != 0x80;
-                plen = PyLong_FromSsize_t(chars);
-                Py_DECREF(js);
-            } else {
-                Py_XDECREF(js);
-                PyErr_Clear();
-                plen = PyObject_CallFunctionObjArgs(c->m_payload_len, w->res, payload, NULL);
-            }
+            plen = dumps_len(c, w->res, payload);
             Py_DECREF(payload);
             if (!plen) goto done;
         }
