@@ -1142,12 +1142,15 @@ static PyObject *Core_record(Core *c, PyObject *const *args, Py_ssize_t nargs) {
  * orjson turns every string, number and object of a line into a Python object, and the
  * walk above then reads them back; most of them (message text, tool payloads) are only
  * measured. The tape is the line scanned once into a flat array of tokens (simdjson's
- * idea): each value's type, its span in the line, a string's decoded UTF-8 length, and
- * where its subtree ends. The walk below reads the tape exactly as walk_obj/walk_arr read
- * the parsed objects, and makes a Python object only where the object walk hands one to
- * Python or to the gate: a string at a declared path, a frame field, a data-keyed map.
- * Keys are interned in a table of their own, so the identity caches above (edges, key
- * sets) work unchanged.
+ * idea): each value's type, its span in the line, a string's decoded UTF-8 length, code
+ * points and what orjson.dumps adds escaping it, and where its subtree ends. The walk below
+ * reads the tape along the same paths as walk_obj/walk_arr read the parsed objects, and
+ * makes a Python object only where Python or the gate needs one: a string at a declared
+ * path that the value cache (keyed by path and bytes) has not seen, a payload holding a
+ * float, a value a Python method takes. Data-keyed maps are counted here, and a JSON
+ * carrier's text is walked on a second tape. Keys are interned (in a table of their own,
+ * and by Python), so the identity caches above (edges, key sets) work unchanged and a field
+ * is found by identity.
  *
  * The scanner is stricter than orjson, never looser: any line it is not sure orjson reads
  * the same way (a duplicate key, a lone surrogate escape, an integer of more than 18
