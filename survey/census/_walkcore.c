@@ -1043,6 +1043,15 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
     return 0;
 }
 
+/* One object per record class (rclass, stolen), so the node table's identity keys repeat:
+ * a new reference, NULL on error. */
+static PyObject *canon_rclass(Core *c, PyObject *rclass) {
+    if (!PyUnicode_CheckExact(rclass) || PyDict_GET_SIZE(c->rclasses) >= 10000) return rclass;
+    PyObject *canon = PyDict_SetDefault(c->rclasses, rclass, rclass);
+    Py_XSETREF(rclass, canon ? Py_NewRef(canon) : NULL);
+    return rclass;
+}
+
 /* Walker.record; node counts stay in the table until the entry point returns */
 static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6 && nargs != 7) {
@@ -1083,12 +1092,7 @@ static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     } else {
         Py_INCREF(rclass);
     }
-    if (PyUnicode_CheckExact(rclass) && PyDict_GET_SIZE(c->rclasses) < 10000) {
-        /* one object per class, so the node table's identity keys repeat */
-        PyObject *canon = PyDict_SetDefault(c->rclasses, rclass, rclass);
-        if (!canon) { Py_DECREF(rclass); goto out; }
-        Py_SETREF(rclass, Py_NewRef(canon));
-    }
+    if (!(rclass = canon_rclass(c, rclass))) goto out;
     PyTuple_SET_ITEM(row, 4, rclass); /* the row owns it; used below while the row lives */
     for (Py_ssize_t i = 0; i < nff; i++) {
         PyObject *pp = PyTuple_GET_ITEM(c->ff_parts, i);
@@ -1266,12 +1270,15 @@ typedef struct {
     int depth;
 } Scan;
 
+/* the next token's index; -1: more than TAPE_MAX (orjson takes the line), -2: no memory
+ * (MemoryError set). PUSH_FAILED gives the scanner's answer for either. */
+#define PUSH_FAILED(i) ((i) == -1 ? SC_FALLBACK : SC_ERROR)
 static Py_ssize_t tape_push(Core *c, Scan *S) {
     if (S->ntok >= TAPE_MAX) return -1;
     if (S->ntok >= c->tcap) {
         Py_ssize_t ncap = c->tcap ? c->tcap * 2 : 4096;
         Tok *nt = PyMem_Realloc(c->tape, (size_t)ncap * sizeof(Tok));
-        if (!nt) return -2;
+        if (!nt) { PyErr_NoMemory(); return -2; }
         c->tape = nt;
         c->tcap = ncap;
     }
@@ -1329,8 +1336,9 @@ static const unsigned char *plain(const unsigned char *p, const unsigned char *e
 static const unsigned char *plain(const unsigned char *p, const unsigned char *e) { return plain_swar(p, e); }
 #endif
 
-/* A string whose opening quote is behind S->p: fills t (off, len, esc, n), leaves S->p after
- * the closing quote. */
+/* A string whose opening quote is behind S->p: fills t (off, len, esc, n, cps, jx), leaves
+ * S->p after the closing quote. plain() stops only at a quote, a backslash, a control byte
+ * or a byte from 0x80, so each turn of the loop handles one of those. */
 static int sc_string(Scan *S, Tok *t) {
     const unsigned char *p = S->p, *e = S->e, *start = p;
     Py_ssize_t extra = 0;  /* decoded length minus raw length, from escapes */
@@ -1343,7 +1351,6 @@ static int sc_string(Scan *S, Tok *t) {
         unsigned char ch = *p;
         if (ch == '"') break;
         if (ch < 0x20) return SC_FALLBACK;
-        if (ch < 0x80 && ch != '\\') { p++; continue; }
         if (ch >= 0x80) {
             int k = utf8_seq(p, e);
             if (!k) return SC_FALLBACK;
@@ -1467,7 +1474,7 @@ static int sc_value(Core *c, Scan *S);
 
 static int sc_container(Core *c, Scan *S, int obj) {
     Py_ssize_t i = tape_push(c, S);
-    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    if (i < 0) return PUSH_FAILED(i);
     if (++S->depth > TAPE_DEPTH) return SC_FALLBACK;
     uint32_t off = (uint32_t)(S->p - S->s), n = 0;
     unsigned char close = obj ? '}' : ']';
@@ -1480,7 +1487,7 @@ static int sc_container(Core *c, Scan *S, int obj) {
             if (obj) {
                 if (S->p >= S->e || *S->p != '"') return SC_FALLBACK;
                 Py_ssize_t k = tape_push(c, S);
-                if (k < 0) return k == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+                if (k < 0) return PUSH_FAILED(k);
                 S->p++;
                 int rc = sc_string(S, &c->tape[k]);
                 if (rc) return rc;
@@ -1550,7 +1557,7 @@ static int sc_number(Core *c, Scan *S) {
         if (p == d || p - d > 2) return SC_FALLBACK; /* 1e400 is an error in orjson */
     }
     Py_ssize_t i = tape_push(c, S);
-    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    if (i < 0) return PUSH_FAILED(i);
     Tok *t = &c->tape[i];
     t->t = T_NUM; t->esc = (uint8_t)flt; t->n = 0; t->next = (uint32_t)(i + 1);
     t->off = (uint32_t)(start - S->s); t->len = (uint32_t)(p - start); t->key = NULL;
@@ -1564,7 +1571,7 @@ static int sc_value(Core *c, Scan *S) {
     if (ch == '{' || ch == '[') return sc_container(c, S, ch == '{');
     if (ch == '"') {
         Py_ssize_t i = tape_push(c, S);
-        if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+        if (i < 0) return PUSH_FAILED(i);
         S->p++;
         int rc = sc_string(S, &c->tape[i]);
         c->tape[i].next = (uint32_t)(i + 1);
@@ -1576,7 +1583,7 @@ static int sc_value(Core *c, Scan *S) {
     size_t ln = strlen(lit);
     if ((size_t)(S->e - S->p) < ln || memcmp(S->p, lit, ln) != 0) return SC_FALLBACK;
     Py_ssize_t i = tape_push(c, S);
-    if (i < 0) return i == -1 ? SC_FALLBACK : (PyErr_NoMemory(), SC_ERROR);
+    if (i < 0) return PUSH_FAILED(i);
     Tok *t = &c->tape[i];
     t->t = ch == 't' ? T_TRUE : ch == 'f' ? T_FALSE : T_NULL;
     t->esc = 0; t->n = 0; t->next = (uint32_t)(i + 1);
@@ -1585,7 +1592,9 @@ static int sc_value(Core *c, Scan *S) {
     return SC_OK;
 }
 
-/* Scan a line onto c->tape: SC_OK when it is one JSON object orjson reads the same way. */
+/* Scan a line onto c->tape: SC_OK when it is one JSON object orjson reads the same way
+ * (nested: a JSON carrier's text, which may also be an array, scanned while its line's
+ * tokens are in use). */
 static int scan_text(Core *c, const char *p, Py_ssize_t n, int nested) {
     if (n >= (Py_ssize_t)UINT32_MAX) return SC_FALLBACK;
     if (!c->keys && !(c->keys = PyMem_Calloc(KEY_SLOTS, sizeof(Key)))) { PyErr_NoMemory(); return SC_ERROR; }
@@ -1601,7 +1610,6 @@ static int scan_text(Core *c, const char *p, Py_ssize_t n, int nested) {
     return S.p == S.e ? SC_OK : SC_FALLBACK;
 }
 
-static int scan_line(Core *c, const char *p, Py_ssize_t n) { return scan_text(c, p, n, 0); }
 
 /* ---- the walk over the tape: walk_obj/walk_arr/walk_leaf, record_impl and do_blocks ---- */
 
@@ -2123,11 +2131,7 @@ static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *a
     rclass = PyList_GET_SIZE(parts) ? PyUnicode_Join(S_slash, parts) : Py_NewRef(S_none);
     Py_DECREF(parts);
     if (!rclass) goto out;
-    if (PyUnicode_CheckExact(rclass) && PyDict_GET_SIZE(c->rclasses) < 10000) {
-        PyObject *canon = PyDict_SetDefault(c->rclasses, rclass, rclass);
-        if (!canon) goto out;
-        Py_SETREF(rclass, Py_NewRef(canon));
-    }
+    if (!(rclass = canon_rclass(c, rclass))) goto out;
     PyTuple_SET_ITEM(row, 4, Py_NewRef(rclass));
     w.rclass = rclass;
     for (Py_ssize_t i = 0; i < nff; i++) {
@@ -2193,7 +2197,7 @@ static int one_frame(Core *c, PyObject *res, const char *p, Py_ssize_t n, Py_ssi
         status = Py_NewRef(S_blank);
     } else {
         if (c->use_tape) { /* the tape when it can, orjson when it cannot */
-            int sc = scan_line(c, p, n);
+            int sc = scan_text(c, p, n, 0);
             if (sc == SC_ERROR) return -1;
             if (sc == SC_OK) {
                 PyObject *a[4] = {PyLong_FromSsize_t(line), S_ok, PyLong_FromSsize_t(n), PyLong_FromLong(flags)};
