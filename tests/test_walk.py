@@ -134,18 +134,18 @@ def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
         "f-02": {("r", "$", "object", "a,b"): [3, 2], ("q", "$.b", "null", ""): [1, 0]},
         "f-03": {},
     }
-    agg = _Aggregated(4, 2)
+    agg = _Aggregated(schema, 4)
     for fid, rows in files.items():
         agg.add(fid, rows)
     expected = pl.DataFrame([(fid, *k, *v) for fid, rows in files.items() for k, v in rows.items()],
                             schema=schema, orient="row")
-    assert agg.frame(schema).equals(expected)
     assert len(agg.keys) == 3  # the shared key is numbered once
+    assert agg.frame().equals(expected)
 
     vschema = _schemas([])["values"]
-    vals = _Aggregated(3, 1)
+    vals = _Aggregated(vschema, 3)
     vals.add("f-01", {("$.role", "user", None): 4, ("$.id", "<withheld>", "i-1"): 1})
     vals.add("f-02", {("$.role", "user", None): 2})
-    assert vals.frame(vschema).rows() == [("f-01", "$.role", "user", None, 4),
+    assert vals.frame().rows() == [("f-01", "$.role", "user", None, 4),
                                           ("f-01", "$.id", "<withheld>", "i-1", 1),
                                           ("f-02", "$.role", "user", None, 2)]

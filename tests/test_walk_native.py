@@ -301,3 +301,82 @@ def test_id_pseudonyms_without_the_cpus_sha_extensions() -> None:
     env = {**__import__("os").environ, "SURVEY_NO_SHA_NI": "1"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# -- batch tables: _walkcore.Table against the Python lists ---------------------------------
+
+def _parts(spill: Path) -> dict[str, list]:
+    import polars as pl
+
+    return {f"{p.parent.name}/{p.name}": pl.read_parquet(p).rows() for p in sorted(spill.rglob("*.parquet"))}
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", NAMES)
+def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's rows become Parquet parts through ``_walkcore.Table`` (Arrow buffers) or,
+    without the C core, through ``_ListTable`` (lists): the parts are equal, row for row,
+    with every null, uint64 file key, float and boolean of every runtime's canaries."""
+    import importlib
+
+    from survey.census import collect as C
+
+    prof = get(runtime)
+    importlib.import_module(prof.synth).generate(tmp_path / "c", seed=5, sessions=5, canaries=True)
+    tasks = corpus_tasks(runtime, tmp_path / "c")
+    walker = W.make_walker(runtime, "reviewed", False, SALT)
+    fc = list(prof.frame_fields)
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    C.walk_batch(walker, tasks, str(tmp_path / "a"), 0, fc)
+    monkeypatch.setattr(W, "NATIVE", None)  # the walker keeps its C core; only the tables change
+    C.walk_batch(walker, tasks, str(tmp_path / "b"), 0, fc)
+    a, b = _parts(tmp_path / "a"), _parts(tmp_path / "b")
+    assert a == b
+    assert {"frames/part-000000.parquet", "nodes/part-000000.parquet"} <= set(a)
+    assert any(None in row for rows in a.values() for row in rows), "no null was exercised"
+
+
+@needs_native
+def test_table_columns_types_nulls_and_failed_rows() -> None:
+    """Each kind of column round-trips through the Arrow interface; a row that fails half
+    way is taken back from every column; a column is handed over once."""
+    import polars as pl
+
+    t = W.NATIVE.Table(("file_id", "file_key", "n", "name", "value", "found"), "suisfb")
+    t.add([(1, "a", 1.5, True), (2, None, 3, None), (None, "é€𝄞", None, False)], ("f", 2**63 + 5))
+    with pytest.raises(TypeError):
+        t.add([(None, None, None, None), (5, 6, 1.0, True)], ("f", 1))  # the second row's name is an int
+    with pytest.raises(ValueError):
+        t.add([(4, "b", 1.0)], ("f", 1))  # a row one value short
+    with pytest.raises(OverflowError):
+        t.add([(2**64, "b", 1.0, True)], ("f", 1))
+    assert len(t) == 3
+    t.add([(7, "", -0.5, True)], ("g", 0))
+    cols = t.columns()
+    assert len(t) == 0 and t.columns()[0].count() == 0
+    df = pl.DataFrame([pl.Series(c) for c in cols])
+    assert df.schema == {"file_id": pl.String, "file_key": pl.UInt64, "n": pl.Int64, "name": pl.String,
+                         "value": pl.Float64, "found": pl.Boolean}
+    assert df.rows() == [("f", 2**63 + 5, 1, "a", 1.5, True), ("f", 2**63 + 5, 2, None, 3.0, None),
+                         ("f", 2**63 + 5, None, "é€𝄞", None, False), ("g", 0, 7, "", -0.5, True)]
+    with pytest.raises(ValueError, match="exported already"):
+        pl.Series(cols[0])
+    with pytest.raises(UnicodeEncodeError):  # as polars itself refuses a lone surrogate
+        W.NATIVE.Table(("a",), "s").add([("x\ud800",)], ())
+
+
+@needs_native
+def test_table_counts_number_each_key_once() -> None:
+    import polars as pl
+
+    t = W.NATIVE.Table(("file_id", "key_number", "count", "max_len"), "siii")
+    keys: dict[tuple, int] = {}
+    t.add_counts("f1", {("a", "b"): [1, 2], ("c", None): [3, None]}, keys)
+    t.add_counts("f2", {("c", None): [5, 6]}, keys)
+    with pytest.raises(ValueError):
+        t.add_counts("f3", {("d",): [1, 2], ("e",): [1]}, keys)  # the second count list is short
+    # keys numbered before the failure stay numbered, never used: the frame gathers by number
+    assert keys == {("a", "b"): 0, ("c", None): 1, ("d",): 2, ("e",): 3}
+    assert pl.DataFrame([pl.Series(c) for c in t.columns()]).rows() == [
+        ("f1", 0, 1, 2), ("f1", 1, 3, None), ("f2", 1, 5, 6)]

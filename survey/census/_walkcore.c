@@ -2518,6 +2518,455 @@ static PyTypeObject CoreType = {
     .tp_methods = Core_methods,
 };
 
+/* ---- Batch tables: a batch's rows, column by column, handed to polars as Arrow arrays ----
+ *
+ * collect.py gathers a walk batch's rows (the FileResult lists of tuples and the per-file
+ * count dicts) into one table per spilled table and writes each as a Parquet part. In
+ * Python that meant transposing every row tuple, extending a list per column and building
+ * each polars Series from a list of Python objects again: a quarter of the walk stage. A
+ * Table appends each cell to a typed buffer once; Table.columns() hands the buffers to polars
+ * through the Arrow C data interface (``__arrow_c_array__``, which polars imports without
+ * pyarrow). The buffers are malloc'd, not PyMem: polars may release them on a thread that
+ * does not hold the GIL. Kinds: 's' UTF-8 (Arrow large_utf8), 'i' int64, 'u' uint64,
+ * 'f' float64 (an int is converted, as polars does), 'b' boolean; None is a null in any. */
+
+struct ArrowSchema {
+    const char *format, *name, *metadata;
+    int64_t flags, n_children;
+    struct ArrowSchema **children, *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length, null_count, offset, n_buffers, n_children;
+    const void **buffers;
+    struct ArrowArray **children, *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+typedef struct {
+    char kind;
+    int64_t n, cap;        /* values */
+    uint8_t *valid;        /* validity bitmap; NULL until the first null */
+    int64_t nulls;
+    unsigned char *data;   /* 8 bytes a value (bool: 1 byte, packed on export); 's': n+1 offsets */
+    char *chars;           /* 's': the strings' bytes */
+    int64_t nchars, charcap;
+    PyObject *name;
+} Col;
+
+static void col_free(Col *c) {
+    free(c->valid);
+    free(c->data);
+    free(c->chars);
+    c->valid = NULL, c->data = NULL, c->chars = NULL;
+    c->n = c->cap = c->nulls = c->nchars = c->charcap = 0;
+}
+
+static int col_reserve(Col *c, int64_t extra) {
+    int64_t need = c->n + extra;
+    if (need <= c->cap) return 0;
+    int64_t cap = c->cap ? c->cap : 1024;
+    while (cap < need) cap *= 2;
+    size_t w = c->kind == 'b' ? 1 : 8;
+    /* 's' keeps n+1 offsets */
+    unsigned char *d = realloc(c->data, (size_t)(cap + 1) * w);
+    if (!d) { PyErr_NoMemory(); return -1; }
+    if (!c->data && c->kind == 's') ((int64_t *)d)[0] = 0;
+    c->data = d;
+    if (c->valid) {
+        uint8_t *v = realloc(c->valid, (size_t)(cap / 8 + 1));
+        if (!v) { PyErr_NoMemory(); return -1; }
+        memset(v + c->cap / 8 + 1, 0xff, (size_t)(cap / 8 - c->cap / 8));
+        c->valid = v;
+    }
+    c->cap = cap;
+    return 0;
+}
+
+static int col_null(Col *c) {  /* call after col_reserve(c, 1) */
+    if (!c->valid) {
+        c->valid = malloc((size_t)(c->cap / 8 + 1));
+        if (!c->valid) { PyErr_NoMemory(); return -1; }
+        memset(c->valid, 0xff, (size_t)(c->cap / 8 + 1));
+    }
+    c->valid[c->n >> 3] &= (uint8_t)~(1u << (c->n & 7));
+    c->nulls++;
+    if (c->kind == 's') ((int64_t *)c->data)[c->n + 1] = c->nchars;
+    else if (c->kind == 'b') c->data[c->n] = 0;
+    else memset(c->data + c->n * 8, 0, 8);
+    c->n++;
+    return 0;
+}
+
+static int col_chars(Col *c, const char *s, Py_ssize_t len) {
+    if (c->nchars + len > c->charcap) {
+        int64_t cap = c->charcap ? c->charcap : 16384;
+        while (cap < c->nchars + len) cap *= 2;
+        char *d = realloc(c->chars, (size_t)cap);
+        if (!d) { PyErr_NoMemory(); return -1; }
+        c->chars = d, c->charcap = cap;
+    }
+    memcpy(c->chars + c->nchars, s, (size_t)len);
+    c->nchars += len;
+    return 0;
+}
+
+/* Append v to c n times (n > 1 only for a file's id columns). */
+static int col_put(Col *c, PyObject *v, Py_ssize_t n) {
+    if (col_reserve(c, n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (v == Py_None) {
+            if (col_null(c) < 0) return -1;
+            continue;
+        }
+        switch (c->kind) {
+        case 's': {
+            if (!PyUnicode_Check(v)) goto wrong;
+            Py_ssize_t len;
+            const char *s = PyUnicode_AsUTF8AndSize(v, &len);
+            if (!s || col_chars(c, s, len) < 0) return -1;
+            ((int64_t *)c->data)[c->n + 1] = c->nchars;
+            break;
+        }
+        case 'i': case 'u': {
+            if (!PyLong_Check(v)) goto wrong;
+            int64_t x;
+            if (c->kind == 'i') x = PyLong_AsLongLong(v);
+            else x = (int64_t)PyLong_AsUnsignedLongLong(v);
+            if (x == -1 && PyErr_Occurred()) return -1;
+            memcpy(c->data + c->n * 8, &x, 8);
+            break;
+        }
+        case 'f': {
+            double x;
+            if (PyFloat_Check(v)) x = PyFloat_AS_DOUBLE(v);
+            else if (PyLong_Check(v)) {
+                x = PyLong_AsDouble(v);
+                if (x == -1.0 && PyErr_Occurred()) return -1;
+            } else goto wrong;
+            memcpy(c->data + c->n * 8, &x, 8);
+            break;
+        }
+        default: /* 'b' */
+            if (v == Py_True) c->data[c->n] = 1;
+            else if (v == Py_False) c->data[c->n] = 0;
+            else goto wrong;
+        }
+        if (c->valid) c->valid[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));  /* after a cut */
+        c->n++;
+    }
+    return 0;
+wrong:
+    PyErr_Format(PyExc_TypeError, "a %s in a column of kind '%c'", Py_TYPE(v)->tp_name, c->kind);
+    return -1;
+}
+
+/* One exported column: owns its buffers until polars takes them. */
+typedef struct {
+    PyObject_HEAD
+    Col col;
+} Column;
+
+static void Column_dealloc(Column *self) {
+    col_free(&self->col);
+    Py_XDECREF(self->col.name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+typedef struct { void *bufs[3]; const void *ptrs[3]; char *name; } Exported;
+
+static void release_schema(struct ArrowSchema *s) {
+    free((void *)s->name);
+    s->release = NULL;
+}
+
+static void release_array(struct ArrowArray *a) {
+    Exported *e = a->private_data;
+    for (int i = 0; i < 3; i++) free(e->bufs[i]);
+    free(e);
+    a->release = NULL;
+}
+
+static void schema_capsule_free(PyObject *cap) {
+    struct ArrowSchema *s = PyCapsule_GetPointer(cap, "arrow_schema");
+    if (!s) { PyErr_Clear(); return; }
+    if (s->release) s->release(s);
+    free(s);
+}
+
+static void array_capsule_free(PyObject *cap) {
+    struct ArrowArray *a = PyCapsule_GetPointer(cap, "arrow_array");
+    if (!a) { PyErr_Clear(); return; }
+    if (a->release) a->release(a);
+    free(a);
+}
+
+static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    /* __arrow_c_array__(requested_schema=None) -> (schema capsule, array capsule); once */
+    Col *c = &self->col;
+    if (!c->data && c->n == 0 && c->cap < 0) {
+        PyErr_SetString(PyExc_ValueError, "this column was exported already");
+        return NULL;
+    }
+    Py_ssize_t nlen;
+    const char *nm = PyUnicode_AsUTF8AndSize(c->name, &nlen);
+    if (!nm) return NULL;
+    struct ArrowSchema *s = calloc(1, sizeof *s);
+    struct ArrowArray *a = calloc(1, sizeof *a);
+    Exported *e = calloc(1, sizeof *e);
+    char *name = malloc((size_t)nlen + 1);
+    if (c->kind == 'b' && c->n) {  /* Arrow booleans are bits */
+        uint8_t *bits = calloc((size_t)(c->n / 8 + 1), 1);
+        if (bits) {
+            for (int64_t i = 0; i < c->n; i++)
+                if (c->data[i]) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+            free(c->data);
+            c->data = bits;
+        } else name = (free(name), NULL);
+    }
+    if (!c->data) c->data = calloc(16, 1);  /* never a NULL values buffer */
+    if (!c->chars) c->chars = malloc(1);
+    if (!s || !a || !e || !name || !c->data || !c->chars) {
+        free(s), free(a), free(e), free(name);
+        return PyErr_NoMemory();
+    }
+    memcpy(name, nm, (size_t)nlen + 1);
+    static const char *formats[] = {"U", "l", "L", "g", "b"};
+    const char *kinds = "siufb";
+    s->format = formats[strchr(kinds, c->kind) - kinds];
+    s->name = name;
+    s->flags = 2; /* ARROW_FLAG_NULLABLE */
+    s->release = release_schema;
+    e->bufs[0] = c->valid, e->bufs[1] = c->data;
+    e->bufs[2] = c->kind == 's' ? c->chars : NULL;
+    if (c->kind != 's') free(c->chars);
+    e->ptrs[0] = c->valid, e->ptrs[1] = c->data, e->ptrs[2] = e->bufs[2];
+    a->length = c->n;
+    a->null_count = c->nulls;
+    a->n_buffers = c->kind == 's' ? 3 : 2;
+    a->buffers = e->ptrs;
+    a->release = release_array;
+    a->private_data = e;
+    /* the buffers are the array's now */
+    c->valid = NULL, c->data = NULL, c->chars = NULL;
+    c->n = c->nulls = c->nchars = c->charcap = 0;
+    c->cap = -1;
+    PyObject *sc = PyCapsule_New(s, "arrow_schema", schema_capsule_free);
+    if (!sc) { release_schema(s), free(s), release_array(a), free(a); return NULL; }
+    PyObject *ac = PyCapsule_New(a, "arrow_array", array_capsule_free);
+    if (!ac) { Py_DECREF(sc), release_array(a), free(a); return NULL; }
+    return Py_BuildValue("(NN)", sc, ac);
+}
+
+static PyObject *Column_len(Column *self, PyObject *unused) {
+    return PyLong_FromLongLong(self->col.cap < 0 ? 0 : self->col.n);
+}
+
+static PyMethodDef Column_methods[] = {
+    {"__arrow_c_array__", (PyCFunction)(void (*)(void))Column_arrow, METH_FASTCALL | METH_KEYWORDS,
+     "__arrow_c_array__(requested_schema=None): the Arrow C data interface (once: it moves the buffers)"},
+    {"count", (PyCFunction)Column_len, METH_NOARGS, "count() -> the values not yet exported"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ColumnType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "survey.census._walkcore.Column",
+    .tp_basicsize = sizeof(Column),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One column of a Table, exported to polars by __arrow_c_array__.",
+    .tp_dealloc = (destructor)Column_dealloc,
+    .tp_methods = Column_methods,
+};
+
+typedef struct { int64_t n, nulls, nchars; } Mark;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t ncols;
+    Col *cols;
+    Mark *marks;
+    int64_t rows;
+} Table;
+
+/* A failed add leaves no column longer than another: each is cut back to its mark. */
+static void table_mark(Table *t) {
+    for (Py_ssize_t i = 0; i < t->ncols; i++)
+        t->marks[i] = (Mark){t->cols[i].n, t->cols[i].nulls, t->cols[i].nchars};
+}
+
+static PyObject *table_cut(Table *t, int64_t rows) {
+    for (Py_ssize_t i = 0; i < t->ncols; i++) {
+        Col *c = &t->cols[i];
+        c->n = t->marks[i].n, c->nulls = t->marks[i].nulls, c->nchars = t->marks[i].nchars;
+    }
+    t->rows = rows;
+    return NULL;
+}
+
+static void Table_dealloc(Table *t) {
+    for (Py_ssize_t i = 0; i < t->ncols; i++) {
+        col_free(&t->cols[i]);
+        Py_XDECREF(t->cols[i].name);
+    }
+    free(t->cols);
+    free(t->marks);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static int Table_init(Table *t, PyObject *args, PyObject *kw) {
+    PyObject *names;
+    const char *kinds;
+    if (!PyArg_ParseTuple(args, "O!s", &PyTuple_Type, &names, &kinds)) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if ((Py_ssize_t)strlen(kinds) != n) {
+        PyErr_SetString(PyExc_ValueError, "Table(names, kinds): a kind for every name");
+        return -1;
+    }
+    if (t->cols) return 0;
+    t->cols = calloc((size_t)n + 1, sizeof(Col));
+    t->marks = calloc((size_t)n + 1, sizeof(Mark));
+    if (!t->cols || !t->marks) { PyErr_NoMemory(); return -1; }
+    t->ncols = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!strchr("siufb", kinds[i]) || !PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_Format(PyExc_ValueError, "Table: kinds are s, i, u, f, b; names are str");
+            return -1;
+        }
+        t->cols[i].kind = kinds[i];
+        t->cols[i].name = Py_NewRef(PyTuple_GET_ITEM(names, i));
+    }
+    return 0;
+}
+
+/* add(rows, ids): each row of a file (a tuple) after the file's ids (file_id[, file_key]) */
+static PyObject *Table_add(Table *t, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "add(rows: list[tuple], ids: tuple)");
+        return NULL;
+    }
+    PyObject *rows = args[0], *ids = args[1];
+    Py_ssize_t n = PyList_GET_SIZE(rows), k = PyTuple_GET_SIZE(ids), w = t->ncols - k;
+    if (w < 0) {
+        PyErr_SetString(PyExc_ValueError, "add: more ids than columns");
+        return NULL;
+    }
+    int64_t rows0 = t->rows;
+    table_mark(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *r = PyList_GET_ITEM(rows, i);
+        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != w) {
+            PyErr_Format(PyExc_ValueError, "add: row %zd is not a tuple of %zd values", i, w);
+            goto undo;
+        }
+        for (Py_ssize_t j = 0; j < w; j++)
+            if (col_put(&t->cols[k + j], PyTuple_GET_ITEM(r, j), 1) < 0) goto undo;
+        t->rows++;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (col_put(&t->cols[j], PyTuple_GET_ITEM(ids, j), n) < 0) goto undo;
+    Py_RETURN_NONE;
+undo:
+    return table_cut(t, rows0);
+}
+
+/* add_counts(file_id, counts, keys): a file's count dict {key tuple: count or [counts]} as
+ * rows (file_id, the key's number, counts...); ``keys`` numbers each distinct key of the
+ * batch in order of first sight (collect.py turns the numbers back into the key's columns
+ * with one gather). */
+static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_Check(args[1]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "add_counts(file_id, counts: dict, keys: dict)");
+        return NULL;
+    }
+    PyObject *fid = args[0], *d = args[1], *keys = args[2], *k, *v;
+    Py_ssize_t pos = 0, w = t->ncols - 2, n = PyDict_GET_SIZE(d);
+    if (w < 1) {
+        PyErr_SetString(PyExc_ValueError, "add_counts: a table of file_id, key number and counts");
+        return NULL;
+    }
+    int64_t rows0 = t->rows;
+    table_mark(t);
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        PyObject *kid = PyDict_GetItemWithError(keys, k);
+        if (!kid) {
+            if (PyErr_Occurred()) return table_cut(t, rows0);
+            kid = PyLong_FromSsize_t(PyDict_GET_SIZE(keys));
+            if (!kid || PyDict_SetItem(keys, k, kid) < 0) { Py_XDECREF(kid); return table_cut(t, rows0); }
+            Py_DECREF(kid);  /* the dict holds it */
+        }
+        if (col_put(&t->cols[1], kid, 1) < 0) return table_cut(t, rows0);
+        if (w == 1 && !PyList_Check(v) && !PyTuple_Check(v)) {
+            if (col_put(&t->cols[2], v, 1) < 0) return table_cut(t, rows0);
+        } else {
+            PyObject *seq = PySequence_Fast(v, "add_counts: counts are a list");
+            if (!seq) return table_cut(t, rows0);
+            if (PySequence_Fast_GET_SIZE(seq) != w) {
+                Py_DECREF(seq);
+                PyErr_Format(PyExc_ValueError, "add_counts: %zd counts expected", w);
+                return table_cut(t, rows0);
+            }
+            for (Py_ssize_t j = 0; j < w; j++)
+                if (col_put(&t->cols[2 + j], PySequence_Fast_GET_ITEM(seq, j), 1) < 0) {
+                    Py_DECREF(seq);
+                    return table_cut(t, rows0);
+                }
+            Py_DECREF(seq);
+        }
+        t->rows++;
+    }
+    if (col_put(&t->cols[0], fid, n) < 0) return table_cut(t, rows0);
+    Py_RETURN_NONE;
+}
+
+/* columns() -> [Column]: the buffers leave the table, which starts empty again */
+static PyObject *Table_columns(Table *t, PyObject *unused) {
+    PyObject *out = PyList_New(t->ncols);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < t->ncols; i++) {
+        Column *c = PyObject_New(Column, &ColumnType);
+        if (!c) { Py_DECREF(out); return NULL; }
+        c->col = t->cols[i];
+        c->col.name = Py_NewRef(t->cols[i].name);
+        PyList_SET_ITEM(out, i, (PyObject *)c);
+        Col *src = &t->cols[i];
+        src->valid = NULL, src->data = NULL, src->chars = NULL;
+        src->n = src->cap = src->nulls = src->nchars = src->charcap = 0;
+    }
+    t->rows = 0;
+    return out;
+}
+
+static Py_ssize_t Table_length(Table *t) { return (Py_ssize_t)t->rows; }
+
+static PySequenceMethods Table_seq = {.sq_length = (lenfunc)Table_length};
+
+static PyMethodDef Table_methods[] = {
+    {"add", (PyCFunction)(void (*)(void))Table_add, METH_FASTCALL,
+     "add(rows, ids): append a file's rows (tuples), each after the file's ids"},
+    {"add_counts", (PyCFunction)(void (*)(void))Table_add_counts, METH_FASTCALL,
+     "add_counts(file_id, counts, keys): append a file's count dict, keys numbered in keys"},
+    {"columns", (PyCFunction)Table_columns, METH_NOARGS,
+     "columns() -> list of Column (Arrow arrays); the table is empty afterwards"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "survey.census._walkcore.Table",
+    .tp_basicsize = sizeof(Table),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Table(names, kinds): a batch's rows appended column by column (see collect.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Table_init,
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_methods = Table_methods,
+    .tp_as_sequence = &Table_seq,
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_walkcore", "The walk's hot loop in C (see walk.py).", -1, NULL,
 };
@@ -2527,7 +2976,8 @@ static struct PyModuleDef module = {
 #endif
 
 PyMODINIT_FUNC PyInit__walkcore(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
+    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&ColumnType) < 0 || PyType_Ready(&TableType) < 0)
+        return NULL;
 #define INTERN(var, s) if (!(var = PyUnicode_InternFromString(s))) return NULL;
     INTERN(S_object, "object") INTERN(S_array, "array") INTERN(S_string, "string")
     INTERN(S_number, "number") INTERN(S_boolean, "boolean") INTERN(S_null, "null")
@@ -2547,6 +2997,7 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0 ||
+        PyModule_AddObjectRef(m, "Table", (PyObject *)&TableType) < 0 ||
         PyModule_AddStringConstant(m, "SOURCE_HASH", SOURCE_HASH) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -34,7 +34,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -401,55 +401,89 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
             gc.enable()
 
 
-# The per-file aggregates (dicts: a key tuple -> its counts) repeat the same few hundred keys in
-# every file. A batch numbers each distinct key once and keeps, per row, the key's number and
-# the counts; the key strings are spread back in one vectorised gather when the part is
-# written, instead of a tuple per row and a Python str per cell (at 1 GB of cursor_stream
-# captures, 15 M node rows).
+# A batch's rows go into one table per spilled table, column by column: with the C core a
+# ``_walkcore.Table`` (typed buffers handed to polars as Arrow arrays, no Python object per
+# cell), else a ``_ListTable`` (lists, the same interface). The per-file aggregates (dicts: a
+# key tuple -> its counts) repeat the same few hundred keys in every file: a batch numbers
+# each distinct key once and keeps, per row, the key's number and the counts; the key
+# strings are spread back in one vectorised gather when the part is written, instead of a
+# str per cell (at 1 GB of cursor_stream captures, 15 M node rows).
 AGGREGATES = {"nodes": 4, "values": 3, "headings": 2}  # table -> columns in its key tuple
+_KINDS = {pl.String: "s", pl.Int64: "i", pl.UInt64: "u", pl.Float64: "f", pl.Boolean: "b"}
+
+
+class _ListTable:
+    """``_walkcore.Table``'s interface over Python lists: the build without the C core."""
+
+    def __init__(self, names: tuple[str, ...], kinds: str) -> None:
+        self.cols: list[list] = [[] for _ in names]
+        self.rows = 0
+
+    def add(self, rows: list[tuple], ids: tuple) -> None:
+        for acc, col in zip(self.cols, _columns(rows, ids), strict=True):
+            acc.extend(col)
+        self.rows += len(rows)
+
+    def add_counts(self, fid: str, counts: dict[tuple, Any], keys: dict[tuple, int]) -> None:
+        if not counts:
+            return
+        self.cols[0].extend([fid] * len(counts))
+        self.cols[1].extend([keys.setdefault(k, len(keys)) for k in counts])
+        if len(self.cols) == 3:
+            self.cols[2].extend(counts.values())
+        else:
+            for acc, col in zip(self.cols[2:], zip(*counts.values(), strict=True), strict=True):
+                acc.extend(col)
+        self.rows += len(counts)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def columns(self) -> list[list]:
+        cols, self.cols, self.rows = self.cols, [[] for _ in self.cols], 0
+        return cols
+
+
+def _table(schema: dict) -> Any:
+    make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
+    return make(tuple(schema), "".join(_KINDS[t] for t in schema.values()))
+
+
+def _frame(table: Any, schema: dict) -> pl.DataFrame:
+    """The table's rows as a frame of ``schema``; the table is empty afterwards."""
+    return pl.DataFrame([pl.Series(name, col, dtype=dtype) if isinstance(col, list) else pl.Series(col)
+                         for (name, dtype), col in zip(schema.items(), table.columns(), strict=True)])
 
 
 class _Aggregated:
     """One dict-shaped table's rows of a batch: file_ids, key numbers and counts as columns."""
 
-    def __init__(self, width: int, counts: int) -> None:
-        self.width = width  # columns in a key tuple
-        # a new key gets the next number as it is first looked up (the dict's size then), so
-        # numbering a file's keys is one map() in C, and the keys come out in number order
-        self.keys: defaultdict[tuple, int] = defaultdict()
-        self.keys.default_factory = self.keys.__len__
-        self.fids: list[str] = []
-        self.kids: list[int] = []
-        self.counts: list[list] = [[] for _ in range(counts)]
+    def __init__(self, schema: dict, width: int) -> None:
+        names = list(schema)
+        self.key_schema = {k: schema[k] for k in names[1:1 + width]}  # the key tuple's columns
+        self.schema = schema
+        self.rows_schema = {names[0]: schema[names[0]], "key_number": pl.Int64,
+                            **{k: schema[k] for k in names[1 + width:]}}
+        self.keys: dict[tuple, int] = {}  # a new key gets the next number as it is first seen
+        self.table = _table(self.rows_schema)
 
     def add(self, fid: str, rows: dict[tuple, Any]) -> None:
-        if not rows:
-            return
-        self.fids.extend([fid] * len(rows))
-        self.kids.extend(map(self.keys.__getitem__, rows))
-        if len(self.counts) == 1:
-            self.counts[0].extend(rows.values())
-        else:
-            for acc, col in zip(self.counts, zip(*rows.values(), strict=True), strict=True):
-                acc.extend(col)
+        if rows:
+            self.table.add_counts(fid, rows, self.keys)
 
-    def frame(self, schema: dict) -> pl.DataFrame:
-        """The rows with their key strings back: ``schema`` is file_id, the key's columns, then
-        the counts' columns."""
-        names = list(schema)
-        key_names, count_names = names[1:1 + self.width], names[1 + self.width:]
-        table = pl.DataFrame(list(self.keys), schema={k: schema[k] for k in key_names}, orient="row")
-        return pl.DataFrame({names[0]: self.fids}, schema={names[0]: schema[names[0]]}).hstack(
-            table.select(pl.all().gather(pl.Series(self.kids, dtype=pl.UInt32)))).hstack(
-            pl.DataFrame(dict(zip(count_names, self.counts, strict=True)),
-                         schema={k: schema[k] for k in count_names}))
+    def frame(self) -> pl.DataFrame:
+        """The rows with their key strings back, in the table's schema."""
+        keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row")
+        rows = _frame(self.table, self.rows_schema)
+        number = rows["key_number"]
+        return rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
 
 
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
                 field_cols: list[str]) -> BatchOut:
     schemas = _schemas(field_cols)
-    cols: dict[str, list[list]] = {name: [[] for _ in schemas[name]] for name in SPILLED if name not in AGGREGATES}
-    aggs = {name: _Aggregated(width, len(schemas[name]) - 1 - width) for name, width in AGGREGATES.items()}
+    tables = {name: _table(schemas[name]) for name in SPILLED if name not in AGGREGATES}
+    aggs = {name: _Aggregated(schemas[name], width) for name, width in AGGREGATES.items()}
     files: list[tuple] = []
     stores: list[dict] = []
     volatile: list[str] = []
@@ -469,27 +503,23 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
         ids = {False: (fid,), True: (fid, file_key(fid))}
         for name, rows in per.items():
             if rows:
-                for acc, col in zip(cols[name], _columns(rows, ids[name in KEYED]), strict=True):
-                    acc.extend(col)
-                # a file's rows go as soon as they are columns: one large file (a 1.5 GB
-                # store, 543k records) would otherwise hold all of them twice at once
+                tables[name].add(rows, ids[name in KEYED])
+                # a file's rows go as soon as they are in the table: one large file (a 1.5
+                # GB store, 543k records) would otherwise hold all of them twice at once
                 rows.clear()
         for name, agg in aggs.items():
             agg.add(fid, getattr(r, name))
         del r, per
-    # one table at a time, each part written before the next is built, its lists dropped
-    # as its frame is made
+    # one table at a time, each part written before the next is built
     out = Path(spill)
-    for name in list(cols):
-        columns = cols.pop(name)
-        if columns[0]:
-            df = pl.DataFrame(dict(zip(schemas[name], columns, strict=True)), schema=schemas[name])
-            del columns
-            _write_part(df, out / name, index)
+    for name in list(tables):
+        table = tables.pop(name)
+        if len(table):
+            _write_part(_frame(table, schemas[name]), out / name, index)
     for name in list(aggs):
         agg = aggs.pop(name)
-        if agg.fids:
-            _write_part(agg.frame(schemas[name]), out / name, index)
+        if len(agg.table):
+            _write_part(agg.frame(), out / name, index)
     return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
 
 
