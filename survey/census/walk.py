@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 import xxhash
@@ -56,19 +56,27 @@ def content_hash() -> xxhash.xxh3_128:
 
 
 class HashingReader:
-    """Wraps a binary file: every byte read also feeds a hash and a byte count.
+    """Reads a file descriptor: every byte read also feeds a hash and a byte count.
 
     The hash is XXH3-128: it identifies content (cache keys, snapshot fingerprints), it is
     not a security boundary, and at ~20 GB/s it costs nothing beside the parse (BLAKE2b
-    cost half of it)."""
+    cost half of it).
 
-    def __init__(self, fh: BinaryIO) -> None:
-        self.fh = fh
+    It reads the descriptor itself, not through a buffered file object, and asks for the
+    size the crawl saw plus one byte: most files of a corpus are small (a Cursor capture is
+    ~9 KB), and a file object's set-up and a 1 MB buffer per read cost more than reading
+    them. Reads may come back shorter than asked; every reader of a file takes chunks of any
+    size, and only an empty read ends the file."""
+
+    def __init__(self, fd: int, size: int = 0) -> None:
+        self.fd = fd
         self.h = content_hash()
         self.n = 0
+        self.size = size  # the crawl's size: a read asks for no more than it plus one byte
 
-    def read(self, n: int = -1) -> bytes:
-        b = self.fh.read(n)
+    def read(self, n: int = CHUNK) -> bytes:
+        left = self.size - self.n
+        b = os.read(self.fd, min(n, left + 1) if left >= 0 else n)
         self.h.update(b)
         self.n += len(b)
         return b
@@ -548,10 +556,9 @@ class Walker:
             return None
 
     # -- per file ---------------------------------------------------------------------
-    def walk_jsonl(self, res: FileResult, fh: BinaryIO, needles: Iterable[tuple[str, bytes]] = ()) -> None:
+    def walk_jsonl(self, res: FileResult, reader: HashingReader, needles: Iterable[tuple[str, bytes]] = ()) -> None:
         pending = list(needles)
         found: set[str] = set()
-        reader = HashingReader(fh)
         if self._core is not None:
             lines = self._native_frames(res, reader)
         else:
@@ -565,10 +572,10 @@ class Walker:
         if pending:
             # Needles are ids from paths (not content): a second cheap pass over the bytes,
             # only for files that have children.
-            fh.seek(0)
+            os.lseek(reader.fd, 0, os.SEEK_SET)
             data_tail = b""
             while True:
-                chunk = fh.read(1 << 20)
+                chunk = os.read(reader.fd, 1 << 20)
                 if not chunk:
                     break
                 hay = data_tail + chunk
@@ -623,8 +630,7 @@ class Walker:
             line = core.lines(res, b"".join(pending), line, cap, 2)
         return line
 
-    def walk_json(self, res: FileResult, fh: BinaryIO) -> None:
-        reader = HashingReader(fh)
+    def walk_json(self, res: FileResult, reader: HashingReader) -> None:
         data = b""
         chunks = []
         while True:
@@ -653,8 +659,7 @@ class Walker:
             res.frames.append((0, "ok", len(data), 0, f"<{jtype(obj)}>", None, *([None] * len(self.frame_fields))))
             self.node(res, f"<{jtype(obj)}>", "$", obj, 0, 0)
 
-    def walk_text(self, res: FileResult, fh: BinaryIO) -> None:
-        reader = HashingReader(fh)
+    def walk_text(self, res: FileResult, reader: HashingReader) -> None:
         lines = 0
         tail = b""
         while True:
@@ -715,8 +720,7 @@ class Walker:
         if facts.get("status") and facts["status"] != "ok":
             res.status = facts["status"]
 
-    def walk_blob(self, res: FileResult, fh: BinaryIO) -> None:
-        reader = HashingReader(fh)
+    def walk_blob(self, res: FileResult, reader: HashingReader) -> None:
         lines = 0
         while True:
             b = reader.read(1 << 20)
@@ -746,20 +750,22 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
         except RecursionError:
             res.status = "too_deep"
         return res
+    reader = HashingReader(fd, size)
     try:
-        with os.fdopen(fd, "rb") as fh:
-            if kind == "jsonl":
-                walker.walk_jsonl(res, fh, needles)
-            elif kind == "json":
-                walker.walk_json(res, fh)
-            elif kind == "text":
-                walker.walk_text(res, fh)
-            else:
-                walker.walk_blob(res, fh)
+        if kind == "jsonl":
+            walker.walk_jsonl(res, reader, needles)
+        elif kind == "json":
+            walker.walk_json(res, reader)
+        elif kind == "text":
+            walker.walk_text(res, reader)
+        else:
+            walker.walk_blob(res, reader)
     except RecursionError:
         res.status = "too_deep"
     except OSError:
         res.status = "unreadable"
+    finally:
+        os.close(fd)
     if res.status == "ok" and res.nbytes != size:
         res.status = "changed_during_read"
     return res
