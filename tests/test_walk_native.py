@@ -371,6 +371,8 @@ def test_table_counts_number_each_key_once() -> None:
     import polars as pl
 
     t = W.NATIVE.Table(("file_id", "key_number", "count", "max_len"), "siii")
+    with pytest.raises(ValueError):
+        W.NATIVE.Table(("file_id", "key_number", "count"), "ssi").add_counts("f", {("a",): 1}, {})
     keys: dict[tuple, int] = {}
     t.add_counts("f1", {("a", "b"): [1, 2], ("c", None): [3, None]}, keys)
     t.add_counts("f2", {("c", None): [5, 6]}, keys)
@@ -380,3 +382,11 @@ def test_table_counts_number_each_key_once() -> None:
     assert keys == {("a", "b"): 0, ("c", None): 1, ("d",): 2, ("e",): 3}
     assert pl.DataFrame([pl.Series(c) for c in t.columns()]).rows() == [
         ("f1", 0, 1, 2), ("f1", 1, 3, None), ("f2", 1, 5, 6)]
+    # the same tuples numbered in another dict: a number remembered for the first is not used
+    ab, cn = ("a", "b"), ("c", None)
+    t.add_counts("f1", {ab: [1, 0], cn: [2, 0]}, keys)
+    fresh: dict[tuple, int] = {}
+    t.add_counts("f4", {cn: [7, 0], ab: [8, 0]}, fresh)
+    assert fresh == {cn: 0, ab: 1}
+    assert [r[:2] for r in pl.DataFrame([pl.Series(c) for c in t.columns()][:2]).rows()] == [
+        ("f1", 0), ("f1", 1), ("f4", 0), ("f4", 1)]

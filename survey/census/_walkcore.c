@@ -234,6 +234,8 @@ typedef struct {
     Py_ssize_t scap;
     struct VSlot *vc;    /* the tape's value cache: (path, a short string's bytes) -> answer */
     Py_ssize_t vused;
+    struct KeyTuple *kt; /* node keys as tuples, made once (see key_tuple) */
+    Py_ssize_t kt_cap, kt_used;
 } Core;
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
@@ -269,9 +271,59 @@ static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, 
     *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_numbers,
     *S_notjson;
 
+static inline size_t slot_hash(PyObject *const *k);
+
+/* The nodes dict's key tuple for (rclass, path, jtype, keyset), made once per Core and given
+ * again for every file that has the key: no tuple to build and free per key and file, and
+ * the batch's Table.add_counts finds a tuple it has seen by its address (a dict lookup
+ * would hash and compare it). Holds its items, so an address is never reused; stops
+ * caching past KT_MAX keys (a discover-mode walk of odd data can have many). */
+typedef struct KeyTuple { PyObject *k[4], *t; } KeyTuple; /* k[0] == NULL: empty */
+#define KT_MAX (1 << 16)
+
+static void kt_clear(Core *c) {
+    for (Py_ssize_t i = 0; i < c->kt_cap; i++)
+        if (c->kt[i].k[0]) {
+            for (int j = 0; j < 4; j++) Py_CLEAR(c->kt[i].k[j]);
+            Py_CLEAR(c->kt[i].t);
+        }
+    c->kt_used = 0;
+}
+
+static PyObject *key_tuple(Core *c, PyObject *const *k) {
+    if (c->kt_used * 2 >= c->kt_cap) {
+        if (c->kt_used >= KT_MAX) return PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+        Py_ssize_t ncap = c->kt_cap ? c->kt_cap * 2 : 1024;
+        KeyTuple *nt = PyMem_Calloc((size_t)ncap, sizeof(KeyTuple));
+        if (!nt) return PyErr_NoMemory();
+        for (Py_ssize_t i = 0; i < c->kt_cap; i++)
+            if (c->kt[i].k[0]) {
+                size_t j = slot_hash(c->kt[i].k) & (size_t)(ncap - 1);
+                while (nt[j].k[0]) j = (j + 1) & (size_t)(ncap - 1);
+                nt[j] = c->kt[i];
+            }
+        PyMem_Free(c->kt);
+        c->kt = nt, c->kt_cap = ncap;
+    }
+    size_t mask = (size_t)(c->kt_cap - 1), j = slot_hash(k) & mask;
+    for (;; j = (j + 1) & mask) {
+        KeyTuple *e = &c->kt[j];
+        if (!e->k[0]) {
+            PyObject *t = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+            if (!t) return NULL;
+            for (int i = 0; i < 4; i++) e->k[i] = Py_NewRef(k[i]);
+            e->t = t;
+            c->kt_used++;
+            return Py_NewRef(t);
+        }
+        if (e->k[0] == k[0] && e->k[1] == k[1] && e->k[2] == k[2] && e->k[3] == k[3])
+            return Py_NewRef(e->t);
+    }
+}
+
 /* Merge (count, max) into the nodes dict's [count, max] list for this key (by value). */
-static int merge(PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
-    PyObject *key = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+static int merge(Core *c, PyObject *nodes, PyObject *const *k, Py_ssize_t cnt, Py_ssize_t n) {
+    PyObject *key = key_tuple(c, k);
     if (!key) return -1;
     /* most keys are new to the file: the list goes in with one hash of the key, and only a
      * key already there (a second flush of the same file) is added to */
@@ -391,7 +443,7 @@ static int tab_flush(Core *c, PyObject *res) {
         Slot *sl = &c->tab[e];
         if (rc == 0 && nodes) {
             if (sl->k[0] != M_VALUE) {
-                rc = merge(nodes, sl->k, sl->count, sl->max);
+                rc = merge(c, nodes, sl->k, sl->count, sl->max);
             } else if (values || (values = dict_attr(res, S_values))) {
                 rc = merge_value(values, sl->k, sl->count);
             } else {
@@ -2472,6 +2524,7 @@ static int Core_clear(Core *c) {
     edges_clear(c);
     keys_clear(c);
     vc_clear(c);
+    kt_clear(c);
     tab_flush(c, NULL);
     if (c->ks_tab)
         for (Py_ssize_t i = 0; i < KS_SLOTS; i++) ks_slot_clear(&c->ks_tab[i]);
@@ -2491,6 +2544,7 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->vc);
     PyMem_Free(c->tape2);
     PyMem_Free(c->cbuf);
+    PyMem_Free(c->kt);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -2664,6 +2718,13 @@ wrong:
     return -1;
 }
 
+/* Append an int64 to an 'i' column that has room (col_reserve). */
+static inline void col_i64(Col *c, int64_t x) {
+    memcpy(c->data + c->n * 8, &x, 8);
+    if (c->valid) c->valid[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+    c->n++;
+}
+
 /* One exported column: owns its buffers until polars takes them. */
 typedef struct {
     PyObject_HEAD
@@ -2784,13 +2845,74 @@ static PyTypeObject ColumnType = {
 
 typedef struct { int64_t n, nulls, nchars; } Mark;
 
+/* add_counts' memo: a key tuple's address -> its number in ``keys`` (the tuple held, so the
+ * address stays its own). The C walker hands the same tuple for a key in every file
+ * (key_tuple), so most keys are found here without hashing or comparing a tuple. */
+typedef struct { PyObject *t; int64_t kid; } KidSlot; /* t == NULL: empty */
+#define PM_MAX (1 << 16)
+
 typedef struct {
     PyObject_HEAD
     Py_ssize_t ncols;
     Col *cols;
     Mark *marks;
     int64_t rows;
+    PyObject *kd;          /* the keys dict the memo is for */
+    KidSlot *pm;
+    Py_ssize_t pm_cap, pm_used;
 } Table;
+
+static void pm_clear(Table *t) {
+    for (Py_ssize_t i = 0; i < t->pm_cap; i++) Py_CLEAR(t->pm[i].t);
+    PyMem_Free(t->pm);
+    t->pm = NULL, t->pm_cap = t->pm_used = 0;
+    Py_CLEAR(t->kd);
+}
+
+static inline size_t ptr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
+
+/* k's number in keys: the memo, else the dict (numbering a new key len(keys)) */
+static int64_t key_number(Table *t, PyObject *keys, PyObject *k) {
+    if (t->pm_cap) {
+        size_t mask = (size_t)(t->pm_cap - 1), j = ptr_hash(k) & mask;
+        for (; t->pm[j].t; j = (j + 1) & mask)
+            if (t->pm[j].t == k) return t->pm[j].kid;
+    }
+    PyObject *kid = PyDict_GetItemWithError(keys, k);
+    int64_t n;
+    if (kid) {
+        n = PyLong_AsLongLong(kid);
+        if (n == -1 && PyErr_Occurred()) return -1;
+    } else {
+        if (PyErr_Occurred()) return -1;
+        n = (int64_t)PyDict_GET_SIZE(keys);
+        if (!(kid = PyLong_FromLongLong(n))) return -1;
+        int rc = PyDict_SetItem(keys, k, kid);
+        Py_DECREF(kid);
+        if (rc < 0) return -1;
+    }
+    if (t->pm_used < PM_MAX) {
+        if (t->pm_used * 2 >= t->pm_cap) {
+            Py_ssize_t ncap = t->pm_cap ? t->pm_cap * 2 : 1024;
+            KidSlot *nt = PyMem_Calloc((size_t)ncap, sizeof(KidSlot));
+            if (!nt) { PyErr_NoMemory(); return -1; }
+            for (Py_ssize_t i = 0; i < t->pm_cap; i++)
+                if (t->pm[i].t) {
+                    size_t j = ptr_hash(t->pm[i].t) & (size_t)(ncap - 1);
+                    while (nt[j].t) j = (j + 1) & (size_t)(ncap - 1);
+                    nt[j] = t->pm[i];
+                }
+            PyMem_Free(t->pm);
+            t->pm = nt, t->pm_cap = ncap;
+        }
+        size_t mask = (size_t)(t->pm_cap - 1), j = ptr_hash(k) & mask;
+        while (t->pm[j].t) j = (j + 1) & mask;
+        t->pm[j].t = Py_NewRef(k);
+        t->pm[j].kid = n;
+        t->pm_used++;
+    }
+    return n;
+}
 
 /* A failed add leaves no column longer than another: each is cut back to its mark. */
 static void table_mark(Table *t) {
@@ -2814,6 +2936,7 @@ static void Table_dealloc(Table *t) {
     }
     free(t->cols);
     free(t->marks);
+    pm_clear(t);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
@@ -2884,21 +3007,20 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
     }
     PyObject *fid = args[0], *d = args[1], *keys = args[2], *k, *v;
     Py_ssize_t pos = 0, w = t->ncols - 2, n = PyDict_GET_SIZE(d);
-    if (w < 1) {
-        PyErr_SetString(PyExc_ValueError, "add_counts: a table of file_id, key number and counts");
+    if (w < 1 || t->cols[1].kind != 'i') {
+        PyErr_SetString(PyExc_ValueError, "add_counts: a table of file_id, key number (int) and counts");
         return NULL;
     }
     int64_t rows0 = t->rows;
     table_mark(t);
+    if (keys != t->kd) {  /* another numbering: the memo is not for it */
+        pm_clear(t);
+        t->kd = Py_NewRef(keys);
+    }
     while (PyDict_Next(d, &pos, &k, &v)) {
-        PyObject *kid = PyDict_GetItemWithError(keys, k);
-        if (!kid) {
-            if (PyErr_Occurred()) return table_cut(t, rows0);
-            kid = PyLong_FromSsize_t(PyDict_GET_SIZE(keys));
-            if (!kid || PyDict_SetItem(keys, k, kid) < 0) { Py_XDECREF(kid); return table_cut(t, rows0); }
-            Py_DECREF(kid);  /* the dict holds it */
-        }
-        if (col_put(&t->cols[1], kid, 1) < 0) return table_cut(t, rows0);
+        int64_t kid = key_number(t, keys, k);
+        if (kid < 0 || col_reserve(&t->cols[1], 1) < 0) return table_cut(t, rows0);
+        col_i64(&t->cols[1], kid);
         if (w == 1 && !PyList_Check(v) && !PyTuple_Check(v)) {
             if (col_put(&t->cols[2], v, 1) < 0) return table_cut(t, rows0);
         } else {
