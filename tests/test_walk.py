@@ -149,3 +149,65 @@ def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
     assert vals.frame().rows() == [("f-01", "$.role", "user", None, 4),
                                           ("f-01", "$.id", "<withheld>", "i-1", 1),
                                           ("f-02", "$.role", "user", None, 2)]
+
+
+def test_text_headings_and_lines_at_any_chunking() -> None:
+    """``walk_text`` finds headings with one regex pass per chunk: the same lines and the
+    same headings as splitting every line, wherever the reads cut the text (mid-line, at an
+    LF, inside a heading), with CRs, blank lines, lines too long to hold and no final LF."""
+    import os
+    import random
+    import tempfile
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from survey.census import walk as W
+    from survey.corpus.privacy import WITHHELD
+
+    w = W.make_walker("cursor", "reviewed", False, b"salt", max_line=64)
+    (name, rx), = w.headings
+    pieces = ["[Tool call] Read", "[Tool call] Shell\r", "[Tool call]  x", "[Tool result] ok", " [Tool call] Grep",
+              "[Tool call] " + "Z" * 80, "", "plain text", "[", "[Tool call] Edit"]
+
+    def reference(data: bytes) -> tuple[int, dict]:
+        lines, heads = 0, {}
+        for i, ln in enumerate(data.split(b"\n")):
+            if i == data.count(b"\n") and not ln:
+                break  # after the final LF
+            lines += 1
+            m = rx.match(ln.decode("utf-8", "replace"))
+            if m:
+                g = w.gate.value(f"heading:{name}", m.group(1))
+                key = (name, g if g is not None else WITHHELD)
+                heads[key] = heads.get(key, 0) + 1
+        return lines, heads
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.sampled_from(pieces), min_size=1, max_size=30), st.booleans(), st.integers(0, 2**32))
+    def check(lines: list[str], final_lf: bool, seed: int) -> None:
+        data = "\n".join(lines).encode() + (b"\n" if final_lf else b"")
+        rnd = random.Random(seed)
+
+        class Chunked(W.HashingReader):
+            def read(self, n: int = -1) -> bytes:
+                return super().read(rnd.randint(1, 40))
+
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            res = W.FileResult(file_id="t")
+            w.walk_text(res, Chunked(fd, len(data)))
+        finally:
+            os.close(fd)
+        want_lines, want_heads = reference(data)
+        assert res.lines == want_lines
+        # a line longer than max_line that a read cut is dropped whole or in part, in both
+        # walks alike; the comparison holds exactly where no line is that long
+        if all(len(x) <= w.max_line for x in data.split(b"\n")):
+            assert res.headings == want_heads
+
+    with tempfile.TemporaryDirectory() as d:
+        tmp = os.path.join(d, "t.txt")
+        check()
