@@ -662,6 +662,7 @@ class Walker:
     def walk_text(self, res: FileResult, reader: HashingReader) -> None:
         lines = 0
         tail = b""
+        dropped = False  # the line begun in tail was too long to hold, and is still open
         while True:
             b = reader.read(1 << 20)
             if not b:
@@ -670,12 +671,13 @@ class Walker:
             parts = buf.split(b"\n")
             tail = parts.pop()
             lines += len(parts)
+            dropped = dropped and not parts
             if self.headings:
                 for ln in parts:
                     self._heading(res, ln)
             if len(tail) > self.max_line:
-                tail = b""
-        if tail:
+                tail, dropped = b"", True
+        if tail or dropped:  # a last line without an LF is a line, however long
             lines += 1
             if self.headings:
                 self._heading(res, tail)
