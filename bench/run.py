@@ -741,9 +741,12 @@ def _child_profile(spec: dict) -> dict:
     nbytes_jsonl = sum(x.stat().st_size for x in jl)
     t = time.perf_counter()
     for x in jl:
-        with open(x, "rb") as fh:
-            for _ in iter_frames(HashingReader(fh)):  # type: ignore[arg-type]
+        fd = os.open(x, os.O_RDONLY)
+        try:
+            for _ in iter_frames(HashingReader(fd, x.stat().st_size)):  # type: ignore[arg-type]
                 pass
+        finally:
+            os.close(fd)
     floor = time.perf_counter() - t
     nbytes = sum(inv.frame["size"].to_list())
     head = (f"Walk profile: survey.census.collect.collect(jobs=1) on {spec['label']} "
