@@ -596,3 +596,59 @@ def test_vocab_files_load_and_cover_the_reviewed_paths() -> None:
         keys, values = load_vocab(n)
         prof = get(n)
         assert keys and set(values) <= set(prof.vocab_paths), n
+
+
+def _read_all(reader: Any, path: Path) -> tuple[dict, list]:
+    facts, recs = reader(path)
+    got = list(recs)
+    return facts, got
+
+
+def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_tmp: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small store without a ``-wal`` is read into memory (``deserialize``), others from a
+    private copy: every store of both synthetic corpora, the failure outcomes and a WAL-mode
+    store whose WAL was checkpointed away give the same facts and records both ways, and the
+    memory path makes no folder at all."""
+    chats_root, desk_root = tmp_path / "chats", tmp_path / "desk"
+    cursor_chats.generate(chats_root, seed=3, sessions=5)
+    cursor_desktop.generate(desk_root, variant="real_like")
+    hand = tmp_path / "hand"
+    hand.mkdir()
+    (hand / "zero.db").write_bytes(b"")
+    (hand / "junk.db").write_bytes(os.urandom(3000))
+    good = hand / "good.db"
+    _db(good, [_blob({"role": "user", "content": "x", "createdAt": 2}), _blob(b"\x0a\x02hi")])
+    (hand / "cut.db").write_bytes(good.read_bytes()[: 4096 + 100])
+    raw = bytearray(good.read_bytes())
+    raw[4096:8192] = os.urandom(4096)
+    (hand / "bad.db").write_bytes(bytes(raw))
+    walmode = hand / "walmode.db"
+    con = sqlite3.connect(walmode, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    con.executemany("INSERT INTO blobs VALUES (?, ?)", [_blob({"role": "user", "content": str(i)}) for i in range(5)])
+    con.close()  # the last connection checkpoints and removes the -wal; the header stays WAL
+    assert not walmode.with_name("walmode.db-wal").exists() and walmode.read_bytes()[18:20] == b"\x02\x02"
+
+    cases = [(stores.read_chat_store, p) for p in sorted([*chats_root.rglob("*.db"), *hand.glob("*.db")])]
+    cases += [(stores.read_desktop_store, p) for p in sorted(desk_root.rglob("*.vscdb"))]
+    assert len(cases) > 10
+    made: list[str] = []
+    real_mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("x") or real_mkdtemp(*a, **k))
+    memory = [_read_all(r, p) for r, p in cases]
+    with_wal = [p for _, p in cases if p.with_name(p.name + "-wal").exists()]
+    assert len(made) == len(with_wal)  # only a store with a -wal was copied
+    made.clear()
+    monkeypatch.setattr(stores, "MEMORY_MAX", -1)  # every store through a private copy
+    copied = [_read_all(r, p) for r, p in cases]
+    assert len(made) == len(cases)
+    for (_, p), a, b in zip(cases, memory, copied, strict=True):
+        assert a == b, f"{p.name}: memory and copy disagree"
+    outcomes = {p.stem: a[0]["status"] for (_, p), a in zip(cases, memory, strict=True) if p.parent == hand}
+    assert outcomes["zero"] == "zero_byte" and outcomes["junk"] == "not_a_database" and outcomes["cut"] == "truncated"
+    assert outcomes["good"] == outcomes["walmode"] == "ok"
+    assert dict(zip([p.stem for _, p in cases], memory, strict=False))["walmode"][0]["journal_mode_wal"] is True
+    assert list(private_tmp.iterdir()) == []

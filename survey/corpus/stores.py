@@ -6,11 +6,17 @@ Some runtimes keep sessions in SQLite (Cursor's CLI ``store.db``, the desktop ap
 original with SQLite, even "read-only", can create or recover those sidecars beside it, so
 this module never does:
 
-1. **Copy, then open the copy.** ``db``, and if present ``db-wal`` and ``db-shm``, are copied
-   into a private ``tempfile.mkdtemp()`` folder (the db bytes are hashed while copying) and
-   the copy is opened with ``file:COPY?mode=ro`` — never ``immutable=1`` while a ``-wal``
-   is there, because an immutable open ignores the WAL and would silently miss its rows.
-   SQLite may create a ``-shm`` beside the *copy*; that is the point of the private folder.
+1. **Read into memory, or copy, then open the copy.** A store with no ``-wal`` beside it and
+   at most ``MEMORY_MAX`` bytes is read (and hashed) into memory and handed to SQLite with
+   ``Connection.deserialize``: nothing is written anywhere, and no folder is made and removed
+   per store (most of a Cursor chats corpus is ~25 KB stores; that round trip was most of
+   their walk). A WAL-mode header is read as a rollback-journal one there (SQLite's memory
+   database has no WAL; with no ``-wal`` there is nothing it could apply). Otherwise ``db``,
+   and if present ``db-wal`` and ``db-shm``, are copied into a private
+   ``tempfile.mkdtemp()`` folder (the db bytes are hashed while copying) and the copy is
+   opened with ``file:COPY?mode=ro`` — never ``immutable=1`` while a ``-wal`` is there,
+   because an immutable open ignores the WAL and would silently miss its rows. SQLite may
+   create a ``-shm`` beside the *copy*; that is the point of the private folder.
 2. **Rows that lived only in the WAL.** When a ``-wal`` was copied, a second, bare copy of
    the db (no sidecars) is attached with ``immutable=1`` (safe: that folder holds no WAL), so
    ``rows_wal_only`` / ``rows_wal_deleted`` count rowids seen with the WAL but not without it,
@@ -70,6 +76,8 @@ Reader = Callable[[str | os.PathLike[str]], tuple[Facts, Iterator[Record]]]
 
 MAGIC = b"SQLite format 3\x00"
 CHUNK = 1 << 20
+MEMORY_MAX = 16 << 20  # a store without a -wal up to this size is read into memory, not copied
+# (it is held twice for a moment, as bytes and in SQLite: 32 MB per worker at most)
 
 # Outcomes a store can end with; "ok" is the only one that yields every record.
 OUTCOMES = ("ok", "zero_byte", "not_a_database", "truncated", "corrupt", "locked", "unreadable",
@@ -102,10 +110,11 @@ COMMON_FACTS: Facts = {
 
 @dataclass
 class StoreCopy:
-    """A private copy of one store: the folder, the db copy and what was found beside it."""
+    """A private copy of one store: the folder and the db copy, or the db's bytes in memory
+    (``dir`` and ``db`` None), and what was found beside it."""
 
-    dir: Path
-    db: Path
+    dir: Path | None
+    db: Path | None
     nbytes: int
     hash: str
     wal_present: bool
@@ -114,9 +123,12 @@ class StoreCopy:
     journal_present: bool
     changed: bool
     bare: Path | None = None  # the db without its WAL (made only when a WAL was copied)
+    data: bytes | None = None  # the db's bytes, until SQLite has them (in memory only)
+    head: bytes = b""  # the db's first 100 bytes
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _copy_hashed(src: Path, dst: Path) -> tuple[int, str]:
@@ -140,6 +152,8 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
     temp folder is removed before the exception leaves.
     """
     src = Path(path)
+    if (mem := _read_in_memory(src)) is not None:
+        return mem
     tmp = Path(tempfile.mkdtemp(prefix="survey-store-"))
     try:
         live = tmp / "live"
@@ -162,7 +176,7 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
                 present[suffix] = False
         journal = src.with_name(src.name + "-journal").exists()
         out = StoreCopy(tmp, db, nbytes, digest, present["-wal"], wal_bytes, present["-shm"],
-                        journal, changed)
+                        journal, changed, head=_head(db))
         if out.wal_present:
             bare_dir = tmp / "bare"
             bare_dir.mkdir()
@@ -174,10 +188,49 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
         raise
 
 
+def _read_in_memory(src: Path) -> StoreCopy | None:
+    """The store's bytes, when it has no ``-wal`` and is small enough; else None (copy it)."""
+    st0 = os.stat(src)
+    if st0.st_size > MEMORY_MAX or os.path.lexists(src.with_name(src.name + "-wal")):
+        return None
+    with open(src, "rb") as fh:
+        data = fh.read(MEMORY_MAX + 1)
+    if len(data) > MEMORY_MAX:  # grew past the limit while read: copy it instead
+        return None
+    st1 = os.stat(src)
+    changed = (st0.st_size, st0.st_mtime_ns) != (st1.st_size, st1.st_mtime_ns) or len(data) != st1.st_size
+    return StoreCopy(None, None, len(data), xxhash.xxh3_128(data).hexdigest(), False, 0,
+                     os.path.lexists(src.with_name(src.name + "-shm")),
+                     src.with_name(src.name + "-journal").exists(), changed, data=data, head=data[:100])
+
+
+def _head(db: Path) -> bytes:
+    with open(db, "rb") as fh:
+        return fh.read(100)
+
+
+def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
+    """A read-only connection to the copy, or to the bytes in memory."""
+    if copy.data is None:
+        return sqlite3.connect(f"file:{copy.db}?mode=ro", uri=True, timeout=0, check_same_thread=False)
+    con = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        data = copy.data
+        if wal_mode:  # header bytes 18/19: WAL -> rollback journal (see the module's docstring)
+            data = data[:18] + b"\x01\x01" + data[20:]
+        con.deserialize(data)
+        con.execute("PRAGMA query_only = ON")
+    except BaseException:
+        con.close()
+        raise
+    copy.data = None  # SQLite holds its own copy now
+    return con
+
+
 # --------------------------------------------------------------------------- classifying
 
 
-def header_outcome(db: Path, nbytes: int, wal_present: bool) -> tuple[str | None, bool]:
+def header_outcome(head: bytes, nbytes: int, wal_present: bool) -> tuple[str | None, bool]:
     """Judge a copy by its first 100 bytes: (failure outcome or None, WAL-mode flag).
 
     ``truncated`` is decided here only without a WAL: with one, pages past the end of the
@@ -185,8 +238,6 @@ def header_outcome(db: Path, nbytes: int, wal_present: bool) -> tuple[str | None
     """
     if nbytes == 0:
         return "zero_byte", False
-    with open(db, "rb") as fh:
-        head = fh.read(100)
     if len(head) < 100 or not head.startswith(MAGIC):
         return "not_a_database", False
     page_size = int.from_bytes(head[16:18], "big")
@@ -233,15 +284,12 @@ def _error_class(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _expected_size(db: Path) -> int | None:
-    try:
-        with open(db, "rb") as fh:
-            head = fh.read(100)
-        ps = int.from_bytes(head[16:18], "big")
-        ps = 65536 if ps == 1 else ps
-        return int.from_bytes(head[28:32], "big") * ps
-    except OSError:
+def _expected_size(head: bytes) -> int | None:
+    if len(head) < 32:
         return None
+    ps = int.from_bytes(head[16:18], "big")
+    ps = 65536 if ps == 1 else ps
+    return int.from_bytes(head[28:32], "big") * ps
 
 
 # --------------------------------------------------------------------------- a session
@@ -270,7 +318,7 @@ class Store:
 
     def fail(self, exc: BaseException) -> None:
         f = self.facts
-        f["status"] = classify_error(exc, self.copy.nbytes, _expected_size(self.copy.db))
+        f["status"] = classify_error(exc, self.copy.nbytes, _expected_size(self.copy.head))
         f["error_class"] = _error_class(exc)
         f["rows_before_failure"] = f["records"]
 
@@ -289,11 +337,12 @@ class Store:
             yield from batch
 
 
-def _close(con: sqlite3.Connection, folder: Path) -> None:
+def _close(con: sqlite3.Connection, folder: Path | None) -> None:
     try:
         con.close()
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[str, ...]) -> Store | None:
@@ -307,7 +356,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
     facts.update(nbytes=copy.nbytes, hash=copy.hash, wal_present=copy.wal_present,
                  wal_bytes=copy.wal_bytes, shm_present=copy.shm_present,
                  journal_present=copy.journal_present, changed_during_copy=copy.changed)
-    outcome, wal_mode = header_outcome(copy.db, copy.nbytes, copy.wal_present)
+    outcome, wal_mode = header_outcome(copy.head, copy.nbytes, copy.wal_present)
     facts["journal_mode_wal"] = wal_mode
     if outcome is not None:
         facts["status"] = outcome
@@ -315,8 +364,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
         return None
     con: sqlite3.Connection | None = None
     try:
-        con = sqlite3.connect(f"file:{copy.db}?mode=ro", uri=True, timeout=0,
-                              check_same_thread=False)
+        con = _connect(copy, wal_mode)
         names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         present = sorted(t for t in names if t in known_tables)
         facts["tables"] = ",".join(present)
@@ -348,7 +396,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
             con.execute("DETACH bare")
         return Store(copy, con, facts, present)
     except Exception as exc:  # classified and counted
-        facts["status"] = classify_error(exc, copy.nbytes, _expected_size(copy.db))
+        facts["status"] = classify_error(exc, copy.nbytes, _expected_size(copy.head))
         facts["error_class"] = _error_class(exc)
         facts["rows_seen"] = 0
         if con is not None:
