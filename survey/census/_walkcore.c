@@ -523,6 +523,18 @@ static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyOb
     return rc < 0 ? -1 : 1;
 }
 
+/* str(x) for a small non-negative int, as Walker.gvalue shows an int at a vocabulary path:
+ * made once, so the node table counts it by identity. NULL for any other x (or, with an
+ * error set, when it could not be made). */
+#define SMALL_INTS 1024
+static PyObject *small_ints[SMALL_INTS];
+
+static PyObject *small_int_shown(long x) {
+    if (x < 0 || x >= SMALL_INTS) return NULL;
+    if (!small_ints[x]) small_ints[x] = PyUnicode_FromFormat("%ld", x);
+    return small_ints[x];
+}
+
 #define PCACHE_MAX 65536
 
 /* A vocabulary value through the gate: counted as shown (g, a new reference, consumed) or,
@@ -636,6 +648,17 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         /* Walker.gvalue shows these as they are: null, true, false */
         if (count_value(c, path, v == Py_None ? S_null : (v == Py_True ? S_true : S_false)) < 0) return -1;
         sp = 0;
+    } else if (sp && (flags & F_VOCAB_ONLY) && PyLong_CheckExact(v)) {
+        /* and a small int as str(v) (a desktop bubble's type, a record's _v) */
+        int overflow;
+        long x = PyLong_AsLongAndOverflow(v, &overflow);
+        PyObject *g = overflow ? NULL : small_int_shown(x);
+        if (g) {
+            if (count_value(c, path, g) < 0) return -1;
+            sp = 0;
+        } else if (PyErr_Occurred()) {
+            return -1;
+        }
     } else if (sp && (flags & F_NUMBER_ONLY) && (PyLong_CheckExact(v) || PyFloat_CheckExact(v))) {
         int done = number_leaf(c, res, path, v, line_no);
         if (done < 0) return -1;
@@ -853,15 +876,38 @@ static PyObject *typed_elem(Core *c, PyObject *path, PyObject *ep, PyObject *bt,
     return tp;
 }
 
+static PyObject *json_type(PyObject *v);
+
+/* path + ".<map-value>", one object per path (a new reference) */
+static PyObject *map_value_path(Core *c, PyObject *path) {
+    PyObject *vp = PyDict_GetItemWithError(c->mapval, path);
+    if (vp) return Py_NewRef(vp);
+    if (PyErr_Occurred() || !(vp = PyUnicode_FromFormat("%U.<map-value>", path))) return NULL;
+    if (PyDict_GET_SIZE(c->mapval) < 50000 && PyDict_SetItem(c->mapval, path, vp) < 0) {
+        Py_DECREF(vp);
+        return NULL;
+    }
+    return vp;
+}
+
 static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                     int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     if (depth >= c->max_depth) return truncated(c, res, rclass, path);
     Py_ssize_t n = PyDict_GET_SIZE(v);
     if ((flags & F_OBJ_SPECIAL) || n > c->max_keys) {
-        PyObject *r = PyObject_CallFunctionObjArgs(c->m_obj_special, res, rclass, path, v, NULL);
-        if (!r) return -1;
-        Py_DECREF(r);
-        return 0;
+        /* Walker._obj_special: an opaque object is typed; a data-keyed map is counted with
+         * its values' types, never its keys */
+        if (flags & F_OPAQUE) return count(c, rclass, path, S_object, S_opaque, n);
+        if (count(c, rclass, path, S_object, S_map, n) < 0) return -1;
+        PyObject *vp = map_value_path(c, path);
+        if (!vp) return -1;
+        Py_ssize_t pos = 0;
+        PyObject *k, *val;
+        int rc = 0;
+        while (rc == 0 && PyDict_Next(v, &pos, &k, &val))
+            rc = count(c, rclass, vp, json_type(val), S_empty, 0);
+        Py_DECREF(vp);
+        return rc;
     }
     PyObject *ks = keyset(c, v);
     if (!ks) return -1;
@@ -1776,6 +1822,22 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
         if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
         sp = 0;
+    } else if (sp && (flags & F_VOCAB_ONLY) && t->t == T_NUM && t->len <= 4) {
+        /* a small int, from its digits (the scanner has checked the number's syntax) */
+        long x = 0;
+        int digits = t->len > 0;
+        for (uint32_t k = 0; k < t->len && digits; k++) {
+            char ch = w->line[t->off + k];
+            digits = ch >= '0' && ch <= '9';
+            x = x * 10 + (ch - '0');
+        }
+        PyObject *g = digits ? small_int_shown(x) : NULL;
+        if (g) {
+            if (count_value(c, path, g) < 0) return -1;
+            sp = 0;
+        } else if (PyErr_Occurred()) {
+            return -1;
+        }
     } else if (sp && (flags & F_CARRIER_ONLY) && t->t == T_STR) {
         int done = t_carrier(w, path, i, depth);
         if (done < 0) return -1;
@@ -1875,16 +1937,8 @@ static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
          * n is len(v)) */
         if (flags & F_OPAQUE) return count(c, w->rclass, path, S_object, S_opaque, n);
         if (count(c, w->rclass, path, S_object, S_map, n) < 0) return -1;
-        PyObject *vp = PyDict_GetItemWithError(c->mapval, path);
-        if (vp) {
-            Py_INCREF(vp);
-        } else {
-            if (PyErr_Occurred() || !(vp = PyUnicode_FromFormat("%U.<map-value>", path))) return -1;
-            if (PyDict_GET_SIZE(c->mapval) < 50000 && PyDict_SetItem(c->mapval, path, vp) < 0) {
-                Py_DECREF(vp);
-                return -1;
-            }
-        }
+        PyObject *vp = map_value_path(c, path);
+        if (!vp) return -1;
         int rc = 0;
         Py_ssize_t j = i + 1;
         for (Py_ssize_t k = 0; k < n && rc == 0; k++, j = w->T[j + 1].next)
