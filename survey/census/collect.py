@@ -489,27 +489,31 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     volatile: list[str] = []
     nbytes = 0
     cpu0 = time.process_time()
+    # per table: the FileResult field, its batch table, whether rows carry file_key too
+    plan = [(name, tables[name], name in KEYED) for name in tables]
     for t in batch:
         r = W.walk_file(walker, *t)
         fid = r.file_id
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
-        if any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
+        if r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
             volatile.append(fid)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
-        per = {"frames": r.frames, "blocks": r.blocks, "links": r.links, "markers": r.markers,
-               "needles": r.needles, "numbers": r.numbers}
-        ids = {False: (fid,), True: (fid, file_key(fid))}
-        for name, rows in per.items():
+        ids = (fid,)
+        keyed_ids = None
+        for name, table, keyed in plan:
+            rows = getattr(r, name)
             if rows:
-                tables[name].add(rows, ids[name in KEYED])
+                if keyed and keyed_ids is None:
+                    keyed_ids = (fid, file_key(fid))
+                table.add(rows, keyed_ids if keyed else ids)
                 # a file's rows go as soon as they are in the table: one large file (a 1.5
                 # GB store, 543k records) would otherwise hold all of them twice at once
                 rows.clear()
         for name, agg in aggs.items():
             agg.add(fid, getattr(r, name))
-        del r, per
+        del r
     # one table at a time, each part written before the next is built
     out = Path(spill)
     for name in list(tables):
