@@ -390,3 +390,27 @@ def test_table_counts_number_each_key_once() -> None:
     assert fresh == {cn: 0, ab: 1}
     assert [r[:2] for r in pl.DataFrame([pl.Series(c) for c in t.columns()][:2]).rows()] == [
         ("f1", 0), ("f1", 1), ("f4", 0), ("f4", 1)]
+
+
+@needs_native
+def test_node_key_tuples_are_shared_and_still_found_when_the_cache_is_full() -> None:
+    """The C walker gives every file the same key tuple for a node key (Table.add_counts
+    finds it by address). Past its 65,536 cached keys a new key gets a tuple of its own,
+    equal by value, and the keys it has cached are still shared."""
+    w = W.make_walker("cursor", "reviewed", False, SALT)
+    core, rc = w._core, "r"
+    paths = [f"$.p{i}" for i in range(70_000)]
+
+    def key(path: str) -> tuple:
+        r = W.FileResult(file_id="f")
+        core.node(r, rc, path, "x", 0, 0)
+        (k,) = r.nodes
+        return k
+
+    first = key(paths[0])
+    assert key(paths[0]) is first
+    for p in paths[1:]:
+        key(p)
+    assert key(paths[0]) is first  # cached before the table filled: still shared
+    late = key(paths[-1])
+    assert late == (rc, paths[-1], "string", "") and key(paths[-1]) is not late

@@ -291,8 +291,8 @@ static void kt_clear(Core *c) {
 }
 
 static PyObject *key_tuple(Core *c, PyObject *const *k) {
-    if (c->kt_used * 2 >= c->kt_cap) {
-        if (c->kt_used >= KT_MAX) return PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+    /* grows at half full until KT_MAX keys; a full table still answers the keys it has */
+    if (c->kt_used * 2 >= c->kt_cap && c->kt_used < KT_MAX) {
         Py_ssize_t ncap = c->kt_cap ? c->kt_cap * 2 : 1024;
         KeyTuple *nt = PyMem_Calloc((size_t)ncap, sizeof(KeyTuple));
         if (!nt) return PyErr_NoMemory();
@@ -310,7 +310,7 @@ static PyObject *key_tuple(Core *c, PyObject *const *k) {
         KeyTuple *e = &c->kt[j];
         if (!e->k[0]) {
             PyObject *t = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
-            if (!t) return NULL;
+            if (!t || c->kt_used >= KT_MAX) return t;  /* full: a tuple of its own */
             for (int i = 0; i < 4; i++) e->k[i] = Py_NewRef(k[i]);
             e->t = t;
             c->kt_used++;
