@@ -2791,7 +2791,7 @@ static void Column_dealloc(Column *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-typedef struct { void *bufs[3]; const void *ptrs[3]; char *name; } Exported;
+typedef struct { void *bufs[3]; const void *ptrs[3]; } Exported; /* an array's buffers */
 
 static void release_schema(struct ArrowSchema *s) {
     free((void *)s->name);
@@ -2822,7 +2822,7 @@ static void array_capsule_free(PyObject *cap) {
 static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     /* __arrow_c_array__(requested_schema=None) -> (schema capsule, array capsule); once */
     Col *c = &self->col;
-    if (!c->data && c->n == 0 && c->cap < 0) {
+    if (c->cap < 0) {
         PyErr_SetString(PyExc_ValueError, "this column was exported already");
         return NULL;
     }
@@ -2833,20 +2833,20 @@ static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t na
     struct ArrowArray *a = calloc(1, sizeof *a);
     Exported *e = calloc(1, sizeof *e);
     char *name = malloc((size_t)nlen + 1);
-    if (c->kind == 'b' && c->n) {  /* Arrow booleans are bits */
-        uint8_t *bits = calloc((size_t)(c->n / 8 + 1), 1);
-        if (bits) {
-            for (int64_t i = 0; i < c->n; i++)
-                if (c->data[i]) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-            free(c->data);
-            c->data = bits;
-        } else name = (free(name), NULL);
-    }
-    if (!c->data) c->data = calloc(16, 1);  /* never a NULL values buffer */
+    /* Arrow booleans are bits; the values buffer is never NULL. Any failure leaves the
+     * column as it was. */
+    uint8_t *bits = s && a && e && name && c->kind == 'b' && c->n ? calloc((size_t)(c->n / 8 + 1), 1) : NULL;
+    if (!c->data) c->data = calloc(16, 1);
     if (!c->chars) c->chars = malloc(1);
-    if (!s || !a || !e || !name || !c->data || !c->chars) {
-        free(s), free(a), free(e), free(name);
+    if (!s || !a || !e || !name || !c->data || !c->chars || (c->kind == 'b' && c->n && !bits)) {
+        free(s), free(a), free(e), free(name), free(bits);
         return PyErr_NoMemory();
+    }
+    if (bits) {
+        for (int64_t i = 0; i < c->n; i++)
+            if (c->data[i]) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        free(c->data);
+        c->data = bits;
     }
     memcpy(name, nm, (size_t)nlen + 1);
     static const char *formats[] = {"U", "l", "L", "g", "b"};
