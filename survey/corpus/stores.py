@@ -200,7 +200,7 @@ def _read_in_memory(src: Path) -> StoreCopy | None:
     st1 = os.stat(src)
     changed = (st0.st_size, st0.st_mtime_ns) != (st1.st_size, st1.st_mtime_ns) or len(data) != st1.st_size
     return StoreCopy(None, None, len(data), xxhash.xxh3_128(data).hexdigest(), False, 0,
-                     os.path.lexists(src.with_name(src.name + "-shm")),
+                     os.path.exists(src.with_name(src.name + "-shm")),  # as a copy would find it
                      src.with_name(src.name + "-journal").exists(), changed, data=data, head=data[:100])
 
 
