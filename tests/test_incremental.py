@@ -195,3 +195,43 @@ def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_pat
     rel = str(f.relative_to(cc))
     assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
     assert _keys("claude_code", cc)[rel] != after[rel]
+
+
+def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose result depends on another file's existence (a Claude Code record naming
+    a persisted output) is walked again on every run. Its rows go to a part of their own
+    from the first run on, so the next run drops that part and links every other one from
+    the cache as it is: nothing is rewritten, and the census is a fresh run's."""
+    import polars as pl
+
+    from survey.census import collect as C
+    from survey.synth import claude_code
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(C, "BATCH_FILES", 9)  # several parts, volatile files among others
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=6, sessions=12)
+    prof = get("claude_code")
+    first = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
+
+    def cache_parts() -> dict[str, int]:
+        (cache,) = [p for p in (tmp_path / "cache" / "claude_code").iterdir() if (p / "meta.parquet").exists()]
+        return {p.name: p.stat().st_ino for p in (cache / "nodes").glob("*.parquet")}
+
+    before = cache_parts()
+    vol_parts = {n for n in before if n.endswith("v.parquet")}
+    assert vol_parts, "the corpus must have volatile files for this test to mean anything"
+    # the volatile files are exactly the ones walked again
+    again = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    walked_again = again.cache["walked"]
+    assert 0 < walked_again < first.cache["walked"]
+    after = cache_parts()
+    kept = {n: i for n, i in before.items() if n not in vol_parts}
+    assert kept and all(after.get(n) == i for n, i in kept.items()), "a clean part was rewritten"
+    assert not any(n.endswith("-rest.parquet") for n in after)
+    assert not (set(after) & vol_parts), "the old volatile parts are dropped"
+    fresh = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+    assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
+    vol = pl.read_parquet(sorted((tmp_path / "cache").rglob("meta.parquet"))[0]).filter("volatile")
+    assert vol.height == walked_again

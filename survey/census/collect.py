@@ -519,22 +519,42 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     for name in list(tables):
         table = tables.pop(name)
         if len(table):
-            _write_part(_frame(table, schemas[name]), out / name, index)
+            _write_parts(_frame(table, schemas[name]), out / name, index, volatile)
     for name in list(aggs):
         agg = aggs.pop(name)
         if len(agg.table):
-            _write_part(agg.frame(), out / name, index)
+            _write_parts(agg.frame(), out / name, index, volatile)
     return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
 
 
-def _write_part(df: pl.DataFrame, d: Path, index: int) -> None:
+def part_label(index: int, volatile: bool = False) -> str:
+    """The name of batch ``index``'s part (``part-000003``), or of its volatile files' part
+    (``part-000003v``)."""
+    return f"part-{index:06d}{'v' if volatile else ''}"
+
+
+def _write_parts(df: pl.DataFrame, d: Path, index: int, volatile: list[str]) -> None:
+    """The batch's part, and the rows of its volatile files in a part of their own: they are
+    walked again on every run, so the next run serves no file from that part and drops it
+    whole, and the files around them keep a clean part, linked as it is (a mixed part would
+    be rewritten once, 0.45 s of a 1.4 s re-run at 100 MB of Claude Code sessions)."""
+    if not volatile:
+        _write_part(df, d, part_label(index))
+        return
+    mask = df.select(pl.col("file_id").is_in(volatile)).to_series()
+    for label, rows in ((part_label(index), df.filter(~mask)), (part_label(index, True), df.filter(mask))):
+        if rows.height:
+            _write_part(rows, d, label)
+
+
+def _write_part(df: pl.DataFrame, d: Path, label: str) -> None:
     d.mkdir(exist_ok=True)
     # lz4: the parts are read once into the snapshot (and kept by the cache); no column
     # statistics: each part spans every status and line range, so min/max would prune
     # nothing in the census, and computing them was half of the write; row groups of 64k
     # rows: the writer holds a row group's encoded pages (the 543k frames of a 1.5 GB store
     # took 290 MB more to write in the default 512k, 180 MB in 64k)
-    df.write_parquet(d / f"part-{index:06d}.parquet", compression="lz4", statistics=False,
+    df.write_parquet(d / f"{label}.parquet", compression="lz4", statistics=False,
                      row_group_size=1 << 16)
 
 
@@ -648,7 +668,9 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
     part = pl.col("part")
     new_where = pl.concat([
-        walked.select("file_id", part=pl.format("{}-part-{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6))),
+        walked.select("file_id", part=pl.format("{}-part-{}{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6),
+                                                pl.when(pl.col("file_id").is_in(list(volatile))).then(pl.lit("v"))
+                                                .otherwise(pl.lit("")))),
         where.select("file_id", part=pl.lit(f"{run}-compact") if compact else
                      pl.when(part.is_in(dirty)).then(pl.lit(f"{run}-rest")).otherwise(part)),
     ])
