@@ -47,7 +47,6 @@ whole-scope commands. ``--no-cache`` (``run_probes(cache_dir=None)``) reads ever
 from __future__ import annotations
 
 import hashlib
-import heapq
 import os
 import re
 import shlex
@@ -323,18 +322,17 @@ def fed_per_file_sql() -> tuple[str, str]:
 def _fed_batches(root: Path, files: list[str], sizes: dict[str, int],
                  limit: int) -> Iterator[tuple[list[str], list[bytes]]]:
     """``files`` read, in runs of about ``limit`` bytes (a file that is not ASCII counted
-    four times: its escaped text if it is not UTF-8): (absolute names, contents). A file
-    that cannot be read ends the scope's read as read_blob would (``GrepReadError``)."""
+    four times: its escaped text if it is not UTF-8): (their names as given, contents). A
+    file that cannot be read ends the scope's read as read_blob would (``GrepReadError``)."""
     names: list[str] = []
     blobs: list[bytes] = []
     cost = 0
     for f in files:
-        name = os.path.join(root, f)
         try:
-            data = _read(name, sizes.get(f, 0))
+            data = _read(os.path.join(root, f), sizes.get(f, 0))
         except OSError as exc:
             raise GrepReadError(type(exc).__name__) from None
-        names.append(name)
+        names.append(f)
         blobs.append(data)
         cost += len(data) if data.isascii() else 4 * len(data)
         if cost >= limit:
@@ -351,6 +349,8 @@ def _read(path: str, size: int) -> bytes:
     fd = os.open(path, os.O_RDONLY)
     try:
         first = os.read(fd, size + 1)
+        if len(first) <= size:  # a regular file reads short only at its end
+            return first
         more = []
         while b := os.read(fd, 1 << 20):
             more.append(b)
@@ -451,7 +451,11 @@ class Pieces:
         with, lets a small file come in one read (``_read``'s way)."""
         fd = os.open(path, os.O_RDONLY)
         try:
-            buf, lo, done = os.read(fd, min(size, PIECE_BYTES) + 1), 1, False
+            want = min(size, PIECE_BYTES) + 1
+            buf, lo, done = os.read(fd, want), 1, False
+            if len(buf) < want:  # a regular file reads short only at its end: the whole file
+                yield self._piece(buf)
+                return
             while True:
                 if len(buf) > PIECE_BYTES:
                     # the last place to cut before PIECE_BYTES, else the last one read so far
@@ -565,16 +569,12 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
     k = max(n, -(-len(files) // PART_FILES))
     if k == 1:
         return [list(files)], 1
-    cap = -(-len(files) // k)
-    parts: list[list[str]] = [[] for _ in range(k)]
-    # the parts that are not full, lightest first (the first such part on a tie): a heap, as
-    # a scan of every part per file grew with files x parts (2 s for 113k files)
-    open_parts = [(0, j) for j in range(k)]
-    for f in sorted(files, key=lambda f: -sizes.get(f, 0)):
-        load, j = heapq.heappop(open_parts)
-        parts[j].append(f)
-        if len(parts[j]) < cap:
-            heapq.heappush(open_parts, (load + sizes.get(f, 0), j))
+    # largest first, dealt out to the parts there and back (0, 1, .., k-1, k-1, .., 0, 0, ..):
+    # as even in bytes as a heap of the lightest part, and in equal numbers of files, by
+    # slicing (113k files: 0.05 s against 0.47 s)
+    get = sizes.get
+    order = sorted(files, key=lambda f: -get(f, 0))
+    parts = [order[j::2 * k] + order[2 * k - 1 - j::2 * k] for j in range(k)]
     return [p for p in parts if p], n
 
 
@@ -588,6 +588,19 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     set_patterns, fed = fed_per_file_sql()
     chunks, at_once = parts
     exact = raw_exact(literals)
+    prefix = os.path.join(str(root), "")
+    reader = Pieces(literals) if exact else None  # read-only once made: shared by the parts
+    # the patterns are the literals', whatever the files: worked out once, not per part
+    # (8 ms each, 56 parts at 1 GB of cursor_stream captures)
+    try:
+        cur = con.cursor()
+        cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
+        cur.execute(set_patterns)
+        row = cur.execute("SELECT getvariable('patterns')").fetchone()
+        patterns = row[0] if row else None
+        cur.close()
+    except duckdb.Error as exc:
+        raise GrepReadError(type(exc).__name__) from None
 
     def whole(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
@@ -597,15 +610,15 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             # the query is given each file's number, not its name: a name that is not
             # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
             got = cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall()
-            rows += [(names[i], *rest) for i, *rest in got]
+            rows += [(names[i], (size, bad, occ)) for i, size, bad, occ in got]
             del blobs  # before the generator reads the next batch: one batch held, not two
         if big:
             cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
-            rows += cur.execute(sql).fetchall()
+            rows += [(_relative(root, fn), (size, bad, occ)) for fn, size, bad, occ in cur.execute(sql).fetchall()]
         return rows
 
     def pieces(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
-        reader = Pieces(literals)
+        assert reader is not None
         acc: list[list[Any]] = []  # per file: size, not UTF-8, occurrences, escape hazard
         owner: list[int] = []  # per piece held: its file
         blobs: list[bytes] = []
@@ -616,15 +629,15 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             for i, size, _bad, occ in got:  # not UTF-8: as the piece was before blanking
                 a = acc[owner[i]]
                 a[0] += size
-                a[2] = [x + y for x, y in zip(a[2], occ, strict=True)]
+                a[2] = occ if a[2] is None else [x + y for x, y in zip(a[2], occ, strict=True)]
             owner.clear()
             blobs.clear()
 
         for n, f in enumerate(files):
-            a: list[Any] = [0, False, [0] * len(literals), False]
+            a: list[Any] = [0, False, None, False]  # every file has a piece: None is replaced
             acc.append(a)
             try:
-                for data, bad, hazard in reader.of(os.path.join(root, f), sizes.get(f, 0)):
+                for data, bad, hazard in reader.of(prefix + f, sizes.get(f, 0)):
                     a[1] |= bad
                     a[3] |= hazard
                     owner.append(n)
@@ -637,7 +650,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                 raise GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
-        rows = [(os.path.join(root, f), *a[:3]) for f, a in zip(files, acc, strict=True) if not (a[1] and a[3])]
+        rows = [(f, (a[0], a[1], a[2])) for f, a in zip(files, acc, strict=True) if not (a[1] and a[3])]
         # not UTF-8 and a place where the escaped text could match where the bytes do not
         return rows + whole(cur, [f for f, a in zip(files, acc, strict=True) if a[1] and a[3]])
 
@@ -646,7 +659,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
         try:
             cur.execute("SET VARIABLE root = ?", [str(root)])
             cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
-            cur.execute(set_patterns)
+            cur.execute("SET VARIABLE patterns = ?::VARCHAR[]", [patterns])
             return pieces(cur, files) if exact else whole(cur, files)
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
@@ -658,8 +671,8 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             results = list(pool.map(run, chunks))
     else:
         results = [run(p) for p in chunks]
-    return [(_relative(root, fn), (int(size), bool(bad), [int(n) for n in occ]))
-            for rows in results for fn, size, bad, occ in rows]
+    # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
+    return [row for rows in results for row in rows]
 
 
 def _zeros(literals: list[str]) -> dict[str, dict]:
