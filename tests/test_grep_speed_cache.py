@@ -537,3 +537,60 @@ def test_the_greps_search_a_file_the_early_listing_missed(tmp_path: Path, monkey
     res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None)
     sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
     assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
+
+
+def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several scopes searching the whole root take their matches from one rg pass with all
+    their literals, each keeping only its own literals in its own files, and get exactly
+    what their own passes give. rg counts leftmost matches, so where another scope's
+    literal that can overlap one of ours matched (it may have taken our bytes), the file is
+    searched again by our own pass."""
+    root = tmp_path / "c"
+    texts = Scope("texts", ("**/*.txt",), ("*.txt",), ("*",))
+    logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
+    # "xab" in hidden.txt: the shared pass takes "xa" (a log literal below) and hides "ab"
+    plant(root, {**FILES, "hidden.txt": b"xab xab ab", "a.log": b"zz aa [...] zz\nzz xab", "b/c.log": b"[...]",
+                 "d.log": b""})
+    runs: list[list[bytes]] = []
+    real = G._rg_run
+    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    whole = [os.fsencode(str(root))]
+
+    def both(text_lits: list[str], log_lits: list[str], shared: bool) -> list[dict]:
+        runs.clear()
+        pairs = [(texts, text_lits), (logs, log_lits)]
+        sh = G.SharedRg(root, pairs) if shared else None
+        return [G.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs]
+
+    for text_lits, log_lits, again in ((LITERALS, ["qq"], 0), (LITERALS, ["zz"], 0), (LITERALS, ["zz", "[...]"], 0),
+                                       (LITERALS, ["zz", "a\\"], 3), (["ab", "zz"], ["xa"], 1)):
+        own = both(text_lits, log_lits, False)
+        assert runs == [whole, whole]
+        got = both(text_lits, log_lits, True)
+        assert runs[0] == whole and whole not in runs[1:], log_lits
+        assert sum(len(r) for r in runs[1:]) == again, (log_lits, runs[1:])  # files searched again
+        assert got == own, log_lits
+    assert got[0]["per_literal"]["ab"] == {"files_matched": 1, "occurrences": 3}
+    # a file of the shared pass that the listing lacks still counts, in its own scope only
+    sh = G.SharedRg(root, [(texts, LITERALS), (logs, ["zz"])])
+    real_listing = G.RgListing.read
+    monkeypatch.setattr(G.RgListing, "read", lambda self: real_listing(self).replace(b"a.log\0", b""))
+    assert G.rg_grep(root, logs, ["zz"], shared=sh)["per_literal"]["zz"] == {"files_matched": 1, "occurrences": 3}
+
+
+def test_a_rerun_that_reads_one_file_again_counts_its_matches(tmp_path: Path) -> None:
+    """rg names no file when it is given just one, unless told to: a re-run with a single
+    changed file to read must still count that file's matches (it once counted none)."""
+    root = tmp_path / "c"
+    plant(root, FILES)
+    folder = tmp_path / "grep"
+    cache = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    cache.save()
+    changed = root / "plain.txt"
+    changed.write_bytes(changed.read_bytes() + b' "tool_result" aa')
+    again = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
+    assert second["files_from_cache"] == len(G.in_scope(SCOPE, list(FILES))) - 1
+    assert second["per_literal"] == G.rg_grep(root, SCOPE, LITERALS)["per_literal"]
