@@ -231,6 +231,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
 
     # files walked again on every run (their results depend on other files) in batches of
     # their own, so the parts of the files around them stay clean in the cache next time
+    split = cache_dir is not None  # volatile files' rows in parts of their own: for the cache
     is_volatile = pl.col("file_id").is_in(volatile)
     batches = _batches(walk.filter(~is_volatile), jobs) + _batches(walk.filter(is_volatile), jobs)
     small = int(walk["size"].sum() or 0) < POOL_MIN_BYTES or jobs == 1
@@ -239,14 +240,15 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
         walker.root = str(root)
         for i, batch in enumerate(batches):
-            take(walk_batch(walker, _batch_tasks(batch, needles), str(spill), i, field_cols))
+            take(walk_batch(walker, _batch_tasks(batch, needles), str(spill), i, field_cols, split))
     else:
         with ProcessPoolExecutor(jobs, mp_context=_pool_context(), initializer=W._init_worker,
                                  initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root))) as ex:
             # a few batches in flight, taken in order: their tasks exist only while they run
             pending: deque = deque()
             for i, batch in enumerate(batches):
-                pending.append(ex.submit(_work_batch, _batch_tasks(batch, needles), str(spill), i, field_cols))
+                pending.append(ex.submit(_work_batch, _batch_tasks(batch, needles), str(spill), i, field_cols,
+                                         split))
                 if len(pending) >= jobs * IN_FLIGHT:
                     take(pending.popleft().result())
             while pending:
@@ -387,7 +389,7 @@ def _columns(rows: list[tuple], ids: tuple) -> list[list]:
 
 
 def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
-               field_cols: list[str]) -> BatchOut:
+               field_cols: list[str], split_volatile: bool = True) -> BatchOut:
     # The batch's rows pile up as millions of small tuples and strings in long-lived lists,
     # and Python's cycle collector would scan them all again and again as they grow (17 % of
     # the walk's CPU). Nothing the walk builds refers to itself (parsed JSON, tuples, lists of
@@ -395,7 +397,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _walk_batch(walker, batch, spill, index, field_cols)
+        return _walk_batch(walker, batch, spill, index, field_cols, split_volatile)
     finally:
         if paused:
             gc.enable()
@@ -479,30 +481,20 @@ class _Aggregated:
         return rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
 
 
-def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
-                field_cols: list[str]) -> BatchOut:
-    schemas = _schemas(field_cols)
-    tables = {name: _table(schemas[name]) for name in SPILLED if name not in AGGREGATES}
-    aggs = {name: _Aggregated(schemas[name], width) for name, width in AGGREGATES.items()}
-    files: list[tuple] = []
-    stores: list[dict] = []
-    volatile: list[str] = []
-    nbytes = 0
-    cpu0 = time.process_time()
-    # per table: the FileResult field, its batch table, whether rows carry file_key too
-    plan = [(name, tables[name], name in KEYED) for name in tables]
-    for t in batch:
-        r = W.walk_file(walker, *t)
+class _BatchTables:
+    """One part's worth of a batch's tables: the row tables and the per-file aggregates."""
+
+    def __init__(self, schemas: dict[str, dict]) -> None:
+        self.tables = {name: _table(schemas[name]) for name in SPILLED if name not in AGGREGATES}
+        self.aggs = {name: _Aggregated(schemas[name], width) for name, width in AGGREGATES.items()}
+        # per table: the FileResult field, its batch table, whether rows carry file_key too
+        self.plan = [(name, table, name in KEYED) for name, table in self.tables.items()]
+
+    def add(self, r: W.FileResult) -> None:
         fid = r.file_id
-        nbytes += r.nbytes
-        files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
-        if r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
-            volatile.append(fid)
-        if r.store:
-            stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         ids = (fid,)
         keyed_ids = None
-        for name, table, keyed in plan:
+        for name, table, keyed in self.plan:
             rows = getattr(r, name)
             if rows:
                 if keyed and keyed_ids is None:
@@ -511,19 +503,57 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
                 # a file's rows go as soon as they are in the table: one large file (a 1.5
                 # GB store, 543k records) would otherwise hold all of them twice at once
                 rows.clear()
-        for name, agg in aggs.items():
+        for name, agg in self.aggs.items():
             agg.add(fid, getattr(r, name))
+
+    def write(self, out: Path, schemas: dict[str, dict], label: str) -> None:
+        """One table at a time, each part written before the next is built."""
+        self.plan = []  # the tables go as they are written
+        for name in list(self.tables):
+            table = self.tables.pop(name)
+            if len(table):
+                _write_part(_frame(table, schemas[name]), out / name, label)
+        for name in list(self.aggs):
+            agg = self.aggs.pop(name)
+            if len(agg.table):
+                _write_part(agg.frame(), out / name, label)
+
+
+def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
+                field_cols: list[str], split_volatile: bool = True) -> BatchOut:
+    schemas = _schemas(field_cols)
+    # A file whose result depends on another file's existence is walked again on every run.
+    # Its rows go to a part of their own (``part-000003v``), so the next run serves no file
+    # from that part and drops it whole, and the files around it keep a clean part, linked
+    # as it is (a mixed part would be rewritten: 0.45 s of a 1.4 s re-run of 100 MB of
+    # Claude Code sessions). Each file's rows go straight to its part's tables: filtering
+    # the batch's frames afterwards cost 12 % of that walk; the second part's writes still
+    # cost 4-10 %, so without a cache (``split_volatile`` False) there is one part.
+    parts = [_BatchTables(schemas)]  # the batch's part, then its volatile files' part if any
+    files: list[tuple] = []
+    stores: list[dict] = []
+    volatile: list[str] = []
+    nbytes = 0
+    cpu0 = time.process_time()
+    for t in batch:
+        r = W.walk_file(walker, *t)
+        fid = r.file_id
+        nbytes += r.nbytes
+        files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
+        part = parts[0]
+        if r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
+            volatile.append(fid)
+            if split_volatile:
+                if len(parts) == 1:
+                    parts.append(_BatchTables(schemas))
+                part = parts[1]
+        if r.store:
+            stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
+        part.add(r)
         del r
-    # one table at a time, each part written before the next is built
     out = Path(spill)
-    for name in list(tables):
-        table = tables.pop(name)
-        if len(table):
-            _write_parts(_frame(table, schemas[name]), out / name, index, volatile)
-    for name in list(aggs):
-        agg = aggs.pop(name)
-        if len(agg.table):
-            _write_parts(agg.frame(), out / name, index, volatile)
+    for k, part in enumerate(parts):
+        part.write(out, schemas, part_label(index, k == 1))
     return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
 
 
@@ -531,20 +561,6 @@ def part_label(index: int, volatile: bool = False) -> str:
     """The name of batch ``index``'s part (``part-000003``), or of its volatile files' part
     (``part-000003v``)."""
     return f"part-{index:06d}{'v' if volatile else ''}"
-
-
-def _write_parts(df: pl.DataFrame, d: Path, index: int, volatile: list[str]) -> None:
-    """The batch's part, and the rows of its volatile files in a part of their own: they are
-    walked again on every run, so the next run serves no file from that part and drops it
-    whole, and the files around them keep a clean part, linked as it is (a mixed part would
-    be rewritten once, 0.45 s of a 1.4 s re-run at 100 MB of Claude Code sessions)."""
-    if not volatile:
-        _write_part(df, d, part_label(index))
-        return
-    mask = df.select(pl.col("file_id").is_in(volatile)).to_series()
-    for label, rows in ((part_label(index), df.filter(~mask)), (part_label(index, True), df.filter(mask))):
-        if rows.height:
-            _write_part(rows, d, label)
 
 
 def _write_part(df: pl.DataFrame, d: Path, label: str) -> None:
@@ -558,9 +574,10 @@ def _write_part(df: pl.DataFrame, d: Path, label: str) -> None:
                      row_group_size=1 << 16)
 
 
-def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str]) -> BatchOut:
+def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str],
+                split_volatile: bool = True) -> BatchOut:
     assert W._WORKER is not None
-    return walk_batch(W._WORKER, batch, spill, index, field_cols)
+    return walk_batch(W._WORKER, batch, spill, index, field_cols, split_volatile)
 
 
 def _schemas(field_cols: list[str]) -> dict[str, dict]:
