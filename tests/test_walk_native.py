@@ -128,6 +128,30 @@ def test_framing_is_identical_at_any_chunk_boundary_and_cap(data: bytes, chunk: 
     assert_same(a, b, f"{len(data)} bytes, chunk {chunk}, cap {cap}")
 
 
+_UTF8_ATOMS = [b"a", b"x" * 8, b"\x7f", b"\x80", b"\xc2\xa9", b"\xc0\xaf", b"\xe2\x82\xac", b"\xed\xa0\x80",
+               b"\xef\xbf\xbf", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5",
+               b"\xe0\x80\x80", b"\xe2\x82", b"\xff", b"\x00"]
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(data=st.one_of(st.binary(max_size=64),
+                      st.lists(st.sampled_from(_UTF8_ATOMS), max_size=30).map(b"".join),
+                      st.text(max_size=40).map(lambda t: t.encode("utf-8", "surrogatepass"))),
+       pad=st.integers(0, 9))
+def test_the_c_utf8_check_is_pythons_strict_decoder(data: bytes, pad: int) -> None:
+    """The grep hands a piece to DuckDB as it is when it is UTF-8 and blanks it otherwise;
+    the C check must agree with Python's decoder byte for byte, at any alignment (it reads
+    eight ASCII bytes at a time), truncated sequences, overlongs and surrogates included."""
+    from survey.evidence.grep import _utf8_valid_py
+
+    for blob in (data, b"a" * pad + data, data + b"b" * pad, b"\xff" * (pad % 2) + data):
+        assert W.NATIVE.utf8_valid(blob) == _utf8_valid_py(blob), blob
+    assert W.NATIVE.utf8_valid(bytearray(data)) == _utf8_valid_py(data)
+    big = b"y" * (1 << 16) + data  # the GIL let go
+    assert W.NATIVE.utf8_valid(big) == _utf8_valid_py(big)
+
+
 def test_the_native_walker_builds_where_a_compiler_is(tmp_path: Path) -> None:
     """``make`` builds the C walker; where a C compiler exists the build must succeed and
     the module must carry the hash of the current source (else walk.py would not use it)."""

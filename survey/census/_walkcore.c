@@ -3143,8 +3143,52 @@ static PyTypeObject TableType = {
     .tp_as_sequence = &Table_seq,
 };
 
+/* utf8_valid(data) -> bool: whether the bytes are UTF-8 as Python's strict decoder (and
+ * Rust's from_utf8) accept it, without building a str: the grep's pieces of JSON are
+ * checked so before DuckDB gets them, and decoding them to a str only to know took a fifth
+ * of the DuckDB grep of Codex sessions. Eight ASCII bytes at a time; the GIL is let go
+ * over a large buffer (the grep's parts read on two threads). */
+static int utf8_check(const unsigned char *p, const unsigned char *e) {
+    while (p < e) {
+        while (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (w & 0x8080808080808080ULL) break;
+            p += 8;
+        }
+        if (p >= e) break;
+        if (*p < 0x80) { p++; continue; }
+        int k = utf8_seq(p, e);
+        if (!k) return 0;
+        p += k;
+    }
+    return 1;
+}
+
+static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = b.buf, *e = p + b.len;
+    int ok;
+    if (b.len >= (1 << 16)) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = utf8_check(p, e);
+        Py_END_ALLOW_THREADS
+    } else {
+        ok = utf8_check(p, e);
+    }
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(ok);
+}
+
+static PyMethodDef module_methods[] = {
+    {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_walkcore", "The walk's hot loop in C (see walk.py).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_walkcore", "The walk's hot loop in C (see walk.py).", -1, module_methods,
 };
 
 #ifndef SOURCE_HASH
