@@ -199,6 +199,7 @@ typedef struct {
     PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *salt;
     PyObject *vocab_only, *number_names;
+    PyObject *vocab_number; /* path -> number name, where a path is only vocabulary and a number */
     PyObject *pcache;       /* id text -> its pseudonym: ids repeat (a session id on every line,
                                a uuid again as the next line's parent), the HMAC is the cost */
     Sha hm_inner, hm_outer; /* the salt's HMAC key states */
@@ -240,7 +241,8 @@ typedef struct {
 
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
 enum { F_SPECIAL = 1, F_STRING_ROLES = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
-       F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64, F_VOCAB = 128, F_LINK = 256, F_MARKER = 512 };
+       F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64, F_VOCAB = 128, F_LINK = 256, F_MARKER = 512,
+       F_VOCAB_NUMBER = 1024 };
 
 typedef struct Edge {
     PyObject *path, *key, *cp; /* owned; path == NULL: empty */
@@ -510,9 +512,17 @@ static int count_value(Core *c, PyObject *path, PyObject *g) {
 
 /* A number at a path that is only a numbers path: res.numbers gets (line, name, float).
  * Returns 1 when done, 0 when Python must do it (an int too big for a float), -1 on error. */
+static int number_row(PyObject *res, PyObject *name, PyObject *v, PyObject *line_no);
+
 static int number_leaf(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
     PyObject *name = PyDict_GetItemWithError(c->number_names, path);
     if (!name) return PyErr_Occurred() ? -1 : 0;
+    return number_row(res, name, v, line_no);
+}
+
+/* res.numbers.append((line_no, name, float(v))): 1, or 0 when v is no float (Python's way,
+ * in _special_leaf, then), -1 on error */
+static int number_row(PyObject *res, PyObject *name, PyObject *v, PyObject *line_no) {
     double d = PyFloat_CheckExact(v) ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v);
     if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
     PyObject *f = PyFloat_FromDouble(d);
@@ -631,11 +641,13 @@ static int path_flags(Core *c, PyObject *p) {
         d = PySet_Contains(c->obj_special, p), e = PySet_Contains(c->opaque, p),
         g = PySet_Contains(c->vocab_only, p), h = PyDict_Contains(c->number_names, p),
         k = PySet_Contains(c->carrier_only, p), v = PySet_Contains(c->vocab, p),
-        l = PyDict_Contains(c->link_kinds, p), m = PyDict_Contains(c->marker_paths, p);
-    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0 || k < 0 || v < 0 || l < 0 || m < 0) return -1;
+        l = PyDict_Contains(c->link_kinds, p), m = PyDict_Contains(c->marker_paths, p),
+        n = PyDict_Contains(c->vocab_number, p);
+    if (a < 0 || b < 0 || d < 0 || e < 0 || g < 0 || h < 0 || k < 0 || v < 0 || l < 0 || m < 0 || n < 0)
+        return -1;
     return (a ? F_SPECIAL : 0) | (b ? F_STRING_ROLES : 0) | (d ? F_OBJ_SPECIAL : 0) | (e ? F_OPAQUE : 0)
            | (g ? F_VOCAB_ONLY : 0) | (h ? F_NUMBER_ONLY : 0) | (k ? F_CARRIER_ONLY : 0)
-           | (v ? F_VOCAB : 0) | (l ? F_LINK : 0) | (m ? F_MARKER : 0);
+           | (v ? F_VOCAB : 0) | (l ? F_LINK : 0) | (m ? F_MARKER : 0) | (n ? F_VOCAB_NUMBER : 0);
 }
 
 static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -663,6 +675,21 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         int done = number_leaf(c, res, path, v, line_no);
         if (done < 0) return -1;
         sp = !done;
+    } else if (sp && (flags & F_VOCAB_NUMBER) && PyLong_CheckExact(v)) {
+        /* a path that is a vocabulary and a number (a desktop record's _v, a tool's number):
+         * a small int is shown as str(v) and its number kept, as _special_leaf does */
+        int overflow;
+        long x = PyLong_AsLongAndOverflow(v, &overflow);
+        PyObject *g = overflow ? NULL : small_int_shown(x);
+        PyObject *name = g ? PyDict_GetItemWithError(c->vocab_number, path) : NULL;
+        if (name) {
+            if (count_value(c, path, g) < 0) return -1;
+            int done = number_row(res, name, v, line_no);
+            if (done <= 0) return -1; /* a small int is always a float */
+            sp = 0;
+        } else if (PyErr_Occurred()) {
+            return -1;
+        }
     }
     if (sp) {
         PyObject *d = PyLong_FromSsize_t(depth);
@@ -2493,6 +2520,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
              (size_t)PyBytes_GET_SIZE(c->salt));
     GET(vocab_only, "_vocab_only", &PySet_Type)
     GET(number_names, "_number_names", &PyDict_Type)
+    GET(vocab_number, "_vocab_number", &PyDict_Type)
     GET(carrier_only, "_c_carrier_only", &PySet_Type)
     /* the field names the tape looks up by identity (key_eq): interned copies */
     Py_XSETREF(c->rc_parts, interned_parts(c->rc_parts, 1));
@@ -2548,7 +2576,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
     Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds);
-    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->pcache); Py_VISIT(c->gcache);
+    Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->vocab_number); Py_VISIT(c->pcache); Py_VISIT(c->gcache);
     for (Py_ssize_t e = 0; e < c->used; e++)
         for (int k = 0; k < 4; k++) Py_VISIT(c->tab[e].k[k]);
     for (Py_ssize_t i = 0; i < c->ecap; i++) {
@@ -2574,7 +2602,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
     Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds);
-    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
+    Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->vocab_number); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
     edges_clear(c);
     keys_clear(c);
     vc_clear(c);

@@ -264,6 +264,8 @@ class Walker:
         self._c_string_roles = frozenset(p for p in self.special if only(p, {"vocab", "marker", "link"}))
         self._vocab_only = frozenset(p for p in roles["vocab"] if only(p, {"vocab"}))
         self._number_names = {p: n for p, n in self.number_paths.items() if only(p, {"number"})}
+        self._vocab_number = {p: n for p, n in self.number_paths.items()
+                              if p in roles["vocab"] and only(p, {"vocab", "number"})}
         self._c_carrier_only = frozenset(p for p in self.json_carriers if only(p, {"carrier"}))
         self._link_kinds = dict(self.link_paths)
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
