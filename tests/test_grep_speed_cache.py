@@ -594,3 +594,35 @@ def test_a_rerun_that_reads_one_file_again_counts_its_matches(tmp_path: Path) ->
     second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
     assert second["files_from_cache"] == len(G.in_scope(SCOPE, list(FILES))) - 1
     assert second["per_literal"] == G.rg_grep(root, SCOPE, LITERALS)["per_literal"]
+
+
+def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C core reads runs of small files with the GIL let go: each file's bytes, in one
+    read of its listed size plus a byte (a file that grew since is read again in pieces),
+    or the errno Python's own read would have raised; larger files are left to ``Pieces``."""
+    import errno
+
+    from survey.census.walk import NATIVE
+
+    if NATIVE is None:
+        pytest.skip("the C core is not built (make)")
+    root = tmp_path / "c"
+    plant(root, {"a.txt": b"hello", "empty.txt": b"", "grew.txt": b"x" * 100, "caf\u00e9.txt": b"\xff\xfe"})
+    (root / "dir.txt").mkdir()
+    names = ["a.txt", "empty.txt", "grew.txt", "caf\u00e9.txt", "missing.txt", "dir.txt"]
+    got = NATIVE.read_files([str(root / n) for n in names], [5, 0, 10, 2, 3, 0])
+    assert got == [b"hello", b"", b"x" * 11, b"\xff\xfe", errno.ENOENT, errno.EISDIR]
+    monkeypatch.setattr(G, "PIECE_BYTES", 4)
+    assert G._read_small([str(root / "a.txt"), str(root / "caf\u00e9.txt")], [5, 2]) == [None, b"\xff\xfe"]
+    # a file that grew since it was listed is counted whole, as a file read by name is
+    monkeypatch.undo()
+    plant(root, {"grew.txt": b"aa " * 40})
+    real_keys = G._keys
+    monkeypatch.setattr(G, "_keys", lambda r, files, known: {
+        f: (e[0], (3, *e[1][1:])) if e and f == "grew.txt" else e for f, e in real_keys(r, files, known).items()})
+    dd, _ = G.duckdb_grep(root, SCOPE, ["aa"], files=["grew.txt", "a.txt"])
+    assert dd["aa"]["occurrences"] == 40
+    # an errno from the C read is the error a Python read would have raised
+    monkeypatch.setattr(G, "_read_small", lambda paths, sizes: [errno.EACCES] * len(paths))
+    with pytest.raises(G.GrepReadError, match="PermissionError"):
+        G.duckdb_grep(root, SCOPE, ["aa"], files=["a.txt"])

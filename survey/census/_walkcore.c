@@ -21,6 +21,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 struct Slot;
 
@@ -3210,8 +3213,82 @@ static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
     return PyBool_FromLong(ok);
 }
 
+/* read_files(paths, sizes) -> list: each file's bytes, read with one read() of its listed
+ * size plus one byte, or its errno (an int) when it could not be opened or read. The GIL is
+ * let go while a run of small files is read: the grep reads 113k of them (1 GB of captures)
+ * on two threads, and a system call per file each way through the GIL kept the other
+ * thread's DuckDB query waiting. A result as long as size + 1 means the file grew: the
+ * caller reads the rest. */
+static PyObject *read_files(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyList_Check(args[1])
+            || PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read_files(paths: list, sizes: list of the same length)");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(args[0]);
+    PyObject *out = PyList_New(n);
+    PyObject **names = n ? PyMem_Calloc((size_t)n, sizeof(PyObject *)) : NULL;
+    int *errs = n ? PyMem_Calloc((size_t)n, sizeof(int)) : NULL;
+    Py_ssize_t *got = n ? PyMem_Calloc((size_t)n, sizeof(Py_ssize_t)) : NULL;
+    if (!out || (n && (!names || !errs || !got))) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyUnicode_FSConverter(PyList_GET_ITEM(args[0], i), &names[i])) goto fail;
+        Py_ssize_t size = PyLong_AsSsize_t(PyList_GET_ITEM(args[1], i));
+        if (size < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a size is negative");
+            goto fail;
+        }
+        PyObject *b = PyBytes_FromStringAndSize(NULL, size + 1);
+        if (!b) goto fail;
+        PyList_SET_ITEM(out, i, b);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = PyList_GET_ITEM(out, i);
+        int fd;
+        do { fd = open(PyBytes_AS_STRING(names[i]), O_RDONLY | O_CLOEXEC); } while (fd < 0 && errno == EINTR);
+        if (fd < 0) { errs[i] = errno; continue; }
+        char *buf = PyBytes_AS_STRING(b);
+        Py_ssize_t want = PyBytes_GET_SIZE(b), have = 0;
+        while (have < want) {
+            ssize_t r = read(fd, buf + have, (size_t)(want - have));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) { errs[i] = errno; break; }
+            if (r == 0) break;
+            have += r;
+        }
+        got[i] = have;
+        close(fd);
+    }
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (errs[i]) {
+            PyObject *e = PyLong_FromLong(errs[i]);
+            if (!e) goto fail;
+            PyList_SetItem(out, i, e); /* drops the buffer */
+        } else if (got[i] < PyBytes_GET_SIZE(PyList_GET_ITEM(out, i))) {
+            /* the list's reference is the only one: taken out, resized in place, put back */
+            PyObject *b = PyList_GET_ITEM(out, i);
+            PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
+            if (_PyBytes_Resize(&b, got[i]) < 0) goto fail;
+            PyList_SetItem(out, i, b);
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(names[i]);
+    PyMem_Free(names); PyMem_Free(errs); PyMem_Free(got);
+    return out;
+fail:
+    if (names) for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(names[i]);
+    PyMem_Free(names); PyMem_Free(errs); PyMem_Free(got);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
+    {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,
+     "read_files(paths, sizes) -> each file's bytes (one read of size + 1), or its errno"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -483,6 +483,26 @@ class Pieces:
         return data.translate(_BLANKED), True, hazard
 
 
+# files read at once by the C core, each in one read() of its listed size plus a byte, with
+# the GIL let go (113k files of cursor_stream on two threads: a system call each way
+# through the GIL per file kept the other thread's DuckDB query waiting)
+READ_RUN = 256
+
+
+def _read_small(paths: list[str], sizes: list[int]) -> list[bytes | int | None]:
+    """Each file of at most ``PIECE_BYTES`` read whole (its bytes, or its errno if it could
+    not be), None for the others (and for all without the C core): ``Pieces.of`` reads
+    those."""
+    small = [i for i, n in enumerate(sizes) if n <= PIECE_BYTES]
+    out: list[bytes | int | None] = [None] * len(paths)
+    if NATIVE is None or not small:
+        return out
+    got = NATIVE.read_files([paths[i] for i in small], [sizes[i] for i in small])
+    for i, d in zip(small, got, strict=True):
+        out[i] = d
+    return out
+
+
 def _utf8_valid_py(data: bytes) -> bool:
     try:
         data.decode("utf-8")
@@ -643,21 +663,31 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             owner.clear()
             blobs.clear()
 
-        for n, f in enumerate(files):
-            a: list[Any] = [0, False, None, False]  # every file has a piece: None is replaced
-            acc.append(a)
-            try:
-                for data, bad, hazard in reader.of(prefix + f, sizes.get(f, 0)):
-                    a[1] |= bad
-                    a[3] |= hazard
-                    owner.append(n)
-                    blobs.append(data)
-                    held += len(data)
-                    if held >= FEED_BATCH_BYTES:
-                        search()
-                        held = 0
-            except OSError as exc:
-                raise GrepReadError(type(exc).__name__) from None
+        for start in range(0, len(files), READ_RUN):
+            run = files[start:start + READ_RUN]
+            whole_reads = _read_small([prefix + f for f in run], [sizes.get(f, 0) for f in run])
+            for k, f in enumerate(run):
+                a: list[Any] = [0, False, None, False]  # every file has a piece: None is replaced
+                acc.append(a)
+                size = sizes.get(f, 0)
+                data = whole_reads[k]
+                if isinstance(data, int):  # an errno: what os.open or os.read would have raised
+                    raise GrepReadError(type(OSError(data, "")).__name__)
+                try:
+                    # a file read whole (a short read is its end), else read again in pieces
+                    parts = ((reader._piece(data),) if data is not None and len(data) <= size
+                             else reader.of(prefix + f, size))
+                    for piece, bad, hazard in parts:
+                        a[1] |= bad
+                        a[3] |= hazard
+                        owner.append(start + k)
+                        blobs.append(piece)
+                        held += len(piece)
+                        if held >= FEED_BATCH_BYTES:
+                            search()
+                            held = 0
+                except OSError as exc:
+                    raise GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
         rows = [(f, (a[0], a[1], a[2])) for f, a in zip(files, acc, strict=True) if not (a[1] and a[3])]
