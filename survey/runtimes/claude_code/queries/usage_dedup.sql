@@ -14,9 +14,9 @@ WITH t AS (
     SELECT n.name, n.value, m.msg, s.sess
     FROM n JOIN m USING (file_key, line_no) LEFT JOIN s USING (file_key, line_no)   -- file_key: the file's id as a number
 ), per_msg AS (   -- usage may grow while a message streams, never shrink: keep the largest
-    SELECT name, sess, msg, max(value) AS v, count(*) AS recs FROM j GROUP BY ALL
-), naive AS (
-    SELECT name, sum(value) AS naive_sum, count(*) AS records FROM j GROUP BY name
+    SELECT name, sess, msg, max(value) AS v, count(*) AS recs, sum(value) AS total FROM j GROUP BY ALL
+), naive AS (      -- every record, summed through its message's group (j is read once)
+    SELECT name, sum(total) AS naive_sum, sum(recs) AS records FROM per_msg GROUP BY name
 ), dedup AS (
     SELECT name, sum(v) AS dedup_sum, count(*) AS messages,
            count(*) FILTER (WHERE recs > 1) AS messages_repeated, max(recs) AS max_records_per_message
