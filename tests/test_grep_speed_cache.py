@@ -626,3 +626,21 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     monkeypatch.setattr(G, "_read_small", lambda paths, sizes: [errno.EACCES] * len(paths))
     with pytest.raises(G.GrepReadError, match="PermissionError"):
         G.duckdb_grep(root, SCOPE, ["aa"], files=["a.txt"])
+
+
+def test_runs_of_small_files_are_bounded_in_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C core reads a run of files into memory at once: a run holds at most READ_RUN
+    files and READ_RUN_BYTES of the files it reads (larger ones are read in pieces and not
+    counted), every file once, in order."""
+    monkeypatch.setattr(G, "READ_RUN", 4)
+    monkeypatch.setattr(G, "READ_RUN_BYTES", 100)
+    monkeypatch.setattr(G, "PIECE_BYTES", 60)
+    sizes = {f"f{i}": n for i, n in enumerate([10, 50, 50, 1000, 5, 5, 5, 5, 5, 99, 0])}
+    files = list(sizes)
+    runs = list(G._runs(files, sizes))
+    assert [f for _, run in runs for f in run] == files
+    assert [s for s, _ in runs] == [sum(len(r) for _, r in runs[:k]) for k in range(len(runs))]
+    for _, run in runs:
+        assert len(run) <= 4
+        assert sum(sizes[f] for f in run if sizes[f] <= 60) <= 100 or len(run) == 1
+    assert [len(r) for _, r in runs] == [2, 4, 4, 1]

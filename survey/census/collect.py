@@ -685,6 +685,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
     part = pl.col("part")
     new_where = pl.concat([
+        # the labels ``part_label`` gave this run's parts (a volatile file's: its batch's "v" part)
         walked.select("file_id", part=pl.format("{}-part-{}{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6),
                                                 pl.when(pl.col("file_id").is_in(list(volatile))).then(pl.lit("v"))
                                                 .otherwise(pl.lit("")))),

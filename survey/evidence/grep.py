@@ -485,8 +485,24 @@ class Pieces:
 
 # files read at once by the C core, each in one read() of its listed size plus a byte, with
 # the GIL let go (113k files of cursor_stream on two threads: a system call each way
-# through the GIL per file kept the other thread's DuckDB query waiting)
+# through the GIL per file kept the other thread's DuckDB query waiting): at most this many
+# files and bytes a run, so a run of large files holds no more than a batch does
 READ_RUN = 256
+READ_RUN_BYTES = FEED_BATCH_BYTES
+
+
+def _runs(files: list[str], sizes: dict[str, int]) -> Iterator[tuple[int, list[str]]]:
+    """``files`` in runs for ``_read_small``: (index of the first, the run)."""
+    start, n = 0, 0
+    for i, f in enumerate(files):
+        size = sizes.get(f, 0)
+        b = size if size <= PIECE_BYTES else 0  # a larger file is read in pieces, not here
+        if i > start and (i - start >= READ_RUN or n + b > READ_RUN_BYTES):
+            yield start, files[start:i]
+            start, n = i, 0
+        n += b
+    if start < len(files):
+        yield start, files[start:]
 
 
 def _read_small(paths: list[str], sizes: list[int]) -> list[bytes | int | None]:
@@ -663,8 +679,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             owner.clear()
             blobs.clear()
 
-        for start in range(0, len(files), READ_RUN):
-            run = files[start:start + READ_RUN]
+        for start, run in _runs(files, sizes):
             whole_reads = _read_small([prefix + f for f in run], [sizes.get(f, 0) for f in run])
             for k, f in enumerate(run):
                 a: list[Any] = [0, False, None, False]  # every file has a piece: None is replaced
