@@ -20,11 +20,13 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from survey.census import walk as W
@@ -267,6 +269,25 @@ def test_unknown_files_by_extension(hostile_survey: Survey) -> None:
         assert got[ext] >= n
     files = s.table("files").filter(pl.col("file_id").is_in(s.fids("unknown_files")))
     assert files["read_status"].to_list() == ["ok"] * len(s.planted["classes"]["unknown_files"]["paths"])
+
+
+@given(st.lists(st.text(st.sampled_from("ab.-_/ÉZ9\udcff"), min_size=1, max_size=12), min_size=1, max_size=3))
+def test_a_file_class_is_its_last_name_parts_suffix_as_pathlib_reads_it(parts: list[str]) -> None:
+    from survey.corpus.crawl import ext_of
+
+    rel = "/".join(parts)
+    name = rel.rsplit("/", 1)[-1]
+    if name in ("", ".", ".."):
+        return  # never a directory entry's name
+    suffix = PurePosixPath(name).suffix.lower()
+    if name.startswith(".") and name.count(".") == 1:
+        want = "(dotfile)"
+    elif not suffix or len(suffix) > 12 or not suffix[1:].replace("_", "").replace("-", "").isalnum():
+        want = "(none)"
+    else:
+        want = suffix
+    assert ext_of(rel) == want
+    assert ext_of(name) == want
 
 
 def test_million_keys_is_a_counted_map(hostile_survey: Survey) -> None:

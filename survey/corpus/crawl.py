@@ -14,6 +14,7 @@ that must open the files, and never reach a snapshot.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -56,17 +57,19 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def _suffix(name: str) -> str:
-    # pathlib's rule for Path(name).suffix, without building a Path per file
-    i = name.rfind(".")
-    return name[i:] if 0 < i < len(name) - 1 else ""
-
-
 def ext_of(name: str) -> str:
-    """A file's class among unknown files: its extension, or ``(none)``/``(dotfile)``."""
-    if name.startswith(".") and name.count(".") == 1:
+    """A file's class among unknown files: its extension (``Path(name).suffix``, lower
+    case), or ``(none)``/``(dotfile)``. ``name`` may be a relative path: its last part counts."""
+    i, j = name.rfind("."), name.rfind("/")
+    if i == j + 1:  # the name's only dot leads it (".env"; a name is never "." or "..")
         return "(dotfile)"
-    suffix = _suffix(name).lower()
+    # pathlib's rule for a suffix: a dot after the name's first character, not its last
+    return _ext_class(name[i:] if i > j + 1 and i < len(name) - 1 else "")
+
+
+@functools.lru_cache(maxsize=4096)  # a corpus has few suffixes: each is judged once
+def _ext_class(suffix: str) -> str:
+    suffix = suffix.lower()
     if not suffix or len(suffix) > 12 or not suffix[1:].replace("_", "").replace("-", "").isalnum():
         return "(none)"
     return suffix
@@ -117,7 +120,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         c_fid.append(fid)
         c_surface.append(surface)
         c_kind.append(kind)
-        c_ext.append(ext_of(rel.rsplit("/", 1)[-1]))
+        c_ext.append(ext_of(rel))
         if groups:
             sess, parent, stem = groups.get("session"), groups.get("parent"), groups.get("stem")
             c_sess.append(pseudonym(salt, sess, "i") if sess else None)
