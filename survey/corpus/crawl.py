@@ -114,6 +114,14 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         for c in (*cols.values(), has_stat):
             c.clear()
 
+    ids: dict[str, str] = {}  # session id -> its pseudonym: a session's files share it
+
+    def id_name(raw: str) -> str:
+        name = ids.get(raw)
+        if name is None:
+            name = ids[raw] = pseudonym(salt, raw, "i")
+        return name
+
     def add(rel: str, surface: str, kind: str, st: os.stat_result | None, problem: str | None,
             groups: dict[str, str] | None = None) -> None:
         fid = pseudonym(salt, rel, "f")
@@ -123,8 +131,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         c_ext.append(ext_of(rel))
         if groups:
             sess, parent, stem = groups.get("session"), groups.get("parent"), groups.get("stem")
-            c_sess.append(pseudonym(salt, sess, "i") if sess else None)
-            c_parent.append(pseudonym(salt, parent, "i") if parent else None)
+            c_sess.append(id_name(sess) if sess else None)
+            c_parent.append(id_name(parent) if parent else None)
             c_agree.append((sess == stem) if (sess and stem) else None)
             if sess:
                 raw_ids[fid] = sess
