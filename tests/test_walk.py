@@ -211,3 +211,59 @@ def test_text_headings_and_lines_at_any_chunking() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = os.path.join(d, "t.txt")
         check()
+
+
+def test_needles_are_found_in_the_bytes_as_read_at_any_chunking(tmp_path: Path) -> None:
+    """A parent transcript is searched for its children's ids in the chunks the walk reads
+    (no second read of the file): the ids found are exactly those a search of the whole
+    file finds, wherever the reads cut it (inside an id, one byte at a time, ids of
+    different lengths, one id inside another)."""
+    import os
+    import random
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from survey.census import walk as W
+
+    ids = [b"agent-a1", b"a1", b"0f3c9e2a-77aa-4c1e-9d0b-5b6a1e2f3a4b", b"zz", b"agent-a1b"]
+    tmp = tmp_path / "parent.jsonl"
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.sampled_from([b'{"a":1}\n', b"x", b"agent-", b"a1", b"b", b"\n",
+                                     b"0f3c9e2a-77aa-4c1e-", b"9d0b-5b6a1e2f3a4b", b"z"]), max_size=40),
+           st.integers(0, 2**32))
+    def check(parts: list[bytes], seed: int) -> None:
+        data = b"".join(parts)
+        tmp.write_bytes(data)
+        rnd = random.Random(seed)
+
+        class Chunked(W.HashingReader):
+            def read(self, n: int = -1) -> bytes:
+                return super().read(rnd.randint(1, 12))
+
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            reader = Chunked(fd, len(data))
+            reader.watch([(f"n{i}", nb) for i, nb in enumerate(ids)])
+            while reader.read():
+                pass
+        finally:
+            os.close(fd)
+        assert reader.found == {f"n{i}" for i, nb in enumerate(ids) if nb in data}
+        assert reader.n == len(data)
+
+    check()
+    # every fixed read size, each id once at a different offset
+    data = b'{"x":"' + b'","'.join(ids[::-1]) + b'"}\n'
+    tmp.write_bytes(data)
+    for size in range(1, 48):
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            reader = W.HashingReader(fd, len(data))
+            reader.watch([(f"n{i}", nb) for i, nb in enumerate(ids)])
+            while reader.read(size):
+                pass
+        finally:
+            os.close(fd)
+        assert reader.found == {f"n{i}" for i in range(len(ids))}, size

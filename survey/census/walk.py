@@ -73,13 +73,45 @@ class HashingReader:
         self.h = content_hash()
         self.n = 0
         self.size = size  # the crawl's size: a read asks for no more than it plus one byte
+        self.found: set[str] = set()  # needles seen in the bytes read so far (``watch``)
+        self._pending: list[tuple[str, bytes]] = []
+        self._keep = 0
+        self._tail = b""
+
+    def watch(self, needles: Iterable[tuple[str, bytes]]) -> None:
+        """Look for each needle (id, bytes) in the bytes as they are read, across chunk
+        boundaries too: ``found`` names those seen. The chunks the walk reads anyway are
+        searched, so no file is read twice (in 1 GB of Claude Code sessions, 489 MB of
+        parent transcripts are searched for their children's ids)."""
+        self._pending = list(needles)
+        self._keep = max((len(nb) for _, nb in self._pending), default=1) - 1
 
     def read(self, n: int = CHUNK) -> bytes:
         left = self.size - self.n
         b = os.read(self.fd, min(n, left + 1) if left >= 0 else n)
         self.h.update(b)
         self.n += len(b)
+        if self._pending and b:
+            self._search(b)
         return b
+
+    def _search(self, b: bytes) -> None:
+        keep = self._keep
+        # a needle that begins in the bytes before this chunk and ends in it lies in ``edge``
+        edge = self._tail + b[:keep] if self._tail else b""
+        still = []
+        for nid, nb in self._pending:
+            if nb in b or (edge and nb in edge):
+                self.found.add(nid)
+            else:
+                still.append((nid, nb))
+        self._pending = still
+        if keep <= 0:
+            self._tail = b""
+        elif len(b) >= keep:
+            self._tail = b[-keep:]
+        else:
+            self._tail = (self._tail + b)[-keep:]
 
 
 @dataclass
@@ -559,8 +591,10 @@ class Walker:
 
     # -- per file ---------------------------------------------------------------------
     def walk_jsonl(self, res: FileResult, reader: HashingReader, needles: Iterable[tuple[str, bytes]] = ()) -> None:
-        pending = list(needles)
-        found: set[str] = set()
+        # Needles are ids from paths (not content), found or not in the bytes as they are read
+        needles = list(needles)
+        if needles:
+            reader.watch(needles)
         if self._core is not None:
             lines = self._native_frames(res, reader)
         else:
@@ -571,21 +605,8 @@ class Walker:
         res.lines = lines
         res.nbytes = reader.n
         res.hash = reader.h.hexdigest()
-        if pending:
-            # Needles are ids from paths (not content): a second cheap pass over the bytes,
-            # only for files that have children.
-            os.lseek(reader.fd, 0, os.SEEK_SET)
-            data_tail = b""
-            while True:
-                chunk = os.read(reader.fd, 1 << 20)
-                if not chunk:
-                    break
-                hay = data_tail + chunk
-                for nid, nb in pending:
-                    if nid not in found and nb in hay:
-                        found.add(nid)
-                data_tail = chunk[-256:]
-            res.needles = [(nid, nid in found) for nid, _ in pending]
+        if needles:
+            res.needles = [(nid, nid in reader.found) for nid, _ in needles]
 
     def _native_frames(self, res: FileResult, reader: HashingReader) -> int:
         """``corpus.frames`` semantics with the per-line loop in C: whole lines go to
