@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -147,6 +148,39 @@ def cpu_busy(interval: float = 0.2) -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return 1 - (i2 - i1) / max(1, t2 - t1)
+
+
+def cpu_times() -> list[int] | None:
+    """The machine's CPU time counters (``/proc/stat``'s first line: user, nice, system,
+    idle, iowait, irq, softirq, steal, ...), or None where there is no such file."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def lost(before: list[int] | None, after: list[int] | None) -> dict[str, float] | None:
+    """Of the machine's CPU time between two ``cpu_times`` readings, the share the host took
+    for other virtual machines (``steal``: invisible to ``ps`` and to ``cpu_busy``) and the
+    share spent waiting on the disk (``iowait``: files no longer in the page cache). Both
+    slow a timed step without being its own work."""
+    if not before or not after or len(before) < 8 or len(after) < 8:
+        return None
+    d = [b - a for a, b in zip(before, after, strict=False)]
+    total = sum(d[:8])
+    if total < 50:  # under half a second of two CPUs' ticks (100 a second each): no share to speak of
+        return None
+    return {"steal": round(d[7] / total, 4), "iowait": round(d[4] / total, 4)}
+
+
+def timed_step(step: Callable[[], Any], during: dict, name: str) -> Any:
+    """Run ``step``, recording in ``during[name]`` what ``lost`` says of its span."""
+    t0 = cpu_times()
+    try:
+        return step()
+    finally:
+        during[name] = lost(t0, cpu_times())
 
 
 def wait_quiet(max_wait: float) -> float | None:
@@ -811,15 +845,17 @@ def measure(runtime: str, label: str, size_mb: int | None, root: Path, args: arg
                            "files_by_kind": {k: len(v) for k, v in sorted(by_kind.items())},
                            "bytes_by_kind": {k: sum(sz for _, sz in v) for k, v in sorted(by_kind.items())},
                            "warm_read_seconds": round(warm([(p, sz) for p, sz, _ in files]), 3),
-                           "busy_before": {}}
+                           "busy_before": {}, "lost_during": {}}
     busy = rec["busy_before"]  # share of the CPU others used just before each timed step
+    during = rec["lost_during"]  # the host's steal and the disk waits during each timed step
 
     say(f"{label}: raw rg")
     busy["rg"] = wait_quiet(args.wait_quiet)
-    rec["rg"] = raw_rg(root, probe_literals(runtime), repeat=1 if args.quick else 3)
+    rec["rg"] = timed_step(lambda: raw_rg(root, probe_literals(runtime), repeat=1 if args.quick else 3),
+                           during, "rg")
     say(f"{label}: bare parse ({args.jobs} processes)")
     busy["parse"] = wait_quiet(args.wait_quiet)
-    rec["parse"] = bare_parse(files, args.jobs, repeat=1 if args.quick else 2)
+    rec["parse"] = timed_step(lambda: bare_parse(files, args.jobs, repeat=1 if args.quick else 2), during, "parse")
 
     runs = []
     work = tmp / f"{label}-survey"
@@ -831,7 +867,7 @@ def measure(runtime: str, label: str, size_mb: int | None, root: Path, args: arg
                 "snapshots": str(work / f"snapshots{i}"), "reports": str(work / f"reports{i}"),
                 "date": date, "on_exists": "refuse"}
         try:
-            runs.append((run_child(spec, cwd), spec, cwd))
+            runs.append((timed_step(functools.partial(run_child, spec, cwd), during, f"survey{i}"), spec, cwd))
         except ChildFailed as exc:
             say(f"{label}: survey failed: {exc}")
             rec["survey"] = {"failed": str(exc), **exc.seen}
@@ -981,7 +1017,9 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
             for name, d in (("$XDG_CACHE_HOME", xdg_cache(cwd)), ("$SURVEY_CACHE_DIR", survey_cache(cwd)))
             if d.exists()]
         busy = wait_quiet(args.wait_quiet)
+        t0 = cpu_times()
         res = run_child({**spec, "on_exists": "suffix"}, cwd)
+        lost_rerun = lost(t0, cpu_times())
     finally:
         clean_increment(root)
         shutil.rmtree(stage, ignore_errors=True)
@@ -991,6 +1029,7 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
         "corpus": rec["label"], "added_files": added, "added_bytes": add_bytes, "skipped_entries": skipped,
         "added_share": add_bytes / rec["bytes"], "full_seconds": full, "rerun_seconds": rerun,
         "rerun_over_full": rerun / full, "rerun_timings": res["timings"], "busy_before": busy,
+        "lost_during": {"full": (rec.get("lost_during") or {}).get("survey0"), "rerun": lost_rerun},
         "full_cache_stats": rec["survey"].get("cache"), "rerun_cache_stats": res.get("cache"),
         "full_cpu_seconds": rec["survey"].get("cpu_seconds", {}).get("total"),
         "rerun_cpu_seconds": res.get("cpu_seconds", {}).get("total"),
@@ -1110,7 +1149,24 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
             con.print(f"  [yellow]{r['label']}: the machine was busy with other work before some steps "
                       f"({', '.join(f'{k} {100 * v:.0f}%' for k, v in b.items())}): wall figures are noisy, "
                       "CPU ratios are steadier[/]")
+        note = lost_note(r.get("lost_during") or {})
+        if note:
+            con.print(f"  [yellow]{r['label']}: {note}[/]")
 
+
+
+def lost_note(during: dict[str, dict | None], floor: float = 0.02) -> str | None:
+    """A sentence on the CPU the host took (steal) and the disk waits (iowait) during the
+    timed steps, when either reached ``floor`` in some step; else None."""
+    parts = []
+    for what, why in (("steal", "the host took CPU time for other machines (steal)"),
+                      ("iowait", "the CPUs waited on the disk (iowait: files out of the page cache)")):
+        shares = {k: v[what] for k, v in during.items() if v and v.get(what) is not None}
+        if shares and max(shares.values()) >= floor:
+            parts.append(f"{why}: {', '.join(f'{k} {100 * v:.1f}%' for k, v in shares.items())}")
+    if not parts:
+        return None
+    return "during the timed steps " + "; ".join(parts) + ". Wall figures include both; CPU ratios do not"
 
 
 def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
@@ -1180,6 +1236,9 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
                   f"of bytes): full {inc['full_seconds']:.2f} s, re-run {inc['rerun_seconds']:.2f} s = "
                   f"{100 * inc['rerun_over_full']:.0f}% of full; target <= 5% + {INCR_CONSTANT_S:.0f} s = "
                   f"{inc['target_seconds']:.2f} s{mark(ok)}. {escape(inc['note'])}.")
+        note = lost_note(inc.get("lost_during") or {})
+        if note:
+            con.print(f"  [yellow]{note}[/]")
         if not inc.get("same_code_as_full_run", True):
             con.print("  [yellow]the survey's code changed between the full run and the re-run: "
                       "this ratio compares different code[/]")
