@@ -455,7 +455,7 @@ class Pieces:
             want = min(size, PIECE_BYTES) + 1
             buf, lo, done = os.read(fd, want), 1, False
             if len(buf) < want:  # a regular file reads short only at its end: the whole file
-                yield self._piece(buf)
+                yield self.piece(buf)
                 return
             while True:
                 if len(buf) > PIECE_BYTES:
@@ -463,7 +463,7 @@ class Pieces:
                     k = (_cut(buf, lo, min(len(buf), PIECE_BYTES), self.free)
                          or _cut(buf, max(lo, PIECE_BYTES), len(buf), self.free))
                     if k:
-                        yield self._piece(buf[:k])
+                        yield self.piece(buf[:k])
                         buf, lo, done = buf[k:], 1, True
                         continue
                     lo = len(buf)  # none yet: only what is read next needs looking at
@@ -472,11 +472,13 @@ class Pieces:
                     break
                 buf += more
             if buf or not done:
-                yield self._piece(buf)
+                yield self.piece(buf)
         finally:
             os.close(fd)
 
-    def _piece(self, data: bytes) -> tuple[bytes, bool, bool]:
+    def piece(self, data: bytes) -> tuple[bytes, bool, bool]:
+        """``data`` as one piece: as handed to DuckDB, whether it was not UTF-8, whether it
+        holds an escape hazard (also a whole small file the C core read, ``_read_small``)."""
         hazard = bool(self.hazards) and _hazard(data, self.hazards)
         if data.isascii() or utf8_valid(data):
             return data, False, hazard
@@ -690,7 +692,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                     raise GrepReadError(type(OSError(data, "")).__name__)
                 try:
                     # a file read whole (a short read is its end), else read again in pieces
-                    parts = ((reader._piece(data),) if data is not None and len(data) <= size
+                    parts = ((reader.piece(data),) if data is not None and len(data) <= size
                              else reader.of(prefix + f, size))
                     for piece, bad, hazard in parts:
                         a[1] |= bad
