@@ -169,7 +169,7 @@ def lost(before: list[int] | None, after: list[int] | None) -> dict[str, float] 
         return None
     d = [b - a for a, b in zip(before, after, strict=False)]
     total = sum(d[:8])
-    if total < 50:  # under half a second of two CPUs' ticks (100 a second each): no share to speak of
+    if total < 50:  # fewer than 50 ticks (100 a second per CPU): too short a span for a share
         return None
     return {"steal": round(d[7] / total, 4), "iowait": round(d[4] / total, 4)}
 
@@ -1001,6 +1001,7 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
     root = Path(rec["root"])
     spec, cwd = rec["_last_survey"]
     stage = CORPORA / f".incr-{rec['label']}"
+    spans: dict[str, dict | None] = {}  # what ``lost`` says of the re-run
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     try:
@@ -1017,9 +1018,7 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
             for name, d in (("$XDG_CACHE_HOME", xdg_cache(cwd)), ("$SURVEY_CACHE_DIR", survey_cache(cwd)))
             if d.exists()]
         busy = wait_quiet(args.wait_quiet)
-        t0 = cpu_times()
-        res = run_child({**spec, "on_exists": "suffix"}, cwd)
-        lost_rerun = lost(t0, cpu_times())
+        res = timed_step(functools.partial(run_child, {**spec, "on_exists": "suffix"}, cwd), spans, "rerun")
     finally:
         clean_increment(root)
         shutil.rmtree(stage, ignore_errors=True)
@@ -1029,7 +1028,7 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
         "corpus": rec["label"], "added_files": added, "added_bytes": add_bytes, "skipped_entries": skipped,
         "added_share": add_bytes / rec["bytes"], "full_seconds": full, "rerun_seconds": rerun,
         "rerun_over_full": rerun / full, "rerun_timings": res["timings"], "busy_before": busy,
-        "lost_during": {"full": (rec.get("lost_during") or {}).get("survey0"), "rerun": lost_rerun},
+        "lost_during": {"full": (rec.get("lost_during") or {}).get("survey0"), "rerun": spans.get("rerun")},
         "full_cache_stats": rec["survey"].get("cache"), "rerun_cache_stats": res.get("cache"),
         "full_cpu_seconds": rec["survey"].get("cpu_seconds", {}).get("total"),
         "rerun_cpu_seconds": res.get("cpu_seconds", {}).get("total"),
