@@ -102,6 +102,28 @@ SELECT
 FROM seq
 WHERE role = 'assistant' AND prev_role = 'assistant';
 """,
+    "runtimes/cursor_desktop/queries/kind_keyset_summary.sql": r"""WITH f AS (
+    SELECT f.rclass AS kind, f.keyset
+    FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
+    JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
+    WHERE i.surface = 'state' AND f.frame_status = 'ok'
+), t AS (
+    SELECT kind, count(*) AS records, count(DISTINCT keyset) AS keysets FROM f GROUP BY kind
+), k AS (
+    SELECT kind, key, count(*) AS n
+    FROM (SELECT kind, unnest(string_split(keyset, ',')) AS key FROM f)
+    GROUP BY ALL
+)
+SELECT
+    t.kind,
+    t.records,
+    t.keysets,
+    count(*) FILTER (WHERE k.n = t.records)                                          AS keys_always,
+    count(*) FILTER (WHERE k.n < t.records)                                          AS keys_sometimes,
+    coalesce(string_agg(k.key || ' ' || k.n, ', ' ORDER BY k.n DESC, k.key) FILTER (WHERE k.n < t.records), '') AS sometimes
+FROM t JOIN k USING (kind)
+GROUP BY t.kind, t.records, t.keysets
+ORDER BY t.records DESC, t.kind;""",
     "runtimes/cursor_stream/queries/result_outcomes.sql": r"""SELECT
     split_part(path, '.', 3)                                                                 AS variant,
     array_to_string(list_filter(string_split(keyset, ','), lambda k: k <> 'isBackground'), ',')   AS outcome,
@@ -334,7 +356,8 @@ REFS = [f"i-{i:02d}" for i in range(8)]
 VERSIONS = [None, "1.0.2", "1.0.10", "2.0.0", "2.1.3"]
 CLI_VERSIONS = [None, "0.9.1", "0.140.0", "0.140.2"]
 RCLASSES = ["assistant", "user", "session_meta", "response_item/function_call", "tool_call/completed", "compacted"]
-SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout", "rollout_unnamed", "capture", "other"]
+SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout", "rollout_unnamed", "capture", "state",
+            "other"]
 PATHS = ["$", "$.message", "$.payload", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
          "$.tool_call.a.b.result", "$.message.content"]
 KEYSETS = ["", "a,b", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
