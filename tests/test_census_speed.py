@@ -546,10 +546,8 @@ def test_census_rows_come_in_the_same_order_whatever_the_threads(cursor_survey, 
     real = sql.connect
 
     def census(snap: Path, rt: str, threads: int) -> dict:
-        def connect(spill: str):
-            con = real(spill)
-            con.execute(f"SET threads = {threads}")
-            return con
+        def connect(spill: str, _threads: int | None = None):
+            return real(spill, threads)
 
         monkeypatch.setattr(sql, "connect", connect)
         monkeypatch.setattr(sql, "PARALLEL", threads)
@@ -558,3 +556,22 @@ def test_census_rows_come_in_the_same_order_whatever_the_threads(cursor_survey, 
     for snap, rt in ((cursor_survey[2], "cursor"), (claude_snap, "claude_code")):
         one, four = census(snap, rt, 1), census(snap, rt, 4)
         assert one == four, [k for k in one if one[k] != four[k]]
+
+
+def test_side_by_side_queries_share_the_cores(cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of the PARALLEL cursors gets its share of the cores as DuckDB threads, not every core."""
+    _, _, snap = cursor_survey
+    seen: set[int] = set()
+    real = sql.run_query
+
+    def spy(con: duckdb.DuckDBPyConnection, f: Path) -> tuple[list[str], list[list]]:
+        seen.add(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        return real(con, f)
+
+    monkeypatch.setattr(sql, "run_query", spy)
+    monkeypatch.setattr(sql.os, "cpu_count", lambda: 8)
+    for parallel, threads in ((2, 4), (4, 2), (8, 1), (16, 1)):
+        monkeypatch.setattr(sql, "PARALLEL", parallel)
+        seen.clear()
+        sql.run_census(snap, get("cursor"), "x")
+        assert seen == {threads}, (parallel, seen)
