@@ -152,6 +152,34 @@ def test_the_c_utf8_check_is_pythons_strict_decoder(data: bytes, pad: int) -> No
     assert W.NATIVE.utf8_valid(big) == _utf8_valid_py(big)
 
 
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(salt=st.binary(max_size=100), kind=st.sampled_from(["f", "i", "r", "xyz"]),
+       texts=st.lists(st.text(max_size=60), max_size=12))
+def test_the_c_pseudonyms_are_hmac_sha256(salt: bytes, kind: str, texts: list[str]) -> None:
+    """The crawl names files and sessions in one C call per chunk: each name must be
+    hmac.digest's, for salts short, block-sized and long (hashed first) and any text, lone
+    surrogates (undecodable file names) included; without the C core the same list comes
+    from ``pseudonym``."""
+    import hmac
+
+    from survey.corpus import privacy
+
+    texts = [*texts, "a\udcffb", "caf\u00e9/\u2603"]
+    msgs = [(kind + "\0" + t).encode("utf-8", "surrogateescape") for t in texts]
+    want = [f"{kind}-{hmac.digest(salt, m, 'sha256').hex()[:16]}" for m in msgs]
+    assert W.NATIVE.pseudonyms(salt, kind, texts) == want
+    assert privacy.pseudonyms(salt, texts, kind) == want
+
+
+def test_pseudonyms_without_the_c_core_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.corpus import privacy
+
+    texts = ["a/b.jsonl", "", "x\udcff"]
+    monkeypatch.setattr(W, "NATIVE", None)
+    assert privacy.pseudonyms(b"salt", texts, "i") == [privacy.pseudonym(b"salt", t, "i") for t in texts]
+
+
 def test_the_native_walker_builds_where_a_compiler_is(tmp_path: Path) -> None:
     """``make`` builds the C walker; where a C compiler exists the build must succeed and
     the module must carry the hash of the current source (else walk.py would not use it)."""

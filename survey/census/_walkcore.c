@@ -3285,10 +3285,76 @@ fail:
     return NULL;
 }
 
+/* pseudonyms(salt, kind, texts) -> list: privacy.pseudonym(salt, text, kind) of each text,
+ * "<kind>-" and the first 64 bits of HMAC-SHA256(salt, kind NUL text) in hex. The crawl names
+ * every file and id: one call per chunk of names, the key's states set up once. A text
+ * Python can only encode with surrogateescape (a non-UTF-8 file name) is encoded so here. */
+static PyObject *pseudonyms(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyUnicode_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "pseudonyms(salt: bytes, kind: str, texts: list of str)");
+        return NULL;
+    }
+    Py_ssize_t klen;
+    const char *kind = PyUnicode_AsUTF8AndSize(args[1], &klen);
+    if (!kind) return NULL;
+    if (klen > 8) {
+        PyErr_SetString(PyExc_ValueError, "a pseudonym's kind is a short prefix");
+        return NULL;
+    }
+    Sha inner, outer;
+    hmac_key(&inner, &outer, (const unsigned char *)PyBytes_AS_STRING(args[0]), (size_t)PyBytes_GET_SIZE(args[0]));
+    sha_update(&inner, (const unsigned char *)kind, (size_t)klen + 1); /* the kind and its NUL */
+    Py_ssize_t n = PyList_GET_SIZE(args[2]);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    static const char hex[] = "0123456789abcdef";
+    char name[8 + 1 + 16];
+    memcpy(name, kind, (size_t)klen);
+    name[klen] = '-';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(args[2], i), *enc = NULL;
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "pseudonyms: a text is not a str");
+            goto fail;
+        }
+        Py_ssize_t len;
+        const char *u = PyUnicode_AsUTF8AndSize(t, &len);
+        if (!u) { /* lone surrogates: as str.encode("utf-8", "surrogateescape") */
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) goto fail;
+            PyErr_Clear();
+            if (!(enc = PyUnicode_AsEncodedString(t, "utf-8", "surrogateescape"))) goto fail;
+            u = PyBytes_AS_STRING(enc);
+            len = PyBytes_GET_SIZE(enc);
+        }
+        unsigned char dig[32];
+        Sha sh = inner;
+        sha_update(&sh, (const unsigned char *)u, (size_t)len);
+        sha_final(&sh, dig);
+        Py_XDECREF(enc);
+        sh = outer;
+        sha_update(&sh, dig, 32);
+        sha_final(&sh, dig);
+        for (int j = 0; j < 8; j++) {
+            name[klen + 1 + 2 * j] = hex[dig[j] >> 4];
+            name[klen + 2 + 2 * j] = hex[dig[j] & 15];
+        }
+        PyObject *v = PyUnicode_FromStringAndSize(name, klen + 17);
+        if (!v) goto fail;
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
     {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,
      "read_files(paths, sizes) -> each file's bytes (one read of size + 1), or its errno"},
+    {"pseudonyms", (PyCFunction)(void (*)(void))pseudonyms, METH_FASTCALL,
+     "pseudonyms(salt, kind, texts) -> privacy.pseudonym(salt, text, kind) of each text"},
     {NULL, NULL, 0, NULL},
 };
 

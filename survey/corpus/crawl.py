@@ -24,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from survey.corpus.privacy import pseudonym
+from survey.corpus.privacy import pseudonyms
 from survey.runtimes.base import Profile
 
 STRATA = ("month", "day", "quarter", "year")
@@ -104,38 +104,39 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     c_size, c_mtime, c_ctime, c_inode, c_problem = (cols["size"], cols["mtime_ns"], cols["ctime_ns"],
                                                     cols["inode"], cols["problem"])
     has_stat: list[bool] = []
+    rels: list[str] = []  # per row: the relative path, named (file_id) when the chunk is flushed
     paths: dict[str, str] = {}
     raw_ids: dict[str, str] = {}
     schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean}
     chunks: list[pl.DataFrame] = []
-
-    def flush() -> None:
-        chunks.append(pl.DataFrame({**cols, "_stat": has_stat}, schema=schema))
-        for c in (*cols.values(), has_stat):
-            c.clear()
-
     ids: dict[str, str] = {}  # session id -> its pseudonym: a session's files share it
 
-    def id_name(raw: str) -> str:
-        name = ids.get(raw)
-        if name is None:
-            name = ids[raw] = pseudonym(salt, raw, "i")
-        return name
+    def flush() -> None:
+        # the chunk's names in one call each (the C core hashes them without a Python call
+        # per name); a row's session and parent ids are still the raw ids here
+        fids = pseudonyms(salt, rels, "f")
+        new = list({r for r in (*c_sess, *c_parent) if r is not None and r not in ids})
+        ids.update(zip(new, pseudonyms(salt, new, "i"), strict=True))
+        raw_ids.update((fid, sess) for fid, sess in zip(fids, c_sess, strict=True) if sess is not None)
+        paths.update(zip(fids, rels, strict=True))
+        c_fid.extend(fids)
+        c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
+        c_parent[:] = [ids[r] if r is not None else None for r in c_parent]
+        chunks.append(pl.DataFrame({**cols, "_stat": has_stat}, schema=schema))
+        for c in (*cols.values(), has_stat, rels):
+            c.clear()
 
     def add(rel: str, surface: str, kind: str, st: os.stat_result | None, problem: str | None,
             groups: dict[str, str] | None = None) -> None:
-        fid = pseudonym(salt, rel, "f")
-        c_fid.append(fid)
+        rels.append(rel)
         c_surface.append(surface)
         c_kind.append(kind)
         c_ext.append(ext_of(rel))
         if groups:
             sess, parent, stem = groups.get("session"), groups.get("parent"), groups.get("stem")
-            c_sess.append(id_name(sess) if sess else None)
-            c_parent.append(id_name(parent) if parent else None)
+            c_sess.append(sess or None)
+            c_parent.append(parent or None)
             c_agree.append((sess == stem) if (sess and stem) else None)
-            if sess:
-                raw_ids[fid] = sess
         else:
             c_sess.append(None)
             c_parent.append(None)
@@ -152,7 +153,6 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             c_inode.append(0)
         has_stat.append(st is not None)
         c_problem.append(problem)
-        paths[fid] = rel
         if len(has_stat) >= CHUNK_ROWS:
             flush()
 

@@ -88,6 +88,16 @@ def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
     return f"{kind}-{o.hexdigest()[:16]}"
 
 
+def pseudonyms(salt: bytes, texts: list[str], kind: str = "f") -> list[str]:
+    """``pseudonym`` of each text, in one call to the C core when it is built (0.2 us a name
+    there, 1.7 us through ``pseudonym``: the crawl names every file and session)."""
+    from survey.census.walk import NATIVE  # the C core lives with the walk, its main user
+
+    if NATIVE is not None:
+        return NATIVE.pseudonyms(salt, kind, texts)  # type: ignore[no-any-return]
+    return [pseudonym(salt, t, kind) for t in texts]
+
+
 def file_key(file_id: str) -> int:
     """A pseudonym's 64 bits as a number (``f-00000000000000ff`` -> 255): the walk's
     per-record tables carry it beside ``file_id``, because DuckDB joins and partitions on a
