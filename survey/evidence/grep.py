@@ -269,13 +269,19 @@ class GrepCache:
             out[relpath] = e[4:]
         return out
 
-    def put_many(self, engine: str, rows: Iterable[tuple[str, Entry | None, list]]) -> None:
-        """Record (relative path, ``_keys`` entry, counts) of the files read or served this
-        run, in one call (at 113k small files, a call and an id lookup per file were half of
-        rg's bookkeeping)."""
-        fid = self.fid
-        self.new[engine].update({entry[0] or fid(relpath): [*entry[1], *payload]
-                                 for relpath, entry, payload in rows if entry is not None})
+    def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
+                 single: bool = False) -> None:
+        """Record the counts of the files read or served this run (relative path -> what
+        follows the key: a sequence, or with ``single`` one value), each under its ``_keys``
+        entry, in one comprehension: at 113k small files a call, a generator step and a
+        list per file were most of rg's bookkeeping (0.4 of 0.65 s under cProfile)."""
+        fid, get = self.fid, keys.get
+        if single:
+            self.new[engine].update({e[0] or fid(f): [*e[1], c] for f, c in counts.items()
+                                     if (e := get(f)) is not None})
+        else:
+            self.new[engine].update({e[0] or fid(f): [*e[1], *c] for f, c in counts.items()
+                                     if (e := get(f)) is not None})
 
     def save(self) -> None:
         """Write beside the old file, then rename over it (one step)."""
@@ -766,7 +772,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
     finally:
         con.close()
     if cache:
-        cache.put_many("duckdb", ((f, keys.get(f), [size, bad, occ]) for f, (size, bad, occ) in counts.items()))
+        cache.put_many("duckdb", keys, counts)
     out = _zeros(literals)
     read = [c for c in map(counts.get, listed) if c is not None]
     if read:
@@ -951,7 +957,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     listed = [p[len(pre):] if p.startswith(pre) else p for p in os.fsdecode(raw).split("\0") if p]
     keys = _keys(root, listed, known) if cache else {}
     hits: dict[str, list[int]] = {f: hit[0] for f, hit in cache.served("rg", keys).items()} if cache else {}
-    todo = [f for f in dict.fromkeys(listed) if f not in hits]
+    todo = [f for f in dict.fromkeys(listed) if f not in hits] if hits else listed
     if not hits or len(todo) > len(listed) // 2:
         hits = {}  # most files to read: one pass over the whole scope, as the command does
         runs = [whole or shared.whole(scope, literals)]
@@ -993,8 +999,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
-        cache.put_many("rg", ((f, keys[f], [occ]) for f, occ in (per_file if not errors else hits).items()
-                              if f in keys))
+        cache.put_many("rg", keys, per_file if not errors else hits, single=True)
     # the files with a match (a file without one shares ``zeros``, or has zeros from the cache)
     matched = [occ for occ in per_file.values() if occ is not zeros]
     cols = list(zip(*matched, strict=True)) if matched else [()] * len(literals)
