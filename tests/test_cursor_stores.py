@@ -24,6 +24,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from survey.corpus import stores
 from survey.pipeline import RunResult, run_survey
@@ -652,3 +654,22 @@ def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_t
     assert outcomes["good"] == outcomes["walmode"] == "ok"
     assert dict(zip([p.stem for _, p in cases], memory, strict=False))["walmode"][0]["journal_mode_wal"] is True
     assert list(private_tmp.iterdir()) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(escape=st.lists(st.booleans(), min_size=8, max_size=8), upper=st.booleans(),
+       other=st.dictionaries(st.text(max_size=6), st.text(max_size=12), max_size=4), where=st.integers(0, 4))
+def test_a_bubble_that_may_hold_thinking_is_always_parsed(escape: list[bool], upper: bool,
+                                                          other: dict[str, str], where: int) -> None:
+    """The desktop reader hands bubbles to the walk unparsed unless their text may hold a
+    ``thinking`` key (its tallies need the parsed object). JSON can write any letter of the
+    key as a \\u escape: the test may never miss one, however the key is spelled."""
+    key = "".join(f"\\u{ord(ch):04{'X' if upper else 'x'}}" if e else ch for ch, e in zip("thinking", escape, strict=True))
+    items = [json.dumps(k) + ":" + json.dumps(v) for k, v in other.items()]
+    items.insert(min(where, len(items)), f'"{key}":{{"text":"x"}}')
+    data = ("{" + ",".join(items) + "}").encode()
+    assert "thinking" in json.loads(data)
+    assert stores._maybe_thinking(data)
+    plain = json.dumps(other).encode()
+    if "thinking" not in other and b"\\u00" not in plain:
+        assert not stores._maybe_thinking(plain) or b'"thinking"' in plain

@@ -2246,7 +2246,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
 }
 
 /* record_impl for a line on the tape (status ok, the object at index 0) */
-static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *args) {
+static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *args, PyObject *given) {
     Tok *T = c->tape;
     Py_ssize_t nff = PyTuple_GET_SIZE(c->ff_parts);
     PyObject *frames = NULL, *row = NULL, *blocks = NULL, *rclass = NULL;
@@ -2255,18 +2255,22 @@ static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *a
     if (!(frames = PyObject_GetAttr(res, S_frames))) return -1;
     if (!(row = PyTuple_New(6 + nff))) goto out;
     for (int i = 0; i < 4; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(args[i]));
-    PyObject *parts = PyList_New(0);
-    if (!parts) goto out;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->rc_parts); i++) {
-        PyObject *pp = PyTuple_GET_ITEM(c->rc_parts, i);
-        Py_ssize_t v = t_get_path(T, 0, PyTuple_GET_ITEM(pp, 1));
-        if (v < 0) continue;
-        PyObject *g = T[v].t == T_STR ? t_gval_shown(&w, PyTuple_GET_ITEM(pp, 0), v) : Py_NewRef(S_withheld);
-        if (append_new(parts, g) < 0) { Py_DECREF(parts); goto out; }
+    if (given) { /* a store's record: its class comes with it */
+        rclass = Py_NewRef(given);
+    } else {
+        PyObject *parts = PyList_New(0);
+        if (!parts) goto out;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c->rc_parts); i++) {
+            PyObject *pp = PyTuple_GET_ITEM(c->rc_parts, i);
+            Py_ssize_t v = t_get_path(T, 0, PyTuple_GET_ITEM(pp, 1));
+            if (v < 0) continue;
+            PyObject *g = T[v].t == T_STR ? t_gval_shown(&w, PyTuple_GET_ITEM(pp, 0), v) : Py_NewRef(S_withheld);
+            if (append_new(parts, g) < 0) { Py_DECREF(parts); goto out; }
+        }
+        rclass = PyList_GET_SIZE(parts) ? PyUnicode_Join(S_slash, parts) : Py_NewRef(S_none);
+        Py_DECREF(parts);
+        if (!rclass) goto out;
     }
-    rclass = PyList_GET_SIZE(parts) ? PyUnicode_Join(S_slash, parts) : Py_NewRef(S_none);
-    Py_DECREF(parts);
-    if (!rclass) goto out;
     if (!(rclass = canon_rclass(c, rclass))) goto out;
     PyTuple_SET_ITEM(row, 4, Py_NewRef(rclass));
     w.rclass = rclass;
@@ -2337,7 +2341,7 @@ static int one_frame(Core *c, PyObject *res, const char *p, Py_ssize_t n, Py_ssi
             if (sc == SC_ERROR) return -1;
             if (sc == SC_OK) {
                 PyObject *a[4] = {PyLong_FromSsize_t(line), S_ok, PyLong_FromSsize_t(n), PyLong_FromLong(flags)};
-                int rc = (a[0] && a[2] && a[3]) ? t_record(c, res, p, a) : -1;
+                int rc = (a[0] && a[2] && a[3]) ? t_record(c, res, p, a, NULL) : -1;
                 Py_XDECREF(a[0]); Py_XDECREF(a[2]); Py_XDECREF(a[3]);
                 return rc;
             }
@@ -2413,6 +2417,57 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
     return PyLong_FromSsize_t(line);
+}
+
+/* Core.record_text(res, line_no, data, rclass) -> bool: a store's record given as its JSON
+ * text, walked on the tape as a JSONL line is (status ok, flags 0, nbytes its length), with
+ * the record class the store gives. False, with nothing recorded, when the tape is not sure
+ * of the text (or it is not an object): the caller parses it and calls record(), as the
+ * Python walker always does. */
+static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyLong_Check(args[1]) || !PyUnicode_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "record_text(res, line_no: int, data: bytes, rclass: str)");
+        return NULL;
+    }
+    if (!c->use_tape) Py_RETURN_FALSE;
+    PyObject *res = args[0];
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) return NULL;
+    int rc = scan_text(c, (const char *)view.buf, view.len, 0);
+    if (rc == SC_OK) {
+        PyObject *a[4] = {args[1], S_ok, PyLong_FromSsize_t(view.len), PyLong_FromLong(0)};
+        rc = (a[2] && a[3]) ? t_record(c, res, (const char *)view.buf, a, args[3]) : -1;
+        Py_XDECREF(a[2]); Py_XDECREF(a[3]);
+    }
+    PyBuffer_Release(&view);
+    if (c->tcap > (1 << 16)) { PyMem_Free(c->tape); c->tape = NULL; c->tcap = 0; } /* one huge record */
+    if (c->scap > (1 << 20)) { PyMem_Free(c->scratch); c->scratch = NULL; c->scap = 0; }
+    if (rc <= 0 && res != c->lines_res && tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
+    if (rc < 0) return NULL;
+    return PyBool_FromLong(rc == SC_OK);
+}
+
+/* Core.hold(res): until release(), the node counts of record(), record_text() and node()
+ * calls for res stay in the table instead of being merged into res.nodes after each call
+ * (a store's walk calls once per record; a merge per record was a tenth of it). */
+static PyObject *Core_hold(Core *c, PyObject *res) {
+    if (c->lines_res) {
+        PyErr_SetString(PyExc_RuntimeError, "hold: a walk already holds the node table");
+        return NULL;
+    }
+    c->lines_res = res; /* borrowed, as Core.lines holds it: the caller keeps res alive */
+    Py_RETURN_NONE;
+}
+
+/* Core.release(res, keep): the held counts merged into res.nodes (keep) or dropped. */
+static PyObject *Core_release(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || args[0] != c->lines_res) {
+        PyErr_SetString(PyExc_RuntimeError, "release(res, keep): res is not the one held");
+        return NULL;
+    }
+    c->lines_res = NULL;
+    if (tab_flush(c, PyObject_IsTrue(args[1]) ? args[0] : NULL) < 0) return NULL;
+    Py_RETURN_NONE;
 }
 
 /* Core.node(res, rclass, path, value, depth, line_no) */
@@ -2638,6 +2693,12 @@ static PyMethodDef Core_methods[] = {
      "node(res, rclass, path, value, depth, line_no): count one value's subtree into res.nodes"},
     {"record", (PyCFunction)(void (*)(void))Core_record, METH_FASTCALL,
      "record(res, line_no, status, nbytes, flags, obj[, rclass]): Walker.record, in C"},
+    {"hold", (PyCFunction)Core_hold, METH_O,
+     "hold(res): keep node counts in the table until release(res, keep)"},
+    {"release", (PyCFunction)(void (*)(void))Core_release, METH_FASTCALL,
+     "release(res, keep): merge the held node counts into res (keep) or drop them"},
+    {"record_text", (PyCFunction)(void (*)(void))Core_record_text, METH_FASTCALL,
+     "record_text(res, line_no, data, rclass) -> bool: a store record's JSON text on the tape"},
     {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,
      "lines(res, data, line_no, max_line, tail) -> next line_no: frame, parse and record"},
     {NULL, NULL, 0, NULL},

@@ -40,6 +40,7 @@ import xxhash
 
 from survey.corpus.frames import CHUNK, DEFAULT_MAX_LINE, classify, iter_frames
 from survey.corpus.privacy import WITHHELD, Gate, pseudonym
+from survey.corpus.stores import UNPARSED
 from survey.runtimes.base import Profile
 
 JTYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -735,12 +736,27 @@ class Walker:
         res.store = facts
         res.hash = facts.get("hash", "")
         res.nbytes = facts.get("nbytes", 0)
+        parse = getattr(reader, "parse", None)  # a reader that hands some records over unparsed
+        core = self._core
         n = 0
-        for n, (rclass, status, obj, nbytes) in enumerate(records):
-            if obj is None:
-                res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
-                continue
-            self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
+        if core is not None:
+            # the C core keeps the store's node counts until the end, not merging them into
+            # res.nodes after each record; on an error the counts so far are kept, as the
+            # Python walker keeps what it counted
+            core.hold(res)
+        try:
+            for n, (rclass, status, obj, nbytes) in enumerate(records):
+                if status == UNPARSED:  # the record's JSON text: on the tape if it can, else parsed here
+                    if core is not None and core.record_text(res, n, obj, rclass):
+                        continue
+                    status, obj = parse(obj)  # type: ignore[misc]
+                if obj is None:
+                    res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
+                    continue
+                self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
+        finally:
+            if core is not None:
+                core.release(res, True)
         res.lines = n + 1 if res.frames else 0
         if facts.get("status") and facts["status"] != "ok":
             res.status = facts["status"]
