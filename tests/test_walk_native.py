@@ -389,6 +389,39 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     assert any(None in row for rows in a.values() for row in rows), "no null was exercised"
 
 
+@pytest.mark.parametrize("runtime", ["cursor_desktop", "cursor_chats"])
+@pytest.mark.parametrize("native", [True, False])
+def test_a_store_handed_over_mid_walk_gives_the_same_parts(runtime: str, native: bool, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store's per-record rows go to the batch's tables every ``SPILL_RECORDS`` records
+    while it is walked (a large store is not held whole): the parts are the same, row for
+    row and in order, as when each store is handed over once at its end."""
+    import importlib
+
+    from survey.census import collect as C
+
+    prof = get(runtime)
+    importlib.import_module(prof.synth).generate(tmp_path / "c", seed=5, sessions=5, canaries=True)
+    tasks = corpus_tasks(runtime, tmp_path / "c")
+    base = W.make_walker(runtime, "reviewed", False, SALT)
+    walker = W.Walker(base.p, base.gate, SALT, base.max_line, native=native)
+    fc = list(prof.frame_fields)
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    C.walk_batch(walker, tasks, str(tmp_path / "a"), 0, fc)
+    calls = []
+    real = C._BatchTables.add
+
+    def add(self: C._BatchTables, r: W.FileResult, rows_only: bool = False) -> None:
+        calls.append(rows_only)
+        real(self, r, rows_only)
+
+    monkeypatch.setattr(C._BatchTables, "add", add)
+    monkeypatch.setattr(W, "SPILL_RECORDS", 3)
+    C.walk_batch(walker, tasks, str(tmp_path / "b"), 0, fc)
+    assert any(calls), "no store was handed over mid-walk"
+    assert _parts(tmp_path / "a") == _parts(tmp_path / "b")
+
+
 @needs_native
 def test_table_columns_types_nulls_and_failed_rows() -> None:
     """Each kind of column round-trips through the Arrow interface; a row that fails half

@@ -490,11 +490,15 @@ class _BatchTables:
         # per table: the FileResult field, its batch table, whether rows carry file_key too
         self.plan = [(name, table, name in KEYED) for name, table in self.tables.items()]
 
-    def add(self, r: W.FileResult) -> None:
+    def add(self, r: W.FileResult, rows_only: bool = False) -> None:
+        """The file's rows, then its per-file counts; ``rows_only``: its per-record rows so far
+        but its markers (the volatile check reads them at the file's end), mid-file."""
         fid = r.file_id
         ids = (fid,)
         keyed_ids = None
         for name, table, keyed in self.plan:
+            if rows_only and name == "markers":
+                continue
             rows = getattr(r, name)
             if rows:
                 if keyed and keyed_ids is None:
@@ -503,6 +507,8 @@ class _BatchTables:
                 # a file's rows go as soon as they are in the table: one large file (a 1.5
                 # GB store, 543k records) would otherwise hold all of them twice at once
                 rows.clear()
+        if rows_only:
+            return
         for name, agg in self.aggs.items():
             agg.add(fid, getattr(r, name))
 
@@ -535,15 +541,26 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     volatile: list[str] = []
     nbytes = 0
     cpu0 = time.process_time()
-    for t in batch:
-        r = W.walk_file(walker, *t)
+    spilled = False  # the file walking now has handed rows to the batch's part mid-file
+
+    def hand_over(res: W.FileResult) -> None:
+        nonlocal spilled
+        spilled = True
+        parts[0].add(res, rows_only=True)
+
+    for t in batch:  # (path, file_id, kind, size[, needles])
+        spilled = False
+        r = W.walk_file(walker, t[0], t[1], t[2], t[3], t[4] if len(t) > 4 else (),
+                        hand_over if t[2] == "sqlite" else None)
         fid = r.file_id
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
         part = parts[0]
         if r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
             volatile.append(fid)
-            if split_volatile:
+            # a file whose rows went to the batch's part mid-walk keeps the rest there too
+            # (the part is then rewritten by the next run's cache, as a mixed part is)
+            if split_volatile and not spilled:
                 if len(parts) == 1:
                     parts.append(_BatchTables(schemas))
                 part = parts[1]
