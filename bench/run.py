@@ -1153,7 +1153,6 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
             con.print(f"  [yellow]{r['label']}: {note}[/]")
 
 
-
 def lost_note(during: dict[str, dict | None], floor: float = 0.02) -> str | None:
     """A sentence on the CPU the host took (steal) and the disk waits (iowait) during the
     timed steps, when either reached ``floor`` in some step; else None."""

@@ -90,7 +90,7 @@ def test_a_batch_runs_without_the_cycle_collector_and_gives_it_back(tmp_path: Pa
 
     f = tmp_path / "x.jsonl"
     f.write_text('{"role": "user"}\n')
-    task = (str(f), "f-00000000000000ff", "jsonl", f.stat().st_size)
+    task = (str(f), "f-00000000000000ff", "jsonl", f.stat().st_size, [])  # as _batch_tasks makes it
     seen: list[bool] = []
     real = W.walk_file
 

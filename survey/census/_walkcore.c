@@ -2459,14 +2459,15 @@ static PyObject *Core_hold(Core *c, PyObject *res) {
     Py_RETURN_NONE;
 }
 
-/* Core.release(res, keep): the held counts merged into res.nodes (keep) or dropped. */
-static PyObject *Core_release(Core *c, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || args[0] != c->lines_res) {
-        PyErr_SetString(PyExc_RuntimeError, "release(res, keep): res is not the one held");
+/* Core.release(res): the held counts merged into res.nodes (after an error too: the Python
+ * walker keeps what it counted). */
+static PyObject *Core_release(Core *c, PyObject *res) {
+    if (res != c->lines_res) {
+        PyErr_SetString(PyExc_RuntimeError, "release(res): res is not the one held");
         return NULL;
     }
     c->lines_res = NULL;
-    if (tab_flush(c, PyObject_IsTrue(args[1]) ? args[0] : NULL) < 0) return NULL;
+    if (tab_flush(c, res) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -2694,9 +2695,9 @@ static PyMethodDef Core_methods[] = {
     {"record", (PyCFunction)(void (*)(void))Core_record, METH_FASTCALL,
      "record(res, line_no, status, nbytes, flags, obj[, rclass]): Walker.record, in C"},
     {"hold", (PyCFunction)Core_hold, METH_O,
-     "hold(res): keep node counts in the table until release(res, keep)"},
-    {"release", (PyCFunction)(void (*)(void))Core_release, METH_FASTCALL,
-     "release(res, keep): merge the held node counts into res (keep) or drop them"},
+     "hold(res): keep node counts in the table until release(res)"},
+    {"release", (PyCFunction)Core_release, METH_O,
+     "release(res): merge the held node counts into res"},
     {"record_text", (PyCFunction)(void (*)(void))Core_record_text, METH_FASTCALL,
      "record_text(res, line_no, data, rclass) -> bool: a store record's JSON text on the tape"},
     {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,

@@ -548,10 +548,9 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
         spilled = True
         parts[0].add(res, rows_only=True)
 
-    for t in batch:  # (path, file_id, kind, size[, needles])
+    for path, file_id, kind, size, needles in batch:  # ``_batch_tasks``
         spilled = False
-        r = W.walk_file(walker, t[0], t[1], t[2], t[3], t[4] if len(t) > 4 else (),
-                        hand_over if t[2] == "sqlite" else None)
+        r = W.walk_file(walker, path, file_id, kind, size, needles, hand_over if kind == "sqlite" else None)
         fid = r.file_id
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))

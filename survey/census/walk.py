@@ -767,7 +767,7 @@ class Walker:
                 self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
         finally:
             if core is not None:
-                core.release(res, True)
+                core.release(res)
         res.lines = n + 1 if res.frames else 0
         if facts.get("status") and facts["status"] != "ok":
             res.status = facts["status"]
