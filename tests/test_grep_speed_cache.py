@@ -77,7 +77,7 @@ def test_duckdb_rg_and_bytes_agree_on_tricky_content(tmp_path: Path, monkeypatch
     monkeypatch.setattr(G, "PART_FILES", 2)
     parts, at_once = G._parts(list(FILES), {f: 1 for f in FILES})
     assert len(parts) == -(-len(FILES) // 2) and max(map(len, parts)) == 2 and at_once == 3
-    assert sorted(g for p in parts for g in p) == sorted(FILES)
+    assert sorted(g for p in parts for g, _, _ in p) == sorted(FILES)
     assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
     # files read by DuckDB's read_blob instead of handed over as blobs, all or some of them
     sizes = sorted({len(v) for v in FILES.values()})
@@ -136,6 +136,23 @@ def test_pieces_count_what_the_whole_files_count(tmp_path: Path, monkeypatch: py
         got, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
         assert got == whole, piece
     assert len(cuts) > 100 and 0 in cuts  # pieces were cut, and one file had nowhere to cut
+    # larger files cut in one span per core, searched side by side and added up
+    spans: list[tuple[str, int, int]] = []
+    real_of = G.Pieces.of
+    monkeypatch.setattr(G.Pieces, "of", lambda self, path, size, start=0, end=-1: spans.append(
+        (os.path.relpath(path, root), start, end)) or real_of(self, path, size, start, end))
+    monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
+    for cores, split, piece in ((3, 100, G.PIECE_BYTES), (2, 50, 16), (5, 1, 7)):
+        monkeypatch.setattr(G, "_cores", lambda cores=cores: cores)
+        monkeypatch.setattr(G, "SPLIT_MIN_BYTES", split)
+        monkeypatch.setattr(G, "PIECE_BYTES", piece)
+        spans.clear()
+        got, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+        assert got == whole, (cores, split, piece)
+        # every large file in `cores` spans, among them the one with nowhere to cut
+        split_files = {f for f, start, _ in spans if start > 0}
+        assert "literal bytes only.txt" in split_files and "store.txt" in split_files
+        assert all(sum(1 for g, _, _ in spans if g == f) == min(cores, len(RAW_FILES[f])) for f in split_files)
     for lit, w in want.items():
         assert {k: whole[lit][k] for k in w} == w, lit
     assert whole["aa"]["files_scanned"] == n_files and whole["aa"]["bytes_scanned"] == n_bytes
@@ -236,7 +253,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     per_file, rg_run = G._per_file_rows, G._rg_run
 
     def per_file_rows(con, root, parts, literals, sizes):
-        seen["duckdb"] += [g for part in parts[0] for g in part]
+        seen["duckdb"] += [g for part in parts[0] for g, _, _ in part]
         return per_file(con, root, parts, literals, sizes)
 
     def rg(rg_bin, argv, paths):

@@ -153,6 +153,22 @@ def test_the_c_utf8_check_is_pythons_strict_decoder(data: bytes, pad: int) -> No
 
 
 @needs_native
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=300), pad=st.integers(0, 40))
+def test_the_c_blanking_is_the_translation_table(data: bytes, pad: int) -> None:
+    """A piece that is not UTF-8 has each byte DuckDB's cast escapes made a newline; the C
+    core's loop (vectorised) must give ``bytes.translate``'s result for every byte value, at
+    any length and offset, from bytes or a view."""
+    from survey.evidence.grep import _blanked_py
+
+    every = bytes(range(256)) * 2
+    for blob in (data, every[pad:] + data, data * pad):
+        assert W.NATIVE.blanked(blob) == _blanked_py(blob)
+        assert W.NATIVE.blanked(memoryview(blob)[pad:]) == _blanked_py(blob[pad:])
+    assert W.NATIVE.blanked(every * 200) == _blanked_py(every * 200)
+
+
+@needs_native
 @settings(max_examples=300, deadline=None)
 @given(salt=st.binary(max_size=100), kind=st.sampled_from(["f", "i", "r", "xyz"]),
        texts=st.lists(st.text(max_size=60), max_size=12))

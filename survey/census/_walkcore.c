@@ -3275,6 +3275,36 @@ static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
     return PyBool_FromLong(ok);
 }
 
+/* blanked(data) -> bytes: the bytes with each one DuckDB's blob-to-text cast escapes (below
+ * 0x20, 0x7F, 0x80 and above: grep.py's ESCAPED) made a newline, as
+ * data.translate(grep._BLANKED) does. The GIL is let go over a large buffer: the grep's
+ * threads blank the pieces of one large SQLite store side by side (bytes.translate holds
+ * it, and was a fifth of the grep of a 1.5 GB store). */
+__attribute__((optimize("tree-vectorize")))  /* a byte at a time: 1 GB/s; vectorised: 10 */
+static void blank_bytes(const unsigned char *restrict p, unsigned char *restrict o, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        o[i] = (unsigned char)(c - 0x20) < 0x5F ? c : '\n';
+    }
+}
+
+static PyObject *blanked(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, b.len);
+    if (out) {
+        const unsigned char *p = b.buf;
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+        Py_ssize_t n = b.len;
+        Py_BEGIN_ALLOW_THREADS
+        blank_bytes(p, o, n);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&b);
+    return out;
+}
+
 /* read_files(paths, sizes) -> list: each file's bytes, read with one read() of its listed
  * size plus one byte, or its errno (an int) when it could not be opened or read. The GIL is
  * let go while a run of small files is read: the grep reads 113k of them (1 GB of captures)
@@ -3413,6 +3443,7 @@ fail:
 
 static PyMethodDef module_methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
+    {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
     {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,
      "read_files(paths, sizes) -> each file's bytes (one read of size + 1), or its errno"},
     {"pseudonyms", (PyCFunction)(void (*)(void))pseudonyms, METH_FASTCALL,

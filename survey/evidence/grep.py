@@ -373,6 +373,10 @@ ESCAPED = bytes([*range(0x20), 0x7F, *range(0x80, 0x100)])
 _BLANKED = bytes.maketrans(ESCAPED, b"\n" * len(ESCAPED))
 # a larger file is handed over in pieces of about this size, cut where no match can be
 PIECE_BYTES = 8 << 20
+# a file at least this large, handed over in pieces, is cut in one span per core, searched
+# side by side (a 1.5 GB SQLite store on one of two cores: 4.4-5.4 s)
+SPLIT_MIN_BYTES = 4 * PIECE_BYTES
+SNAP_BYTES = 64 << 10  # read at a time while looking for the next place to cut
 
 
 def raw_exact(literals: Iterable[str]) -> bool:
@@ -452,35 +456,60 @@ class Pieces:
         free = bytes(b for b in range(0x80) if b not in used)
         self.free = re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in free) + b"]")
 
-    def of(self, path: str, size: int) -> Iterator[tuple[bytes, bool, bool]]:
-        """A file's pieces (at least one): each as handed to DuckDB, whether it was not
-        UTF-8, and whether it holds an escape hazard. ``size``, the size the file was listed
-        with, lets a small file come in one read (``_read``'s way)."""
+    def of(self, path: str, size: int, start: int = 0, end: int = -1) -> Iterator[tuple[bytes, bool, bool]]:
+        """A file's pieces, or those of its span ``[start, end)`` (``end`` -1: to the end of
+        the file): each as handed to DuckDB, whether it was not UTF-8, and whether it holds
+        an escape hazard. A span's ends are moved on to the next place to cut (``_snap``), so
+        the spans of a file (``_parts``) cover it once, side by side, each match inside one
+        of them; a whole file, or its first span, has at least one piece. ``size``, the size
+        the file was listed with, lets a small file come in one read (``_read``'s way)."""
         fd = os.open(path, os.O_RDONLY)
         try:
-            want = min(size, PIECE_BYTES) + 1
-            buf, lo, done = os.read(fd, want), 1, False
-            if len(buf) < want:  # a regular file reads short only at its end: the whole file
-                yield self.piece(buf)
+            pos = self._snap(fd, start) if start > 0 else 0
+            stop = self._snap(fd, end) if end >= 0 else None
+            if pos is None:  # nowhere to cut after start: the span before reads to the end
                 return
+            if start == 0 and end < 0 and size < PIECE_BYTES:
+                buf = os.read(fd, size + 1)
+                if len(buf) <= size:  # a regular file reads short only at its end: the whole file
+                    yield self.piece(buf)
+                    return
+            first = start == 0
             while True:
-                if len(buf) > PIECE_BYTES:
-                    # the last place to cut before PIECE_BYTES, else the last one read so far
-                    k = (_cut(buf, lo, min(len(buf), PIECE_BYTES), self.free)
-                         or _cut(buf, max(lo, PIECE_BYTES), len(buf), self.free))
-                    if k:
-                        yield self.piece(buf[:k])
-                        buf, lo, done = buf[k:], 1, True
-                        continue
-                    lo = len(buf)  # none yet: only what is read next needs looking at
-                more = os.read(fd, PIECE_BYTES)
-                if not more:
-                    break
-                buf += more
-            if buf or not done:
-                yield self.piece(buf)
+                room = PIECE_BYTES + 1 if stop is None else min(PIECE_BYTES + 1, stop - pos)
+                buf = os.pread(fd, room, pos) if room > 0 else b""
+                if len(buf) <= PIECE_BYTES:  # the end of the file, or of the span
+                    if buf or first:
+                        yield self.piece(buf)
+                    return
+                first = False
+                # the last place to cut before PIECE_BYTES, else the first one after it
+                k = _cut(buf, 1, PIECE_BYTES, self.free)
+                if not k:
+                    nxt = self._snap(fd, pos + len(buf))
+                    if stop is not None:
+                        nxt = stop if nxt is None else min(nxt, stop)
+                    buf = os.pread(fd, nxt - pos, pos) if nxt is not None else _read_on(fd, buf, pos)
+                    if nxt is None or len(buf) < nxt - pos:  # the end of the file
+                        yield self.piece(buf)
+                        return
+                    k = len(buf)
+                yield self.piece(buf[:k] if k < len(buf) else buf)
+                pos += k
         finally:
             os.close(fd)
+
+    def _snap(self, fd: int, at: int) -> int | None:
+        """The first place to cut at or after offset ``at``: where the first byte in no
+        literal is; None if there is none before the end of the file."""
+        while True:
+            buf = os.pread(fd, SNAP_BYTES, at)
+            m = self.free.search(buf)
+            if m:
+                return at + m.start()
+            if len(buf) < SNAP_BYTES:
+                return None
+            at += len(buf)
 
     def piece(self, data: bytes) -> tuple[bytes, bool, bool]:
         """``data`` as one piece: as handed to DuckDB, whether it was not UTF-8, whether it
@@ -488,7 +517,17 @@ class Pieces:
         hazard = bool(self.hazards) and _hazard(data, self.hazards)
         if data.isascii() or utf8_valid(data):
             return data, False, hazard
-        return data.translate(_BLANKED), True, hazard
+        return blanked(data), True, hazard
+
+
+def _read_on(fd: int, buf: bytes, pos: int) -> bytes:
+    """``buf``, read at ``pos``, and the rest of the file after it."""
+    more = [buf]
+    at = pos + len(buf)
+    while b := os.pread(fd, 1 << 20, at):
+        more.append(b)
+        at += len(b)
+    return b"".join(more)
 
 
 # files read at once by the C core, each in one read() of its listed size plus a byte, with
@@ -538,6 +577,15 @@ def _utf8_valid_py(data: bytes) -> bool:
 # whether bytes are strict UTF-8: the C core's check builds no str (decoding JSON with
 # non-ASCII text only to know was a fifth of the DuckDB grep of 1 GB of Codex sessions)
 utf8_valid = NATIVE.utf8_valid if NATIVE is not None else _utf8_valid_py
+
+
+def _blanked_py(data: bytes) -> bytes:
+    return data.translate(_BLANKED)
+
+
+# a piece that is not UTF-8 with its escaped bytes blanked: the C core's lets go of the GIL
+# (bytes.translate holds it, so the threads that blank one store's spans took turns)
+blanked = NATIVE.blanked if NATIVE is not None else _blanked_py
 
 
 def _connect() -> duckdb.DuckDBPyConnection:
@@ -608,36 +656,53 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tuple[list[list[str]], int]:
+# (relative path, start, end) of a file to read: -1 as the end is the end of the file, so a
+# whole file is (path, 0, -1); a large one read in pieces is cut in spans (``_parts``)
+Span = tuple[str, int, int]
+
+
+def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tuple[list[list[Span]], int]:
     """``files`` in parts of at most about ``PART_FILES`` files, at least one per core,
     largest file first into the lightest part that is not full; and how many parts run at
     once: one if the files are few bytes, or one of them is large and read whole (not
-    ``bounded``: in ``Pieces``)."""
+    ``bounded``: in ``Pieces``). A file of at least ``SPLIT_MIN_BYTES`` read in pieces is
+    cut in one span per part run at once, so one large store is searched on every core."""
     if not files:
         return [], 1
-    total = sum(sizes.get(f, 0) for f in files)
-    n = min(_cores(), 8, len(files))
+    get = sizes.get
+    total = sum(get(f, 0) for f in files)
+    n = min(_cores(), 8) if bounded else min(_cores(), 8, len(files))  # spans: see below
     if n <= 1 or total < PARALLEL_MIN_BYTES or (
-            not bounded and max(sizes.get(f, 0) for f in files) > PARALLEL_MAX_FILE):
+            not bounded and max(get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
-    k = max(n, -(-len(files) // PART_FILES))
+    items: list[tuple[Span, int]] = []  # a span, and its size
+    for f in files:
+        size = get(f, 0)
+        if bounded and n > 1 and size >= SPLIT_MIN_BYTES:
+            cuts = sorted({size * i // n for i in range(n)})  # n spans, fewer for fewer bytes
+            items += [((f, lo, hi), hi - lo) for lo, hi in zip(cuts, [*cuts[1:], size], strict=True)]
+            items[-1] = ((f, cuts[-1], -1), items[-1][1])
+        else:
+            items.append(((f, 0, -1), size))
+    n = min(n, len(items))
+    k = max(n, -(-len(items) // PART_FILES))
     if k == 1:
-        return [list(files)], 1
+        return [[span for span, _ in items]], 1
     # largest first, dealt out to the parts there and back (0, 1, .., k-1, k-1, .., 0, 0, ..):
     # as even in bytes as a heap of the lightest part, and in equal numbers of files, by
-    # slicing (113k files: 0.05 s against 0.47 s)
-    get = sizes.get
-    order = sorted(files, key=lambda f: -get(f, 0))
+    # slicing (113k files: 0.05 s against 0.47 s); a file's n spans go to n parts
+    order = [span for span, _ in sorted(items, key=lambda item: -item[1])]
     parts = [order[j::2 * k] + order[2 * k - 1 - j::2 * k] for j in range(k)]
     return [p for p in parts if p], n
 
 
-def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[str]], int],
+def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[Span]], int],
                    literals: list[str], sizes: dict[str, int]) -> list[tuple[str, Counts]]:
-    """per_file of grep_literals.sql, one run per part (of relative paths), that many parts
-    at once: (relative path, counts) per file read. With ``raw_exact`` literals every file
-    is read here and handed over in ``Pieces``; else a part's files of at most
-    ``FEED_MAX_FILE`` bytes are handed over whole and the rest read by read_blob."""
+    """per_file of grep_literals.sql, one run per part (of spans of relative paths), that
+    many parts at once: (relative path, counts) per file read. With ``raw_exact`` literals
+    every file is read here and handed over in ``Pieces`` (the counts of a file's spans are
+    added up); else a part's files of at most ``FEED_MAX_FILE`` bytes are handed over whole
+    and the rest read by read_blob."""
     sql = per_file_sql()
     set_patterns, fed = fed_per_file_sql()
     chunks, at_once = parts
@@ -671,12 +736,14 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             rows += [(_relative(root, fn), (size, bad, occ)) for fn, size, bad, occ in cur.execute(sql).fetchall()]
         return rows
 
-    def pieces(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
+    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> list[tuple[str, list[Any]]]:
+        """Per span: its file, and [size, not UTF-8, occurrences (None: no piece), escape hazard]."""
         assert reader is not None
-        acc: list[list[Any]] = []  # per file: size, not UTF-8, occurrences, escape hazard
-        owner: list[int] = []  # per piece held: its file
+        acc: list[list[Any]] = []
+        owner: list[int] = []  # per piece held: its span
         blobs: list[bytes] = []
         held = 0
+        files = [f for f, _, _ in spans]
 
         def search() -> None:
             got = cur.execute(fed, {"ids": list(range(len(blobs))), "blobs": blobs}).fetchall()
@@ -687,11 +754,12 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             owner.clear()
             blobs.clear()
 
-        for start, run in _runs(files, sizes):
+        for begin, run in _runs(files, sizes):
             whole_reads = _read_small([prefix + f for f in run], [sizes.get(f, 0) for f in run])
             for k, f in enumerate(run):
-                a: list[Any] = [0, False, None, False]  # every file has a piece: None is replaced
+                a: list[Any] = [0, False, None, False]
                 acc.append(a)
+                _, start, end = spans[begin + k]
                 size = sizes.get(f, 0)
                 data = whole_reads[k]
                 if isinstance(data, int):  # an errno: what os.open or os.read would have raised
@@ -699,11 +767,11 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                 try:
                     # a file read whole (a short read is its end), else read again in pieces
                     parts = ((reader.piece(data),) if data is not None and len(data) <= size
-                             else reader.of(prefix + f, size))
+                             and start == 0 and end < 0 else reader.of(prefix + f, size, start, end))
                     for piece, bad, hazard in parts:
                         a[1] |= bad
                         a[3] |= hazard
-                        owner.append(start + k)
+                        owner.append(begin + k)
                         blobs.append(piece)
                         held += len(piece)
                         if held >= FEED_BATCH_BYTES:
@@ -713,17 +781,15 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                     raise GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
-        rows = [(f, (a[0], a[1], a[2])) for f, a in zip(files, acc, strict=True) if not (a[1] and a[3])]
-        # not UTF-8 and a place where the escaped text could match where the bytes do not
-        return rows + whole(cur, [f for f, a in zip(files, acc, strict=True) if a[1] and a[3]])
+        return list(zip(files, acc, strict=True))
 
-    def run(files: list[str]) -> list[tuple]:
+    def run(spans: list[Span], in_pieces: bool = exact) -> list[tuple]:
         cur = con.cursor()
         try:
             cur.execute("SET VARIABLE root = ?", [str(root)])
             cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
             cur.execute("SET VARIABLE patterns = ?::VARCHAR[]", [patterns])
-            return pieces(cur, files) if exact else whole(cur, files)
+            return pieces(cur, spans) if in_pieces else whole(cur, [f for f, _, _ in spans])
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
         finally:
@@ -734,8 +800,23 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             results = list(pool.map(run, chunks))
     else:
         results = [run(p) for p in chunks]
-    # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
-    return [row for rows in results for row in rows]
+    if not exact:
+        # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
+        return [row for rows in results for row in rows]
+    files: dict[str, list[Any]] = {}  # a file's spans added up
+    for rows in results:
+        for f, a in rows:
+            m = files.setdefault(f, [0, False, None, False])
+            m[0] += a[0]
+            m[1] |= a[1]
+            m[3] |= a[3]
+            if a[2] is not None:
+                m[2] = a[2] if m[2] is None else [x + y for x, y in zip(m[2], a[2], strict=True)]
+    # not UTF-8 and a place where the escaped text could match where the bytes do not:
+    # searched again, whole
+    hazardous = [(f, 0, -1) for f, m in files.items() if m[1] and m[3]]
+    out = [(f, (m[0], m[1], m[2])) for f, m in files.items() if not (m[1] and m[3])]
+    return out + run(hazardous, in_pieces=False) if hazardous else out
 
 
 def _zeros(literals: list[str]) -> dict[str, dict]:
