@@ -619,7 +619,7 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     or the errno Python's own read would have raised; larger files are left to ``Pieces``."""
     import errno
 
-    from survey.census.walk import NATIVE
+    from survey.native import NATIVE
 
     if NATIVE is None:
         pytest.skip("the C core is not built (make)")

@@ -41,6 +41,7 @@ import xxhash
 from survey.corpus.frames import CHUNK, DEFAULT_MAX_LINE, classify, iter_frames
 from survey.corpus.privacy import WITHHELD, Gate, pseudonym
 from survey.corpus.stores import UNPARSED
+from survey.native import ENGINE, NATIVE  # noqa: F401 (ENGINE: the run records it as W.ENGINE)
 from survey.runtimes.base import Profile
 
 JTYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
@@ -157,27 +158,6 @@ COLUMNS = {
 }
 
 
-def _load_native() -> tuple[Any, str]:
-    """The C node walk (``_walkcore.c``), when built and current; else the Python one.
-
-    ``make`` builds it (``python -m survey.census.build``). A binary built from another
-    version of the source is not used: the module carries the hash of the source it was
-    built from. ``SURVEY_WALK=python`` forces the Python walker (the parity tests use both).
-    """
-    if os.environ.get("SURVEY_WALK") == "python":
-        return None, "python (SURVEY_WALK=python)"
-    try:
-        from survey.census import _walkcore  # type: ignore[attr-defined]
-    except ImportError:
-        return None, "python (the native walker is not built: run make)"
-    from survey.census.build import source_hash
-
-    if getattr(_walkcore, "SOURCE_HASH", None) != source_hash():
-        return None, "python (the native walker is out of date: run make)"
-    return _walkcore, "native"
-
-
-NATIVE, ENGINE = _load_native()
 
 _PARTS: dict[str, tuple[str, ...]] = {}
 

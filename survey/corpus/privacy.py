@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from survey import native
+
 IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
 """Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
 leading digit or punctuation is refused: numbers-as-keys are data, not schema)."""
@@ -91,10 +93,8 @@ def pseudonym(salt: bytes, text: str, kind: str = "f") -> str:
 def pseudonyms(salt: bytes, texts: list[str], kind: str = "f") -> list[str]:
     """``pseudonym`` of each text, in one call to the C core when it is built (0.2 us a name
     there, 1.7 us through ``pseudonym``: the crawl names every file and session)."""
-    from survey.census.walk import NATIVE  # the C core lives with the walk, its main user
-
-    if NATIVE is not None:
-        return NATIVE.pseudonyms(salt, kind, texts)  # type: ignore[no-any-return]
+    if native.NATIVE is not None:
+        return native.NATIVE.pseudonyms(salt, kind, texts)  # type: ignore[no-any-return]
     return [pseudonym(salt, t, kind) for t in texts]
 
 

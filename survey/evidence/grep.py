@@ -65,8 +65,8 @@ import duckdb
 import orjson
 
 from survey.census.sql import rel
-from survey.census.walk import NATIVE
 from survey.corpus.privacy import pseudonym
+from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
 
 HERE = Path(__file__).parent / "queries"
