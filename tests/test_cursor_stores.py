@@ -661,9 +661,9 @@ def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_t
        other=st.dictionaries(st.text(max_size=6), st.text(max_size=12), max_size=4), where=st.integers(0, 4))
 def test_a_bubble_that_may_hold_thinking_is_always_parsed(escape: list[bool], upper: bool,
                                                           other: dict[str, str], where: int) -> None:
-    """The desktop reader hands bubbles to the walk unparsed unless their text may hold a
-    ``thinking`` key (its tallies need the parsed object). JSON can write any letter of the
-    key as a \\u escape: the test may never miss one, however the key is spelled."""
+    """The desktop reader parses a bubble for its thinking tallies only when its text may
+    hold a ``thinking`` key (the walk takes every record as text). JSON can write any letter
+    of the key as a \\u escape: the test may never miss one, however the key is spelled."""
     key = "".join(f"\\u{ord(ch):04{'X' if upper else 'x'}}" if e else ch for ch, e in zip("thinking", escape, strict=True))
     items = [json.dumps(k) + ":" + json.dumps(v) for k, v in other.items()]
     items.insert(min(where, len(items)), f'"{key}":{{"text":"x"}}')
