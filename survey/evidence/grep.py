@@ -58,6 +58,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -675,24 +676,23 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
     if n <= 1 or total < PARALLEL_MIN_BYTES or (
             not bounded and max(get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
-    items: list[tuple[Span, int]] = []  # a span, and its size
-    for f in files:
+    split = [f for f in files if get(f, 0) >= SPLIT_MIN_BYTES] if bounded and n > 1 else []
+    spans: list[Span] = []  # a large file's spans first (each at least SPLIT_MIN_BYTES / n)
+    for f in split:
         size = get(f, 0)
-        if bounded and n > 1 and size >= SPLIT_MIN_BYTES:
-            cuts = sorted({size * i // n for i in range(n)})  # n spans, fewer for fewer bytes
-            items += [((f, lo, hi), hi - lo) for lo, hi in zip(cuts, [*cuts[1:], size], strict=True)]
-            items[-1] = ((f, cuts[-1], -1), items[-1][1])
-        else:
-            items.append(((f, 0, -1), size))
-    n = min(n, len(items))
-    k = max(n, -(-len(items) // PART_FILES))
+        cuts = sorted({size * i // n for i in range(n)})  # n spans, fewer for fewer bytes
+        spans += [(f, lo, hi) for lo, hi in zip(cuts, [*cuts[1:], -1], strict=True)]
+    # then the files read whole, largest first (sorted as names: 113k files in 0.04 s)
+    rest = [f for f in files if get(f, 0) < SPLIT_MIN_BYTES] if split else files
+    spans += zip(sorted(rest, key=lambda f: -get(f, 0)), repeat(0), repeat(-1))
+    n = min(n, len(spans))
+    k = max(n, -(-len(spans) // PART_FILES))
     if k == 1:
-        return [[span for span, _ in items]], 1
-    # largest first, dealt out to the parts there and back (0, 1, .., k-1, k-1, .., 0, 0, ..):
-    # as even in bytes as a heap of the lightest part, and in equal numbers of files, by
-    # slicing (113k files: 0.05 s against 0.47 s); a file's n spans go to n parts
-    order = [span for span, _ in sorted(items, key=lambda item: -item[1])]
-    parts = [order[j::2 * k] + order[2 * k - 1 - j::2 * k] for j in range(k)]
+        return [spans], 1
+    # dealt out to the parts there and back (0, 1, .., k-1, k-1, .., 0, 0, ..): as even in
+    # bytes as a heap of the lightest part, and in equal numbers of files, by slicing (113k
+    # files: 0.05 s against 0.47 s); a file's n spans go to n parts
+    parts = [spans[j::2 * k] + spans[2 * k - 1 - j::2 * k] for j in range(k)]
     return [p for p in parts if p], n
 
 
