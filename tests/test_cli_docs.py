@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,13 @@ def test_command_help_has_examples(name: str) -> None:
 @pytest.mark.parametrize("name", COMMANDS)
 def test_command_is_in_the_readme(name: str) -> None:
     assert f"survey {name}" in README
+
+
+def test_python_dash_m_survey_is_the_cli() -> None:
+    r = subprocess.run([sys.executable, "-m", "survey", "runtimes", "--help"], capture_output=True, text=True,
+                       check=False, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "Usage: survey runtimes" in r.stdout and "Examples" in r.stdout
 
 
 def test_readme_starts_with_the_two_commands() -> None:
