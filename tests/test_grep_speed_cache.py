@@ -186,6 +186,14 @@ def test_a_match_the_escaped_text_makes_is_the_read_blob_querys(tmp_path: Path, 
     assert got == whole
     assert searched_whole == [["bad.txt"]]
     assert {lit: got[lit]["occurrences"] for lit in lits} == {"xFFA": 1, "Afoo": 1, "CREATE TABLE t": 2}
+    # the same when the files are cut in spans searched side by side: the hazard found in
+    # one span of bad.txt sends the whole file to the read_blob query
+    searched_whole.clear()
+    monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(G, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(G, "_cores", lambda: 3)
+    assert G.duckdb_grep(root, SCOPE, lits)[0] == whole
+    assert searched_whole == [["bad.txt"]]
 
 
 def _cli(command: str, root: Path) -> list[dict[str, Any]]:

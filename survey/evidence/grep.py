@@ -736,8 +736,9 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             rows += [(_relative(root, fn), (size, bad, occ)) for fn, size, bad, occ in cur.execute(sql).fetchall()]
         return rows
 
-    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> list[tuple[str, list[Any]]]:
-        """Per span: its file, and [size, not UTF-8, occurrences (None: no piece), escape hazard]."""
+    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> list[tuple[str, list[Any], bool]]:
+        """Per span: its file, [size, not UTF-8, occurrences (None: no piece), escape hazard],
+        and whether the span is the whole file."""
         assert reader is not None
         acc: list[list[Any]] = []
         owner: list[int] = []  # per piece held: its span
@@ -781,7 +782,10 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                     raise GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
-        return list(zip(files, acc, strict=True))
+        # a whole file's counts as they are; a span's (``of`` one part of a file) to be
+        # added up with the file's other spans (kept apart: 113k files through one dict
+        # took 0.08 s more)
+        return [(f, a, start == 0 and end < 0) for f, a, (_, start, end) in zip(files, acc, spans, strict=True)]
 
     def run(spans: list[Span], in_pieces: bool = exact) -> list[tuple]:
         cur = con.cursor()
@@ -803,19 +807,30 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     if not exact:
         # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
         return [row for rows in results for row in rows]
-    files: dict[str, list[Any]] = {}  # a file's spans added up
+    out: list[tuple[str, Counts]] = []
+    hazardous: list[Span] = []  # files searched again, whole (below)
+    spanned: dict[str, list[Any]] = {}  # a file's spans added up
     for rows in results:
-        for f, a in rows:
-            m = files.setdefault(f, [0, False, None, False])
+        for f, a, entire in rows:
+            if entire:
+                if a[1] and a[3]:
+                    hazardous.append((f, 0, -1))
+                else:
+                    out.append((f, (a[0], a[1], a[2])))
+                continue
+            m = spanned.setdefault(f, [0, False, None, False])
             m[0] += a[0]
             m[1] |= a[1]
             m[3] |= a[3]
             if a[2] is not None:
                 m[2] = a[2] if m[2] is None else [x + y for x, y in zip(m[2], a[2], strict=True)]
-    # not UTF-8 and a place where the escaped text could match where the bytes do not:
-    # searched again, whole
-    hazardous = [(f, 0, -1) for f, m in files.items() if m[1] and m[3]]
-    out = [(f, (m[0], m[1], m[2])) for f, m in files.items() if not (m[1] and m[3])]
+    for f, m in spanned.items():
+        if m[1] and m[3]:
+            hazardous.append((f, 0, -1))
+        else:
+            out.append((f, (m[0], m[1], m[2])))
+    # not UTF-8, and a place where the escaped text could match where the bytes do not:
+    # searched again, whole, as the read_blob query searches it
     return out + run(hazardous, in_pieces=False) if hazardous else out
 
 
