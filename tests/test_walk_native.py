@@ -415,8 +415,9 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
 def test_a_store_handed_over_mid_walk_gives_the_same_parts(runtime: str, native: bool, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A store's per-record rows go to the batch's tables every ``SPILL_RECORDS`` records
-    while it is walked (a large store is not held whole): the parts are the same, row for
-    row and in order, as when each store is handed over once at its end."""
+    while it is walked, and out to held pieces past ``FLUSH_ROWS`` rows (a large store is not
+    held whole): the parts are the same, row for row and in order, as when each store is
+    handed over once at its end."""
     import importlib
 
     from survey.census import collect as C
@@ -441,6 +442,15 @@ def test_a_store_handed_over_mid_walk_gives_the_same_parts(runtime: str, native:
     C.walk_batch(walker, tasks, str(tmp_path / "b"), 0, fc)
     assert any(calls), "no store was handed over mid-walk"
     assert _parts(tmp_path / "a") == _parts(tmp_path / "b")
+    # ...and written out as held pieces past FLUSH_ROWS rows, joined into the same parts
+    flushed: list[int] = []
+    real_flush = C._BatchTables.flush
+    monkeypatch.setattr(C._BatchTables, "flush", lambda self, *a: flushed.append(self.rows()) or real_flush(self, *a))
+    monkeypatch.setattr(C, "FLUSH_ROWS", 5)
+    (tmp_path / "c2").mkdir()
+    C.walk_batch(walker, tasks, str(tmp_path / "c2"), 0, fc)
+    assert len(flushed) > 1, "no rows were held out mid-walk"
+    assert _parts(tmp_path / "a") == _parts(tmp_path / "c2")  # no held piece left over
 
 
 @needs_native
