@@ -736,9 +736,10 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             rows += [(_relative(root, fn), (size, bad, occ)) for fn, size, bad, occ in cur.execute(sql).fetchall()]
         return rows
 
-    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> list[tuple[str, list[Any], bool]]:
-        """Per span: its file, [size, not UTF-8, occurrences (None: no piece), escape hazard],
-        and whether the span is the whole file."""
+    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[list, list[str], list]:
+        """The part's whole files' rows, its whole files to search again whole (not UTF-8,
+        with an escape hazard), and per span of a split file: the file, [size, not UTF-8,
+        occurrences (None: no piece), escape hazard]."""
         assert reader is not None
         acc: list[list[Any]] = []
         owner: list[int] = []  # per piece held: its span
@@ -782,12 +783,15 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                     raise GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
-        # a whole file's counts as they are; a span's (``of`` one part of a file) to be
-        # added up with the file's other spans (kept apart: 113k files through one dict
-        # took 0.08 s more)
-        return [(f, a, start == 0 and end < 0) for f, a, (_, start, end) in zip(files, acc, spans, strict=True)]
+        # a whole file's counts as they are (the hazardous aside), made here, beside the
+        # other parts' queries; a span's (one part of a file) to be added up with the file's
+        # other spans (kept apart: 113k files through one dict took 0.08 s more)
+        entries = list(zip(files, acc, spans, strict=True))
+        rows = [(f, (a[0], a[1], a[2])) for f, a, (_, s, e) in entries if s == 0 and e < 0 and not (a[1] and a[3])]
+        hazardous = [f for f, a, (_, s, e) in entries if s == 0 and e < 0 and a[1] and a[3]]
+        return rows, hazardous, [(f, a) for f, a, (_, s, e) in entries if s or e >= 0]
 
-    def run(spans: list[Span], in_pieces: bool = exact) -> list[tuple]:
+    def run(spans: list[Span], in_pieces: bool = exact) -> Any:  # pieces(), or whole()'s rows
         cur = con.cursor()
         try:
             cur.execute("SET VARIABLE root = ?", [str(root)])
@@ -807,17 +811,11 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     if not exact:
         # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
         return [row for rows in results for row in rows]
-    out: list[tuple[str, Counts]] = []
-    hazardous: list[Span] = []  # files searched again, whole (below)
+    out: list[tuple[str, Counts]] = [row for rows, _, _ in results for row in rows]
+    hazardous: list[Span] = [(f, 0, -1) for _, fs, _ in results for f in fs]  # searched again, whole (below)
     spanned: dict[str, list[Any]] = {}  # a file's spans added up
-    for rows in results:
-        for f, a, entire in rows:
-            if entire:
-                if a[1] and a[3]:
-                    hazardous.append((f, 0, -1))
-                else:
-                    out.append((f, (a[0], a[1], a[2])))
-                continue
+    for _, _, partial in results:
+        for f, a in partial:
             m = spanned.setdefault(f, [0, False, None, False])
             m[0] += a[0]
             m[1] |= a[1]
