@@ -484,7 +484,7 @@ class _Aggregated:
 # A batch's row tables are written out as they pass this many rows, mid-store, into held
 # pieces that become the batch's one part at its end: a store's rows are otherwise in memory
 # until it is done (the 1.5 GB desktop store, 543k records, 1.7M rows: 626 MB in its worker,
-# 814 MB while written; a store three times as large would pass any bound)
+# 816 MB while written; a store three times as large would pass any bound)
 FLUSH_ROWS = 1 << 18
 
 
