@@ -158,7 +158,6 @@ COLUMNS = {
 }
 
 
-
 _PARTS: dict[str, tuple[str, ...]] = {}
 
 

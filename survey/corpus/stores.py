@@ -650,15 +650,16 @@ DESKTOP_FACTS: Facts = {
 }
 
 
-_KINDS = frozenset(KEY_KINDS)
+# a key's first ``:`` part -> its kind, for the known kinds only (the reader's loop looks a
+# kind up here once per record, as key_kind does)
+_KIND = {k: k for k in KEY_KINDS}
 
 
 def key_kind(key: Any) -> str:
     """The kind of a ``cursorDiskKV`` key: a known kind, or ``<unknown-kind>``. The id parts
     after the first ``:`` are never returned."""
     k = key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
-    kind = k.split(":", 1)[0]
-    return kind if kind in _KINDS else "<unknown-kind>"
+    return _KIND.get(k.split(":", 1)[0], "<unknown-kind>")
 
 
 def read_desktop_store(path: str | os.PathLike[str]) -> tuple[Facts, Iterator[Record]]:
@@ -719,7 +720,7 @@ def _desktop_records(store: Store) -> Iterator[Record]:
                 yield "composerHeaders", status, obj, len(data)
         if "cursorDiskKV" in store.tables:
             # the loop runs once per record (543k in a 1.5 GB store): its tallies are local
-            # ints until the end, its calls inlined (key_kind, _bytes, _digest of a str)
+            # ints until the end, its calls inlined (_bytes, _digest of a str)
             kv_rows = 0
             try:
                 for key, value in store.rows("SELECT key, value FROM cursorDiskKV ORDER BY rowid",
@@ -728,7 +729,7 @@ def _desktop_records(store: Store) -> Iterator[Record]:
                     if type(key) is not str:
                         key = key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
                     parts = key.split(":")
-                    kind = parts[0] if parts[0] in _KINDS else "<unknown-kind>"
+                    kind = _KIND.get(parts[0], "<unknown-kind>")  # key_kind's lookup: never an id part
                     data = value if value is None or type(value) is bytes else _bytes(value)
                     if kind in OPAQUE_KINDS:
                         yield kind, "opaque", None, len(data or b"")
