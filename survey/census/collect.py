@@ -505,13 +505,16 @@ class _BatchTables:
     def flush(self, held_dir: Path, schemas: dict[str, dict], label: str) -> None:
         """Write the row tables' rows out as held pieces (``write`` joins them into the part)
         and empty them; the per-file aggregates stay (a file adds them at its end)."""
-        held_dir.mkdir(exist_ok=True)
         for name, table in self.tables.items():
             if len(table):
-                pieces = self.held.setdefault(name, [])
-                path = held_dir / f"{label}-{name}-{len(pieces)}.parquet"
-                _write_part(_frame(table, schemas[name]), held_dir, path.stem)
-                pieces.append(path)
+                self._hold(name, table, held_dir, schemas[name], label)
+
+    def _hold(self, name: str, table: Any, held_dir: Path, schema: dict, label: str) -> None:
+        """The table's rows as its next held piece; the table is empty afterwards."""
+        pieces = self.held.setdefault(name, [])
+        stem = f"{label}-{name}-{len(pieces)}"
+        _write_part(_frame(table, schema), held_dir, stem)
+        pieces.append(held_dir / f"{stem}.parquet")
 
     def add(self, r: W.FileResult, rows_only: bool = False) -> None:
         """The file's rows, then its per-file counts; ``rows_only``: its per-record rows so far
@@ -542,14 +545,12 @@ class _BatchTables:
         self.plan = []  # the tables go as they are written
         for name in list(self.tables):
             table = self.tables.pop(name)
-            pieces = self.held.pop(name, [])
-            if pieces:
+            if name in self.held:
                 if len(table):
-                    pieces.append(pieces[0].with_name(f"{label}-{name}-{len(pieces)}.parquet"))
-                    _write_part(_frame(table, schemas[name]), pieces[-1].parent, pieces[-1].stem)
+                    self._hold(name, table, self.held[name][0].parent, schemas[name], label)
+                pieces = self.held.pop(name)
                 (out / name).mkdir(exist_ok=True)
-                pl.scan_parquet(pieces).sink_parquet(out / name / f"{label}.parquet", compression="lz4",
-                                                     statistics=False, row_group_size=1 << 16)
+                pl.scan_parquet(pieces).sink_parquet(out / name / f"{label}.parquet", **PART_OPTIONS)
                 for p in pieces:
                     p.unlink()
             elif len(table):
@@ -616,15 +617,18 @@ def part_label(index: int, volatile: bool = False) -> str:
     return f"part-{index:06d}{'v' if volatile else ''}"
 
 
+# How a part is written, whole or streamed from held pieces. lz4: the parts are read once
+# into the snapshot (and kept by the cache); no column statistics: each part spans every
+# status and line range, so min/max would prune nothing in the census, and computing them
+# was half of the write; row groups of 64k rows: the writer holds a row group's encoded
+# pages (the 543k frames of a 1.5 GB store took 290 MB more to write in the default 512k,
+# 180 MB in 64k)
+PART_OPTIONS: dict[str, Any] = {"compression": "lz4", "statistics": False, "row_group_size": 1 << 16}
+
+
 def _write_part(df: pl.DataFrame, d: Path, label: str) -> None:
     d.mkdir(exist_ok=True)
-    # lz4: the parts are read once into the snapshot (and kept by the cache); no column
-    # statistics: each part spans every status and line range, so min/max would prune
-    # nothing in the census, and computing them was half of the write; row groups of 64k
-    # rows: the writer holds a row group's encoded pages (the 543k frames of a 1.5 GB store
-    # took 290 MB more to write in the default 512k, 180 MB in 64k)
-    df.write_parquet(d / f"{label}.parquet", compression="lz4", statistics=False,
-                     row_group_size=1 << 16)
+    df.write_parquet(d / f"{label}.parquet", **PART_OPTIONS)
 
 
 def _work_batch(batch: list[tuple], spill: str, index: int, field_cols: list[str],
