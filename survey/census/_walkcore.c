@@ -565,19 +565,26 @@ static int count_gated(Core *c, PyObject *res, PyObject *path, PyObject *g, PyOb
     return 0;
 }
 
-/* privacy.pseudonym(salt, id, "i") of an id's UTF-8: a new str */
-static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
-    unsigned char inner[32], dig[32];
-    Sha sh = c->hm_inner;
-    sha_update(&sh, (const unsigned char *)"i", 2); /* "i\0" */
-    sha_update(&sh, (const unsigned char *)u, (size_t)n);
-    sha_final(&sh, inner);
-    sh = c->hm_outer;
-    sha_update(&sh, inner, 32);
+/* A pseudonym's 16 hex digits: the first 64 bits of HMAC-SHA256 over the text, from the
+ * key's inner state already fed the kind and its NUL (privacy.pseudonym's message). */
+static void pseudo_hex(const Sha *inner, const Sha *outer, const char *u, size_t n, char hex16[16]) {
+    unsigned char dig[32];
+    Sha sh = *inner;
+    sha_update(&sh, (const unsigned char *)u, n);
+    sha_final(&sh, dig);
+    sh = *outer;
+    sha_update(&sh, dig, 32);
     sha_final(&sh, dig);
     static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 8; i++) { hex16[2 * i] = hex[dig[i] >> 4]; hex16[2 * i + 1] = hex[dig[i] & 15]; }
+}
+
+/* privacy.pseudonym(salt, id, "i") of an id's UTF-8: a new str */
+static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
+    Sha in = c->hm_inner;
+    sha_update(&in, (const unsigned char *)"i", 2); /* "i\0" */
     char out[18] = {'i', '-'};
-    for (int i = 0; i < 8; i++) { out[2 + 2 * i] = hex[dig[i] >> 4]; out[3 + 2 * i] = hex[dig[i] & 15]; }
+    pseudo_hex(&in, &c->hm_outer, u, (size_t)n, out + 2);
     return PyUnicode_FromStringAndSize(out, 18);
 }
 
@@ -3400,7 +3407,6 @@ static PyObject *pseudonyms(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_ssize_t n = PyList_GET_SIZE(args[2]);
     PyObject *out = PyList_New(n);
     if (!out) return NULL;
-    static const char hex[] = "0123456789abcdef";
     char name[8 + 1 + 16];
     memcpy(name, kind, (size_t)klen);
     name[klen] = '-';
@@ -3419,18 +3425,8 @@ static PyObject *pseudonyms(PyObject *self, PyObject *const *args, Py_ssize_t na
             u = PyBytes_AS_STRING(enc);
             len = PyBytes_GET_SIZE(enc);
         }
-        unsigned char dig[32];
-        Sha sh = inner;
-        sha_update(&sh, (const unsigned char *)u, (size_t)len);
-        sha_final(&sh, dig);
+        pseudo_hex(&inner, &outer, u, (size_t)len, name + klen + 1);
         Py_XDECREF(enc);
-        sh = outer;
-        sha_update(&sh, dig, 32);
-        sha_final(&sh, dig);
-        for (int j = 0; j < 8; j++) {
-            name[klen + 1 + 2 * j] = hex[dig[j] >> 4];
-            name[klen + 2 + 2 * j] = hex[dig[j] & 15];
-        }
         PyObject *v = PyUnicode_FromStringAndSize(name, klen + 17);
         if (!v) goto fail;
         PyList_SET_ITEM(out, i, v);
