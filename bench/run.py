@@ -919,6 +919,7 @@ def ratios(rec: dict) -> dict:
     parse, pcpu = rec["parse"].get("seconds"), rec["parse"].get("cpu_seconds")
     t, cpu, split = s.get("timings", {}), s.get("cpu_seconds", {}), s.get("greps_split", {})
     gb = rec["bytes"] / GB
+    beside = "greps_beside_walk" in t  # then the greps' CPU is counted in the walk's
     out: dict[str, Any] = {
         "total_over_parse": _div(t.get("total"), parse),
         "walk_over_parse": _div(t.get("walk"), parse),
@@ -928,7 +929,7 @@ def ratios(rec: dict) -> dict:
         # the same ratios in CPU seconds: steadier when other work shares the cores
         "cpu_total_over_parse": _div(cpu.get("total"), pcpu),
         "cpu_walk_over_parse": _div(cpu.get("walk"), pcpu),
-        "cpu_greps_over_parse": _div(cpu.get("greps"), pcpu),
+        "cpu_greps_over_parse": None if beside else _div(cpu.get("greps"), pcpu),
         "survey_seconds_per_gb": _div(t.get("total"), gb),
         "walk_seconds_per_gb": _div(t.get("walk"), gb),
         "cpu_seconds_per_gb": _div(cpu.get("total"), gb),
@@ -1111,6 +1112,10 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
     row("survey total (run_survey)", "all", st_("total"), scpu("total"))
     for st in ("crawl", "walk", "write", "census", "greps", "render"):
         row(f"  {st}", "all", st_(st), scpu(st) if st in ("walk", "greps") else None)
+    if any("greps_beside_walk" in r["survey"].get("timings", {}) for r in recs):
+        # (survey.pipeline.GrepsBesideWalk) their CPU is the walk's stage's, and the greps
+        # stage's own CPU only what was left after the walk
+        row("    greps: of which beside the walk", "all", st_("greps_beside_walk"))
     row("    greps: DuckDB", "all", gs("duckdb_grep"))
     row("    greps: rg cross-check", "all", gs("rg_grep"))
     row("    greps: key figures (SQL)", "-", gs("key_hits"))

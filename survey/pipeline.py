@@ -7,10 +7,11 @@ previous one wrote; the page is rendered from the committed snapshot alone.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from survey.corpus.crawl import Inventory, crawl, sample
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
     RgListing,
+    ScopeGrep,
     duckdb_everything,
+    grep_scopes,
     lists_everything,
     rg_listings,
     run_probes,
@@ -68,6 +71,70 @@ def overlap_stages(walk_stats: dict) -> bool:
     file from the cache: then the greps read little, and the two stages' memory stays small."""
     files = int(walk_stats.get("files", 0) or 0)
     return files > 0 and int(walk_stats.get("cache_hits", 0) or 0) >= 0.9 * files
+
+
+# below this many bytes the greps never start beside the walk: there is little to gain
+BESIDE_MIN_BYTES = 64 << 20
+
+
+def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
+    """Would the walk leave a core idle for at least half its time? Its largest file is one
+    worker's task from start to end (a store is one file), the rest spread over the other
+    workers: where that file is most of the bytes (a desktop store, 1.5 GB of 1.54), cores
+    wait, and the greps, started beside the walk (``GrepsBesideWalk``), use them."""
+    sizes = inv.filter(pl.col("kind").is_in(READ_KINDS))["size"]
+    total = int(sizes.sum() or 0)
+    if jobs < 2 or total < BESIDE_MIN_BYTES:
+        return False
+    biggest = int(sizes.max() or 0)  # type: ignore[arg-type]
+    idle = (jobs - 1) * biggest - (total - biggest)  # bytes' worth of the others' waiting
+    return idle >= biggest / 2
+
+
+class GrepsBesideWalk:
+    """A first run's greps, run in a thread beside the walk where the walk leaves a core
+    idle (``walk_leaves_core_idle``). They need two things only the walk gives: the files it
+    read cleanly (for a DuckDB retry, rarely: ``walked`` hands them over, and the greps wait
+    for them only then) and the snapshot (for the key figures, taken after, by
+    ``run_probes``). If the walk met a file that changed or vanished, their counts are
+    dropped and the greps run again after the walk, as they would have."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._greps: Future[list[ScopeGrep]] | None = None
+        self._readable: Future[list[str]] = Future()
+        self.seconds = 0.0
+
+    def start(self, greps: Callable[[Callable[[], list[str]]], list[ScopeGrep]]) -> None:
+        def run() -> list[ScopeGrep]:
+            t = time.perf_counter()
+            try:
+                return greps(self._readable.result)
+            finally:
+                self.seconds = time.perf_counter() - t
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="greps")
+        self._greps = self._pool.submit(run)
+
+    def walked(self, readable: list[str]) -> None:
+        if not self._readable.done():
+            self._readable.set_result(readable)
+
+    def result(self, stale: bool) -> list[ScopeGrep] | None:
+        """The greps' counts; None if they did not start, or went ``stale`` (then dropped,
+        after they finish: two greps of one tree at once would only slow each other)."""
+        if self._greps is None:
+            return None
+        if stale:
+            wait([self._greps])
+            return None
+        return self._greps.result()
+
+    def close(self) -> None:
+        if not self._readable.done():
+            self._readable.set_exception(RuntimeError("the walk did not finish"))
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 def today() -> str:
@@ -148,15 +215,17 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     lister = ThreadPoolExecutor(1, thread_name_prefix="listing")
     listing = lister.submit(duckdb_everything, root) if lists_everything(profile) else None
     rg_lists = rg_listings(root, profile)
+    beside = GrepsBesideWalk()
     try:
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
         inv.frame = sample(inv.frame, sample_n, seed)
         timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, (listing, rg_lists), snapshots=snapshots,
+        return _survey(profile, root, inv, salt, timings, t0, (listing, rg_lists), beside, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                        allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick, cache=cache,
                        min_files=min_files)
     finally:
+        beside.close()
         lister.shutdown(wait=True, cancel_futures=True)
         for rl in rg_lists.values():
             rl.close()
@@ -170,7 +239,8 @@ def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            listings: tuple[Future[list[str] | None] | None, dict[str, RgListing]], *, snapshots: Path,
+            listings: tuple[Future[list[str] | None] | None, dict[str, RgListing]], beside: GrepsBesideWalk, *,
+            snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
             on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None], cache: bool,
@@ -181,6 +251,15 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     from survey.census.collect import cache_base
 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
+    known = known_files(inv)
+    final = snapshots / date / profile.name
+    workers = jobs or min(os.cpu_count() or 1, 8)
+    if walk_leaves_core_idle(inv.frame, workers) and (
+            on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
+        # on the cores the walk's largest file leaves (a grep on every core slowed the walk)
+        beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
+                                                  known=known, listing=listings[0], rg_lists=listings[1],
+                                                  cores=workers - 1))
     walk_stats: dict = {}
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
@@ -197,16 +276,19 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
         tables["stores"] = empty_facts_table(profile.store_reader)
     files = tables.pop("files")
-    if files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height:
+    stale = files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height > 0
+    if stale:
         # files changed since the crawl: the early listings may name files that are gone, so
         # the greps list the tree again (a file made before the crawl but after the listings
         # is caught by run_probes)
         listings = (None, {})
     full = inv.frame.join(files, on="file_id", how="left")
+    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
+    readable = [inv.paths[f] for f in ok_ids]
+    beside.walked(readable)
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
     fixture = profile.handmade_marker in root.resolve().parts
 
-    final = snapshots / date / profile.name
     if final.exists():
         old = load_json(final, "manifest") or {}
         same = old.get("fingerprint") == fp and old.get("mode") == mode
@@ -274,9 +356,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         writer.write_json("manifest", manifest)
         timings["write"] = time.perf_counter() - t
 
-        ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
-        readable = [inv.paths[f] for f in ok_ids]
-        known = known_files(inv)
+        greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
 
         def census_stage() -> dict:
             t = time.perf_counter()
@@ -290,9 +370,12 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
                                   cache_dir=cache_dir, salt=salt, known=known, listing=listings[0],
-                                  rg_lists=listings[1])
+                                  rg_lists=listings[1], greps=greps)
             finally:
                 timings["greps"] = time.perf_counter() - t
+                if greps is not None:  # their time beside the walk, and the part left after it
+                    timings["greps"] += beside.seconds
+                    timings["greps_beside_walk"] = beside.seconds
 
         if overlap_stages(walk_stats):
             # a re-run with little new to read: the census and the greps (mostly served from

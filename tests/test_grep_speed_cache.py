@@ -669,3 +669,175 @@ def test_runs_of_small_files_are_bounded_in_files_and_bytes(monkeypatch: pytest.
         assert len(run) <= 4
         assert sum(sizes[f] for f in run if sizes[f] <= 60) <= 100 or len(run) == 1
     assert [len(r) for _, r in runs] == [2, 4, 4, 1]
+
+
+def test_the_walk_leaves_a_core_idle_where_one_file_is_most_of_the_bytes() -> None:
+    """The greps start beside the walk only where the walk's largest file (one worker's
+    task) keeps one worker busy while the others have nothing left: at least half its time."""
+    import polars as pl
+
+    from survey.pipeline import BESIDE_MIN_BYTES, walk_leaves_core_idle
+
+    mb = 1 << 20
+
+    def inv(*sizes: int, kind: str = "sqlite") -> pl.DataFrame:
+        return pl.DataFrame({"kind": [kind, *["json"] * (len(sizes) - 1)], "size": list(sizes)})
+
+    store = inv(1500 * mb, 20 * mb, 20 * mb)  # the desktop store's shape
+    assert walk_leaves_core_idle(store, 2) and walk_leaves_core_idle(store, 8)
+    assert not walk_leaves_core_idle(store, 1)  # one worker: no core to spare
+    assert not walk_leaves_core_idle(inv(*[10 * mb] * 200), 2)  # many files: every core busy
+    # on two cores: idle while the rest is at most half the largest file
+    assert walk_leaves_core_idle(inv(200 * mb, 100 * mb), 2)
+    assert not walk_leaves_core_idle(inv(200 * mb, 101 * mb), 2)
+    # on four, the rest shares three workers
+    assert walk_leaves_core_idle(inv(200 * mb, *[50 * mb] * 10), 4)
+    assert not walk_leaves_core_idle(inv(200 * mb, *[50 * mb] * 11), 4)
+    assert not walk_leaves_core_idle(inv(BESIDE_MIN_BYTES - 1), 2)  # too little to gain
+    assert walk_leaves_core_idle(inv(BESIDE_MIN_BYTES), 2)
+    # files the walk does not read do not count
+    assert not walk_leaves_core_idle(inv(1500 * mb, 20 * mb, kind="symlink"), 2)
+
+
+def _evidence_text(res: Any) -> str:
+    """A run's evidence, its snapshot's own folder name taken out of the pasteable commands."""
+    snap = Path(res.snapshot)
+    return json.dumps(load_json(snap, "evidence"), sort_keys=True).replace(str(snap), "SNAP")
+
+
+def test_greps_beside_the_walk_give_the_evidence_greps_after_it_give(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the walk leaves a core idle, the greps run in their own thread beside it (on
+    the cores it leaves) and the key figures after it: the evidence is the same, figure for
+    figure, as when everything runs after the walk. If the walk met a file that changed,
+    the counts made beside it are dropped and the greps run again after it."""
+    import threading
+
+    import polars as pl
+
+    import survey.pipeline as P
+    from survey.synth import cursor_desktop
+
+    root = tmp_path / "d"
+    cursor_desktop.generate(root, seed=7, sessions=6)
+    calls: list[tuple[str, int | None]] = []
+    real = G.duckdb_grep
+
+    def spy(*a: Any, **k: Any) -> Any:
+        calls.append((threading.current_thread().name, k.get("cores")))
+        return real(*a, **k)
+
+    monkeypatch.setattr(G, "duckdb_grep", spy)
+
+    def run(label: str, beside: bool, **kw: Any) -> Any:
+        calls.clear()
+        monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / f"cache-{label}"))
+        monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0 if beside else 1 << 60)
+        return run_survey(get("cursor_desktop"), root, snapshots=tmp_path / label, reports=None, jobs=3, **kw)
+
+    after = run("after", False)
+    assert calls and all(name == "MainThread" and cores is None for name, cores in calls)
+    assert "greps_beside_walk" not in after.timings
+    beside = run("beside", True)
+    assert calls and all(name.startswith("greps") and cores == 2 for name, cores in calls)
+    assert beside.timings["greps_beside_walk"] > 0
+    assert _evidence_text(beside) == _evidence_text(after)
+    assert any(p["structural"] for p in load_json(Path(beside.snapshot), "evidence")["probes"])
+
+    real_collect = P.collect
+
+    def changed(*a: Any, **k: Any) -> Any:  # the walk saw the store change under it
+        tables = real_collect(*a, **k)
+        tables["files"] = tables["files"].with_columns(read_status=pl.lit("changed_during_read"))
+        return tables
+
+    monkeypatch.setattr(P, "collect", changed)
+    again = run("again", True)
+    names = [name for name, _ in calls]
+    assert names and names[0].startswith("greps") and names[-1] == "MainThread"
+    assert "greps_beside_walk" not in again.timings
+
+
+def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The greps beside the walk wait for its list of readable files only to retry a scope
+    DuckDB could not read; if the walk fails, they are told so and end, and the run raises
+    the walk's error instead of waiting for ever."""
+    import threading
+
+    import survey.pipeline as P
+    from survey.synth import cursor_desktop
+
+    root = tmp_path / "d"
+    cursor_desktop.generate(root, seed=7, sessions=3)
+    started = threading.Event()
+
+    def unreadable(*a: Any, **k: Any) -> Any:
+        started.set()
+        raise G.GrepReadError("IOException")
+
+    def walk_fails(*a: Any, **k: Any) -> Any:
+        assert started.wait(30)  # the greps are waiting for the walk's readable files by now
+        raise RuntimeError("the walk broke")
+
+    monkeypatch.setattr(G, "duckdb_grep", unreadable)
+    monkeypatch.setattr(P, "collect", walk_fails)
+    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    errors: list[BaseException] = []
+
+    def go() -> None:
+        try:
+            run_survey(get("cursor_desktop"), root, snapshots=tmp_path / "s", reports=None, jobs=2)
+        except BaseException as exc:  # handed to the test's thread
+            errors.append(exc)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive()
+    assert [str(e) for e in errors] == ["the walk broke"]
+
+    # a walk that ends well hands its readable files over, and the retry searches them
+    monkeypatch.undo()
+    real = G.duckdb_grep
+    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    monkeypatch.setattr(G, "duckdb_grep", lambda r, sc, lits, files=None, **k: (
+        unreadable() if files is None else real(r, sc, lits, files, **k)))
+    done: list[Any] = []
+    t = threading.Thread(target=lambda: done.append(run_survey(get("cursor_desktop"), root, snapshots=tmp_path / "t",
+                                                                reports=None, jobs=2)), daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive() and done
+    for name, sc in load_json(Path(done[0].snapshot), "evidence")["scopes"].items():
+        assert sc["duckdb_fallback"]["files_searched"] == sc["files_duckdb"] == sc["files_inventory"] > 0, name
+
+
+def test_a_scope_duckdb_cannot_read_is_retried_over_the_walks_readable_files(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``grep_scopes`` asks for the walk's readable files (a function, when the greps run
+    beside the walk) only when DuckDB cannot read a scope, and searches those of the scope."""
+    root = tmp_path / "c"
+    generate(root, seed=3, sessions=4)
+    every = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    asked: list[int] = []
+
+    def readable() -> list[str]:
+        asked.append(1)
+        return every
+
+    got = G.grep_scopes(root, get("cursor"), readable)
+    assert not asked and all(g.fallback is None for g in got)
+    real = G.duckdb_grep
+
+    def whole_scope_fails(root_: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
+                          **k: Any) -> Any:
+        if files is None:
+            raise G.GrepReadError("IOException")
+        return real(root_, scope, literals, files, **k)
+
+    monkeypatch.setattr(G, "duckdb_grep", whole_scope_fails)
+    retried = G.grep_scopes(root, get("cursor"), readable)
+    assert len(asked) == len(retried) > 0
+    for g, before in zip(retried, got, strict=True):
+        assert g.fallback == {"error": "IOException", "files_searched": len(G.in_scope(g.scope, every))}
+        assert g.duckdb == before.duckdb  # the readable files are every file here

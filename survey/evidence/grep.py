@@ -56,8 +56,9 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -589,8 +590,10 @@ def _blanked_py(data: bytes) -> bytes:
 blanked = NATIVE.blanked if NATIVE is not None else _blanked_py
 
 
-def _connect() -> duckdb.DuckDBPyConnection:
+def _connect(cores: int | None = None) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
+    if cores:
+        con.execute(f"SET threads = {int(cores)}")
     con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
     # Bounded: a large binary file costs several times its size in the blob-to-text fallback;
     # past the limit the query fails, is retried, and the scope is reported not determined,
@@ -662,8 +665,10 @@ def _cores() -> int:
 Span = tuple[str, int, int]
 
 
-def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tuple[list[list[Span]], int]:
-    """``files`` in parts of at most about ``PART_FILES`` files, at least one per core,
+def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False,
+           cores: int | None = None) -> tuple[list[list[Span]], int]:
+    """``files`` in parts of at most about ``PART_FILES`` files, at least one per core (of
+    ``cores``, if given: the ones the caller may use),
     largest file first into the lightest part that is not full; and how many parts run at
     once: one if the files are few bytes, or one of them is large and read whole (not
     ``bounded``: in ``Pieces``). A file of at least ``SPLIT_MIN_BYTES`` read in pieces is
@@ -672,7 +677,8 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
         return [], 1
     get = sizes.get
     total = sum(get(f, 0) for f in files)
-    n = min(_cores(), 8) if bounded else min(_cores(), 8, len(files))  # spans: see below
+    c = cores or _cores()
+    n = min(c, 8) if bounded else min(c, 8, len(files))  # spans: see below
     if n <= 1 or total < PARALLEL_MIN_BYTES or (
             not bounded and max(get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
@@ -839,14 +845,15 @@ def _zeros(literals: list[str]) -> dict[str, dict]:
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
                 cache: GrepCache | None = None, known: Known | None = None,
-                everything: list[str] | None = None) -> tuple[dict[str, dict], int]:
+                everything: list[str] | None = None, cores: int | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
-    per literal, and how many files' counts came from the cache instead of a read.
+    per literal, and how many files' counts came from the cache instead of a read; on
+    ``cores`` cores if given (else all).
 
     DuckDB lists the scope (``glob``: the files ``read_blob`` reads for the same globs);
     files whose key is unchanged are served from the cache, the rest are read by name.
     """
-    con = _connect()
+    con = _connect(cores)
     try:
         try:
             listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
@@ -859,7 +866,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         todo = [f for f, k in keys.items() if k is not None and f not in counts]
         from_cache = len(counts)
         sizes = {f: k[1][0] for f, k in keys.items() if k is not None}
-        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
+        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals), cores), literals, sizes)
         counts.update(fresh)
         # a file read under a name it was not asked by (never expected) still counts, once
         listed += [f for f, _ in fresh if f not in keys]
@@ -1142,26 +1149,29 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
 # -- all probes of a profile ------------------------------------------------------------------
 
 
-def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
-               scope_files: dict[str, int], readable: list[str] | None = None, *,
-               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
-               listing: Future[list[str] | None] | None = None,
-               rg_lists: dict[str, RgListing] | None = None) -> dict:
-    """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
+@dataclass
+class ScopeGrep:
+    """One scope's two greps, counted before the snapshot exists: ``probe_report`` joins
+    them with the key figures (which need the snapshot) into the evidence."""
 
-    ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
-    whole scope (a file unreadable, or shrinking while read), the query is run again over
-    the readable files of the scope only, and the page says how many were left out.
-    ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
-    and names files by ``salt``-ed pseudonyms; ``known`` gives the crawl's file_id and key
-    of each file it saw, so they are not computed again. ``listing``: ``duckdb_everything``
-    of the root, and ``rg_lists`` (``rg_listings``), each scope's rg listing, are started
-    earlier by the caller (they walk the whole tree, which takes a while and needs no CPU of
-    ours); both are taken again if ``known`` names a file the DuckDB listing lacks.
-    """
+    scope: Scope
+    literals: list[str]
+    duckdb: dict[str, dict]  # per literal: files_matched, occurrences, files_scanned, ...
+    duckdb_cached: int  # files whose DuckDB counts came from the cache
+    fallback: dict | None  # the DuckDB retry over the readable files, if the scope failed
+    rg: dict  # ``rg_grep``'s result
+    cache_error: str | None = None
+
+
+def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[], list[str]] | None = None, *,
+                cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
+                listing: Future[list[str] | None] | None = None,
+                rg_lists: dict[str, RgListing] | None = None, cores: int | None = None) -> list[ScopeGrep]:
+    """Both greps of every scope the profile's probes search (arguments as ``run_probes``).
+    ``readable`` may be a function, called only if DuckDB cannot read a scope: the files the
+    walk read cleanly are known only after it, and the greps may start beside it, on the
+    ``cores`` it leaves (DuckDB's threads and the parts it reads at once; default: all)."""
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
-    out: dict = {"scopes": {}, "probes": []}
-    structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
     everything = listing.result() if listing is not None else None
     if listing is not None and listed_too_early(everything, known):
         listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
@@ -1174,17 +1184,18 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             if not lit or not lit.isascii():
                 raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
     shared = SharedRg(root, searched)
+    out = []
     for scope, literals in searched:
-        probes = [p for p in profile.probes if p.scope == scope.name]
         cache = GrepCache(folder, scope, literals, salt, known) if folder is not None and salt is not None else None
         fallback = None
         try:
-            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything)
+            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything,
+                                        cores=cores)
         except GrepReadError as exc:
-            files = in_scope(scope, readable or [])
+            files = in_scope(scope, (readable() if callable(readable) else readable) or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
             try:
-                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known)
+                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known, cores=cores)
             except GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
                 dd, dd_cached = _zeros(literals), 0
@@ -1192,7 +1203,19 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                       shared=shared)
         if cache is not None:
             cache.save()
-        from_cache = {"duckdb": dd_cached, "rg": rgr["files_from_cache"]}
+        out.append(ScopeGrep(scope, literals, dd, dd_cached, fallback, rgr, cache.error if cache else None))
+    return out
+
+
+def probe_report(profile: Profile, greps: list[ScopeGrep], structural_all: dict[str, dict],
+                 scope_files: dict[str, int]) -> dict:
+    """The evidence: each scope's figures and each probe's verdict from both greps and,
+    for a probe about a key, its structural figure (``key_hits``)."""
+    out: dict = {"scopes": {}, "probes": []}
+    for g in greps:
+        scope, literals, dd, rgr, fallback = g.scope, g.literals, g.duckdb, g.rg, g.fallback
+        probes = [p for p in profile.probes if p.scope == scope.name]
+        from_cache = {"duckdb": g.duckdb_cached, "rg": rgr["files_from_cache"]}
         any_lit = next(iter(dd.values()), {})
         out["scopes"][scope.name] = {
             "globs": list(scope.duckdb_globs),
@@ -1209,8 +1232,8 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
             "duckdb_command": duckdb_command(scope, literals),
             "duckdb_fallback": fallback,
         }
-        if cache is not None and cache.error:
-            out["scopes"][scope.name]["cache_error"] = cache.error
+        if g.cache_error:
+            out["scopes"][scope.name]["cache_error"] = g.cache_error
         for p in probes:
             d_files = sum(int(dd[lit]["files_matched"] or 0) for lit in p.literals)
             d_occ = sum(int(dd[lit]["occurrences"] or 0) for lit in p.literals)
@@ -1244,3 +1267,28 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                 "rg_command": rg_command(scope, list(p.literals)),
             })
     return out
+
+
+def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
+               scope_files: dict[str, int], readable: list[str] | None = None, *,
+               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
+               listing: Future[list[str] | None] | None = None,
+               rg_lists: dict[str, RgListing] | None = None, greps: list[ScopeGrep] | None = None) -> dict:
+    """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
+
+    ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
+    whole scope (a file unreadable, or shrinking while read), the query is run again over
+    the readable files of the scope only, and the page says how many were left out.
+    ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
+    and names files by ``salt``-ed pseudonyms; ``known`` gives the crawl's file_id and key
+    of each file it saw, so they are not computed again. ``listing``: ``duckdb_everything``
+    of the root, and ``rg_lists`` (``rg_listings``), each scope's rg listing, are started
+    earlier by the caller (they walk the whole tree, which takes a while and needs no CPU of
+    ours); both are taken again if ``known`` names a file the DuckDB listing lacks.
+    ``greps``: ``grep_scopes`` already run (beside the walk); only the key figures are left.
+    """
+    structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
+    if greps is None:
+        greps = grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt, known=known,
+                            listing=listing, rg_lists=rg_lists)
+    return probe_report(profile, greps, structural_all, scope_files)
