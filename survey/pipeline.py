@@ -256,10 +256,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     workers = jobs or min(os.cpu_count() or 1, 8)
     if walk_leaves_core_idle(inv.frame, workers) and (
             on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
-        # on the cores the walk's largest file leaves (a grep on every core slowed the walk)
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
-                                                  known=known, listing=listings[0], rg_lists=listings[1],
-                                                  cores=workers - 1))
+                                                  known=known, listing=listings[0], rg_lists=listings[1]))
     walk_stats: dict = {}
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)

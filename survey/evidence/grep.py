@@ -590,10 +590,8 @@ def _blanked_py(data: bytes) -> bytes:
 blanked = NATIVE.blanked if NATIVE is not None else _blanked_py
 
 
-def _connect(cores: int | None = None) -> duckdb.DuckDBPyConnection:
+def _connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    if cores:
-        con.execute(f"SET threads = {int(cores)}")
     con.execute("SET temp_directory = ?", [tempfile.gettempdir() + "/survey-duckdb-grep"])
     # Bounded: a large binary file costs several times its size in the blob-to-text fallback;
     # past the limit the query fails, is retried, and the scope is reported not determined,
@@ -665,10 +663,8 @@ def _cores() -> int:
 Span = tuple[str, int, int]
 
 
-def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False,
-           cores: int | None = None) -> tuple[list[list[Span]], int]:
-    """``files`` in parts of at most about ``PART_FILES`` files, at least one per core (of
-    ``cores``, if given: the ones the caller may use),
+def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tuple[list[list[Span]], int]:
+    """``files`` in parts of at most about ``PART_FILES`` files, at least one per core,
     largest file first into the lightest part that is not full; and how many parts run at
     once: one if the files are few bytes, or one of them is large and read whole (not
     ``bounded``: in ``Pieces``). A file of at least ``SPLIT_MIN_BYTES`` read in pieces is
@@ -677,8 +673,7 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False,
         return [], 1
     get = sizes.get
     total = sum(get(f, 0) for f in files)
-    c = cores or _cores()
-    n = min(c, 8) if bounded else min(c, 8, len(files))  # spans: see below
+    n = min(_cores(), 8) if bounded else min(_cores(), 8, len(files))  # spans: see below
     if n <= 1 or total < PARALLEL_MIN_BYTES or (
             not bounded and max(get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
@@ -845,15 +840,14 @@ def _zeros(literals: list[str]) -> dict[str, dict]:
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
                 cache: GrepCache | None = None, known: Known | None = None,
-                everything: list[str] | None = None, cores: int | None = None) -> tuple[dict[str, dict], int]:
+                everything: list[str] | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
-    per literal, and how many files' counts came from the cache instead of a read; on
-    ``cores`` cores if given (else all).
+    per literal, and how many files' counts came from the cache instead of a read.
 
     DuckDB lists the scope (``glob``: the files ``read_blob`` reads for the same globs);
     files whose key is unchanged are served from the cache, the rest are read by name.
     """
-    con = _connect(cores)
+    con = _connect()
     try:
         try:
             listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
@@ -866,7 +860,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         todo = [f for f, k in keys.items() if k is not None and f not in counts]
         from_cache = len(counts)
         sizes = {f: k[1][0] for f, k in keys.items() if k is not None}
-        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals), cores), literals, sizes)
+        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
         counts.update(fresh)
         # a file read under a name it was not asked by (never expected) still counts, once
         listed += [f for f, _ in fresh if f not in keys]
@@ -1166,11 +1160,10 @@ class ScopeGrep:
 def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[], list[str]] | None = None, *,
                 cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
                 listing: Future[list[str] | None] | None = None,
-                rg_lists: dict[str, RgListing] | None = None, cores: int | None = None) -> list[ScopeGrep]:
+                rg_lists: dict[str, RgListing] | None = None) -> list[ScopeGrep]:
     """Both greps of every scope the profile's probes search (arguments as ``run_probes``).
     ``readable`` may be a function, called only if DuckDB cannot read a scope: the files the
-    walk read cleanly are known only after it, and the greps may start beside it, on the
-    ``cores`` it leaves (DuckDB's threads and the parts it reads at once; default: all)."""
+    walk read cleanly are known only after it, and the greps may start beside it."""
     folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     everything = listing.result() if listing is not None else None
     if listing is not None and listed_too_early(everything, known):
@@ -1189,13 +1182,12 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
         cache = GrepCache(folder, scope, literals, salt, known) if folder is not None and salt is not None else None
         fallback = None
         try:
-            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything,
-                                        cores=cores)
+            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything)
         except GrepReadError as exc:
             files = in_scope(scope, (readable() if callable(readable) else readable) or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
             try:
-                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known, cores=cores)
+                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known)
             except GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
                 dd, dd_cached = _zeros(literals), 0
