@@ -1,7 +1,10 @@
 """The stages in order: crawl -> walk -> snapshot -> census -> evidence -> claims -> page.
 
 ``run_survey`` is what ``survey run`` calls for each runtime. Every stage reads what the
-previous one wrote; the page is rendered from the committed snapshot alone.
+previous one wrote; the page is rendered from the committed snapshot alone. The greps read
+the corpus, not the snapshot, so where the walk leaves a core idle they run beside it
+(``GrepsBesideWalk``) and only their key figures wait for the snapshot; on a re-run that
+read little, the census and the greps run side by side (``overlap_stages``).
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
     total = int(sizes.sum() or 0)
     if jobs < 2 or total < BESIDE_MIN_BYTES:
         return False
-    biggest = int(sizes.max() or 0)  # type: ignore[arg-type]
+    biggest = int(sizes.max() or 0)  # type: ignore[arg-type]  # Series.max: typed as any literal
     idle = (jobs - 1) * biggest - (total - biggest)  # bytes' worth of the others' waiting
     return idle >= biggest / 2
 
