@@ -88,6 +88,14 @@ def _progress() -> tuple[Progress | None, Callable[[str, int, int], None] | None
     return prog, cb
 
 
+def time_line(timings: dict[str, float]) -> str:
+    """A run's stage times on one line; greps that ran beside the walk say so (that part of
+    their time is inside the walk's, not after it)."""
+    beside = timings.get("greps_beside_walk")
+    return " · ".join(f"{k} {v:.2f}s" + (f" ({beside:.2f}s of it beside the walk)" if k == "greps" and beside else "")
+                      for k, v in timings.items() if k != "greps_beside_walk")
+
+
 @app.command(epilog="""
 **Examples**
 
@@ -184,7 +192,7 @@ def run(
             if r.disagreements:
                 t.add_row("[red]DISAGREEMENTS[/red]", ", ".join(r.disagreements))
             if r.timings:
-                t.add_row("time", " · ".join(f"{k} {v:.2f}s" for k, v in r.timings.items()))
+                t.add_row("time", time_line(r.timings))
             out.print(t)
         if index:
             out.print(f"index: {index}")

@@ -84,3 +84,13 @@ def test_the_progress_bar_is_throttled_but_counts_every_file(monkeypatch: pytest
     got = {t.description: (t.completed, round(t.fields["mb"], 3)) for t in prog.tasks}
     assert got == {"crawl": (5000, 5.0), "walk": (3, 2.0)}
     assert updates < 100  # not one redraw per file
+
+
+def test_the_time_line_says_when_greps_ran_beside_the_walk() -> None:
+    """The run table's stage times: the greps' part beside the walk is said in words beside
+    their time, not as a stage of its own (it is inside the walk's time)."""
+    from survey.cli import time_line
+
+    beside = time_line({"walk": 13.47, "greps": 4.05, "greps_beside_walk": 4.01, "total": 13.89})
+    assert beside == "walk 13.47s · greps 4.05s (4.01s of it beside the walk) · total 13.89s"
+    assert time_line({"walk": 1.0, "greps": 0.5, "total": 2.0}) == "walk 1.00s · greps 0.50s · total 2.00s"
