@@ -254,11 +254,14 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     from survey.census.collect import cache_base
 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
-    known = known_files(inv)
     final = snapshots / date / profile.name
     workers = jobs or min(os.cpu_count() or 1, 8)
+    # the crawl's stat per file, for the greps: made when they start (116k files: 40 MB,
+    # not held through the walk unless the greps run beside it)
+    known: dict | None = None
     if walk_leaves_core_idle(inv.frame, workers) and (
             on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
+        known = known_files(inv)
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
                                                   known=known, listing=listings[0], rg_lists=listings[1]))
     walk_stats: dict = {}
@@ -358,6 +361,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         timings["write"] = time.perf_counter() - t
 
         greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
+        known = known if known is not None else known_files(inv)
 
         def census_stage() -> dict:
             t = time.perf_counter()
