@@ -29,6 +29,9 @@ never averaged away. For a probe about a key, a third, structural figure comes f
 census (files where the walk saw the key *as a key*), because a literal can sit in prose;
 all probes' structural figures come from one query (``queries/key_files_all.sql``).
 Nothing read here is kept except counts: rg prints only the matched literal itself.
+``grep_scopes`` makes both engines' counts from the corpus alone (so the pipeline may run it
+beside the walk), ``probe_report`` joins them with the structural figures, which need the
+snapshot, into the evidence; ``run_probes`` does both.
 
 Re-runs (``GrepCache``): both engines' counts are kept per file, so a re-run reads only the
 files that are new or changed; the figures are the same sums over the whole scope as a
