@@ -10,7 +10,6 @@ read little, the census and the greps run side by side (``overlap_stages``).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -21,11 +20,12 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
-from survey.census.collect import READ_KINDS, collect
+from survey.census.collect import READ_KINDS, collect, walk_jobs
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, sample
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
+    Known,
     RgListing,
     ScopeGrep,
     duckdb_everything,
@@ -255,10 +255,10 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     final = snapshots / date / profile.name
-    workers = jobs or min(os.cpu_count() or 1, 8)
+    workers = walk_jobs(jobs)
     # the crawl's stat per file, for the greps: made when they start (116k files: 40 MB,
     # not held through the walk unless the greps run beside it)
-    known: dict | None = None
+    known: Known | None = None
     if walk_leaves_core_idle(inv.frame, workers) and (
             on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
         known = known_files(inv)

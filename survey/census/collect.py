@@ -159,11 +159,16 @@ def _canonical(v: object) -> str:
     return repr(v)
 
 
+def walk_jobs(jobs: int | None = None) -> int:
+    """The walk's worker processes: ``jobs`` if given, else one per core, at most 8."""
+    return jobs or min(os.cpu_count() or 1, 8)
+
+
 def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
             progress: Callable[[int, int], None] | None = None,
             cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
-    jobs = jobs or min(os.cpu_count() or 1, 8)
+    jobs = walk_jobs(jobs)
     if jobs > 1 and int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES and not (
             cache_dir is not None and (cache_dir / "meta.parquet").exists()):
         # a first run: the fork server imports while the tasks are prepared (a re-run waits
