@@ -1347,7 +1347,8 @@ def save(date: str, label: str, payload: dict) -> Path:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, help="measure an existing (real) corpus instead of generating")
-    ap.add_argument("--runtime", help="only this runtime (required with --root when several exist)")
+    ap.add_argument("--runtime", help="only these runtimes, comma-separated (one, required, with --root "
+                    "when several exist)")
     ap.add_argument("--sizes", help="corpus sizes in MB, comma-separated (default 100,1000)")
     ap.add_argument("--big", action="store_true", help=f"add the {BIG_SIZE // 1000} GB corpus")
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_SIZE} MB only (a smoke run, < 1 min)")
@@ -1365,6 +1366,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "this resident size (default: half the machine's memory)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    a.runtimes = [r for r in (a.runtime or "").split(",") if r]
     a.jobs = a.jobs or min(os.cpu_count() or 1, 8)
     a.jq_mb = a.jq_mb if a.jq_mb is not None else (5 if a.quick else 100)
     a.jq_files = a.jq_files if a.jq_files is not None else (50 if a.quick else 1000)
@@ -1385,10 +1387,10 @@ def main(argv: list[str] | None = None) -> int:
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
     notes: list[str] = []
     if args.root:
-        if not args.runtime and len(NAMES) != 1:
-            print("--root needs --runtime", file=sys.stderr)
+        if len(args.runtimes) > 1 or (not args.runtimes and len(NAMES) != 1):
+            print("--root needs --runtime, one", file=sys.stderr)
             return 2
-        runtime = args.runtime or NAMES[0]
+        runtime = args.runtimes[0] if args.runtimes else NAMES[0]
         get(runtime)
         label = f"root:{runtime}"
         plan = [(runtime, None, args.root.expanduser().resolve())]
@@ -1404,7 +1406,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.runtime:
             label += f":{args.runtime}"
         gens = []
-        for rt in ([args.runtime] if args.runtime else list(NAMES)):
+        for rt in (args.runtimes or list(NAMES)):
             try:
                 generator(rt)
                 gens.append(rt)
