@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 
 from survey.census import sql
-from survey.census.collect import KEYED
+from survey.census.collect import KEYED, ref_numbers
 from survey.corpus.privacy import file_key
 from survey.runtimes import get
 
@@ -311,9 +311,9 @@ SELECT
     count(*)                                                              AS files,
     count(*) FILTER (WHERE i.session_id IS NOT NULL)                      AS files_with_uuid_name,
     count(fi.file_id)                                                     AS files_with_session_meta,
-    count(*) FILTER (WHERE fi.first_id = i.session_id)                    AS first_id_equals_filename,
+    count(*) FILTER (WHERE fi.first_id = ('0x' || substr(i.session_id, 3))::UBIGINT) AS first_id_equals_filename,
     count(*) FILTER (WHERE fi.first_id IS NOT NULL AND i.session_id IS NOT NULL
-                       AND fi.first_id <> i.session_id)                   AS first_id_differs,
+                       AND fi.first_id <> ('0x' || substr(i.session_id, 3))::UBIGINT) AS first_id_differs,
     count(*) FILTER (WHERE (SELECT min(line_no) FROM meta AS m WHERE m.file_id = i.file_id)
                        = (SELECT min(line_no) FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f WHERE f.file_id = i.file_id AND f.frame_status = 'ok'))
                                                                           AS session_meta_first_record
@@ -352,7 +352,7 @@ FROM kids AS k;
 # random walk tables, small domains so that everything collides
 
 
-REFS = [f"i-{i:02d}" for i in range(8)]
+REFS = [f"i-{i:016x}" for i in (0, 1, 2, 3, 4, 5, 2**63, 2**64 - 1)]  # pseudonyms, as the walk makes them
 VERSIONS = [None, "1.0.2", "1.0.10", "2.0.0", "2.1.3"]
 CLI_VERSIONS = [None, "0.9.1", "0.140.0", "0.140.2"]
 RCLASSES = ["assistant", "user", "session_meta", "response_item/function_call", "tool_call/completed", "compacted"]
@@ -410,7 +410,7 @@ def make_snapshot(base: Path, seed: int) -> Path:
                    "btype": pl.String, "payload_len": pl.Int64},
         "nodes": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "jtype": pl.String,
                   "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
-        "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
+        "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},  # ref: below
         "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
     }
     rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers}
@@ -418,6 +418,8 @@ def make_snapshot(base: Path, seed: int) -> Path:
         df = pl.DataFrame(rows[name], schema=schema)
         if name in KEYED:  # the file's id as a number, as the walk writes it
             df = df.insert_column(1, pl.Series("file_key", [file_key(f) for f in df["file_id"]], pl.UInt64))
+        if "ref" in df.columns:  # ids as their 64 bits, as the walk writes them
+            df = df.with_columns(ref_numbers(df["ref"]))
         df.write_parquet(snap / "walk" / f"{name}.parquet")
     pl.DataFrame(inv).write_parquet(snap / "inventory", partition_by="stratum")
     return snap

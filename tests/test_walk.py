@@ -65,6 +65,23 @@ def test_links_are_salted_pseudonyms_never_ids(tmp_path: Path) -> None:
     assert all(ref.startswith("i-") and "secret" not in ref for ref in refs)
 
 
+def test_the_snapshot_keeps_a_link_as_its_pseudonyms_64_bits() -> None:
+    """links.parquet holds ``ref`` as a UBIGINT (the census joins millions of them): the
+    pseudonym's 64 bits, lossless, null kept; anything but a pseudonym is refused."""
+    import polars as pl
+
+    from survey.census.collect import ref_numbers
+    from survey.corpus.privacy import file_key, pseudonym
+
+    refs = [pseudonym(SALT, v, "i") for v in ("a", "b", "secret-uuid-1")]
+    got = ref_numbers(pl.Series("ref", [*refs, "i-00000000000000ff", "i-ffffffffffffffff", None]))
+    assert got.dtype == pl.UInt64
+    assert got.to_list() == [*(file_key(r) for r in refs), 255, 2**64 - 1, None]
+    assert got.n_unique() == 6
+    with pytest.raises(pl.exceptions.ComputeError):
+        ref_numbers(pl.Series("ref", ["i-secret"]))
+
+
 def test_gate_masks_unreviewed_and_dynamic_keys_and_withholds_values(tmp_path: Path) -> None:
     w = walker()
     r = walk(w, tmp_path, [{"role": "assistant", "zzPrivateKey": 1, "/home/me/file.py": 2}])

@@ -54,7 +54,7 @@ from survey.snapshot.store import link_or_copy
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = tuple(W.COLUMNS)
 
-CACHE_LAYOUT = "parts-4"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-5"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -451,15 +451,36 @@ class _ListTable:
         return cols
 
 
+# Columns the walk fills with id pseudonyms (``i-`` and 16 hex digits, ``privacy.pseudonym``)
+# and the Parquet keeps as their 64 bits, a UBIGINT, as ``file_key`` keeps a file's: the
+# census groups and joins millions of them (the uuid DAG, usage per message), and DuckDB
+# cannot inline an 18-character string (12 bytes at most), so each compare and hash went
+# through a pointer, and its hash tables were twice the size (at 5 GB of Claude Code
+# sessions two such queries, beside each other in 384 MB, spilled to disk).
+REF_COLUMNS = frozenset({"ref"})
+
+
 def _table(schema: dict) -> Any:
     make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
-    return make(tuple(schema), "".join(_KINDS[t] for t in schema.values()))
+    return make(tuple(schema), "".join("s" if name in REF_COLUMNS else _KINDS[t] for name, t in schema.items()))
+
+
+def ref_numbers(refs: pl.Series) -> pl.Series:
+    """Pseudonyms as their 64 bits (``i-00000000000000ff`` -> 255; null stays null); strict:
+    anything else in a ref column is a bug, never a value to guess at."""
+    return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=True)
 
 
 def _frame(table: Any, schema: dict) -> pl.DataFrame:
     """The table's rows as a frame of ``schema``; the table is empty afterwards."""
-    return pl.DataFrame([pl.Series(name, col, dtype=dtype) if isinstance(col, list) else pl.Series(col)
-                         for (name, dtype), col in zip(schema.items(), table.columns(), strict=True)])
+    cols = []
+    for (name, dtype), col in zip(schema.items(), table.columns(), strict=True):
+        if name in REF_COLUMNS:
+            s = pl.Series(name, col, dtype=pl.String) if isinstance(col, list) else pl.Series(name, col)
+            cols.append(ref_numbers(s))
+        else:
+            cols.append(pl.Series(name, col, dtype=dtype) if isinstance(col, list) else pl.Series(col))
+    return pl.DataFrame(cols)
 
 
 class _Aggregated:
@@ -654,7 +675,7 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
                   "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
         "values": {"file_id": pl.String, "path": pl.String, "value": pl.String,
                    "withheld_id": pl.String, "count": pl.Int64},
-        "links": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},
+        "links": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "kind": pl.String, "ref": pl.UInt64},
         "markers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
         "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},

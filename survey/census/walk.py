@@ -14,7 +14,8 @@ its "tape": ``_walkcore.c``) and records, per file:
 - ``values``: gated vocabulary values at declared paths; anything withheld is counted with
   a salted pseudonym so distinct withheld values can be counted, not read.
 - ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
-  so joins and DAG checks run in SQL without a single id leaving the machine.
+  so joins and DAG checks run in SQL without a single id leaving the machine (the
+  Parquet keeps each as its 64 bits, a number: ``collect.ref_numbers``).
 - ``markers``: per frame, how many times a declared substring occurs at a declared path
   (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
 - ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.

@@ -2,8 +2,10 @@
 -- Used by: claude_code page: File layout and identity
 -- Inputs: inventory, walk/links.parquet
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/session_ids.sql"
-WITH t AS (
-    SELECT file_id, surface, session_id, parent_id
+WITH t AS (   -- the inventory keeps ids as pseudonyms (i- and 16 hex digits), the links their 64 bits
+    SELECT file_id, surface,
+           ('0x' || substr(session_id, 3))::UBIGINT  AS session_key,
+           ('0x' || substr(parent_id, 3))::UBIGINT   AS parent_key
     FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
     WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
 ), s AS (
@@ -17,8 +19,8 @@ SELECT
     count(*) FILTER (WHERE s.n = 1)                               AS one_session_id,
     count(*) FILTER (WHERE s.n > 1)                               AS several_session_ids,
     count(*) FILTER (WHERE s.n IS NULL)                           AS no_session_id,
-    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.session_id)      AS equals_file_name_id,
-    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.parent_id)       AS equals_parent_folder_id
+    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.session_key)     AS equals_file_name_id,
+    count(*) FILTER (WHERE s.n = 1 AND s.ref = t.parent_key)      AS equals_parent_folder_id
 FROM t LEFT JOIN s USING (file_id)
 GROUP BY t.surface
 ORDER BY t.surface;

@@ -2,8 +2,8 @@
 -- Used by: codex page: File layout and identity
 -- Inputs: inventory, walk/frames.parquet, walk/links.parquet
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/file_identity.sql"
-WITH inv AS (
-    SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled
+WITH inv AS (   -- the inventory keeps ids as pseudonyms (i- and 16 hex digits), the links their 64 bits
+    SELECT *, ('0x' || substr(session_id, 3))::UBIGINT AS session_key FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled
 ), meta AS (
     SELECT f.file_id, f.line_no, f.cli_version,
            row_number() OVER (PARTITION BY f.file_id ORDER BY f.line_no) AS k
@@ -24,9 +24,9 @@ SELECT
     count(*)                                                              AS files,
     count(*) FILTER (WHERE i.session_id IS NOT NULL)                      AS files_with_uuid_name,
     count(fi.file_id)                                                     AS files_with_session_meta,
-    count(*) FILTER (WHERE fi.first_id = i.session_id)                    AS first_id_equals_filename,
+    count(*) FILTER (WHERE fi.first_id = i.session_key)                    AS first_id_equals_filename,
     count(*) FILTER (WHERE fi.first_id IS NOT NULL AND i.session_id IS NOT NULL
-                       AND fi.first_id <> i.session_id)                   AS first_id_differs,
+                       AND fi.first_id <> i.session_key)                   AS first_id_differs,
     count(*) FILTER (WHERE (SELECT min(line_no) FROM meta AS m WHERE m.file_id = i.file_id)
                        = (SELECT min(line_no) FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f WHERE f.file_id = i.file_id AND f.frame_status = 'ok'))
                                                                           AS session_meta_first_record
