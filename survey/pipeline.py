@@ -28,9 +28,7 @@ from survey.evidence.grep import (
     Known,
     RgListing,
     ScopeGrep,
-    duckdb_everything,
     grep_scopes,
-    lists_everything,
     rg_listings,
     run_probes,
 )
@@ -209,27 +207,22 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             return None
         return lambda n, b: progress(stage, n, b)
 
-    # The greps' listings, DuckDB's of the whole root (in DuckDB's own threads) and rg's of
-    # each scope (a process each), start now and run while this process crawls, walks and
-    # writes: a re-run, with little left to walk, would otherwise wait for them (DuckDB's
-    # glob of a tree of 22k folders takes 0.8 s of CPU). If they went stale (the walk met a
-    # file that changed or vanished, or the crawl found one the DuckDB listing lacks), the
-    # greps list the tree again.
-    lister = ThreadPoolExecutor(1, thread_name_prefix="listing")
-    listing = lister.submit(duckdb_everything, root) if lists_everything(profile) else None
+    # rg's listing of each scope (a process each) starts now and runs while this process
+    # crawls, walks and writes: a re-run, with little left to walk, would otherwise wait for
+    # it. If it went stale (the walk met a file that changed or vanished), the greps list the
+    # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
     rg_lists = rg_listings(root, profile)
     beside = GrepsBesideWalk()
     try:
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
         inv.frame = sample(inv.frame, sample_n, seed)
         timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, (listing, rg_lists), beside, snapshots=snapshots,
+        return _survey(profile, root, inv, salt, timings, t0, (None, rg_lists), beside, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                        allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick, cache=cache,
                        min_files=min_files)
     finally:
         beside.close()
-        lister.shutdown(wait=True, cancel_futures=True)
         for rl in rg_lists.values():
             rl.close()
 
@@ -283,8 +276,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     stale = files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height > 0
     if stale:
         # files changed since the crawl: the early listings may name files that are gone, so
-        # the greps list the tree again (a file made before the crawl but after the listings
-        # is caught by run_probes)
+        # rg lists the tree again (a file made after its listing started is caught by
+        # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
         listings = (None, {})
     full = inv.frame.join(files, on="file_id", how="left")
     ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
@@ -362,6 +355,9 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
         greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
         known = known if known is not None else known_files(inv)
+        if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
+            gone = set(files.filter(pl.col("read_status") == "vanished")["file_id"].to_list())
+            known = {path: v for path, v in known.items() if v[0] not in gone}
 
         def census_stage() -> dict:
             t = time.perf_counter()

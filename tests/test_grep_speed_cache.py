@@ -16,9 +16,10 @@ import duckdb
 import pytest
 
 import survey.evidence.grep as G
-from survey.pipeline import run_survey
+from survey.corpus.crawl import crawl
+from survey.pipeline import known_files, run_survey
 from survey.runtimes import get
-from survey.runtimes.base import Probe, Scope
+from survey.runtimes.base import Probe, Profile, Scope
 from survey.snapshot.store import load_json
 from survey.synth.cursor import generate
 
@@ -420,7 +421,8 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
     """The scopes' ``**/`` globs are matched against one DuckDB listing of the whole root
     (one tree walk instead of one per glob): on every runtime's corpus, and on the hostile
     one (symlinks, loops, dot names, folders named like files, odd bytes in names), each
-    glob gives exactly DuckDB's own ``glob()`` listing, in its order."""
+    glob gives exactly DuckDB's own ``glob()`` listing, in its order; matched against the
+    crawl's files instead (``crawled_files``: what the pipeline's greps use), the same files."""
     import importlib
 
     from survey.synth import hostile
@@ -429,20 +431,22 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
     for name in ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream", "claude_code", "codex"):
         root = tmp_path / name
         importlib.import_module(f"survey.synth.{name}").generate(root, seed=3, sessions=6)
-        corpora.append((root, get(name).scopes))
+        corpora.append((root, get(name).scopes, get(name)))
     root = tmp_path / "hostile"
     hostile.generate(root, big_line_mb=1)
     plant(root, {".dot/a.jsonl": b"{}\n", ".b.jsonl": b"{}\n", "sub/.c.json": b"{}", "sub/.d/e.db": b"x"})
-    corpora.append((root, get("cursor").scopes + get("claude_code").scopes))
+    corpora.append((root, get("cursor").scopes + get("claude_code").scopes, get("claude_code")))
     con = duckdb.connect()
     checked = 0
-    for root, scopes in corpora:
+    for root, scopes, profile in corpora:
         everything = G.duckdb_everything(root)
-        assert everything, root
+        crawled = G.crawled_files(known_files(crawl(root, profile, b"s" * 32)))
+        assert everything and crawled, root
         for sc in scopes:
             for g in sc.duckdb_globs:
                 own = G.duckdb_listing(con, root, [g])
                 assert G.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
+                assert sorted(G.duckdb_listing(con, root, [g], crawled)) == sorted(own), (root.name, g)
                 checked += bool(own)
     assert checked >= 8
 
@@ -545,23 +549,38 @@ def test_a_file_made_between_the_early_listing_and_the_crawl_makes_the_greps_lis
     assert not G.listed_too_early(G.duckdb_everything(odd), known(odd))
 
 
-def test_the_greps_search_a_file_the_early_listing_missed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole pipeline, with the early DuckDB listing made to miss one transcript (as if
-    it were made between listing and crawl): the greps list again and search every file."""
+def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole pipeline, with a transcript made after rg's early listing started and before
+    the crawl, which the listing lacks: its ctime says so, rg lists again, both engines
+    search every file. Files older than the listing leave it in use."""
     import survey.pipeline as P
 
     root = tmp_path / "c"
     generate(root, seed=3, sessions=6)
+    late = root / "p" / "agent-transcripts" / "late.jsonl"
+    real_lists = P.rg_listings
+    reads: list[int] = []
 
-    def stale(r: Path) -> list[str] | None:
-        every = G.duckdb_everything(r)
-        assert every is not None
-        return [f for f in every if not f.endswith(".jsonl")] + [f for f in every if f.endswith(".jsonl")][1:]
+    def lists_then_write(r: Path, profile: Profile) -> dict:
+        out = real_lists(r, profile)
+        for rl in out.values():  # the early listings lack the file made next
+            def read(rl: G.RgListing = rl, real: Any = rl.read) -> bytes:
+                reads.append(1)
+                return b"\0".join(p for p in real().split(b"\0") if not p.endswith(b"late.jsonl"))
+            rl.read = read  # type: ignore[method-assign]
+        late.parent.mkdir(parents=True, exist_ok=True)
+        late.write_bytes(b"{}\n")  # no literal in it: only a listing can count it
+        return out
 
-    monkeypatch.setattr(P, "duckdb_everything", stale)
+    monkeypatch.setattr(P, "rg_listings", lists_then_write)
     res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None)
     sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
     assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
+    assert not reads  # the early listings were set aside unread
+    # older files only (every ctime a few seconds back): the early listing is used
+    known = {f"f{i}": (f"f-{i}", (1, 1, G.time.time_ns() - 5_000_000_000, 1)) for i in range(3)}
+    assert not G.made_since(known, G.time.time_ns())
+    assert G.made_since({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}, G.time.time_ns())
 
 
 def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(

@@ -2,9 +2,10 @@
 
 1. DuckDB: ``queries/grep_literals.sql`` over the raw files (``read_blob``, decoded as UTF-8,
    with a blob-cast fallback for files that are not UTF-8): all of a scope's literals in one
-   query. The scope's files are listed by DuckDB's own ``glob`` (the very list ``read_blob``
-   would read for the scope's globs; one walk of the tree serves every ``**/`` glob, see
-   ``duckdb_listing``), then read by name; above ``PARALLEL_MIN_BYTES`` the
+   query. The scope's files are the ones ``read_blob`` would read for the scope's globs:
+   a ``**/`` glob is matched against one listing of the whole tree, the crawl's own when
+   the caller has it (``crawled_files``; else DuckDB's ``glob``), other globs are listed
+   by DuckDB (``duckdb_listing``); then they are read by name; above ``PARALLEL_MIN_BYTES`` the
    list is split into one part per core, read concurrently by the same query.
    Reading: ``read_blob`` spends about 45 us of file-system calls per file (each name is
    globbed, stat'ed, opened), so on many small files it cost more than the search (113k
@@ -58,6 +59,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -616,6 +618,31 @@ def duckdb_everything(root: Path) -> list[str] | None:
         con.close()
 
 
+def crawled_files(known: Known) -> list[str] | None:
+    """The crawl's regular files, as ``duckdb_everything`` would list them (in the crawl's
+    order; a test holds the two to the same files, glob by glob, on every runtime's corpus
+    and on the hostile one). The pipeline's greps take this and do not ask DuckDB: its
+    ``glob('<root>/**')`` keeps about 1.3 KB per file while it lists (a flat folder of 567k
+    captures: 765 MB, beside the crawl's own), and the crawl has listed the tree already.
+    None where a name is not UTF-8: DuckDB's glob fails on such a tree, as the pasteable
+    command will, and the grep must take the same road (its retry, said on the page)."""
+    files = list(known)
+    for f in files:
+        if not f.isascii():
+            try:
+                f.encode()
+            except UnicodeEncodeError:
+                return None
+    return files
+
+
+def made_since(known: Known, ns: int) -> bool:
+    """Did the crawl see a file changed or made after ``ns`` (a listing's start)? Its ctime
+    says so; a second of slack, as file times come from a coarser clock than ``time_ns``."""
+    since = ns - 1_000_000_000
+    return any(k[1][2] >= since for k in known.values())
+
+
 def lists_everything(profile: Profile) -> bool:
     """Do the profile's scopes use ``**/`` globs (matched against ``duckdb_everything``)?"""
     return any(g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs)
@@ -939,6 +966,8 @@ class RgListing:
     never a full pipe. ``read`` waits for it; ``close`` stops it if it is still running."""
 
     def __init__(self, root: Path, scope: Scope) -> None:
+        # a file changed or made since (its ctime) may be missing: ``made_since`` asks
+        self.started_ns = time.time_ns()
         self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         globs = [a for g in scope.rg_globs for a in ("-g", g)]
         self.proc = subprocess.Popen([rg_binary(), "-uuu", "--files", *globs, "--null", str(root)],
@@ -1171,8 +1200,12 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
     everything = listing.result() if listing is not None else None
     if listing is not None and listed_too_early(everything, known):
         listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
-    if listing is None:
-        everything = duckdb_everything(root) if lists_everything(profile) else None
+    if listing is None and lists_everything(profile):
+        everything = crawled_files(known) if known is not None else None
+        if everything is None:
+            everything = duckdb_everything(root)
+    if rg_lists and known is not None and made_since(known, min(rl.started_ns for rl in rg_lists.values())):
+        rg_lists = None  # a file changed or made since rg listed the scopes: rg lists them again
     searched = [(sc, sorted({lit for p in profile.probes if p.scope == sc.name for lit in p.literals}))
                 for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)]
     for _sc, literals in searched:
@@ -1276,10 +1309,12 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     the readable files of the scope only, and the page says how many were left out.
     ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
     and names files by ``salt``-ed pseudonyms; ``known`` gives the crawl's file_id and key
-    of each file it saw, so they are not computed again. ``listing``: ``duckdb_everything``
-    of the root, and ``rg_lists`` (``rg_listings``), each scope's rg listing, are started
-    earlier by the caller (they walk the whole tree, which takes a while and needs no CPU of
-    ours); both are taken again if ``known`` names a file the DuckDB listing lacks.
+    of each file it saw, so they are not computed again, and its files are the listing
+    the DuckDB grep matches ``**/`` globs against (``crawled_files``). ``listing``: a
+    ``duckdb_everything`` of the root to use instead, and ``rg_lists`` (``rg_listings``),
+    each scope's rg listing, may be started earlier by the caller (they walk the whole tree,
+    which takes a while and needs no CPU of ours); both are taken again if ``known`` names a
+    file the DuckDB listing lacks.
     ``greps``: ``grep_scopes`` already run (beside the walk); only the key figures are left.
     """
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
