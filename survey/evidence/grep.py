@@ -1314,7 +1314,8 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     ``duckdb_everything`` of the root to use instead, and ``rg_lists`` (``rg_listings``),
     each scope's rg listing, may be started earlier by the caller (they walk the whole tree,
     which takes a while and needs no CPU of ours); both are taken again if ``known`` names a
-    file the DuckDB listing lacks.
+    file the DuckDB listing lacks, and rg's if ``known`` holds a file changed or made since
+    rg's listings started (``made_since``).
     ``greps``: ``grep_scopes`` already run (beside the walk); only the key figures are left.
     """
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
