@@ -217,7 +217,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
         inv.frame = sample(inv.frame, sample_n, seed)
         timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, (None, rg_lists), beside, snapshots=snapshots,
+        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                        allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick, cache=cache,
                        min_files=min_files)
@@ -235,7 +235,7 @@ def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            listings: tuple[Future[list[str] | None] | None, dict[str, RgListing]], beside: GrepsBesideWalk, *,
+            rg_lists: dict[str, RgListing], beside: GrepsBesideWalk, *,
             snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
@@ -256,7 +256,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
         known = known_files(inv)
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
-                                                  known=known, listing=listings[0], rg_lists=listings[1]))
+                                                  known=known, rg_lists=rg_lists))
     walk_stats: dict = {}
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
@@ -278,7 +278,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         # files changed since the crawl: the early listings may name files that are gone, so
         # rg lists the tree again (a file made after its listing started is caught by
         # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
-        listings = (None, {})
+        rg_lists = {}
     full = inv.frame.join(files, on="file_id", how="left")
     ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
     readable = [inv.paths[f] for f in ok_ids]
@@ -370,8 +370,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             t = time.perf_counter()
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
-                                  cache_dir=cache_dir, salt=salt, known=known, listing=listings[0],
-                                  rg_lists=listings[1], greps=greps)
+                                  cache_dir=cache_dir, salt=salt, known=known, rg_lists=rg_lists,
+                                  greps=greps)
             finally:
                 timings["greps"] = time.perf_counter() - t
                 if greps is not None:  # their time beside the walk, and the part left after it
