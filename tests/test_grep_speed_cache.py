@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 
 import survey.evidence.grep as G
@@ -344,11 +345,17 @@ def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
     dd, _ = G.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
     rg = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
     cache.save()
-    text = (folder / "t.json").read_text()
+    (stored_file,) = folder.iterdir()
+    assert stored_file == cache.path and stored_file.name == f"t-{cache.sig}.parquet"
+    data = stored_file.read_bytes()
     for rel in FILES:
-        assert Path(rel).name not in text and Path(rel).stem not in text
-    stored = json.loads(text)
-    assert set(stored["duckdb"]) == set(stored["rg"]) == {G.pseudonym(salt, r, "f") for r in FILES if r.endswith(".txt")}
+        assert Path(rel).name.encode() not in data and Path(rel).stem.encode() not in data
+    rows = pl.read_parquet(stored_file)
+    # its only text: the engine, and pseudonyms (read back, not searched for in encoded bytes)
+    assert set(rows["engine"]) == {"duckdb", "rg"} and rows["fid"].str.contains(r"^f-[0-9a-f]{16}$").all()
+    assert [n for n, t in rows.schema.items() if t == pl.String] == ["engine", "fid"]
+    stored = {e: set(rows.filter(pl.col("engine") == e)["fid"]) for e in G.GrepCache.ENGINES}
+    assert stored["duckdb"] == stored["rg"] == {G.pseudonym(salt, r, "f") for r in FILES if r.endswith(".txt")}
     # warm: everything from the cache, same figures
     warm = G.GrepCache(folder, SCOPE, LITERALS, salt)
     dd2, n = G.duckdb_grep(root, SCOPE, LITERALS, cache=warm)
@@ -360,7 +367,7 @@ def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
     other = G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
     assert G.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=other)[1] == 0
     # a damaged cache file is no cache
-    (folder / "t.json").write_text("{not json")
+    cache.path.write_text("{not parquet")
     broken = G.GrepCache(folder, SCOPE, LITERALS, salt)
     assert broken.error and G.duckdb_grep(root, SCOPE, LITERALS, cache=broken) == (dd, 0)
 
@@ -373,8 +380,8 @@ def test_pipeline_without_cache_writes_no_grep_cache(tmp_path: Path, monkeypatch
     assert not list((tmp_path / "cache").rglob("*.grep"))
     run_survey(get("cursor"), root, snapshots=tmp_path / "snaps", reports=None, date="2026-01-02", jobs=1)
     (grep_dir,) = list((tmp_path / "cache").rglob("*.grep"))
-    assert (grep_dir / "jsonl.json").exists()
-    assert str(root) not in (grep_dir / "jsonl.json").read_text()
+    (stored,) = grep_dir.glob("jsonl-*.parquet")
+    assert str(root).encode() not in stored.read_bytes()
 
 
 def test_files_rg_failed_on_are_read_again_next_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -394,10 +401,10 @@ def test_files_rg_failed_on_are_read_again_next_time(tmp_path: Path, monkeypatch
     G.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
     first = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
     cache.save()
-    assert (first["exit_code"], first["errors"]) == (2, 1) and cache.new["rg"] == {}
+    assert (first["exit_code"], first["errors"]) == (2, 1) and cache.new["rg"].height == 0
     monkeypatch.setattr(G, "_rg_run", rg_run)
     again = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
-    assert G.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == len(again.old["duckdb"]) > 0
+    assert G.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == again.old["duckdb"].height > 0
     second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
     assert second["files_from_cache"] == 0 and (second["exit_code"], second["errors"]) == (0, 0)
     assert second["per_literal"] == first["per_literal"]
@@ -468,8 +475,9 @@ def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> No
                 (("a\n\nb.txt", [0] * len(LITERALS)), ("aa\n.txt", [0] * len(LITERALS)))}
     per_file[cache.fid("a\n\nb.txt")][LITERALS.index('"tool_result"')] = 2
     per_file[cache.fid("aa\n.txt")][LITERALS.index("aa")] = 1
+    stored = dict(cache.new["rg"].select("fid", "occ").iter_rows())
     for fid, occ in per_file.items():
-        assert cache.new["rg"][fid][-1] == occ
+        assert stored[fid] == occ
 
 
 def _leftmost_first(text: bytes, lits: list[bytes]) -> list[int]:
@@ -859,3 +867,27 @@ def test_a_scope_duckdb_cannot_read_is_retried_over_the_walks_readable_files(tmp
     for g, before in zip(retried, got, strict=True):
         assert g.fallback == {"error": "IOException", "files_searched": len(G.in_scope(g.scope, every))}
         assert g.duckdb == before.duckdb  # the readable files are every file here
+
+
+def test_a_cache_under_another_signature_is_never_read_and_goes_at_the_next_save(tmp_path: Path) -> None:
+    """The signature is in the cache file's name: another literal set reads nothing, and its
+    save removes the scope's other files (and the JSON of the cache's first layout), not
+    another scope's."""
+    root = tmp_path / "c"
+    plant(root, FILES)
+    folder, salt = tmp_path / "grep", b"s" * 32
+    first = G.GrepCache(folder, SCOPE, LITERALS, salt)
+    G.duckdb_grep(root, SCOPE, LITERALS, cache=first)
+    first.save()
+    (folder / "t.json").write_text("{}")
+    (folder / "tt.json").write_text("{}")
+    other_scope = Scope("t-x", ("**/*.txt",), ("*.txt",), ("*",))
+    kept = G.GrepCache(folder, other_scope, LITERALS, salt)
+    G.duckdb_grep(root, other_scope, LITERALS, cache=kept)
+    kept.save()
+    second = G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
+    assert second.old["duckdb"].height == 0 and second.error is None
+    assert G.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=second)[1] == 0
+    second.save()
+    assert sorted(p.name for p in folder.iterdir()) == sorted([second.path.name, kept.path.name, "tt.json"])
+    assert G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt).old["duckdb"].height == second.new["duckdb"].height > 0

@@ -37,8 +37,8 @@ snapshot, into the evidence; ``run_probes`` does both.
 Re-runs (``GrepCache``): both engines' counts are kept per file, so a re-run reads only the
 files that are new or changed; the figures are the same sums over the whole scope as a
 fresh run (files that vanished drop out, since each run lists the scope afresh). The cache
-lives beside the walk's cache folder (``<walk cache>.grep/<scope>.json``; the walk replaces
-its own folder whole), one file per scope, and holds no path and no content: a file is named
+lives beside the walk's cache folder (``<walk cache>.grep/<scope>-<signature>.parquet``; the
+walk replaces its own folder whole), one file per scope, and holds no path and no content: a file is named
 by the same salted pseudonym as its ``file_id`` in the snapshot, and keyed by size, mtime_ns,
 ctime_ns and inode as the crawl saw them (``Known``: the stat the walk's cache is keyed by;
 a file the crawl did not see is stat'ed when listed), before it was read (a file written
@@ -64,12 +64,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
+import polars as pl
 
 from survey.census.sql import rel
 from survey.corpus.privacy import pseudonym
@@ -97,7 +97,7 @@ FEED_MAX_FILE = 4 << 20
 FEED_BATCH_BYTES = 16 << 20
 FILES_CTE = "WITH files AS ("
 RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
 
 FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 Known = dict[str, tuple[str, FileKey]]  # relative path -> (file_id, key), from the crawl
@@ -216,35 +216,56 @@ def _signature(scope: Scope, literals: list[str]) -> str:
     return h.hexdigest()[:24]
 
 
+# a scope's cache file: one row per file and engine, its key, then its counts (``nbytes``
+# and ``not_utf8`` are DuckDB's; rg's rows leave them null; ``occ``: one count per literal)
+KEY_COLUMNS = ["fid", "size", "mtime_ns", "ctime_ns", "inode"]
+
+
+def cache_schema(n: int) -> pl.Schema:
+    return pl.Schema({"engine": pl.String(), "fid": pl.String(), "size": pl.Int64(), "mtime_ns": pl.Int64(),
+                      "ctime_ns": pl.Int64(), "inode": pl.UInt64(), "nbytes": pl.Int64(), "not_utf8": pl.Boolean(),
+                      "occ": pl.Array(pl.Int64(), n)})
+
+
 class GrepCache:
     """Per-file counts of one scope's literal set, from DuckDB and from rg (see the module doc).
 
     ``served`` gives a file's counts only if its key (size, mtime_ns, ctime_ns, inode) is the
     one they were counted under; ``put_many`` records the counts used in this run; ``save``
     replaces the scope's cache file with exactly those, so vanished files drop out.
+
+    The counts are held as polars frames (``old``: the file read at the start; ``new``: this
+    run's), one row per file, built column by column (a count per literal: one flat column,
+    reshaped), and ``served`` is a join on the key. The file name carries the signature, so
+    a cache made under other globs, literals or code is never read (the next ``save``
+    removes it).
     """
 
     ENGINES = ("duckdb", "rg")
 
     def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes,
                  known: Known | None = None) -> None:
-        self.path = folder / (re.sub(r"[^\w.-]", "_", scope.name) + ".json")
+        self.stem = re.sub(r"[^\w.-]", "_", scope.name)
         self.sig = _signature(scope, literals)
+        self.path = folder / f"{self.stem}-{self.sig}.parquet"
         self.salt = salt
-        self.old: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
-        self.new: dict[str, dict[str, list]] = {e: {} for e in self.ENGINES}
-        self.error: str | None = None
         self.n = len(literals)
+        self.schema = cache_schema(self.n)
+        self.old: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
+        self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
+        self.error: str | None = None
         self._known = known or {}  # the crawl's file_ids (shared, never copied: one entry per file)
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
         try:
-            data = orjson.loads(self.path.read_bytes()) if self.path.exists() else None
-        except (OSError, orjson.JSONDecodeError) as exc:  # an unreadable cache is no cache
+            data = pl.read_parquet(self.path) if self.path.exists() else None
+            if data is not None and data.schema != self.schema:
+                raise ValueError("schema")
+        except (OSError, ValueError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
             data, self.error = None, type(exc).__name__
-        if isinstance(data, dict) and data.get("sig") == self.sig:
-            for e in self.ENGINES:
-                if isinstance(data.get(e), dict):
-                    self.old[e] = data[e]
+        if data is not None:
+            self.old["duckdb"] = data.filter((pl.col("engine") == "duckdb") & pl.col("nbytes").is_not_null()
+                                             & pl.col("not_utf8").is_not_null() & pl.col("occ").is_not_null())
+            self.old["rg"] = data.filter((pl.col("engine") == "rg") & pl.col("occ").is_not_null())
 
     def fid(self, relpath: str) -> str:
         k = self._known.get(relpath)
@@ -255,48 +276,71 @@ class GrepCache:
             f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
         return f
 
+    def _keyed(self, keys: dict[str, Entry | None], files: Iterable[str]) -> tuple[list[str], dict[str, Any]]:
+        """The files of ``files`` still there (a ``keys`` entry), and their key columns."""
+        get, fid = keys.get, self.fid
+        live = [(f, e) for f in files if (e := get(f)) is not None]
+        names = [f for f, _e in live]
+        cols: dict[str, Any] = {"fid": [e[0] or fid(f) for f, e in live]}
+        stats = list(zip(*(e[1] for _f, e in live), strict=True)) or [()] * 4  # one tuple per key column
+        cols.update(zip(KEY_COLUMNS[1:], stats, strict=True))
+        return names, cols
+
+    def _occ(self, occs: list) -> pl.Series:
+        """Each file's counts per literal as one ``Array`` column (one flat list, reshaped:
+        a list per row made polars build a Series per file)."""
+        return pl.Series("occ", list(chain.from_iterable(occs)), dtype=pl.Int64).reshape((len(occs), self.n))
+
     def served(self, engine: str, keys: dict[str, Entry | None]) -> dict[str, list]:
-        """The cached counts (what followed the key in ``put_many``) of each file in
-        ``keys`` (``_keys``) whose key is the one they were counted under."""
-        old, n = self.old[engine], self.n
-        out: dict[str, list] = {}
-        if not old:
-            return out
-        for relpath, entry in keys.items():
-            if entry is None:
-                continue
-            e = old.get(entry[0] or self.fid(relpath))
-            key = entry[1]
-            if type(e) is not list or len(e) < 5 or e[0] != key[0] or e[1] != key[1] or e[2] != key[2] \
-                    or e[3] != key[3]:
-                continue
-            occ = e[-1]  # a damaged entry is no entry
-            if type(occ) is not list or len(occ) != n or not all(type(x) is int for x in occ):
-                continue
-            out[relpath] = e[4:]
-        return out
+        """The cached counts (what followed the key in ``put_many``: DuckDB's ``[nbytes,
+        not_utf8, occurrences]``, rg's ``[occurrences]``) of each file in ``keys`` (``_keys``)
+        whose key is the one they were counted under."""
+        old = self.old[engine]
+        if old.height == 0:
+            return {}
+        files, cols = self._keyed(keys, keys)
+        want = pl.DataFrame({"i": pl.int_range(0, len(files), eager=True), **cols},
+                            schema={"i": pl.Int64, **{k: self.schema[k] for k in KEY_COLUMNS}})
+        hit = want.join(old, on=KEY_COLUMNS, how="inner")
+        at, occ = hit["i"].to_list(), hit["occ"].to_list()
+        if engine == "rg":
+            return {files[i]: [o] for i, o in zip(at, occ, strict=True)}
+        return {files[i]: [b, u, o] for i, b, u, o in
+                zip(at, hit["nbytes"].to_list(), hit["not_utf8"].to_list(), occ, strict=True)}
 
     def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
                  single: bool = False) -> None:
         """Record the counts of the files read or served this run (relative path -> what
-        follows the key: a sequence, or with ``single`` one value), each under its ``_keys``
-        entry, in one comprehension: at 113k small files a call, a generator step and a
-        list per file were most of rg's bookkeeping (0.4 of 0.65 s under cProfile)."""
-        fid, get = self.fid, keys.get
+        follows the key: DuckDB's ``(nbytes, not_utf8, occurrences)``, or with ``single``
+        rg's occurrences alone), each under its ``_keys`` entry, as rows of ``new``."""
+        files, cols = self._keyed(keys, counts)
+        if not files:
+            return
+        vals = [counts[f] for f in files]
         if single:
-            self.new[engine].update({e[0] or fid(f): [*e[1], c] for f, c in counts.items()
-                                     if (e := get(f)) is not None})
+            cols.update(nbytes=[None] * len(vals), not_utf8=[None] * len(vals), occ=self._occ(vals))
         else:
-            self.new[engine].update({e[0] or fid(f): [*e[1], *c] for f, c in counts.items()
-                                     if (e := get(f)) is not None})
+            cols.update(nbytes=[c[0] for c in vals], not_utf8=[bool(c[1]) for c in vals],
+                        occ=self._occ([c[2] for c in vals]))
+        rows = pl.DataFrame(cols, schema={k: v for k, v in self.schema.items() if k != "engine"})
+        rows = rows.select(pl.lit(engine).alias("engine"), *rows.columns)
+        self.new[engine] = pl.concat([self.new[engine], rows])
 
     def save(self) -> None:
-        """Write beside the old file, then rename over it (one step)."""
+        """Write beside the old file, then rename over it (one step); a file of the same
+        scope under another signature is removed (it would never be read again)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
-            tmp.write_bytes(orjson.dumps({"version": CACHE_VERSION, "sig": self.sig, **self.new}))
+            # a file recorded twice (a retry) keeps its last counts, as a dict update would
+            data = pl.concat([self.new[e] for e in self.ENGINES]).unique(["engine", "fid"], keep="last",
+                                                                         maintain_order=True)
+            data.write_parquet(tmp)
             os.replace(tmp, self.path)
+            mine = re.compile(re.escape(self.stem) + r"(-[0-9a-f]{24}\.parquet|\.json)")
+            for p in self.path.parent.iterdir():
+                if p != self.path and mine.fullmatch(p.name):
+                    p.unlink(missing_ok=True)
         except OSError as exc:  # the survey does not depend on its cache
             self.error = type(exc).__name__
 
@@ -1072,7 +1116,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     try:
         # with nothing cached for rg, the whole-scope pass does not wait for the listing:
         # both run at once
-        if cache is None or not cache.old["rg"]:
+        if cache is None or cache.old["rg"].height == 0:
             whole = shared.whole(scope, literals)
         raw = lister.read()
     finally:
