@@ -891,3 +891,21 @@ def test_a_cache_under_another_signature_is_never_read_and_goes_at_the_next_save
     second.save()
     assert sorted(p.name for p in folder.iterdir()) == sorted([second.path.name, kept.path.name, "tt.json"])
     assert G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt).old["duckdb"].height == second.new["duckdb"].height > 0
+
+
+def test_a_file_listed_by_two_globs_counts_twice_when_served_from_the_cache(tmp_path: Path) -> None:
+    """read_blob reads a file that two globs match twice, and the pasteable command counts
+    it twice: a re-run that serves it from the cache counts it twice as well, and serves
+    every file, with the figures of a run without a cache."""
+    root = tmp_path / "c"
+    plant(root, FILES)
+    twice = Scope("t2", ("**/*.txt", "**/*a*.txt"), ("*.txt",), ("*",))
+    folder, salt = tmp_path / "grep", b"s" * 32
+    plain, _ = G.duckdb_grep(root, twice, LITERALS)
+    first = G.GrepCache(folder, twice, LITERALS, salt)
+    assert G.duckdb_grep(root, twice, LITERALS, cache=first) == (plain, 0)
+    first.save()
+    txt = [f for f in FILES if f.endswith(".txt")]
+    assert plain["aa"]["files_scanned"] == len(txt) + sum("a" in f.rsplit("/", 1)[-1] for f in txt)
+    again = G.GrepCache(folder, twice, LITERALS, salt)
+    assert G.duckdb_grep(root, twice, LITERALS, cache=again) == (plain, len(txt))

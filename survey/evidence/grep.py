@@ -65,8 +65,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
@@ -227,6 +228,30 @@ def cache_schema(n: int) -> pl.Schema:
                       "occ": pl.Array(pl.Int64(), n)})
 
 
+@dataclass
+class Served:
+    """The files whose counts a ``GrepCache`` serves: their relative paths, and their rows
+    in the same order (``cache_schema``)."""
+
+    names: list[str]
+    rows: pl.DataFrame
+
+    def figures(self, literals: list[str], weights: list[int] | None = None) -> tuple[int, int, int, list[int], list[int]]:
+        """Sums over the rows: files (each counted ``weights`` times, else once), bytes,
+        files not UTF-8, then per literal the files with a match and the occurrences."""
+        rows = self.rows.with_columns(w=pl.Series(weights, dtype=pl.Int64) if weights is not None
+                                      else pl.lit(1, pl.Int64))
+        w = pl.col("w")
+        occ = [pl.col("occ").arr.get(i) for i in range(len(literals))]
+        row = rows.select(
+            w.sum(), (pl.col("nbytes").fill_null(0) * w).sum(),
+            (pl.col("not_utf8").fill_null(False).cast(pl.Int64) * w).sum(),
+            *[((o > 0).cast(pl.Int64) * w).sum().alias(f"m{i}") for i, o in enumerate(occ)],
+            *[(o * w).sum().alias(f"o{i}") for i, o in enumerate(occ)]).row(0)
+        k = len(literals)
+        return int(row[0]), int(row[1]), int(row[2]), [int(x) for x in row[3:3 + k]], [int(x) for x in row[3 + k:]]
+
+
 class GrepCache:
     """Per-file counts of one scope's literal set, from DuckDB and from rg (see the module doc).
 
@@ -277,36 +302,43 @@ class GrepCache:
         return f
 
     def _keyed(self, keys: dict[str, Entry | None], files: Iterable[str]) -> tuple[list[str], dict[str, Any]]:
-        """The files of ``files`` still there (a ``keys`` entry), and their key columns."""
-        get, fid = keys.get, self.fid
-        live = [(f, e) for f in files if (e := get(f)) is not None]
-        names = [f for f, _e in live]
-        cols: dict[str, Any] = {"fid": [e[0] or fid(f) for f, e in live]}
-        stats = list(zip(*(e[1] for _f, e in live), strict=True)) or [()] * 4  # one tuple per key column
-        cols.update(zip(KEY_COLUMNS[1:], stats, strict=True))
-        return names, cols
+        """The files of ``files`` still there (a ``keys`` entry), and their key columns
+        (each column in one C-level pass: a Python step per file and column was 0.85 s of a
+        first run's 8 at 113k files)."""
+        names = list(files)
+        ents = list(map(keys.get, names))
+        if None in ents:  # a file gone since it was listed
+            live = [(f, e) for f, e in zip(names, ents, strict=True) if e is not None]
+            names, ents = [f for f, _e in live], [e for _f, e in live]
+        got = cast(list[Entry], ents)  # (None left out above)
+        fids = list(map(itemgetter(0), got))
+        if None in fids:  # a file the crawl did not see: named here
+            fids = [i or self.fid(f) for f, i in zip(names, fids, strict=True)]
+        stats = list(zip(*map(itemgetter(1), got), strict=True)) or [()] * 4  # one tuple per key column
+        return names, {"fid": fids, **dict(zip(KEY_COLUMNS[1:], stats, strict=True))}
 
     def _occ(self, occs: list) -> pl.Series:
         """Each file's counts per literal as one ``Array`` column (one flat list, reshaped:
         a list per row made polars build a Series per file)."""
         return pl.Series("occ", list(chain.from_iterable(occs)), dtype=pl.Int64).reshape((len(occs), self.n))
 
-    def served(self, engine: str, keys: dict[str, Entry | None]) -> dict[str, list]:
-        """The cached counts (what followed the key in ``put_many``: DuckDB's ``[nbytes,
-        not_utf8, occurrences]``, rg's ``[occurrences]``) of each file in ``keys`` (``_keys``)
-        whose key is the one they were counted under."""
+    def served(self, engine: str, keys: dict[str, Entry | None]) -> Served:
+        """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
+        counts were counted under: a join, never a Python object per file."""
         old = self.old[engine]
         if old.height == 0:
-            return {}
+            return Served([], old)
         files, cols = self._keyed(keys, keys)
         want = pl.DataFrame({"i": pl.int_range(0, len(files), eager=True), **cols},
                             schema={"i": pl.Int64, **{k: self.schema[k] for k in KEY_COLUMNS}})
         hit = want.join(old, on=KEY_COLUMNS, how="inner")
-        at, occ = hit["i"].to_list(), hit["occ"].to_list()
-        if engine == "rg":
-            return {files[i]: [o] for i, o in zip(at, occ, strict=True)}
-        return {files[i]: [b, u, o] for i, b, u, o in
-                zip(at, hit["nbytes"].to_list(), hit["not_utf8"].to_list(), occ, strict=True)}
+        return Served([files[i] for i in hit["i"].to_list()], hit.select(self.schema.names()))
+
+    def keep(self, engine: str, served: Served) -> None:
+        """Record the ``served`` rows as this run's (its other rows, from ``put_many``,
+        are of the files it read: never the same files)."""
+        if served.rows.height:
+            self.new[engine] = pl.concat([self.new[engine], served.rows])
 
     def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
                  single: bool = False) -> None:
@@ -324,7 +356,9 @@ class GrepCache:
                         occ=self._occ([c[2] for c in vals]))
         rows = pl.DataFrame(cols, schema={k: v for k, v in self.schema.items() if k != "engine"})
         rows = rows.select(pl.lit(engine).alias("engine"), *rows.columns)
-        self.new[engine] = pl.concat([self.new[engine], rows])
+        if self.new[engine].height:  # recorded again (not a pipeline's way): the last counts win
+            rows = pl.concat([self.new[engine], rows]).unique("fid", keep="last", maintain_order=True)
+        self.new[engine] = rows
 
     def save(self) -> None:
         """Write beside the old file, then rename over it (one step); a file of the same
@@ -332,10 +366,9 @@ class GrepCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
-            # a file recorded twice (a retry) keeps its last counts, as a dict update would
-            data = pl.concat([self.new[e] for e in self.ENGINES]).unique(["engine", "fid"], keep="last",
-                                                                         maintain_order=True)
-            data.write_parquet(tmp)
+            # not rechunked: each engine's rows are written as they are (at 567k files,
+            # a copy of both and a unique() over them held 300 MB more)
+            pl.concat([self.new[e] for e in self.ENGINES], rechunk=False).write_parquet(tmp)
             os.replace(tmp, self.path)
             mine = re.compile(re.escape(self.stem) + r"(-[0-9a-f]{24}\.parquet|\.json)")
             for p in self.path.parent.iterdir():
@@ -929,28 +962,42 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             raise GrepReadError(type(exc).__name__) from None
         keys = _keys(root, dict.fromkeys(listed), known)
         listed = [f for f in listed if keys[f] is not None]  # gone since listed: not in the scope
-        served = cache.served("duckdb", keys) if cache else {}
-        counts: dict[str, Counts] = {f: (int(hit[0]), bool(hit[1]), hit[2]) for f, hit in served.items()}
-        todo = [f for f, k in keys.items() if k is not None and f not in counts]
-        from_cache = len(counts)
-        sizes = {f: k[1][0] for f, k in keys.items() if k is not None}
+        served = cache.served("duckdb", keys) if cache else None
+        hit = dict.fromkeys(served.names if served else ())
+        sizes = {f: k[1][0] for f, k in keys.items() if k is not None and f not in hit}  # the files to read
+        todo = list(sizes)
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
-        counts.update(fresh)
+        counts: dict[str, Counts] = dict(fresh)
         # a file read under a name it was not asked by (never expected) still counts, once
         listed += [f for f, _ in fresh if f not in keys]
     finally:
         con.close()
     if cache:
         cache.put_many("duckdb", keys, counts)
+        if served is not None:
+            cache.keep("duckdb", served)
     out = _zeros(literals)
+    # sums over every file read, per literal, a file listed twice counted twice (read_blob
+    # reads it twice): the files read now here (columns by zip: no Python loop per cell),
+    # the files served from the cache in one query over their rows
     read = [c for c in map(counts.get, listed) if c is not None]
-    if read:
-        # sums over every file read, per literal (columns by zip: no Python loop per cell)
-        n, nbytes, not_utf8 = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
-        for lit, col in zip(literals, zip(*(c[2] for c in read), strict=True), strict=True):
+    n, nbytes, not_utf8 = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
+    cols = list(zip(*(c[2] for c in read), strict=True)) if read else [()] * len(literals)
+    matched, occurrences = [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
+    if served is not None and served.names:
+        times = None
+        if len(listed) != len(keys):  # some file listed twice
+            listed_times = Counter(listed)
+            times = [listed_times[f] for f in served.names]
+        sn, sb, su, sm, so = served.figures(literals, times)
+        n, nbytes, not_utf8 = n + sn, nbytes + sb, not_utf8 + su
+        matched = [a + b for a, b in zip(matched, sm, strict=True)]
+        occurrences = [a + b for a, b in zip(occurrences, so, strict=True)]
+    if n:
+        for i, lit in enumerate(literals):
             out[lit] = {"files_scanned": n, "bytes_scanned": nbytes, "files_not_utf8": not_utf8,
-                        "files_matched": len(col) - col.count(0), "occurrences": sum(col)}
-    return out, from_cache
+                        "files_matched": matched[i], "occurrences": occurrences[i]}
+    return out, len(hit)
 
 
 # -- ripgrep ---------------------------------------------------------------------------------
@@ -1127,10 +1174,11 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     pre = os.fsdecode(prefix)
     listed = [p[len(pre):] if p.startswith(pre) else p for p in os.fsdecode(raw).split("\0") if p]
     keys = _keys(root, listed, known) if cache else {}
-    hits: dict[str, list[int]] = {f: hit[0] for f, hit in cache.served("rg", keys).items()} if cache else {}
+    served = cache.served("rg", keys) if cache else None
+    hits = dict.fromkeys(served.names if served else ())
     todo = [f for f in dict.fromkeys(listed) if f not in hits] if hits else listed
     if not hits or len(todo) > len(listed) // 2:
-        hits = {}  # most files to read: one pass over the whole scope, as the command does
+        hits, served = {}, None  # most files to read: one pass over the whole scope, as the command does
         runs = [whole or shared.whole(scope, literals)]
     else:
         runs = [_rg_run(rg, argv, b) for b in _rg_batches([os.fsencode(str(root / f)) for f in todo])]
@@ -1165,17 +1213,24 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         hazards = frozenset()
         count(again)
         runs += again
-    per_file = {**hits, **fresh} if hits else fresh
     errors = sum(e for _o, _c, e in runs)
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
-        cache.put_many("rg", keys, per_file if not errors else hits, single=True)
-    # the files with a match (a file without one shares ``zeros``, or has zeros from the cache)
-    matched = [occ for occ in per_file.values() if occ is not zeros]
+        if not errors:
+            cache.put_many("rg", keys, fresh, single=True)
+        if served is not None:
+            cache.keep("rg", served)
+    # the files read with a match (a file without one shares ``zeros``), then the cache's
+    matched = [occ for occ in fresh.values() if occ is not zeros]
     cols = list(zip(*matched, strict=True)) if matched else [()] * len(literals)
-    per = {lit: {"files_matched": len(col) - col.count(0), "occurrences": sum(col)}
-           for lit, col in zip(literals, cols, strict=True)}
+    files_matched, occurrences = [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
+    if served is not None:
+        _n, _b, _u, sm, so = served.figures(literals)
+        files_matched = [a + b for a, b in zip(files_matched, sm, strict=True)]
+        occurrences = [a + b for a, b in zip(occurrences, so, strict=True)]
+    per = {lit: {"files_matched": m, "occurrences": o}
+           for lit, m, o in zip(literals, files_matched, occurrences, strict=True)}
     if len(runs) == 1 and not hits and not shared.shared:
         code = runs[0][1]
     else:  # what one whole-scope run would exit with: 2 on an error, 0 on a match, else 1
