@@ -18,6 +18,7 @@ import pytest
 
 import survey.evidence.grep as G
 from survey.corpus.crawl import crawl
+from survey.corpus.privacy import file_key
 from survey.pipeline import known_files, run_survey
 from survey.runtimes import get
 from survey.runtimes.base import Probe, Profile, Scope
@@ -352,10 +353,10 @@ def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
         assert Path(rel).name.encode() not in data and Path(rel).stem.encode() not in data
     rows = pl.read_parquet(stored_file)
     # its only text: the engine, and pseudonyms (read back, not searched for in encoded bytes)
-    assert set(rows["engine"]) == {"duckdb", "rg"} and rows["fid"].str.contains(r"^f-[0-9a-f]{16}$").all()
-    assert [n for n, t in rows.schema.items() if t == pl.String] == ["engine", "fid"]
-    stored = {e: set(rows.filter(pl.col("engine") == e)["fid"]) for e in G.GrepCache.ENGINES}
-    assert stored["duckdb"] == stored["rg"] == {G.pseudonym(salt, r, "f") for r in FILES if r.endswith(".txt")}
+    assert set(rows["engine"]) == {"duckdb", "rg"}
+    assert [n for n, t in rows.schema.items() if t == pl.String] == ["engine"]
+    stored = {e: set(rows.filter(pl.col("engine") == e)["file_key"]) for e in G.GrepCache.ENGINES}
+    assert stored["duckdb"] == stored["rg"] == {file_key(G.pseudonym(salt, r, "f")) for r in FILES if r.endswith(".txt")}
     # warm: everything from the cache, same figures
     warm = G.GrepCache(folder, SCOPE, LITERALS, salt)
     dd2, n = G.duckdb_grep(root, SCOPE, LITERALS, cache=warm)
@@ -471,11 +472,11 @@ def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> No
     assert rg["files_scanned"] == n_files == 4 and rg["errors"] == 0
     for lit in LITERALS:
         assert rg["per_literal"][lit] == want[lit], lit
-    per_file = {cache.fid(f): occ for f, occ in
+    per_file = {file_key(cache.fid(f)): occ for f, occ in
                 (("a\n\nb.txt", [0] * len(LITERALS)), ("aa\n.txt", [0] * len(LITERALS)))}
-    per_file[cache.fid("a\n\nb.txt")][LITERALS.index('"tool_result"')] = 2
-    per_file[cache.fid("aa\n.txt")][LITERALS.index("aa")] = 1
-    stored = dict(cache.new["rg"].select("fid", "occ").iter_rows())
+    per_file[file_key(cache.fid("a\n\nb.txt"))][LITERALS.index('"tool_result"')] = 2
+    per_file[file_key(cache.fid("aa\n.txt"))][LITERALS.index("aa")] = 1
+    stored = dict(cache.new["rg"].select("file_key", "occ").iter_rows())
     for fid, occ in per_file.items():
         assert stored[fid] == occ
 
