@@ -15,6 +15,8 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import survey.evidence.grep as G
 from survey.corpus.crawl import crawl
@@ -910,3 +912,13 @@ def test_a_file_listed_by_two_globs_counts_twice_when_served_from_the_cache(tmp_
     assert plain["aa"]["files_scanned"] == len(txt) + sum("a" in f.rsplit("/", 1)[-1] for f in txt)
     again = G.GrepCache(folder, twice, LITERALS, salt)
     assert G.duckdb_grep(root, twice, LITERALS, cache=again) == (plain, len(txt))
+
+
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(["a", "/", "\n", " ", "\u00e9", "\udcff", "/r/oot/"]),
+                                                min_size=1, max_size=6).map("".join)), max_size=6))
+def test_rg_listing_splits_as_the_plain_form_does(names: list[tuple[bool, str]]) -> None:
+    """``_listed``'s one split gives what stripping the root from each NUL-ended name
+    gives, whether or not every name starts with the root (a name may hold the root's text)."""
+    pre = "/r/oot/"
+    text = "".join((pre + n if under else n) + "\0" for under, n in names)
+    assert G._listed(text, pre) == [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
