@@ -407,7 +407,8 @@ def test_files_rg_failed_on_are_read_again_next_time(tmp_path: Path, monkeypatch
     assert (first["exit_code"], first["errors"]) == (2, 1) and cache.new["rg"].height == 0
     monkeypatch.setattr(G, "_rg_run", rg_run)
     again = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
-    assert G.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == again.old["duckdb"].height > 0
+    stored = again.old["duckdb"].height
+    assert G.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == stored > 0
     second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
     assert second["files_from_cache"] == 0 and (second["exit_code"], second["errors"]) == (0, 0)
     assert second["per_literal"] == first["per_literal"]
@@ -922,3 +923,16 @@ def test_rg_listing_splits_as_the_plain_form_does(names: list[tuple[bool, str]])
     pre = "/r/oot/"
     text = "".join((pre + n if under else n) + "\0" for under, n in names)
     assert G._listed(text, pre) == [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
+
+
+def test_a_rerun_overlaps_census_and_greps_only_when_nearly_all_was_served_from_few_files() -> None:
+    """Side by side only on a re-run that served at least 90 % of the files from the cache,
+    and of at most ``OVERLAP_MAX_FILES`` files: the greps' per-file state grows with the
+    files, so on more the two stages' memory would add up."""
+    from survey.pipeline import OVERLAP_MAX_FILES, overlap_stages
+
+    assert overlap_stages({"files": 1000, "cache_hits": 900})
+    assert not overlap_stages({"files": 1000, "cache_hits": 899})  # a first run, or much changed
+    assert not overlap_stages({"files": 0, "cache_hits": 0}) and not overlap_stages({})
+    assert overlap_stages({"files": OVERLAP_MAX_FILES, "cache_hits": OVERLAP_MAX_FILES})
+    assert not overlap_stages({"files": OVERLAP_MAX_FILES + 1, "cache_hits": OVERLAP_MAX_FILES + 1})

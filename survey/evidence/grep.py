@@ -331,7 +331,8 @@ class GrepCache:
 
     def served(self, engine: str, keys: dict[str, Entry | None]) -> Served:
         """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
-        counts were counted under: a join, never a Python object per file."""
+        counts were counted under: a join, never a Python object per file. Asked once per
+        engine: the engine's old rows are let go."""
         old = self.old[engine]
         if old.height == 0:
             return Served([], old)
@@ -340,6 +341,7 @@ class GrepCache:
                             schema={"i": pl.Int64, **{k: self.schema[k] for k in KEY_COLUMNS}})
         # (planned lazily: at 567k files the eager join held 300 MB more, this 170 MB)
         hit = want.lazy().join(old.lazy(), on=KEY_COLUMNS, how="inner").collect()
+        self.old[engine] = old.clear()  # served once: what it did not serve is never needed again
         return Served([files[i] for i in hit["i"].to_list()], hit.select(self.schema.names()))
 
     def keep(self, engine: str, served: Served) -> None:
@@ -350,9 +352,9 @@ class GrepCache:
 
     def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
                  single: bool = False) -> None:
-        """Record the counts of the files read or served this run (relative path -> what
-        follows the key: DuckDB's ``(nbytes, not_utf8, occurrences)``, or with ``single``
-        rg's occurrences alone), each under its ``_keys`` entry, as rows of ``new``."""
+        """Record the counts of the files read this run (relative path -> DuckDB's
+        ``(nbytes, not_utf8, occurrences)``, or with ``single`` rg's occurrences alone), each
+        under its ``_keys`` entry, as rows of ``new`` (the files served: ``keep``)."""
         files, cols = self._keyed(keys, counts)
         if not files:
             return
