@@ -361,10 +361,15 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         timings["write"] = time.perf_counter() - t
 
         greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
-        known = known if known is not None else known_files(inv)
-        if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
-            gone = set(files.filter(pl.col("read_status") == "vanished")["file_id"].to_list())
-            known = {path: v for path, v in known.items() if v[0] not in gone}
+
+        def grep_known() -> Known:
+            # made when the greps start, not before the census: at 567k files the dict is
+            # 200 MB, which the census's peak need not carry
+            k = known if known is not None else known_files(inv)
+            if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
+                gone = set(files.filter(pl.col("read_status") == "vanished")["file_id"].to_list())
+                k = {path: v for path, v in k.items() if v[0] not in gone}
+            return k
 
         def census_stage() -> dict:
             t = time.perf_counter()
@@ -377,7 +382,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             t = time.perf_counter()
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
-                                  cache_dir=cache_dir, salt=salt, known=known, rg_lists=rg_lists,
+                                  cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
                                   greps=greps)
             finally:
                 timings["greps"] = time.perf_counter() - t
