@@ -936,3 +936,31 @@ def test_a_rerun_overlaps_census_and_greps_only_when_nearly_all_was_served_from_
     assert not overlap_stages({"files": 0, "cache_hits": 0}) and not overlap_stages({})
     assert overlap_stages({"files": OVERLAP_MAX_FILES, "cache_hits": OVERLAP_MAX_FILES})
     assert not overlap_stages({"files": OVERLAP_MAX_FILES + 1, "cache_hits": OVERLAP_MAX_FILES + 1})
+
+
+def test_a_duckdb_retry_after_a_failed_read_is_still_served_from_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope DuckDB fails to read is searched again over the files the walk read: the
+    cache's rows are still there for that retry (they are let go only once a grep is done)."""
+    root = tmp_path / "c"
+    plant(root, FILES)
+    folder, salt = tmp_path / "grep", b"s" * 32
+    first = G.GrepCache(folder, SCOPE, LITERALS, salt)
+    plain, _ = G.duckdb_grep(root, SCOPE, LITERALS, cache=first)
+    first.save()
+    again = G.GrepCache(folder, SCOPE, LITERALS, salt)
+    stored = again.old["duckdb"].height
+    real, calls = G._per_file_rows, []
+
+    def fails_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise G.GrepReadError("IOException")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(G, "_per_file_rows", fails_once)
+    with pytest.raises(G.GrepReadError):
+        G.duckdb_grep(root, SCOPE, LITERALS, cache=again)
+    files = G.in_scope(SCOPE, list(FILES))
+    assert G.duckdb_grep(root, SCOPE, LITERALS, files, cache=again) == (plain, stored) and stored == len(files)
+    assert again.old["duckdb"].height == 0  # let go once the grep is done

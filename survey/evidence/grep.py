@@ -331,8 +331,7 @@ class GrepCache:
 
     def served(self, engine: str, keys: dict[str, Entry | None]) -> Served:
         """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
-        counts were counted under: a join, never a Python object per file. Asked once per
-        engine: the engine's old rows are let go."""
+        counts were counted under: a join, never a Python object per file."""
         old = self.old[engine]
         if old.height == 0:
             return Served([], old)
@@ -341,14 +340,15 @@ class GrepCache:
                             schema={"i": pl.Int64, **{k: self.schema[k] for k in KEY_COLUMNS}})
         # (planned lazily: at 567k files the eager join held 300 MB more, this 170 MB)
         hit = want.lazy().join(old.lazy(), on=KEY_COLUMNS, how="inner").collect()
-        self.old[engine] = old.clear()  # served once: what it did not serve is never needed again
         return Served([files[i] for i in hit["i"].to_list()], hit.select(self.schema.names()))
 
-    def keep(self, engine: str, served: Served) -> None:
-        """Record the ``served`` rows as this run's (its other rows, from ``put_many``,
-        are of the files it read: never the same files)."""
-        if served.rows.height:
+    def keep(self, engine: str, served: Served | None) -> None:
+        """The engine's grep is done: record the ``served`` rows as this run's (its other
+        rows, from ``put_many``, are of the files it read: never the same files), and let
+        the engine's old rows go (kept until now for a retry after a failed read)."""
+        if served is not None and served.rows.height:
             self.new[engine] = pl.concat([self.new[engine], served.rows])
+        self.old[engine] = self.old[engine].clear()
 
     def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
                  single: bool = False) -> None:
@@ -956,6 +956,17 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     return out + run(hazardous, in_pieces=False) if hazardous else out
 
 
+def _per_literal(occs: list, k: int) -> tuple[list[int], list[int]]:
+    """Per literal, over files' counts (one sequence of ``k`` per file): the files with a
+    match, and the occurrences (columns by zip: no Python loop per cell)."""
+    cols = list(zip(*occs, strict=True)) if occs else [()] * k
+    return [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
+
+
+def _plus(a: list[int], b: list[int]) -> list[int]:
+    return [x + y for x, y in zip(a, b, strict=True)]
+
+
 def _zeros(literals: list[str]) -> dict[str, dict]:
     return {lit: {"files_scanned": 0, "bytes_scanned": 0, "files_not_utf8": 0, "files_matched": 0,
                   "occurrences": 0} for lit in literals}
@@ -990,16 +1001,14 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         con.close()
     if cache:
         cache.put_many("duckdb", keys, counts)
-        if served is not None:
-            cache.keep("duckdb", served)
+        cache.keep("duckdb", served)
     out = _zeros(literals)
     # sums over every file read, per literal, a file listed twice counted twice (read_blob
-    # reads it twice): the files read now here (columns by zip: no Python loop per cell),
-    # the files served from the cache in one query over their rows
+    # reads it twice): the files read now here, the files served from the cache in one
+    # query over their rows
     read = [c for c in map(counts.get, listed) if c is not None]
     n, nbytes, not_utf8 = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
-    cols = list(zip(*(c[2] for c in read), strict=True)) if read else [()] * len(literals)
-    matched, occurrences = [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
+    matched, occurrences = _per_literal([c[2] for c in read], len(literals))
     if served is not None and served.names:
         times = None
         if len(listed) != len(keys):  # some file listed twice
@@ -1007,8 +1016,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             times = [listed_times[f] for f in served.names]
         sn, sb, su, sm, so = served.figures(literals, times)
         n, nbytes, not_utf8 = n + sn, nbytes + sb, not_utf8 + su
-        matched = [a + b for a, b in zip(matched, sm, strict=True)]
-        occurrences = [a + b for a, b in zip(occurrences, so, strict=True)]
+        matched, occurrences = _plus(matched, sm), _plus(occurrences, so)
     if n:
         for i, lit in enumerate(literals):
             out[lit] = {"files_scanned": n, "bytes_scanned": nbytes, "files_not_utf8": not_utf8,
@@ -1246,16 +1254,12 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         # so the next run reads them again (and meets the error again)
         if not errors:
             cache.put_many("rg", keys, fresh, single=True)
-        if served is not None:
-            cache.keep("rg", served)
+        cache.keep("rg", served)
     # the files read with a match (a file without one shares ``zeros``), then the cache's
-    matched = [occ for occ in fresh.values() if occ is not zeros]
-    cols = list(zip(*matched, strict=True)) if matched else [()] * len(literals)
-    files_matched, occurrences = [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
+    files_matched, occurrences = _per_literal([occ for occ in fresh.values() if occ is not zeros], len(literals))
     if served is not None:
         _n, _b, _u, sm, so = served.figures(literals)
-        files_matched = [a + b for a, b in zip(files_matched, sm, strict=True)]
-        occurrences = [a + b for a, b in zip(occurrences, so, strict=True)]
+        files_matched, occurrences = _plus(files_matched, sm), _plus(occurrences, so)
     per = {lit: {"files_matched": m, "occurrences": o}
            for lit, m, o in zip(literals, files_matched, occurrences, strict=True)}
     if len(runs) == 1 and not hits and not shared.shared:
