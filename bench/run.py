@@ -767,11 +767,12 @@ def _child_profile(spec: dict) -> dict:
     python_walk = time.perf_counter() - t
     W.NATIVE = native
     # the walk's own read path without the node walk: HashingReader + iter_frames (orjson)
+    import polars as pl
+
     from survey.census.walk import HashingReader
     from survey.corpus.frames import iter_frames
 
-    jl = [root / inv.paths[f] for f, k in zip(inv.frame["file_id"].to_list(), inv.frame["kind"].to_list(),
-                                              strict=True) if k == "jsonl"]
+    jl = [root / str(p) for p in inv.paths_of(inv.frame.filter(pl.col("kind") == "jsonl")["file_id"])]
     nbytes_jsonl = sum(x.stat().st_size for x in jl)
     t = time.perf_counter()
     for x in jl:

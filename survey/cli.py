@@ -498,7 +498,7 @@ def locate(
         fail("no survey salt on this machine: pseudonyms made elsewhere cannot be mapped back here", 2)
         return
     inv = do_crawl(root, p, salt, "month")
-    found = {f: inv.paths.get(f) for f in pseudonyms}
+    found = dict(zip(pseudonyms, inv.paths_of(pseudonyms), strict=True))
     if json:
         emit_json(found)
         return

@@ -237,8 +237,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
 def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int]]]:
     """The crawl's regular files: relative path -> (file_id, (size, mtime_ns, ctime_ns,
     inode)), the stat the greps' cache keys files by (``grep.Known``)."""
-    return {inv.paths[f]: (f, (size, m, c, i)) for f, size, m, c, i in inv.frame.filter(
-        pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode").iter_rows()}
+    rows = inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
+    paths = inv.paths_of(rows["file_id"])
+    return {path: (f, (size, m, c, i)) for path, (f, size, m, c, i) in zip(paths, rows.iter_rows(), strict=True)
+            if path is not None}
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
@@ -287,8 +289,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
         rg_lists = {}
     full = inv.frame.join(files, on="file_id", how="left")
-    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"].to_list()
-    readable = [inv.paths[f] for f in ok_ids]
+    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"]
+    readable = [p for p in inv.paths_of(ok_ids) if p is not None]
     beside.walked(readable)
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
     fixture = profile.handmade_marker in root.resolve().parts

@@ -158,7 +158,7 @@ def _keys(runtime: str, root: Path) -> dict[str, str]:
     prof = get(runtime)
     inv = crawl(root, prof, load_salt())
     todo, _needles = _todo(inv, root, prof)
-    return {inv.paths[f]: k for f, k in todo.select("file_id", "key").iter_rows()}
+    return dict(zip(map(str, inv.paths_of(todo["file_id"])), todo["key"], strict=True))
 
 
 def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_path: Path) -> None:

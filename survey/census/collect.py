@@ -95,8 +95,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     # paths as bytes (os.fsencode): a file name that is not UTF-8 comes from os.scandir with
     # lone surrogates, which a polars string cannot hold
     prefix = os.fsencode(os.path.join(str(root), ""))
-    todo = todo.with_columns(path=pl.Series([prefix + os.fsencode(inv.paths[f]) for f in todo["file_id"]],
-                                            dtype=pl.Binary))
+    todo = inv.with_names(todo).with_columns(path=pl.lit(prefix, dtype=pl.Binary) + pl.col("path"))
     # the cache key: how the file is walked, its stat, the children it is searched for and,
     # for a SQLite store, its WAL (a live store changes its -wal, not its main file); ctime
     # too: a rewrite that keeps the size and puts the mtime back still moves it
