@@ -25,6 +25,7 @@ from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, sample
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
+    KNOWN_SCHEMA,
     Known,
     RgListing,
     ScopeGrep,
@@ -234,13 +235,11 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             rl.close()
 
 
-def known_files(inv: Inventory) -> dict[str, tuple[str, tuple[int, int, int, int]]]:
-    """The crawl's regular files: relative path -> (file_id, (size, mtime_ns, ctime_ns,
-    inode)), the stat the greps' cache keys files by (``grep.Known``)."""
-    rows = inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
-    paths = inv.paths_of(rows["file_id"])
-    return {path: (f, (size, m, c, i)) for path, (f, size, m, c, i) in zip(paths, rows.iter_rows(), strict=True)
-            if path is not None}
+def known_files(inv: Inventory) -> Known:
+    """The crawl's regular files: relative path (bytes), file_id and (size, mtime_ns,
+    ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``)."""
+    rows = inv.with_names(inv.frame.filter(pl.col("kind").is_in(READ_KINDS)))
+    return Known(rows.filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
@@ -369,8 +368,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             # 200 MB, which the census's peak need not carry
             k = known if known is not None else known_files(inv)
             if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
-                gone = set(files.filter(pl.col("read_status") == "vanished")["file_id"].to_list())
-                k = {path: v for path, v in k.items() if v[0] not in gone}
+                gone = files.filter(pl.col("read_status") == "vanished")["file_id"]
+                k = Known(k.rows.filter(~pl.col("file_id").is_in(gone.implode())))
             return k
 
         def census_stage() -> dict:

@@ -591,8 +591,8 @@ def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, mo
     assert not reads  # the early listings were set aside unread
     # older files only (every ctime a few seconds back): the early listing is used
     known = {f"f{i}": (f"f-{i}", (1, 1, G.time.time_ns() - 5_000_000_000, 1)) for i in range(3)}
-    assert not G.made_since(known, G.time.time_ns())
-    assert G.made_since({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}, G.time.time_ns())
+    assert not G.made_since(G.Known.of(known), G.time.time_ns())
+    assert G.made_since(G.Known.of({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}), G.time.time_ns())
 
 
 def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(
@@ -674,8 +674,12 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     monkeypatch.undo()
     plant(root, {"grew.txt": b"aa " * 40})
     real_keys = G._keys
-    monkeypatch.setattr(G, "_keys", lambda r, files, known: {
-        f: (e[0], (3, *e[1][1:])) if e and f == "grew.txt" else e for f, e in real_keys(r, files, known).items()})
+    def shrunk(r: Path, files: list[str], known: G.Known | None) -> G.Keys:
+        keys = real_keys(r, files, known)
+        size = pl.when(pl.int_range(pl.len()) == keys.row.get("grew.txt", -1)).then(3).otherwise(pl.col("size"))
+        return G.Keys(keys.row, keys.frame.with_columns(size=size))
+
+    monkeypatch.setattr(G, "_keys", shrunk)
     dd, _ = G.duckdb_grep(root, SCOPE, ["aa"], files=["grew.txt", "a.txt"])
     assert dd["aa"]["occurrences"] == 40
     # an errno from the C read is the error a Python read would have raised

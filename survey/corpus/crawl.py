@@ -37,6 +37,18 @@ STRATA = ("month", "day", "quarter", "year")
 # how a relative path from os.scandir becomes bytes and back (os.fsencode/os.fsdecode): a
 # name that is not UTF-8 comes as lone surrogates, which a polars string cannot hold
 _FS = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def path_bytes(rel: str) -> bytes:
+    """A path from os.scandir as bytes (``os.fsencode``, without its type checks)."""
+    return rel.encode(*_FS)
+
+
+def path_text(raw: bytes) -> str:
+    """Bytes of ``path_bytes`` as the path os.scandir gave (``os.fsdecode``)."""
+    return raw.decode(*_FS)
+
+
 NAMES_SCHEMA = {"file_id": pl.String, "path": pl.Binary}
 
 
@@ -62,7 +74,7 @@ class Inventory:
         """The relative paths (as os.scandir gave them) of these file_ids, in their order."""
         ids = (file_ids.alias("file_id").to_frame() if isinstance(file_ids, pl.Series)
                else pl.DataFrame({"file_id": list(file_ids)}, schema={"file_id": pl.String}))
-        return [None if b is None else b.decode(*_FS) for b in self.with_names(ids)["path"].to_list()]
+        return [None if b is None else path_text(b) for b in self.with_names(ids)["path"].to_list()]
 
 
 SCHEMA: dict[str, Any] = {
@@ -147,7 +159,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
         raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
                        if sess is not None and parent is not None)
-        names.append(pl.DataFrame({"file_id": fids, "path": [r.encode(*_FS) for r in rels]}, schema=NAMES_SCHEMA))
+        names.append(pl.DataFrame({"file_id": fids, "path": list(map(path_bytes, rels))}, schema=NAMES_SCHEMA))
         c_fid.extend(fids)
         c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
         c_parent[:] = [ids[r] if r is not None else None for r in c_parent]

@@ -65,15 +65,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import itemgetter
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from survey.census.collect import ref_numbers
 from survey.census.sql import rel
+from survey.corpus.crawl import path_bytes, path_text
 from survey.corpus.privacy import pseudonym
 from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
@@ -102,7 +102,8 @@ RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
 CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
 
 FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-Known = dict[str, tuple[str, FileKey]]  # relative path -> (file_id, key), from the crawl
+KNOWN_SCHEMA = pl.Schema({"path": pl.Binary(), "file_id": pl.String(), "size": pl.Int64(), "mtime_ns": pl.Int64(),
+                          "ctime_ns": pl.Int64(), "inode": pl.Int64()})
 Counts = tuple[int, bool, list[int]]  # size, not_utf8, occurrences per literal
 
 
@@ -176,22 +177,60 @@ def _file_key(path: str | bytes | Path) -> FileKey | None:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-Entry = tuple[str | None, FileKey]  # a file's id if the crawl named it, and its key
+@dataclass(frozen=True)
+class Known:
+    """The crawl's regular files, a row each (``KNOWN_SCHEMA``): the relative path as bytes
+    (``path_bytes``), the file_id and the stat the greps' cache keys files by. A frame, not a
+    dict: at 567k files a dict of (file_id, stat) tuples held 265 MB, the frame 40."""
+
+    rows: pl.DataFrame
+
+    @classmethod
+    def of(cls, files: dict[str, tuple[str, FileKey]]) -> Known:
+        """From relative path -> (file_id, key) (a test's way to make one)."""
+        return cls(pl.DataFrame([(path_bytes(f), fid, *key) for f, (fid, key) in files.items()],
+                                schema=KNOWN_SCHEMA, orient="row"))
+
+    def paths(self) -> list[str]:
+        return list(map(path_text, self.rows["path"].to_list()))
 
 
-def _keys(root: Path, files: Iterable[str], known: Known | None) -> dict[str, Entry | None]:
-    """Each file's (file_id, key): the crawl's, else (None, a fresh stat) for a file the
-    crawl did not see; None for a file gone since it was listed."""
-    out: dict[str, Entry | None] = {}
-    get = (known or {}).get
-    for f in files:
-        k = get(f)
-        if k is None:
-            key = _file_key(os.path.join(root, f))
-            out[f] = None if key is None else (None, key)
-        else:
-            out[f] = k
-    return out
+@dataclass
+class Keys:
+    """The listed files still there (``row``: relative path -> its row of ``frame``, in the
+    listing's order without repeats), each with its file_id (null for a file the crawl did
+    not see) and key: the crawl's stat, else a fresh one (``KNOWN_SCHEMA`` without ``path``)."""
+
+    row: dict[str, int]
+    frame: pl.DataFrame
+
+    def size(self, rows: pl.Series | None = None) -> list[int]:
+        return (self.frame["size"] if rows is None else self.frame["size"].gather(rows)).to_list()
+
+
+def _keys(root: Path, files: Iterable[str], known: Known | None) -> Keys:
+    """Each listed file's key (``Keys``), the crawl's by a join on its path, else a fresh
+    stat of a file the crawl did not see; a file gone since it was listed is left out."""
+    names = list(dict.fromkeys(files))
+    want = pl.DataFrame({"path": list(map(path_bytes, names))}, schema={"path": pl.Binary})
+    got = (want.join(known.rows, on="path", how="left", maintain_order="left") if known is not None
+           else want.with_columns(pl.lit(None, dtype=dt).alias(c) for c, dt in KNOWN_SCHEMA.items() if c != "path"))
+    got = got.drop("path")
+    unseen = got["file_id"].is_null()
+    if unseen.any():  # stat'ed here, one by one (few: files made since the crawl, or no crawl)
+        at = unseen.arg_true().to_list()
+        stats = [_file_key(os.path.join(root, names[i])) for i in at]
+        gone = {i for i, k in zip(at, stats, strict=True) if k is None}
+        at, fresh = [i for i in at if i not in gone], [k for k in stats if k is not None]
+        if fresh:
+            idx = pl.Series(at, dtype=pl.UInt32)
+            got = got.with_columns(got[c].scatter(idx, pl.Series(vals, dtype=pl.Int64))
+                                   for c, vals in zip(KNOWN_SCHEMA.names()[2:], zip(*fresh, strict=True), strict=True))
+        if gone:
+            keep = pl.Series([i not in gone for i in range(len(names))], dtype=pl.Boolean)
+            got = got.filter(keep)
+            names = [f for i, f in enumerate(names) if i not in gone]
+    return Keys({f: i for i, f in enumerate(names)}, got)
 
 
 def _relative(root: Path, path: str) -> str:
@@ -269,8 +308,7 @@ class GrepCache:
 
     ENGINES = ("duckdb", "rg")
 
-    def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes,
-                 known: Known | None = None) -> None:
+    def __init__(self, folder: Path, scope: Scope, literals: list[str], salt: bytes) -> None:
         self.stem = re.sub(r"[^\w.-]", "_", scope.name)
         self.sig = _signature(scope, literals)
         self.path = folder / f"{self.stem}-{self.sig}.parquet"
@@ -280,7 +318,6 @@ class GrepCache:
         self.old: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.error: str | None = None
-        self._known = known or {}  # the crawl's file_ids (shared, never copied: one entry per file)
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
         try:
             if self.path.exists():
@@ -298,46 +335,42 @@ class GrepCache:
             self.error = type(exc).__name__
 
     def fid(self, relpath: str) -> str:
-        k = self._known.get(relpath)
-        if k is not None:
-            return k[0]
+        """The file_id of a file the crawl did not see (as the crawl would name it)."""
         f = self._fids.get(relpath)
         if f is None:
             f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
         return f
 
-    def _keyed(self, keys: dict[str, Entry | None], files: Iterable[str]) -> tuple[list[str], dict[str, Any]]:
-        """The files of ``files`` still there (a ``keys`` entry), and their key columns
-        (each column in one C-level pass: a Python step per file and column was 0.85 s of a
-        first run's 8 at 113k files)."""
-        names = list(files)
-        ents = list(map(keys.get, names))
-        if None in ents:  # a file gone since it was listed
-            live = [(f, e) for f, e in zip(names, ents, strict=True) if e is not None]
-            names, ents = [f for f, _e in live], [e for _f, e in live]
-        got = cast(list[Entry], ents)  # (None left out above)
-        fids = list(map(itemgetter(0), got))
-        if None in fids:  # a file the crawl did not see: named here
-            fids = [i or self.fid(f) for f, i in zip(names, fids, strict=True)]
-        stats = list(zip(*map(itemgetter(1), got), strict=True)) or [()] * 4  # one tuple per key column
+    def _keyed(self, keys: Keys, files: Iterable[str] | None = None) -> tuple[list[str], pl.DataFrame]:
+        """The files of ``files`` (else all of ``keys``) still there (in ``keys``), and
+        their key columns (``KEY_COLUMNS``), picked from ``keys`` by row: no Python object
+        per file and column."""
+        if files is None:
+            names, rows = list(keys.row), keys.frame
+        else:
+            names = [f for f in files if f in keys.row]
+            rows = keys.frame[pl.Series(list(map(keys.row.__getitem__, names)), dtype=pl.UInt32)]
+        fids = rows["file_id"]
+        if fids.null_count():  # a file the crawl did not see: named here
+            fids = pl.Series([i or self.fid(f) for f, i in zip(names, fids.to_list(), strict=True)], dtype=pl.String)
         # a pseudonym as its 64 bits (``file_key``): joined on as a number, not a string
-        numbers = ref_numbers(pl.Series(fids, dtype=pl.String))
-        return names, {"file_key": numbers, **dict(zip(KEY_COLUMNS[1:], stats, strict=True))}
+        cols = rows.select(ref_numbers(fids).alias("file_key"), *KEY_COLUMNS[1:]).cast(
+            {k: self.schema[k] for k in KEY_COLUMNS})
+        return names, cols
 
     def _occ(self, occs: list) -> pl.Series:
         """Each file's counts per literal as one ``Array`` column (one flat list, reshaped:
         a list per row made polars build a Series per file)."""
         return pl.Series("occ", list(chain.from_iterable(occs)), dtype=pl.Int64).reshape((len(occs), self.n))
 
-    def served(self, engine: str, keys: dict[str, Entry | None]) -> Served:
+    def served(self, engine: str, keys: Keys) -> Served:
         """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
         counts were counted under: a join, never a Python object per file."""
         old = self.old[engine]
         if old.height == 0:
             return Served([], old)
-        files, cols = self._keyed(keys, keys)
-        want = pl.DataFrame({"i": pl.int_range(0, len(files), eager=True), **cols},
-                            schema={"i": pl.Int64, **{k: self.schema[k] for k in KEY_COLUMNS}})
+        files, cols = self._keyed(keys)
+        want = cols.with_row_index("i")
         # (planned lazily: at 567k files the eager join held 300 MB more, this 170 MB)
         hit = want.lazy().join(old.lazy(), on=KEY_COLUMNS, how="inner").collect()
         return Served([files[i] for i in hit["i"].to_list()], hit.select(self.schema.names()))
@@ -350,8 +383,7 @@ class GrepCache:
             self.new[engine] = pl.concat([self.new[engine], served.rows])
         self.old[engine] = self.old[engine].clear()
 
-    def put_many(self, engine: str, keys: dict[str, Entry | None], counts: dict[str, Any],
-                 single: bool = False) -> None:
+    def put_many(self, engine: str, keys: Keys, counts: dict[str, Any], single: bool = False) -> None:
         """Record the counts of the files read this run (relative path -> DuckDB's
         ``(nbytes, not_utf8, occurrences)``, or with ``single`` rg's occurrences alone), each
         under its ``_keys`` entry, as rows of ``new`` (the files served: ``keep``)."""
@@ -360,11 +392,11 @@ class GrepCache:
             return
         vals = [counts[f] for f in files]
         if single:
-            cols.update(nbytes=[None] * len(vals), not_utf8=[None] * len(vals), occ=self._occ(vals))
+            more = {"nbytes": [None] * len(vals), "not_utf8": [None] * len(vals), "occ": self._occ(vals)}
         else:
-            cols.update(nbytes=[c[0] for c in vals], not_utf8=[bool(c[1]) for c in vals],
-                        occ=self._occ([c[2] for c in vals]))
-        rows = pl.DataFrame(cols, schema={k: v for k, v in self.schema.items() if k != "engine"})
+            more = {"nbytes": [c[0] for c in vals], "not_utf8": [bool(c[1]) for c in vals],
+                    "occ": self._occ([c[2] for c in vals])}
+        rows = cols.hstack(pl.DataFrame(more, schema={k: self.schema[k] for k in ("nbytes", "not_utf8", "occ")}))
         rows = rows.select(pl.lit(engine).alias("engine"), *rows.columns)
         if self.new[engine].height:  # recorded again (not a pipeline's way): the last counts win
             rows = pl.concat([self.new[engine], rows]).unique("file_key", keep="last", maintain_order=True)
@@ -713,7 +745,7 @@ def crawled_files(known: Known) -> list[str] | None:
     captures: 765 MB, beside the crawl's own), and the crawl has listed the tree already.
     None where a name is not UTF-8: DuckDB's glob fails on such a tree, as the pasteable
     command will, and the grep must take the same road (its retry, said on the page)."""
-    files = list(known)
+    files = known.paths()
     for f in files:
         if not f.isascii():
             try:
@@ -726,8 +758,7 @@ def crawled_files(known: Known) -> list[str] | None:
 def made_since(known: Known, ns: int) -> bool:
     """Did the crawl see a file changed or made after ``ns`` (a listing's start)? Its ctime
     says so; a second of slack, as file times come from a coarser clock than ``time_ns``."""
-    since = ns - 1_000_000_000
-    return any(k[1][2] >= since for k in known.values())
+    return bool((known.rows["ctime_ns"] >= ns - 1_000_000_000).any())
 
 
 def lists_everything(profile: Profile) -> bool:
@@ -739,7 +770,7 @@ def listed_too_early(everything: list[str] | None, known: Known | None) -> bool:
     """Does a listing taken before the crawl lack a regular file the crawl found (one made
     between the two)? DuckDB's glob lists no symlinks, folders or special files, and
     ``known`` holds none."""
-    return everything is not None and known is not None and not set(known).issubset(everything)
+    return everything is not None and known is not None and not set(known.paths()).issubset(everything)
 
 
 def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[str],
@@ -987,16 +1018,21 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
         except duckdb.Error as exc:
             raise GrepReadError(type(exc).__name__) from None
-        keys = _keys(root, dict.fromkeys(listed), known)
-        listed = [f for f in listed if keys[f] is not None]  # gone since listed: not in the scope
+        keys = _keys(root, listed, known)
+        listed = [f for f in listed if f in keys.row]  # gone since listed: not in the scope
         served = cache.served("duckdb", keys) if cache else None
         hit = dict.fromkeys(served.names if served else ())
-        sizes = {f: k[1][0] for f, k in keys.items() if k is not None and f not in hit}  # the files to read
-        todo = list(sizes)
+        if hit:  # the files to read, and their sizes
+            todo = [f for f in keys.row if f not in hit]
+            sizes = dict(zip(todo, keys.size(pl.Series(list(map(keys.row.__getitem__, todo)), dtype=pl.UInt32)),
+                             strict=True))
+        else:
+            todo = list(keys.row)
+            sizes = dict(zip(todo, keys.size(), strict=True))
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
         counts: dict[str, Counts] = dict(fresh)
         # a file read under a name it was not asked by (never expected) still counts, once
-        listed += [f for f, _ in fresh if f not in keys]
+        listed += [f for f, _ in fresh if f not in keys.row]
     finally:
         con.close()
     if cache:
@@ -1011,7 +1047,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
     matched, occurrences = _per_literal([c[2] for c in read], len(literals))
     if served is not None and served.names:
         times = None
-        if len(listed) != len(keys):  # some file listed twice
+        if len(listed) != len(keys.row):  # some file listed twice
             listed_times = Counter(listed)
             times = [listed_times[f] for f in served.names]
         sn, sb, su, sm, so = served.figures(literals, times)
@@ -1208,8 +1244,8 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     pre = os.fsdecode(prefix)
     listed = _listed(os.fsdecode(raw), pre)
     del raw
-    keys = _keys(root, listed, known) if cache else {}
-    served = cache.served("rg", keys) if cache else None
+    keys = _keys(root, listed, known) if cache else None
+    served = cache.served("rg", keys) if cache and keys else None
     hits = dict.fromkeys(served.names if served else ())
     todo = [f for f in dict.fromkeys(listed) if f not in hits] if hits else listed
     if not hits or len(todo) > len(listed) // 2:
@@ -1252,7 +1288,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
-        if not errors:
+        if not errors and keys is not None:
             cache.put_many("rg", keys, fresh, single=True)
         cache.keep("rg", served)
     # the files read with a match (a file without one shares ``zeros``), then the cache's
@@ -1345,7 +1381,7 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
     shared = SharedRg(root, searched)
     out = []
     for scope, literals in searched:
-        cache = GrepCache(folder, scope, literals, salt, known) if folder is not None and salt is not None else None
+        cache = GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
         fallback = None
         try:
             dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=everything)
