@@ -111,21 +111,21 @@ class GrepsBesideWalk:
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
         self._greps: Future[list[ScopeGrep]] | None = None
-        self._readable: Future[list[str]] = Future()
+        self._readable: Future[Callable[[], list[str]]] = Future()
         self.seconds = 0.0
 
     def start(self, greps: Callable[[Callable[[], list[str]]], list[ScopeGrep]]) -> None:
         def run() -> list[ScopeGrep]:
             t = time.perf_counter()
             try:
-                return greps(self._readable.result)
+                return greps(lambda: self._readable.result()())
             finally:
                 self.seconds = time.perf_counter() - t
 
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="greps")
         self._greps = self._pool.submit(run)
 
-    def walked(self, readable: list[str]) -> None:
+    def walked(self, readable: Callable[[], list[str]]) -> None:
         if not self._readable.done():
             self._readable.set_result(readable)
 
@@ -238,8 +238,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
 def known_files(inv: Inventory) -> Known:
     """The crawl's regular files: relative path (bytes), file_id and (size, mtime_ns,
     ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``)."""
-    rows = inv.with_names(inv.frame.filter(pl.col("kind").is_in(READ_KINDS)))
-    return Known(rows.filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
+    rows = inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
+    return Known(inv.with_names(rows).filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
@@ -289,7 +289,12 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         rg_lists = {}
     full = inv.frame.join(files, on="file_id", how="left")
     ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"]
-    readable = [p for p in inv.paths_of(ok_ids) if p is not None]
+
+    def readable() -> list[str]:
+        # asked for only by a DuckDB retry (rarely): 567k paths held from here through the
+        # census and the greps were 50 MB
+        return [p for p in inv.paths_of(ok_ids) if p is not None]
+
     beside.walked(readable)
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
     fixture = profile.handmade_marker in root.resolve().parts

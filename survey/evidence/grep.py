@@ -212,7 +212,11 @@ def _keys(root: Path, files: Iterable[str], known: Known | None) -> Keys:
     """Each listed file's key (``Keys``), the crawl's by a join on its path, else a fresh
     stat of a file the crawl did not see; a file gone since it was listed is left out."""
     names = list(dict.fromkeys(files))
-    want = pl.DataFrame({"path": list(map(path_bytes, names))}, schema={"path": pl.Binary})
+    try:  # as text, then its bytes (no Python object per name), unless a name is not UTF-8
+        path = pl.Series(names, dtype=pl.String).cast(pl.Binary)
+    except (UnicodeEncodeError, pl.exceptions.PolarsError):
+        path = pl.Series(list(map(path_bytes, names)), dtype=pl.Binary)
+    want = path.alias("path").to_frame()
     got = (want.join(known.rows, on="path", how="left", maintain_order="left") if known is not None
            else want.with_columns(pl.lit(None, dtype=dt).alias(c) for c, dt in KNOWN_SCHEMA.items() if c != "path"))
     got = got.drop("path")
@@ -1464,13 +1468,13 @@ def probe_report(profile: Profile, greps: list[ScopeGrep], structural_all: dict[
 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
-               scope_files: dict[str, int], readable: list[str] | None = None, *,
+               scope_files: dict[str, int], readable: list[str] | Callable[[], list[str]] | None = None, *,
                cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
                listing: Future[list[str] | None] | None = None,
                rg_lists: dict[str, RgListing] | None = None, greps: list[ScopeGrep] | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
-    ``readable`` lists the relative paths the walk read cleanly: if DuckDB cannot read the
+    ``readable`` lists (or gives) the relative paths the walk read cleanly: if DuckDB cannot read the
     whole scope (a file unreadable, or shrinking while read), the query is run again over
     the readable files of the scope only, and the page says how many were left out.
     ``cache_dir`` is the walk's cache folder (None: no cache); the grep cache sits beside it
