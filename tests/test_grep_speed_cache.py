@@ -968,3 +968,48 @@ def test_a_duckdb_retry_after_a_failed_read_is_still_served_from_the_cache(
     files = G.in_scope(SCOPE, list(FILES))
     assert G.duckdb_grep(root, SCOPE, LITERALS, files, cache=again) == (plain, stored) and stored == len(files)
     assert again.old["duckdb"].height == 0  # let go once the grep is done
+
+
+def test_a_listing_is_keyed_by_the_crawl_where_it_saw_the_file_else_by_a_fresh_stat(tmp_path: Path) -> None:
+    """``_keys`` joins the listing on the crawl's paths (as bytes: a name that is not UTF-8
+    joins too): a file the crawl saw keeps its file_id and the stat it had then (not a new
+    one), a file made since is stat'ed now and has no file_id yet, a file gone since it was
+    listed is left out, and a name listed twice is keyed once, in the listing's order."""
+    root = tmp_path / "c"
+    odd = os.fsdecode(b"odd-\xff.jsonl")
+    plant(root, {"a.jsonl": b"{}\n", "b.jsonl": b"{}\n{}\n"})
+    with open(os.fsencode(str(root)) + b"/" + os.fsencode(odd), "wb") as fh:
+        fh.write(b"{}\n")
+    known = known_files(crawl(root, get("cursor_stream"), b"s" * 32))
+    assert sorted(known.paths()) == sorted(["a.jsonl", "b.jsonl", odd])
+    crawled = {p: row for p, row in zip(known.paths(), known.rows.drop("path").iter_rows(), strict=True)}
+    plant(root, {"a.jsonl": b"{}\n{}\n{}\n", "new.jsonl": b"{}\n"})  # a grew after the crawl
+    keys = G._keys(root, ["b.jsonl", "a.jsonl", odd, "new.jsonl", "gone.jsonl", "a.jsonl"], known)
+    assert list(keys.row) == ["b.jsonl", "a.jsonl", odd, "new.jsonl"]
+    assert list(keys.row.values()) == [0, 1, 2, 3]
+    rows = keys.frame.rows()
+    for name in ("b.jsonl", "a.jsonl", odd):
+        assert rows[keys.row[name]] == crawled[name]  # the crawl's stat, not a fresh one
+    assert rows[keys.row["a.jsonl"]][1] == 3  # its size when crawled
+    st = os.stat(root / "new.jsonl")
+    assert rows[3] == (None, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    # without the crawl, every file is stat'ed now
+    fresh = G._keys(root, ["a.jsonl", odd], None)
+    assert fresh.frame["file_id"].null_count() == 2 and fresh.size() == [9, 3]
+
+
+def test_the_inventory_gives_each_file_its_own_path_back(tmp_path: Path) -> None:
+    """The crawl's paths are bytes in a frame of their own (never a column of the written
+    inventory); ``paths_of`` gives back the name os.scandir gave, a name that is not
+    UTF-8 included, in the order asked, and None for a file_id it never made."""
+    root = tmp_path / "c"
+    plant(root, {"s/a.jsonl": b"{}\n", "s/b.jsonl": b"{}\n"})
+    with open(os.fsencode(str(root / "s")) + b"/\xfe.jsonl", "wb") as fh:
+        fh.write(b"{}\n")
+    inv = crawl(root, get("cursor_stream"), b"s" * 32)
+    assert "path" not in inv.frame.columns and inv.names.schema == {"file_id": pl.String, "path": pl.Binary}
+    ids = inv.frame["file_id"].to_list()
+    got = inv.paths_of([*reversed(ids), "f-0000000000000000"])
+    assert got[-1] is None
+    assert sorted(got[:-1]) == sorted(f"s/{e.name}" for e in os.scandir(root / "s"))  # type: ignore[type-var]
+    assert got[:-1] == inv.paths_of(pl.Series(ids[::-1]))
