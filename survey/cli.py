@@ -9,6 +9,7 @@ errors, 3 when ``--strict`` or ``--fail-on-drift`` found something.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -500,10 +501,19 @@ def locate(
     inv = do_crawl(root, p, salt, "month")
     found = dict(zip(pseudonyms, inv.paths_of(pseudonyms), strict=True))
     if json:
-        emit_json(found)
+        try:
+            emit_json(found)
+        except TypeError:  # a name that is not UTF-8 (lone surrogates): JSON's \udcXX escapes
+            import json as json_module
+
+            sys.stdout.write(json_module.dumps(found, indent=2) + "\n")
         return
-    for f, rel in found.items():  # plain write: no wrapping, no markup read into a path
-        sys.stdout.write(f"{f}  {rel if rel else '(not found under this root with this machine salt)'}\n")
+    # plain write, the name's own bytes: no wrapping, no markup read into a path
+    sys.stdout.flush()
+    for f, rel in found.items():
+        sys.stdout.buffer.write(f.encode() + b"  " + (os.fsencode(rel) if rel else
+                                b"(not found under this root with this machine salt)") + b"\n")
+    sys.stdout.buffer.flush()
 
 
 @app.command(epilog="""

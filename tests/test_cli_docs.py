@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,32 @@ def test_the_time_line_says_when_greps_ran_beside_the_walk() -> None:
     beside = time_line({"walk": 13.47, "greps": 4.05, "greps_beside_walk": 4.01, "total": 13.89})
     assert beside == "walk 13.47s · greps 4.05s (4.01s of it beside the walk) · total 13.89s"
     assert time_line({"walk": 1.0, "greps": 0.5, "total": 2.0}) == "walk 1.00s · greps 0.50s · total 2.00s"
+
+
+def test_locate_maps_a_pseudonym_back_to_its_file_on_this_machine_only(tmp_path: Path) -> None:
+    """``survey locate`` names each file_id's path from a fresh crawl with this machine's
+    salt, a name that is not UTF-8 included; a pseudonym it never made is said so."""
+    import os
+
+    from survey.corpus.crawl import crawl
+    from survey.corpus.privacy import load_salt
+    from survey.runtimes import get
+
+    root = tmp_path / "c"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "a.jsonl").write_bytes(b"{}\n")
+    with open(os.fsencode(str(root / "p")) + b"/b\xff.jsonl", "wb") as fh:
+        fh.write(b"{}\n")
+    inv = crawl(root, get("cursor_stream"), load_salt())
+    ids = dict(zip(inv.paths_of(inv.frame["file_id"]), inv.frame["file_id"], strict=True))
+    odd = os.fsdecode(b"p/b\xff.jsonl")
+    assert set(ids) == {"p/a.jsonl", odd}
+    r = CliRunner().invoke(app, ["locate", ids["p/a.jsonl"], ids[odd], "f-0000000000000000", "--root", str(root),
+                                 "-r", "cursor_stream", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == {ids["p/a.jsonl"]: "p/a.jsonl", ids[odd]: odd, "f-0000000000000000": None}
+    # plain: a line each, the name's own bytes
+    r = CliRunner().invoke(app, ["locate", ids[odd], "f-0000000000000000", "--root", str(root), "-r", "cursor_stream"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout_bytes.splitlines() == [ids[odd].encode() + b"  p/b\xff.jsonl",
+                                           b"f-0000000000000000  (not found under this root with this machine salt)"]
