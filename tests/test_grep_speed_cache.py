@@ -1013,3 +1013,23 @@ def test_the_inventory_gives_each_file_its_own_path_back(tmp_path: Path) -> None
     assert got[-1] is None
     assert sorted(got[:-1]) == sorted(f"s/{e.name}" for e in os.scandir(root / "s"))  # type: ignore[type-var]
     assert got[:-1] == inv.paths_of(pl.Series(ids[::-1]))
+
+
+@given(st.integers(1, 4).flatmap(lambda k: st.tuples(st.just(k), st.lists(st.tuples(
+    st.integers(0, 10**12), st.booleans(), st.lists(st.integers(0, 5), min_size=k, max_size=k), st.integers(1, 3)),
+    max_size=12))))
+def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, bool, list[int], int]]]) -> None:
+    """DuckDB's counts are held as columns (``PerFile``, the occurrences one flat list);
+    their sums, each file counted once or as many times as it was listed, are the sums
+    over the rows."""
+    k, rows = case
+    per = G.PerFile.empty(k)
+    for i, (size, bad, occ, _) in enumerate(rows):
+        per.add(f"f{i}", size, bad, occ if any(occ) or i % 2 else None)  # None: no piece, no match
+    for weights in (None, [w for *_, w in rows]):
+        w = weights or [1] * len(rows)
+        want = (sum(w), sum(x * s for x, (s, *_) in zip(w, rows, strict=True)),
+                sum(x for x, (_, b, *_) in zip(w, rows, strict=True) if b),
+                [sum(x for x, (*_, o, _) in zip(w, rows, strict=True) if o[j]) for j in range(k)],
+                [sum(x * o[j] for x, (*_, o, _) in zip(w, rows, strict=True)) for j in range(k)])
+        assert per.sums(weights) == want

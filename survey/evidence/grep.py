@@ -104,7 +104,48 @@ CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
 FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 KNOWN_SCHEMA = pl.Schema({"path": pl.Binary(), "file_id": pl.String(), "size": pl.Int64(), "mtime_ns": pl.Int64(),
                           "ctime_ns": pl.Int64(), "inode": pl.Int64()})
-Counts = tuple[int, bool, list[int]]  # size, not_utf8, occurrences per literal
+
+
+@dataclass
+class PerFile:
+    """DuckDB's counts of the files read, as columns (a tuple or two per file held 200 MB
+    at 567k files): each file's relative path, size and whether it is not UTF-8, and its
+    occurrences per literal, ``k`` per file in one flat list."""
+
+    k: int
+    names: list[str]
+    size: list[int]
+    bad: list[bool]
+    occ: list[int]
+
+    @classmethod
+    def empty(cls, k: int) -> PerFile:
+        return cls(k, [], [], [], [])
+
+    def add(self, name: str, size: int, bad: bool, occ: list[int] | None) -> None:
+        self.names.append(name)
+        self.size.append(size)
+        self.bad.append(bool(bad))
+        self.occ.extend(occ if occ is not None else repeat(0, self.k))
+
+    def extend(self, other: PerFile) -> None:
+        self.names += other.names
+        self.size += other.size
+        self.bad += other.bad
+        self.occ += other.occ
+
+    def sums(self, weights: list[int] | None = None) -> tuple[int, int, int, list[int], list[int]]:
+        """Files (each counted ``weights`` times, else once), bytes, files not UTF-8, then
+        per literal the files with a match and the occurrences."""
+        k = self.k
+        cols = [self.occ[j::k] for j in range(k)]
+        if weights is None:
+            return (len(self.names), sum(self.size), sum(self.bad),
+                    [len(c) - c.count(0) for c in cols], [sum(c) for c in cols])
+        return (sum(weights), sum(map(int.__mul__, weights, self.size)),
+                sum(w for w, b in zip(weights, self.bad, strict=True) if b),
+                [sum(w for w, x in zip(weights, c, strict=True) if x) for c in cols],
+                [sum(map(int.__mul__, weights, c)) for c in cols])
 
 
 def rg_binary() -> str:
@@ -362,10 +403,10 @@ class GrepCache:
             {k: self.schema[k] for k in KEY_COLUMNS})
         return names, cols
 
-    def _occ(self, occs: list) -> pl.Series:
+    def _occ(self, flat: list[int], files: int) -> pl.Series:
         """Each file's counts per literal as one ``Array`` column (one flat list, reshaped:
         a list per row made polars build a Series per file)."""
-        return pl.Series("occ", list(chain.from_iterable(occs)), dtype=pl.Int64).reshape((len(occs), self.n))
+        return pl.Series("occ", flat, dtype=pl.Int64).reshape((files, self.n))
 
     def served(self, engine: str, keys: Keys) -> Served:
         """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
@@ -387,19 +428,25 @@ class GrepCache:
             self.new[engine] = pl.concat([self.new[engine], served.rows])
         self.old[engine] = self.old[engine].clear()
 
-    def put_many(self, engine: str, keys: Keys, counts: dict[str, Any], single: bool = False) -> None:
-        """Record the counts of the files read this run (relative path -> DuckDB's
-        ``(nbytes, not_utf8, occurrences)``, or with ``single`` rg's occurrences alone), each
-        under its ``_keys`` entry, as rows of ``new`` (the files served: ``keep``)."""
-        files, cols = self._keyed(keys, counts)
+    def put_many(self, engine: str, keys: Keys, counts: PerFile | dict[str, list[int]]) -> None:
+        """Record the counts of the files read this run (DuckDB's ``PerFile``, or rg's
+        relative path -> occurrences), each under its ``_keys`` entry, as rows of ``new``
+        (the files served: ``keep``)."""
+        if isinstance(counts, PerFile):
+            per = counts
+        else:  # rg's: occurrences alone
+            per = PerFile(self.n, list(counts), [], [], list(chain.from_iterable(counts.values())))
+        names, occ, size, bad = per.names, per.occ, per.size, per.bad
+        if not all(map(keys.row.__contains__, names)):  # a file gone since listed, or never asked for
+            at = [i for i, f in enumerate(names) if f in keys.row]
+            names = [names[i] for i in at]
+            occ = list(chain.from_iterable(per.occ[i * self.n:(i + 1) * self.n] for i in at))
+            size, bad = ([size[i] for i in at], [bad[i] for i in at]) if size else (size, bad)
+        files, cols = self._keyed(keys, names)
         if not files:
             return
-        vals = [counts[f] for f in files]
-        if single:
-            more = {"nbytes": [None] * len(vals), "not_utf8": [None] * len(vals), "occ": self._occ(vals)}
-        else:
-            more = {"nbytes": [c[0] for c in vals], "not_utf8": [bool(c[1]) for c in vals],
-                    "occ": self._occ([c[2] for c in vals])}
+        none = [None] * len(files)
+        more = {"nbytes": size or none, "not_utf8": bad or none, "occ": self._occ(occ, len(files))}
         rows = cols.hstack(pl.DataFrame(more, schema={k: self.schema[k] for k in ("nbytes", "not_utf8", "occ")}))
         rows = rows.select(pl.lit(engine).alias("engine"), *rows.columns)
         if self.new[engine].height:  # recorded again (not a pipeline's way): the last counts win
@@ -850,9 +897,9 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
 
 
 def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[Span]], int],
-                   literals: list[str], sizes: dict[str, int]) -> list[tuple[str, Counts]]:
+                   literals: list[str], sizes: dict[str, int]) -> PerFile:
     """per_file of grep_literals.sql, one run per part (of spans of relative paths), that
-    many parts at once: (relative path, counts) per file read. With ``raw_exact`` literals
+    many parts at once: the counts of each file read. With ``raw_exact`` literals
     every file is read here and handed over in ``Pieces`` (the counts of a file's spans are
     added up); else a part's files of at most ``FEED_MAX_FILE`` bytes are handed over whole
     and the rest read by read_blob."""
@@ -862,9 +909,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     exact = raw_exact(literals)
     prefix = os.path.join(str(root), "")
     reader = Pieces(literals) if exact else None  # read-only once made: shared by the parts
-    # the counts of a file without a match (most files: these are negative greps), shared
-    # by them all and never changed in place (567k files: 60 MB of lists of zeros)
-    no_match = [0] * len(literals)
+    k = len(literals)
     # the patterns are the literals', whatever the files: worked out once, not per part
     # (8 ms each, 56 parts at 1 GB of cursor_stream captures)
     try:
@@ -877,23 +922,24 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     except duckdb.Error as exc:
         raise GrepReadError(type(exc).__name__) from None
 
-    def whole(cur: duckdb.DuckDBPyConnection, files: list[str]) -> list[tuple]:
+    def whole(cur: duckdb.DuckDBPyConnection, files: list[str]) -> PerFile:
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
         big = [f for f in files if sizes.get(f, 0) > FEED_MAX_FILE]
-        rows = []
+        rows = PerFile.empty(k)
         for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
             # the query is given each file's number, not its name: a name that is not
             # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
-            got = cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall()
-            rows += [(names[i], (size, bad, occ if any(occ) else no_match)) for i, size, bad, occ in got]
+            for i, size, bad, occ in cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall():
+                rows.add(names[i], size, bad, occ)
             del blobs  # before the generator reads the next batch: one batch held, not two
         if big:
             cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
-            rows += [(_relative(root, fn), (size, bad, occ)) for fn, size, bad, occ in cur.execute(sql).fetchall()]
+            for fn, size, bad, occ in cur.execute(sql).fetchall():
+                rows.add(_relative(root, fn), size, bad, occ)
         return rows
 
-    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[list, list[str], list]:
-        """The part's whole files' rows, its whole files to search again whole (not UTF-8,
+    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[PerFile, list[str], list]:
+        """The part's whole files' counts, its whole files to search again whole (not UTF-8,
         with an escape hazard), and per span of a split file: the file, [size, not UTF-8,
         occurrences (None: no piece), escape hazard]."""
         assert reader is not None
@@ -909,7 +955,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
                 a = acc[owner[i]]
                 a[0] += size
                 if a[2] is None:
-                    a[2] = occ if any(occ) else no_match
+                    a[2] = occ
                 elif any(occ):
                     a[2] = [x + y for x, y in zip(a[2], occ, strict=True)]
             owner.clear()
@@ -946,11 +992,14 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
         # other parts' queries; a span's (one part of a file) to be added up with the file's
         # other spans (kept apart: 113k files through one dict took 0.08 s more)
         entries = list(zip(files, acc, spans, strict=True))
-        rows = [(f, (a[0], a[1], a[2])) for f, a, (_, s, e) in entries if s == 0 and e < 0 and not (a[1] and a[3])]
+        rows = PerFile.empty(k)
+        for f, a, (_, s, e) in entries:
+            if s == 0 and e < 0 and not (a[1] and a[3]):
+                rows.add(f, a[0], a[1], a[2])
         hazardous = [f for f, a, (_, s, e) in entries if s == 0 and e < 0 and a[1] and a[3]]
         return rows, hazardous, [(f, a) for f, a, (_, s, e) in entries if s or e >= 0]
 
-    def run(spans: list[Span], in_pieces: bool = exact) -> Any:  # pieces(), or whole()'s rows
+    def run(spans: list[Span], in_pieces: bool = exact) -> Any:  # pieces(), or whole()'s counts
         cur = con.cursor()
         try:
             cur.execute("SET VARIABLE root = ?", [str(root)])
@@ -967,10 +1016,13 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
             results = list(pool.map(run, chunks))
     else:
         results = [run(p) for p in chunks]
+    out = PerFile.empty(k)
     if not exact:
-        # (relative path, (size, not UTF-8, occurrences)): DuckDB's values are Python's already
-        return [row for rows in results for row in rows]
-    out: list[tuple[str, Counts]] = [row for rows, _, _ in results for row in rows]
+        for rows in results:
+            out.extend(rows)
+        return out
+    for rows, _, _ in results:
+        out.extend(rows)
     hazardous: list[Span] = [(f, 0, -1) for _, fs, _ in results for f in fs]  # searched again, whole (below)
     spanned: dict[str, list[Any]] = {}  # a file's spans added up
     for _, _, partial in results:
@@ -985,10 +1037,12 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
         if m[1] and m[3]:
             hazardous.append((f, 0, -1))
         else:
-            out.append((f, (m[0], m[1], m[2])))
+            out.add(f, m[0], m[1], m[2])
     # not UTF-8, and a place where the escaped text could match where the bytes do not:
     # searched again, whole, as the read_blob query searches it
-    return out + run(hazardous, in_pieces=False) if hazardous else out
+    if hazardous:
+        out.extend(run(hazardous, in_pieces=False))
+    return out
 
 
 def _per_literal(occs: list, k: int) -> tuple[list[int], list[int]]:
@@ -1034,25 +1088,24 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             todo = list(keys.row)
             sizes = dict(zip(todo, keys.size(), strict=True))
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
-        counts: dict[str, Counts] = dict(fresh)
+        del sizes
         # a file read under a name it was not asked by (never expected) still counts, once
-        listed += [f for f, _ in fresh if f not in keys.row]
+        listed += [f for f in fresh.names if f not in keys.row]
     finally:
         con.close()
     if cache:
-        cache.put_many("duckdb", keys, counts)
+        cache.put_many("duckdb", keys, fresh)
         cache.keep("duckdb", served)
     out = _zeros(literals)
     # sums over every file read, per literal, a file listed twice counted twice (read_blob
     # reads it twice): the files read now here, the files served from the cache in one
     # query over their rows
-    read = [c for c in map(counts.get, listed) if c is not None]
-    n, nbytes, not_utf8 = len(read), sum(c[0] for c in read), sum(c[1] for c in read)
-    matched, occurrences = _per_literal([c[2] for c in read], len(literals))
+    listed_times = Counter(listed) if len(listed) != len(keys.row) else None  # some file listed twice
+    n, nbytes, not_utf8, matched, occurrences = fresh.sums(
+        [listed_times[f] for f in fresh.names] if listed_times is not None else None)
     if served is not None and served.names:
         times = None
-        if len(listed) != len(keys.row):  # some file listed twice
-            listed_times = Counter(listed)
+        if listed_times is not None:
             times = [listed_times[f] for f in served.names]
         sn, sb, su, sm, so = served.figures(literals, times)
         n, nbytes, not_utf8 = n + sn, nbytes + sb, not_utf8 + su
@@ -1293,7 +1346,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
         if not errors and keys is not None:
-            cache.put_many("rg", keys, fresh, single=True)
+            cache.put_many("rg", keys, fresh)
         cache.keep("rg", served)
     # the files read with a match (a file without one shares ``zeros``), then the cache's
     files_matched, occurrences = _per_literal([occ for occ in fresh.values() if occ is not zeros], len(literals))
