@@ -235,10 +235,11 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
             rl.close()
 
 
-def known_files(inv: Inventory) -> Known:
+def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
     """The crawl's regular files: relative path (bytes), file_id and (size, mtime_ns,
-    ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``)."""
-    rows = inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
+    ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``); from
+    ``frame`` (the inventory with more columns) if given, else the crawl's own."""
+    rows = (inv.frame if frame is None else frame).filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
     return Known(inv.with_names(rows).filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
 
 
@@ -334,6 +335,11 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
         problems = problem_counts(inv.frame, files, frames, profile.expected_statuses)
         examples = problem_examples(inv.frame, files, frames, expected=profile.expected_statuses)
+        # the crawl's frame and the walk's file table live on in ``full``: let them go
+        # before the census (567k files: about 100 MB held through it and the greps)
+        inv.frame = inv.frame.clear()
+        scans.clear()
+        del files
         walked = full.filter(pl.col("sampled"))
         manifest = {
             "tool": "survey",
@@ -371,9 +377,9 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         def grep_known() -> Known:
             # made when the greps start, not before the census: at 567k files the dict is
             # 200 MB, which the census's peak need not carry
-            k = known if known is not None else known_files(inv)
+            k = known if known is not None else known_files(inv, full)
             if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
-                gone = files.filter(pl.col("read_status") == "vanished")["file_id"]
+                gone = full.filter(pl.col("read_status") == "vanished")["file_id"]
                 k = Known(k.rows.filter(~pl.col("file_id").is_in(gone.implode())))
             return k
 
