@@ -95,8 +95,11 @@ FEED_MAX_FILE = 4 << 20
 # bytes handed over per query (each query costs ~1.5 ms to plan: 5 GB in batches of 4 MB
 # spent 2-3 s on that). The blobs are held here and in DuckDB at once; handed over whole, a
 # file that is not UTF-8 becomes escaped text four times its size, so one that is not ASCII
-# counts 4x (SQLite stores: 16 MB of them per query took 100 MB of cursor_chats to 806 MB)
-FEED_BATCH_BYTES = 16 << 20
+# counts 4x (SQLite stores: 16 MB of them per query took 100 MB of cursor_chats to 806 MB).
+# Two parts at once hold about three copies of their batch each: at 16 MB the greps of 567k
+# cursor_stream files peaked 100 MB higher than at 8 MB, in the same time (1 GB of them,
+# alternating: 5.9-6.8 s against 6.0-6.7 s)
+FEED_BATCH_BYTES = 8 << 20
 FILES_CTE = "WITH files AS ("
 RG_ARGV_BYTES = 96 << 10  # explicit paths per rg call (well under ARG_MAX)
 CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
