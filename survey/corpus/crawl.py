@@ -44,6 +44,15 @@ def path_bytes(rel: str) -> bytes:
     return rel.encode(*_FS)
 
 
+def binary_paths(rels: list[str]) -> pl.Series:
+    """``path_bytes`` of each path as one Binary column: through a polars string where every
+    name is UTF-8 (no Python object per name), else name by name."""
+    try:
+        return pl.Series(rels, dtype=pl.String).cast(pl.Binary)
+    except (UnicodeEncodeError, pl.exceptions.PolarsError):
+        return pl.Series(list(map(path_bytes, rels)), dtype=pl.Binary)
+
+
 def path_text(raw: bytes) -> str:
     """Bytes of ``path_bytes`` as the path os.scandir gave (``os.fsdecode``)."""
     return raw.decode(*_FS)
@@ -159,7 +168,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
         raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
                        if sess is not None and parent is not None)
-        names.append(pl.DataFrame({"file_id": fids, "path": list(map(path_bytes, rels))}, schema=NAMES_SCHEMA))
+        names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
         c_fid.extend(fids)
         c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
         c_parent[:] = [ids[r] if r is not None else None for r in c_parent]

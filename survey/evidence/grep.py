@@ -73,7 +73,7 @@ import polars as pl
 
 from survey.census.collect import ref_numbers
 from survey.census.sql import rel
-from survey.corpus.crawl import path_bytes, path_text
+from survey.corpus.crawl import binary_paths, path_bytes, path_text
 from survey.corpus.privacy import pseudonym
 from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
@@ -256,11 +256,7 @@ def _keys(root: Path, files: Iterable[str], known: Known | None) -> Keys:
     """Each listed file's key (``Keys``), the crawl's by a join on its path, else a fresh
     stat of a file the crawl did not see; a file gone since it was listed is left out."""
     names = list(dict.fromkeys(files))
-    try:  # as text, then its bytes (no Python object per name), unless a name is not UTF-8
-        path = pl.Series(names, dtype=pl.String).cast(pl.Binary)
-    except (UnicodeEncodeError, pl.exceptions.PolarsError):
-        path = pl.Series(list(map(path_bytes, names)), dtype=pl.Binary)
-    want = path.alias("path").to_frame()
+    want = binary_paths(names).alias("path").to_frame()
     got = (want.join(known.rows, on="path", how="left", maintain_order="left") if known is not None
            else want.with_columns(pl.lit(None, dtype=dt).alias(c) for c, dt in KNOWN_SCHEMA.items() if c != "path"))
     got = got.drop("path")
