@@ -293,7 +293,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
     def readable() -> list[str]:
         # asked for only by a DuckDB retry (rarely): 567k paths held from here through the
-        # census and the greps were 50 MB
+        # census and the greps were about 50 MB
         return [p for p in inv.paths_of(ok_ids) if p is not None]
 
     beside.walked(readable)
