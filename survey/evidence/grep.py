@@ -113,7 +113,8 @@ KNOWN_SCHEMA = pl.Schema({"path": pl.Binary(), "file_id": pl.String(), "size": p
 class PerFile:
     """DuckDB's counts of the files read, as columns (a tuple or two per file held 200 MB
     at 567k files): each file's relative path, size and whether it is not UTF-8, and its
-    occurrences per literal, ``k`` per file in one flat list."""
+    occurrences per literal, ``k`` per file in one flat list. rg's counts are occurrences
+    alone (``size`` and ``bad`` empty)."""
 
     k: int
     names: list[str]
@@ -124,6 +125,11 @@ class PerFile:
     @classmethod
     def empty(cls, k: int) -> PerFile:
         return cls(k, [], [], [], [])
+
+    @classmethod
+    def occurrences(cls, k: int, counts: dict[str, list[int]]) -> PerFile:
+        """rg's counts: relative path -> occurrences per literal."""
+        return cls(k, list(counts), [], [], list(chain.from_iterable(counts.values())))
 
     def add(self, name: str, size: int, bad: bool, occ: list[int] | None) -> None:
         self.names.append(name)
@@ -385,14 +391,13 @@ class GrepCache:
             f = self._fids[relpath] = pseudonym(self.salt, relpath, "f")
         return f
 
-    def _keyed(self, keys: Keys, files: Iterable[str] | None = None) -> tuple[list[str], pl.DataFrame]:
-        """The files of ``files`` (else all of ``keys``) still there (in ``keys``), and
-        their key columns (``KEY_COLUMNS``), picked from ``keys`` by row: no Python object
-        per file and column."""
-        if files is None:
+    def _keyed(self, keys: Keys, names: list[str] | None = None) -> tuple[list[str], pl.DataFrame]:
+        """The files ``names`` (each in ``keys``; else all of ``keys``) and their key
+        columns (``KEY_COLUMNS``), picked from ``keys`` by row: no Python object per file
+        and column."""
+        if names is None:
             names, rows = list(keys.row), keys.frame
         else:
-            names = [f for f in files if f in keys.row]
             rows = keys.frame[pl.Series(list(map(keys.row.__getitem__, names)), dtype=pl.UInt32)]
         fids = rows["file_id"]
         if fids.null_count():  # a file the crawl did not see: named here
@@ -428,23 +433,18 @@ class GrepCache:
             self.new[engine] = pl.concat([self.new[engine], served.rows])
         self.old[engine] = self.old[engine].clear()
 
-    def put_many(self, engine: str, keys: Keys, counts: PerFile | dict[str, list[int]]) -> None:
-        """Record the counts of the files read this run (DuckDB's ``PerFile``, or rg's
-        relative path -> occurrences), each under its ``_keys`` entry, as rows of ``new``
-        (the files served: ``keep``)."""
-        if isinstance(counts, PerFile):
-            per = counts
-        else:  # rg's: occurrences alone
-            per = PerFile(self.n, list(counts), [], [], list(chain.from_iterable(counts.values())))
+    def put_many(self, engine: str, keys: Keys, per: PerFile) -> None:
+        """Record the counts of the files read this run, each under its ``_keys`` entry, as
+        rows of ``new`` (the files served: ``keep``)."""
         names, occ, size, bad = per.names, per.occ, per.size, per.bad
         if not all(map(keys.row.__contains__, names)):  # a file gone since listed, or never asked for
             at = [i for i, f in enumerate(names) if f in keys.row]
             names = [names[i] for i in at]
             occ = list(chain.from_iterable(per.occ[i * self.n:(i + 1) * self.n] for i in at))
             size, bad = ([size[i] for i in at], [bad[i] for i in at]) if size else (size, bad)
-        files, cols = self._keyed(keys, names)
-        if not files:
+        if not names:
             return
+        files, cols = self._keyed(keys, names)
         none = [None] * len(files)
         more = {"nbytes": size or none, "not_utf8": bad or none, "occ": self._occ(occ, len(files))}
         rows = cols.hstack(pl.DataFrame(more, schema={k: self.schema[k] for k in ("nbytes", "not_utf8", "occ")}))
@@ -1045,13 +1045,6 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
     return out
 
 
-def _per_literal(occs: list, k: int) -> tuple[list[int], list[int]]:
-    """Per literal, over files' counts (one sequence of ``k`` per file): the files with a
-    match, and the occurrences (columns by zip: no Python loop per cell)."""
-    cols = list(zip(*occs, strict=True)) if occs else [()] * k
-    return [len(col) - col.count(0) for col in cols], [sum(col) for col in cols]
-
-
 def _plus(a: list[int], b: list[int]) -> list[int]:
     return [x + y for x, y in zip(a, b, strict=True)]
 
@@ -1080,13 +1073,10 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         listed = [f for f in listed if f in keys.row]  # gone since listed: not in the scope
         served = cache.served("duckdb", keys) if cache else None
         hit = dict.fromkeys(served.names if served else ())
-        if hit:  # the files to read, and their sizes
-            todo = [f for f in keys.row if f not in hit]
-            sizes = dict(zip(todo, keys.size(pl.Series(list(map(keys.row.__getitem__, todo)), dtype=pl.UInt32)),
-                             strict=True))
-        else:
-            todo = list(keys.row)
-            sizes = dict(zip(todo, keys.size(), strict=True))
+        # the files to read, and their sizes
+        todo = [f for f in keys.row if f not in hit] if hit else list(keys.row)
+        at = pl.Series(list(map(keys.row.__getitem__, todo)), dtype=pl.UInt32) if hit else None
+        sizes = dict(zip(todo, keys.size(at), strict=True))
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
         del sizes
         # a file read under a name it was not asked by (never expected) still counts, once
@@ -1342,14 +1332,15 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         count(again)
         runs += again
     errors = sum(e for _o, _c, e in runs)
+    read = PerFile.occurrences(len(literals), fresh)
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
         if not errors and keys is not None:
-            cache.put_many("rg", keys, fresh)
+            cache.put_many("rg", keys, read)
         cache.keep("rg", served)
-    # the files read with a match (a file without one shares ``zeros``), then the cache's
-    files_matched, occurrences = _per_literal([occ for occ in fresh.values() if occ is not zeros], len(literals))
+    # the files read, then the cache's
+    _n, _b, _u, files_matched, occurrences = read.sums()
     if served is not None:
         _n, _b, _u, sm, so = served.figures(literals)
         files_matched, occurrences = _plus(files_matched, sm), _plus(occurrences, so)
