@@ -14,6 +14,7 @@ gives what running them one by one gives.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -61,6 +62,76 @@ PLAIN = {
 FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
 GROUP BY ALL
 ORDER BY rclass, path, occurrences DESC, jtype, keyset;
+""",
+    "census/queries/constant_fields.sql": r"""SELECT
+    path,
+    any_value(value)         AS value,
+    sum(count)               AS occurrences,
+    count(DISTINCT file_id)  AS files
+FROM read_parquet(getvariable('snap') || '/walk/values.parquet')
+GROUP BY path
+HAVING count(DISTINCT coalesce(withheld_id, value)) = 1
+   AND count(DISTINCT file_id) >= 2
+   AND any_value(value) <> '<withheld>'
+ORDER BY files DESC, path;
+""",
+    "census/queries/frame_flags.sql": r"""SELECT
+    count(*) FILTER (WHERE flags & 1 = 1)  AS bom_frames,
+    count(*) FILTER (WHERE flags & 2 = 2)  AS crlf_frames,
+    count(*) FILTER (WHERE flags & 4 = 4)  AS nul_frames,
+    count(DISTINCT file_id) FILTER (WHERE flags & 2 = 2) AS crlf_files
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet');
+""",
+    "census/queries/frame_status.sql": r"""SELECT
+    frame_status,
+    count(*)                 AS frames,
+    count(DISTINCT file_id)  AS files,
+    sum(nbytes)              AS bytes
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+GROUP BY frame_status
+ORDER BY frames DESC, frame_status;
+""",
+    "census/queries/record_classes.sql": r"""SELECT
+    rclass,
+    keyset,
+    count(*)                 AS records,
+    count(DISTINCT file_id)  AS files
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+WHERE frame_status = 'ok'
+GROUP BY ALL
+ORDER BY records DESC, rclass, keyset;
+""",
+    "census/queries/value_maps.sql": r"""SELECT
+    path,
+    value,
+    sum(count)                   AS occurrences,
+    count(DISTINCT file_id)      AS files,
+    count(DISTINCT withheld_id)  AS distinct_withheld
+FROM read_parquet(getvariable('snap') || '/walk/values.parquet')
+GROUP BY path, value
+ORDER BY path, occurrences DESC, value;
+""",
+    "runtimes/cursor_stream/queries/families.sql": r"""SELECT rclass AS family, count(*) AS events, count(DISTINCT file_id) AS captures
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+WHERE frame_status = 'ok'
+GROUP BY rclass
+ORDER BY events DESC, family;
+""",
+    "runtimes/cursor_stream/queries/family_keysets.sql": r"""SELECT rclass AS family, keyset, count(*) AS events, count(DISTINCT file_id) AS captures
+FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+WHERE frame_status = 'ok'
+GROUP BY ALL
+ORDER BY family, events DESC, keyset;
+""",
+    "runtimes/cursor_stream/queries/tool_call_variants.sql": r"""SELECT
+    rclass                                   AS family,
+    keyset                                   AS variant,
+    sum(count)                               AS events,
+    count(DISTINCT file_id)                  AS captures
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+WHERE path = '$.tool_call' AND jtype = 'object'
+GROUP BY ALL
+ORDER BY family, events DESC, variant;
 """,
     "census/queries/silent_caps.sql": r"""WITH per_file AS (
     SELECT path, file_id, max(max_len) AS file_max
@@ -358,15 +429,17 @@ CLI_VERSIONS = [None, "0.9.1", "0.140.0", "0.140.2"]
 RCLASSES = ["assistant", "user", "session_meta", "response_item/function_call", "tool_call/completed", "compacted"]
 SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout", "rollout_unnamed", "capture", "state",
             "other"]
-PATHS = ["$", "$.message", "$.payload", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
+PATHS = ["$", "$.message", "$.payload", "$.tool_call", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
          "$.tool_call.a.b.result", "$.message.content"]
 KEYSETS = ["", "a,b", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
+VALUES = ["a", "b", "<withheld>"]  # a withheld value carries a withheld id, a shown one none
+WITHHELD = [f"w-{i:016x}" for i in range(4)]
 
 
 def make_snapshot(base: Path, seed: int) -> Path:
     rnd = random.Random(seed)
     files = [f"f-{i:016x}" for i in range(rnd.randint(1, 12))]
-    inv, frames, blocks, nodes, links, numbers = [], [], [], [], [], []
+    inv, frames, blocks, nodes, links, numbers, values = [], [], [], [], [], [], []
     for fid in files:
         inv.append({"file_id": fid, "surface": rnd.choice(SURFACES), "kind": rnd.choice(["jsonl", "jsonl", "json"]),
                     "sampled": rnd.random() < 0.85, "size": rnd.randint(0, 99), "problem": None,
@@ -379,7 +452,7 @@ def make_snapshot(base: Path, seed: int) -> Path:
             ok = rnd.random() < 0.85
             rclass = rnd.choice(RCLASSES)
             frames.append({"file_id": fid, "line_no": line, "frame_status": "ok" if ok else rnd.choice(["malformed", "blank"]),
-                           "nbytes": rnd.randint(0, 9), "flags": 0, "rclass": rclass, "keyset": rnd.choice(KEYSETS),
+                           "nbytes": rnd.randint(0, 9), "flags": rnd.choice([0, 0, 0, 1, 2, 6]), "rclass": rclass, "keyset": rnd.choice(KEYSETS),
                            "role": rnd.choice(["assistant", "assistant", "assistant", "user", None]),
                            "type": None, "status": None,
                            "version": rnd.choice(VERSIONS), "cli_version": rnd.choice(CLI_VERSIONS)})
@@ -400,6 +473,10 @@ def make_snapshot(base: Path, seed: int) -> Path:
         for rc, path, jt, ks in sorted(keys):  # one row per file and key, as the walk writes them
             nodes.append({"file_id": fid, "rclass": rc, "path": path, "jtype": jt, "keyset": ks,
                           "count": rnd.randint(1, 5), "max_len": rnd.choice([None, 0, 999, 1000, 1500, 1500])})
+        vals = {(p, v, rnd.choice(WITHHELD) if v == "<withheld>" else None)
+                for p, v in ((rnd.choice(PATHS[:4]), rnd.choice(VALUES)) for _ in range(rnd.randint(0, 8)))}
+        for path, v, wid in sorted(vals, key=str):  # one row per file and (path, value, withheld id), as the walk writes them
+            values.append({"file_id": fid, "path": path, "value": v, "withheld_id": wid, "count": rnd.randint(1, 3)})
     snap = base / f"snap-{seed}"
     (snap / "walk").mkdir(parents=True)
     schemas = {
@@ -412,8 +489,10 @@ def make_snapshot(base: Path, seed: int) -> Path:
                   "keyset": pl.String, "count": pl.Int64, "max_len": pl.Int64},
         "links": {"file_id": pl.String, "line_no": pl.Int64, "kind": pl.String, "ref": pl.String},  # ref: below
         "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
+        "values": {"file_id": pl.String, "path": pl.String, "value": pl.String, "withheld_id": pl.String,
+                   "count": pl.Int64},
     }
-    rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers}
+    rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers, "values": values}
     for name, schema in schemas.items():
         df = pl.DataFrame(rows[name], schema=schema)
         if name in KEYED:  # the file's id as a number, as the walk writes it
@@ -467,6 +546,53 @@ def test_nodes_hold_one_row_per_file_and_key(cursor_survey) -> None:
         "SELECT count(*), count(DISTINCT (file_id, rclass, path, jtype, keyset)) FROM read_parquet(?)",
         [str(snap / "walk" / "nodes.parquet")]).fetchall()[0]
     assert n == distinct > 0
+
+
+@pytest.mark.parametrize("mode", ["reviewed", "discover"])
+def test_values_hold_one_row_per_file_and_value(tmp_path: Path, mode: str) -> None:
+    """What value_maps.sql and constant_fields.sql count files with: no two values rows share a
+    file, path, value and withheld id, and only a withheld value has an id; in discover mode
+    too, where rare keys collapse paths together (they are summed again)."""
+    from survey.pipeline import run_survey
+    from survey.synth.claude_code import generate
+
+    generate(tmp_path / "projects", seed=5, sessions=6)
+    res = run_survey(get("claude_code"), tmp_path / "projects", snapshots=tmp_path / "s", reports=None, mode=mode)
+    manifest = json.loads((Path(res.snapshot) / "manifest.json").read_text())
+    assert (manifest["privacy"]["rare_keys_collapsed"] > 0) == (mode == "discover")
+    n, distinct, odd, withheld = duckdb.connect().execute(
+        "SELECT count(*), count(DISTINCT (file_id, path, value, withheld_id)),"
+        " count(*) FILTER (WHERE (withheld_id IS NOT NULL) <> (value = '<withheld>')),"
+        " count(*) FILTER (WHERE withheld_id IS NOT NULL) FROM read_parquet(?)",
+        [str(Path(res.snapshot) / "walk" / "values.parquet")]).fetchall()[0]
+    assert n == distinct > 0 and odd == 0
+    assert withheld > 0  # the generator's unreviewed values were withheld
+
+
+def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> None:
+    """Two paths of one file that differ only in rare keys become one path: their rows are
+    summed into one, in nodes and in values, so counting rows still counts files."""
+    from survey.census.rarekeys import collapse
+    from survey.corpus.privacy import RARE_KEY
+
+    nodes = pl.DataFrame({"file_id": ["f1", "f1", "f2", "f3", "f1", "f2", "f3"],
+                          "rclass": ["r"] * 7, "path": ["$.a.x1", "$.a.x2", "$.a", "$.a", "$.a", "$.b", "$.b"],
+                          "jtype": ["string"] * 7, "keyset": [""] * 7, "count": [1, 2, 1, 1, 1, 1, 1],
+                          "max_len": [3, 5, 1, 1, 1, 1, 1]})
+    values = pl.DataFrame({"file_id": ["f1", "f1", "f2"], "path": ["$.a.x1", "$.a.x2", "$.a.x1"],
+                           "value": ["v", "v", "v"], "withheld_id": [None, None, None], "count": [1, 2, 4]},
+                          schema={"file_id": pl.String, "path": pl.String, "value": pl.String,
+                                  "withheld_id": pl.String, "count": pl.Int64})
+    frames = pl.DataFrame({"keyset": ["a"]})
+    blocks = pl.DataFrame({"keyset": ["a"], "input_keyset": ["a"]})
+    out, rare = collapse({"nodes": nodes, "values": values, "frames": frames, "blocks": blocks}, 3)
+    assert rare == 3  # x1 and x2 (one file each), b (two files)
+    got = out["values"].sort("file_id").rows()
+    assert got == [("f1", f"$.a.{RARE_KEY}", "v", None, 3), ("f2", f"$.a.{RARE_KEY}", "v", None, 4)]
+    n = out["nodes"]
+    assert n.height == n.select("file_id", "rclass", "path", "jtype", "keyset").n_unique()
+    assert n.filter(pl.col("file_id") == "f1", pl.col("path") == f"$.a.{RARE_KEY}").rows() == [
+        ("f1", "r", f"$.a.{RARE_KEY}", "string", "", 3, 5)]
 
 
 def test_blocks_are_numbered_from_zero_in_each_record(cursor_survey) -> None:

@@ -64,8 +64,12 @@ def collapse(tables: dict[str, pl.DataFrame], min_files: int) -> tuple[dict[str,
         df = out[name]
         mapping = {u: fix_path(u) for u in df.lazy().select(pl.col("path").unique()).collect()["path"].to_list()}
         df = df.with_columns(pl.col("path").replace(mapping))
-        if name == "nodes":  # paths that collapsed together are summed again
+        # paths that collapsed together are summed again: both tables keep one row per file
+        # and key, which the census counts files by (keyset_census.sql, value_maps.sql)
+        if name == "nodes":
             df = df.group_by(["file_id", "rclass", "path", "jtype", "keyset"]).agg(
                 pl.col("count").sum(), pl.col("max_len").max())
+        else:
+            df = df.group_by(["file_id", "path", "value", "withheld_id"]).agg(pl.col("count").sum())
         out[name] = df
     return out, len(rare)
