@@ -111,6 +111,42 @@ FROM read_parquet(getvariable('snap') || '/walk/values.parquet')
 GROUP BY path, value
 ORDER BY path, occurrences DESC, value;
 """,
+    "runtimes/cursor_stream/queries/call_id_newlines.sql": r"""WITH f AS (
+    SELECT file_id, line_no, rclass, keyset FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
+    WHERE frame_status = 'ok' AND rclass LIKE 'tool_call%'
+), m AS (
+    SELECT file_id, line_no, sum(count) AS n FROM read_parquet(getvariable('snap') || '/walk/markers.parquet')
+    WHERE name = 'call_id_newline' GROUP BY ALL
+)
+SELECT
+    f.rclass                                                                   AS family,
+    count(*)                                                                   AS events,
+    count(*) FILTER (WHERE list_contains(string_split(f.keyset, ','), 'call_id')) AS with_call_id,
+    count(m.n)                                                                 AS call_id_with_newline
+FROM f LEFT JOIN m USING (file_id, line_no)
+GROUP BY f.rclass
+ORDER BY family;
+""",
+    "runtimes/cursor_stream/queries/capture_endings.sql": r"""WITH caps AS (
+    SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
+    WHERE surface = 'capture' AND sampled
+), per AS (
+    SELECT
+        c.file_id,
+        arg_max(f.rclass, f.line_no) FILTER (WHERE f.frame_status = 'ok')   AS last_event,
+        count(f.line_no) FILTER (WHERE f.frame_status = 'ok')               AS events,
+        bool_or(f.frame_status = 'partial')                                 AS cut_off
+    FROM caps AS c LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id)
+    GROUP BY c.file_id
+)
+SELECT
+    coalesce(last_event, '<no JSON event>')   AS last_event,
+    coalesce(cut_off, false)                  AS cut_off,
+    count(*)                                  AS captures
+FROM per
+GROUP BY ALL
+ORDER BY captures DESC, last_event;
+""",
     "runtimes/cursor_stream/queries/families.sql": r"""SELECT rclass AS family, count(*) AS events, count(DISTINCT file_id) AS captures
 FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')
 WHERE frame_status = 'ok'
@@ -431,7 +467,7 @@ SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout
             "other"]
 PATHS = ["$", "$.message", "$.payload", "$.tool_call", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
          "$.tool_call.a.b.result", "$.message.content"]
-KEYSETS = ["", "a,b", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
+KEYSETS = ["", "a,b", "call_id,timestamp_ms", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
 VALUES = ["a", "b", "<withheld>"]  # a withheld value carries a withheld id, a shown one none
 WITHHELD = [f"w-{i:016x}" for i in range(4)]
 
@@ -439,7 +475,7 @@ WITHHELD = [f"w-{i:016x}" for i in range(4)]
 def make_snapshot(base: Path, seed: int) -> Path:
     rnd = random.Random(seed)
     files = [f"f-{i:016x}" for i in range(rnd.randint(1, 12))]
-    inv, frames, blocks, nodes, links, numbers, values = [], [], [], [], [], [], []
+    inv, frames, blocks, nodes, links, numbers, values, markers = [], [], [], [], [], [], [], []
     for fid in files:
         inv.append({"file_id": fid, "surface": rnd.choice(SURFACES), "kind": rnd.choice(["jsonl", "jsonl", "json"]),
                     "sampled": rnd.random() < 0.85, "size": rnd.randint(0, 99), "problem": None,
@@ -451,7 +487,7 @@ def make_snapshot(base: Path, seed: int) -> Path:
             line += rnd.choice([1, 1, 1, 2])  # gaps in line numbers too
             ok = rnd.random() < 0.85
             rclass = rnd.choice(RCLASSES)
-            frames.append({"file_id": fid, "line_no": line, "frame_status": "ok" if ok else rnd.choice(["malformed", "blank"]),
+            frames.append({"file_id": fid, "line_no": line, "frame_status": "ok" if ok else rnd.choice(["malformed", "blank", "partial"]),
                            "nbytes": rnd.randint(0, 9), "flags": rnd.choice([0, 0, 0, 1, 2, 6]), "rclass": rclass, "keyset": rnd.choice(KEYSETS),
                            "role": rnd.choice(["assistant", "assistant", "assistant", "user", None]),
                            "type": None, "status": None,
@@ -466,6 +502,9 @@ def make_snapshot(base: Path, seed: int) -> Path:
             for kind in ("uuid", "parent_uuid", "new_thread", "agent_thread", "tool_use", "tool_result", "tool_result"):
                 if rnd.random() < 0.25:  # repeats, and now and then no id at all
                     links.append({"file_id": fid, "line_no": line, "kind": kind, "ref": rnd.choice([None, *REFS])})
+            for _ in range(rnd.choice([0, 0, 0, 1, 2])):  # now and then two on one record
+                markers.append({"file_id": fid, "line_no": line, "name": rnd.choice(["call_id_newline", "other"]),
+                                "count": rnd.randint(1, 2)})
             if rclass == "session_meta" and rnd.random() < 0.5:
                 numbers.append({"file_id": fid, "line_no": line, "name": "history_start", "value": float(rnd.randint(0, 5))})
         keys = {(rnd.choice(RCLASSES), rnd.choice(PATHS), rnd.choice(["object", "string", "array"]), rnd.choice(KEYSETS))
@@ -491,8 +530,10 @@ def make_snapshot(base: Path, seed: int) -> Path:
         "numbers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
         "values": {"file_id": pl.String, "path": pl.String, "value": pl.String, "withheld_id": pl.String,
                    "count": pl.Int64},
+        "markers": {"file_id": pl.String, "line_no": pl.Int64, "name": pl.String, "count": pl.Int64},
     }
-    rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers, "values": values}
+    rows = {"frames": frames, "blocks": blocks, "nodes": nodes, "links": links, "numbers": numbers, "values": values,
+            "markers": markers}
     for name, schema in schemas.items():
         df = pl.DataFrame(rows[name], schema=schema)
         if name in KEYED:  # the file's id as a number, as the walk writes it
@@ -557,7 +598,8 @@ def test_values_hold_one_row_per_file_and_value(tmp_path: Path, mode: str) -> No
     from survey.synth.claude_code import generate
 
     generate(tmp_path / "projects", seed=5, sessions=6)
-    res = run_survey(get("claude_code"), tmp_path / "projects", snapshots=tmp_path / "s", reports=None, mode=mode)
+    res = run_survey(get("claude_code"), tmp_path / "projects", snapshots=tmp_path / "s", reports=tmp_path / "r",
+                     mode=mode)
     manifest = json.loads((Path(res.snapshot) / "manifest.json").read_text())
     assert (manifest["privacy"]["rare_keys_collapsed"] > 0) == (mode == "discover")
     n, distinct, odd, withheld = duckdb.connect().execute(
