@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 
 from survey.census import sql
-from survey.census.collect import KEYED, ref_numbers
+from survey.census.collect import KEYED, frame_counts, ref_numbers
 from survey.corpus.privacy import file_key
 from survey.runtimes import get
 
@@ -541,6 +541,8 @@ def make_snapshot(base: Path, seed: int) -> Path:
         if "ref" in df.columns:  # ids as their 64 bits, as the walk writes them
             df = df.with_columns(ref_numbers(df["ref"]))
         df.write_parquet(snap / "walk" / f"{name}.parquet")
+    # the frames' per-file counts, as the walk derives them from each part of frames
+    frame_counts(pl.read_parquet(snap / "walk" / "frames.parquet")).write_parquet(snap / "walk" / "frame_counts.parquet")
     pl.DataFrame(inv).write_parquet(snap / "inventory", partition_by="stratum")
     return snap
 
@@ -611,9 +613,26 @@ def test_values_hold_one_row_per_file_and_value(tmp_path: Path, mode: str) -> No
     assert withheld > 0  # the generator's unreviewed values were withheld
 
 
+def test_frame_counts_are_the_frames_counted_per_file_and_key(cursor_survey, claude_snap: Path) -> None:
+    """What record_classes.sql and the other frame counts read: the walk's frame_counts hold,
+    per file and (status, class, key set), exactly what counting the frames gives, one row each."""
+    for snap in (cursor_survey[2], claude_snap):
+        con = duckdb.connect()
+        con.execute("SET VARIABLE snap = ?", [str(snap)])
+        want = con.execute(
+            "SELECT file_id, file_key, frame_status, rclass, keyset, count(*), sum(nbytes),"
+            " count(*) FILTER (WHERE flags & 1 = 1), count(*) FILTER (WHERE flags & 2 = 2),"
+            " count(*) FILTER (WHERE flags & 4 = 4)"
+            " FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') GROUP BY ALL ORDER BY ALL").fetchall()
+        got = con.execute("SELECT * FROM read_parquet(getvariable('snap') || '/walk/frame_counts.parquet')"
+                          " ORDER BY ALL").fetchall()
+        assert got == want and len(want) > 1
+        assert any(r[6] > 1 for r in got)  # files with several records of one class and key set
+
+
 def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> None:
-    """Two paths of one file that differ only in rare keys become one path: their rows are
-    summed into one, in nodes and in values, so counting rows still counts files."""
+    """Two paths (or key sets) of one file that differ only in rare keys become one: their rows
+    are summed into one, in nodes, values and frame_counts, so counting rows still counts files."""
     from survey.census.rarekeys import collapse
     from survey.corpus.privacy import RARE_KEY
 
@@ -627,10 +646,15 @@ def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> 
                                   "withheld_id": pl.String, "count": pl.Int64})
     frames = pl.DataFrame({"keyset": ["a"]})
     blocks = pl.DataFrame({"keyset": ["a"], "input_keyset": ["a"]})
-    out, rare = collapse({"nodes": nodes, "values": values, "frames": frames, "blocks": blocks}, 3)
+    counts = pl.DataFrame({"file_id": ["f1", "f1"], "file_key": [1, 1], "frame_status": ["ok", "ok"],
+                           "rclass": ["r", "r"], "keyset": ["a,x1", "a,x2"], "records": [2, 3], "bytes": [20, 30],
+                           "bom": [0, 1], "crlf": [0, 0], "nul": [1, 0]})
+    out, rare = collapse({"nodes": nodes, "values": values, "frames": frames, "blocks": blocks,
+                          "frame_counts": counts}, 3)
     assert rare == 3  # x1 and x2 (one file each), b (two files)
     got = out["values"].sort("file_id").rows()
     assert got == [("f1", f"$.a.{RARE_KEY}", "v", None, 3), ("f2", f"$.a.{RARE_KEY}", "v", None, 4)]
+    assert out["frame_counts"].rows() == [("f1", 1, "ok", "r", f"{RARE_KEY},a", 5, 50, 1, 0, 1)]  # sorted keys
     n = out["nodes"]
     assert n.height == n.select("file_id", "rclass", "path", "jtype", "keyset").n_unique()
     assert n.filter(pl.col("file_id") == "f1", pl.col("path") == f"$.a.{RARE_KEY}").rows() == [

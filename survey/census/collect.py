@@ -50,11 +50,17 @@ from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
 from survey.snapshot.store import link_or_copy
 
+# Tables derived from another table's part as each part is written, not walked: the frames'
+# per-file counts, so the census counts records and files without a distinct pass over every
+# frame (at 5 GB of cursor_stream captures, 16 M frames -> 4.8 M rows; record classes 3.2 s ->
+# 0.16 s). Their parts share the labels of the parts they come from, so the cache keeps them
+# (and drops them) as it does those.
+DERIVED = ("frame_counts",)
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
-SPILLED = tuple(W.COLUMNS)
+SPILLED = (*W.COLUMNS, *DERIVED)
 
-CACHE_LAYOUT = "parts-5"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-6"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -517,7 +523,7 @@ class _BatchTables:
     """One part's worth of a batch's tables: the row tables and the per-file aggregates."""
 
     def __init__(self, schemas: dict[str, dict]) -> None:
-        self.tables = {name: _table(schemas[name]) for name in SPILLED if name not in AGGREGATES}
+        self.tables = {name: _table(schemas[name]) for name in W.COLUMNS if name not in AGGREGATES}
         self.aggs = {name: _Aggregated(schemas[name], width) for name, width in AGGREGATES.items()}
         # per table: the FileResult field, its batch table, whether rows carry file_key too
         self.plan = [(name, table, name in KEYED) for name, table in self.tables.items()]
@@ -578,8 +584,16 @@ class _BatchTables:
                 pl.scan_parquet(pieces).sink_parquet(out / name / f"{label}.parquet", **PART_OPTIONS)
                 for p in pieces:
                     p.unlink()
+                if name == "frames":  # read back: the columns counted, not the part's others
+                    cols = [*FRAME_COUNT_KEYS, "nbytes", "flags"]
+                    _write_part(frame_counts(pl.read_parquet(out / name / f"{label}.parquet", columns=cols)),
+                                out / "frame_counts", label)
             elif len(table):
-                _write_part(_frame(table, schemas[name]), out / name, label)
+                df = _frame(table, schemas[name])
+                _write_part(df, out / name, label)
+                if name == "frames":  # counted from the frame in hand (eager: 40 % less CPU than lazily)
+                    _write_part(frame_counts(df), out / "frame_counts", label)
+                del df
         for name in list(self.aggs):
             agg = self.aggs.pop(name)
             if len(agg.table):
@@ -679,7 +693,24 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
         "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
         "numbers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
+        "frame_counts": {"file_id": pl.String, "file_key": pl.UInt64, "frame_status": pl.String, "rclass": pl.String,
+                         "keyset": pl.String, "records": pl.Int64, "bytes": pl.Int64, "bom": pl.Int64,
+                         "crlf": pl.Int64, "nul": pl.Int64},
     }
+
+
+FRAME_COUNT_KEYS = ("file_id", "file_key", "frame_status", "rclass", "keyset")
+
+
+def frame_counts(frames: pl.DataFrame) -> pl.DataFrame:
+    """Frames counted per file and (status, class, key set): ``records``, their ``bytes``, and
+    how many carry a BOM, end in CR or hold a NUL (``flags`` bits 1, 2, 4). One row per file
+    and key, so a group's rows are its files."""
+    flags = pl.col("flags")
+    return frames.group_by(FRAME_COUNT_KEYS, maintain_order=True).agg(
+        records=pl.len().cast(pl.Int64), bytes=pl.col("nbytes").sum(),
+        bom=(flags & 1 > 0).sum().cast(pl.Int64), crlf=(flags & 2 > 0).sum().cast(pl.Int64),
+        nul=(flags & 4 > 0).sum().cast(pl.Int64))
 
 
 # The per-record tables (keyed by file and line) also carry the file's id as a number,

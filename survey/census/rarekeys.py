@@ -12,6 +12,7 @@ import re
 
 import polars as pl
 
+from survey.census.collect import FRAME_COUNT_KEYS
 from survey.corpus.privacy import MASKS, RARE_KEY
 
 SEG = re.compile(r"\.([^.\[\]]+)")
@@ -53,13 +54,19 @@ def collapse(tables: dict[str, pl.DataFrame], min_files: int) -> tuple[dict[str,
         return SEG.sub(lambda m: "." + (RARE_KEY if m.group(1) in rare else m.group(1)), path)
 
     out = dict(tables)
-    for name, cols in (("nodes", ("keyset",)), ("frames", ("keyset",)), ("blocks", ("keyset", "input_keyset"))):
+    for name, cols in (("nodes", ("keyset",)), ("frames", ("keyset",)), ("frame_counts", ("keyset",)),
+                       ("blocks", ("keyset", "input_keyset"))):
+        if name not in out:
+            continue
         df = out[name]
         for c in cols:  # frames and blocks may be lazy scans of spilled parts
             uniq = df.lazy().select(pl.col(c).unique()).collect()[c].to_list()
             mapping = {u: fix_keyset(u) for u in uniq if u is not None}
             df = df.with_columns(pl.col(c).replace(mapping))
         out[name] = df
+    if "frame_counts" in out:  # key sets that collapsed together are summed again: one row per file and key
+        out["frame_counts"] = out["frame_counts"].group_by(FRAME_COUNT_KEYS).agg(
+            pl.col("records", "bytes", "bom", "crlf", "nul").sum())
     for name in ("nodes", "values"):
         df = out[name]
         mapping = {u: fix_path(u) for u in df.lazy().select(pl.col("path").unique()).collect()["path"].to_list()}
