@@ -153,7 +153,8 @@ def today() -> str:
 def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame,
                    expected: frozenset[str] = frozenset()) -> dict[str, int]:
     """Every counted problem class, by name: file-level and frame-level (statuses the profile
-    declares normal for its format are not problems)."""
+    declares normal for its format are not problems). ``frames``: the walk's frame counts
+    (``frame_counts``: records and flags per file, status, class and key set)."""
     out: dict[str, int] = {}
     for p, n in inv.filter(pl.col("problem").is_not_null()).group_by("problem").len().iter_rows():
         out[f"file:{p}"] = int(n)
@@ -161,11 +162,9 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame 
         out[f"file:{s}"] = int(n)
     frames_l = frames.lazy()
     bad = frames_l.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
-    for s, n in bad.group_by("frame_status").len().collect().iter_rows():
+    for s, n in bad.group_by("frame_status").agg(pl.col("records").sum()).collect().iter_rows():
         out[f"frame:{s}"] = int(n)
-    flags = frames_l.select(
-        bom=(pl.col("flags") & 1 > 0).sum(), crlf=(pl.col("flags") & 2 > 0).sum(), nul=(pl.col("flags") & 4 > 0).sum()
-    ).collect().row(0, named=True)
+    flags = frames_l.select(pl.col("bom", "crlf", "nul").sum()).collect().row(0, named=True)
     for k, v in flags.items():
         if v:
             out[f"frame:{k}"] = int(v)
@@ -175,7 +174,8 @@ def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame 
 def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame, k: int = 3,
                      expected: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """Up to ``k`` pseudonymous file ids per problem class: enough to act on, nothing private.
-    ``survey`` maps a pseudonym back to its file only on this machine (same salt)."""
+    ``survey`` maps a pseudonym back to its file only on this machine (same salt). ``frames``:
+    the walk's frame counts (a file and status per row, as in the frames themselves)."""
     out: dict[str, list[str]] = {}
     for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frames)):
         bad = (df.lazy().filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
@@ -329,9 +329,12 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             else:
                 writer.write_table(name, df)
         writer.write_table("files", files)
-        # per-record tables are read back lazily from the snapshot: never all in memory
-        frames = pl.scan_parquet(writer.dir / "walk" / "frames.parquet")
-        n_frames, n_ok = frames.select(pl.len(), (pl.col("frame_status") == "ok").sum()).collect().row(0)
+        # per-record tables are read back lazily from the snapshot: never all in memory; the
+        # frames are counted from their counts per file (at 5 GB, 4.8 M rows, not 16 M)
+        frames = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
+        n_frames, n_ok = frames.select(pl.col("records").sum().alias("n"),
+                                       pl.col("records").filter(pl.col("frame_status") == "ok").sum().alias("ok")
+                                       ).collect().row(0)
         n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
         problems = problem_counts(inv.frame, files, frames, profile.expected_statuses)
         examples = problem_examples(inv.frame, files, frames, expected=profile.expected_statuses)
