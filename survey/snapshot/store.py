@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 import polars as pl
 
-SCHEMA_VERSION = 3  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key
+SCHEMA_VERSION = 4  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
+# 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read
 
 
 class SnapshotExists(Exception):
