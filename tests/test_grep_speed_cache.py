@@ -1033,3 +1033,6 @@ def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, b
                 [sum(x for x, (*_, o, _) in zip(w, rows, strict=True) if o[j]) for j in range(k)],
                 [sum(x * o[j] for x, (*_, o, _) in zip(w, rows, strict=True)) for j in range(k)])
         assert per.sums(weights) == want
+    # rg's counts: occurrences alone (no sizes, nothing known of UTF-8), summed the same way
+    rg = G.PerFile.occurrences(k, {f"f{i}": occ for i, (_, _, occ, _) in enumerate(rows)})
+    assert rg.sums() == (len(rows), 0, 0, *per.sums()[3:])

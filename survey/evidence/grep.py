@@ -145,17 +145,33 @@ class PerFile:
         self.occ += other.occ
 
     def sums(self, weights: list[int] | None = None) -> tuple[int, int, int, list[int], list[int]]:
-        """Files (each counted ``weights`` times, else once), bytes, files not UTF-8, then
-        per literal the files with a match and the occurrences."""
-        k = self.k
-        cols = [self.occ[j::k] for j in range(k)]
-        if weights is None:
-            return (len(self.names), sum(self.size), sum(self.bad),
-                    [len(c) - c.count(0) for c in cols], [sum(c) for c in cols])
-        return (sum(weights), sum(map(int.__mul__, weights, self.size)),
-                sum(w for w, b in zip(weights, self.bad, strict=True) if b),
-                [sum(w for w, x in zip(weights, c, strict=True) if x) for c in cols],
-                [sum(map(int.__mul__, weights, c)) for c in cols])
+        """``figures`` of these counts, as rows of the cache's columns."""
+        n = len(self.names)
+        rows = pl.DataFrame({"nbytes": pl.Series(self.size or [None] * n, dtype=pl.Int64),
+                             "not_utf8": pl.Series(self.bad or [None] * n, dtype=pl.Boolean),
+                             "occ": occ_array(self.occ, n, self.k)})
+        return figures(rows, self.k, weights)
+
+
+def occ_array(flat: list[int], files: int, k: int) -> pl.Series:
+    """Each file's counts per literal as one ``Array`` column (one flat list, reshaped: a
+    list per row made polars build a Series per file)."""
+    return pl.Series("occ", flat, dtype=pl.Int64).reshape((files, k))
+
+
+def figures(rows: pl.DataFrame, k: int, weights: list[int] | None = None) -> tuple[int, int, int, list[int], list[int]]:
+    """Sums over per-file rows (``nbytes``, ``not_utf8``, ``occ``: ``k`` counts each): files
+    (each counted ``weights`` times, else once), bytes, files not UTF-8, then per literal the
+    files with a match and the occurrences."""
+    rows = rows.with_columns(w=pl.Series(weights, dtype=pl.Int64) if weights is not None else pl.lit(1, pl.Int64))
+    w = pl.col("w")
+    occ = [pl.col("occ").arr.get(i) for i in range(k)]
+    row = rows.select(
+        w.sum(), (pl.col("nbytes").fill_null(0) * w).sum(),
+        (pl.col("not_utf8").fill_null(False).cast(pl.Int64) * w).sum(),
+        *[((o > 0).cast(pl.Int64) * w).sum().alias(f"m{i}") for i, o in enumerate(occ)],
+        *[(o * w).sum().alias(f"o{i}") for i, o in enumerate(occ)]).row(0)
+    return int(row[0]), int(row[1]), int(row[2]), [int(x) for x in row[3:3 + k]], [int(x) for x in row[3 + k:]]
 
 
 def rg_binary() -> str:
@@ -328,19 +344,8 @@ class Served:
     rows: pl.DataFrame
 
     def figures(self, literals: list[str], weights: list[int] | None = None) -> tuple[int, int, int, list[int], list[int]]:
-        """Sums over the rows: files (each counted ``weights`` times, else once), bytes,
-        files not UTF-8, then per literal the files with a match and the occurrences."""
-        rows = self.rows.with_columns(w=pl.Series(weights, dtype=pl.Int64) if weights is not None
-                                      else pl.lit(1, pl.Int64))
-        w = pl.col("w")
-        occ = [pl.col("occ").arr.get(i) for i in range(len(literals))]
-        row = rows.select(
-            w.sum(), (pl.col("nbytes").fill_null(0) * w).sum(),
-            (pl.col("not_utf8").fill_null(False).cast(pl.Int64) * w).sum(),
-            *[((o > 0).cast(pl.Int64) * w).sum().alias(f"m{i}") for i, o in enumerate(occ)],
-            *[(o * w).sum().alias(f"o{i}") for i, o in enumerate(occ)]).row(0)
-        k = len(literals)
-        return int(row[0]), int(row[1]), int(row[2]), [int(x) for x in row[3:3 + k]], [int(x) for x in row[3 + k:]]
+        """``figures`` of the served rows."""
+        return figures(self.rows, len(literals), weights)
 
 
 class GrepCache:
@@ -408,11 +413,6 @@ class GrepCache:
             {k: self.schema[k] for k in KEY_COLUMNS})
         return names, cols
 
-    def _occ(self, flat: list[int], files: int) -> pl.Series:
-        """Each file's counts per literal as one ``Array`` column (one flat list, reshaped:
-        a list per row made polars build a Series per file)."""
-        return pl.Series("occ", flat, dtype=pl.Int64).reshape((files, self.n))
-
     def served(self, engine: str, keys: Keys) -> Served:
         """The cached rows of each file in ``keys`` (``_keys``) whose key is the one its
         counts were counted under: a join, never a Python object per file."""
@@ -447,7 +447,7 @@ class GrepCache:
             return
         files, cols = self._keyed(keys, names)
         none = [None] * len(files)
-        more = {"nbytes": size or none, "not_utf8": bad or none, "occ": self._occ(occ, len(files))}
+        more = {"nbytes": size or none, "not_utf8": bad or none, "occ": occ_array(occ, len(files), self.n)}
         rows = cols.hstack(pl.DataFrame(more, schema={k: self.schema[k] for k in ("nbytes", "not_utf8", "occ")}))
         rows = rows.select(pl.lit(engine).alias("engine"), *rows.columns)
         if self.new[engine].height:  # recorded again (not a pipeline's way): the last counts win
