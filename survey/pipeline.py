@@ -150,34 +150,34 @@ def today() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
 
 
-def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame,
+def problem_counts(inv: pl.DataFrame, files: pl.DataFrame, frame_counts: pl.DataFrame | pl.LazyFrame,
                    expected: frozenset[str] = frozenset()) -> dict[str, int]:
     """Every counted problem class, by name: file-level and frame-level (statuses the profile
-    declares normal for its format are not problems). ``frames``: the walk's frame counts
-    (``frame_counts``: records and flags per file, status, class and key set)."""
+    declares normal for its format are not problems). ``frame_counts``: the walk's records
+    and flags per file, status, class and key set."""
     out: dict[str, int] = {}
     for p, n in inv.filter(pl.col("problem").is_not_null()).group_by("problem").len().iter_rows():
         out[f"file:{p}"] = int(n)
     for s, n in files.filter(pl.col("read_status") != "ok").group_by("read_status").len().iter_rows():
         out[f"file:{s}"] = int(n)
-    frames_l = frames.lazy()
-    bad = frames_l.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
+    counts = frame_counts.lazy()
+    bad = counts.filter((pl.col("frame_status") != "ok") & ~pl.col("frame_status").is_in(sorted(expected)))
     for s, n in bad.group_by("frame_status").agg(pl.col("records").sum()).collect().iter_rows():
         out[f"frame:{s}"] = int(n)
-    flags = frames_l.select(pl.col("bom", "crlf", "nul").sum()).collect().row(0, named=True)
+    flags = counts.select(pl.col("bom", "crlf", "nul").sum()).collect().row(0, named=True)
     for k, v in flags.items():
         if v:
             out[f"frame:{k}"] = int(v)
     return dict(sorted(out.items()))
 
 
-def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frames: pl.DataFrame | pl.LazyFrame, k: int = 3,
+def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frame_counts: pl.DataFrame | pl.LazyFrame, k: int = 3,
                      expected: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """Up to ``k`` pseudonymous file ids per problem class: enough to act on, nothing private.
-    ``survey`` maps a pseudonym back to its file only on this machine (same salt). ``frames``:
-    the walk's frame counts (a file and status per row, as in the frames themselves)."""
+    ``survey`` maps a pseudonym back to its file only on this machine (same salt). ``frame_counts``:
+    the walk's frames counted per file and status (and class and key set)."""
     out: dict[str, list[str]] = {}
-    for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frames)):
+    for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frame_counts)):
         bad = (df.lazy().filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
                .group_by(col).agg(pl.col("file_id").unique().sort().head(k)).collect())
         for name, ids in bad.iter_rows():
@@ -258,7 +258,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     final = snapshots / date / profile.name
     workers = walk_jobs(jobs)
-    # the crawl's stat per file, for the greps: made when they start (116k files: 40 MB,
+    # the crawl's stat per file, for the greps: made when they start (567k files: 51 MB,
     # not held through the walk unless the greps run beside it)
     known: Known | None = None
     if walk_leaves_core_idle(inv.frame, workers) and (
@@ -331,13 +331,13 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         writer.write_table("files", files)
         # per-record tables are read back lazily from the snapshot: never all in memory; the
         # frames are counted from their counts per file (at 5 GB, 4.8 M rows, not 16 M)
-        frames = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
-        n_frames, n_ok = frames.select(pl.col("records").sum().alias("n"),
+        counts = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
+        n_frames, n_ok = counts.select(pl.col("records").sum().alias("n"),
                                        pl.col("records").filter(pl.col("frame_status") == "ok").sum().alias("ok")
                                        ).collect().row(0)
         n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
-        problems = problem_counts(inv.frame, files, frames, profile.expected_statuses)
-        examples = problem_examples(inv.frame, files, frames, expected=profile.expected_statuses)
+        problems = problem_counts(inv.frame, files, counts, profile.expected_statuses)
+        examples = problem_examples(inv.frame, files, counts, expected=profile.expected_statuses)
         # the crawl's frame and the walk's file table live on in ``full``: let them go
         # before the census (567k files: about 100 MB held through it and the greps)
         inv.frame = inv.frame.clear()
@@ -378,8 +378,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
 
         def grep_known() -> Known:
-            # made when the greps start, not before the census: at 567k files the dict is
-            # 200 MB, which the census's peak need not carry
+            # made when the greps start, not before the census: at 567k files it is 51 MB,
+            # which the census's peak need not carry
             k = known if known is not None else known_files(inv, full)
             if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
                 gone = full.filter(pl.col("read_status") == "vanished")["file_id"]
