@@ -201,6 +201,62 @@ def test_pseudonyms_without_the_c_core_are_the_same(monkeypatch: pytest.MonkeyPa
     assert len(calls) == len(texts)  # the fallback ran
 
 
+def _odd_folder(root: Path) -> Path:
+    """A folder with every kind of entry the crawl tells apart."""
+    import os
+
+    d = root / "odd"
+    (d / "sub").mkdir(parents=True)
+    (d / "sub" / "inner.jsonl").write_bytes(b"{}\n")
+    (d / "a.jsonl").write_bytes(b'{"a":1}\n')
+    (d / "empty.jsonl").write_bytes(b"")
+    (d / "looks-like-a-file.jsonl").mkdir()
+    (d / "new\nline.jsonl").write_bytes(b"{}\n")
+    (d / os.fsdecode(b"not-utf8-\xff.jsonl")).write_bytes(b"{}\n")
+    (d / "to-file.jsonl").symlink_to("a.jsonl")
+    (d / "broken.jsonl").symlink_to("nowhere")
+    (d / "loop-a").symlink_to("loop-b")
+    (d / "loop-b").symlink_to("loop-a")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(d / "fifo.jsonl")
+    return d
+
+
+@needs_native
+def test_the_c_folder_scan_is_os_scandirs(tmp_path: Path) -> None:
+    from survey.corpus import crawl as C
+
+    d = _odd_folder(tmp_path)
+
+    def by_name(scan: tuple) -> list[tuple]:
+        return sorted(zip(scan[0], scan[1], *scan[2:], strict=True))
+
+    native = by_name(W.NATIVE.scan_dir(str(d)))
+    assert native == by_name(C.scan_dir(str(d)))
+    assert {chr(row[1]) for row in native} >= {"f", "d", "l"}
+    assert any(chr(row[1]) == "s" for row in native) or not hasattr(__import__("os"), "mkfifo")
+    with pytest.raises(FileNotFoundError):
+        W.NATIVE.scan_dir(str(d / "gone"))
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", ["cursor_stream", "claude_code"])
+def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.corpus import crawl as C
+    from survey.synth import hostile
+
+    hostile.generate(tmp_path / "h", seed=3, big_line_mb=1)
+    _odd_folder(tmp_path / "h")
+    native = C.crawl(tmp_path / "h", get(runtime), SALT)
+    monkeypatch.setattr(C, "NATIVE", None)
+    python = C.crawl(tmp_path / "h", get(runtime), SALT)
+    assert native.frame.equals(python.frame) and native.names.equals(python.names)
+    assert native.raw_ids == python.raw_ids
+    assert {"symlink", "broken_symlink", "symlink_loop", "empty", "dir_named_like_file"} <= set(
+        native.frame["problem"].drop_nulls().to_list())
+
+
 def test_the_native_walker_builds_where_a_compiler_is(tmp_path: Path) -> None:
     """``make`` builds the C walker; where a C compiler exists the build must succeed and
     the module must carry the hash of the current source (else walk.py would not use it)."""

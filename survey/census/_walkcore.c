@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 struct Slot;
 
@@ -3437,6 +3439,106 @@ fail:
     return NULL;
 }
 
+/* scan_dir(path) -> (names, kinds, sizes, mtimes_ns, ctimes_ns, inodes, uids, modes): one
+ * folder's entries in the order readdir gives them, "." and ".." left out. A kind is one
+ * byte of ``kinds``: d a folder, l a symlink (neither is stat'ed, as os.scandir's DirEntry
+ * knows them from readdir), f a regular file, s anything else, e an entry lstat could not
+ * read; the numbers are lstat's (0 for d, l and e). A name is os.fsdecode's str. The crawl
+ * called DirEntry.stat and built a DirEntry per file: 17 us a file in Python, of which the
+ * system calls are 5. The folder is read with the GIL let go, the objects made after. */
+typedef struct { int64_t size, mtime, ctime, ino, uid, mode; } ScanStat;
+
+static PyObject *scan_dir(PyObject *self, PyObject *arg) {
+    (void)self;
+    PyObject *enc = NULL, *out = NULL;
+    if (!PyUnicode_FSConverter(arg, &enc)) return NULL;
+    char *names = NULL, *kinds = NULL;
+    Py_ssize_t *offs = NULL;
+    ScanStat *st = NULL;
+    size_t n = 0, cap = 0, nbytes = 0, ncap = 0;
+    int err = 0, nomem = 0;
+    Py_BEGIN_ALLOW_THREADS
+    DIR *d = opendir(PyBytes_AS_STRING(enc));
+    if (!d) err = errno;
+    else {
+        int dfd = dirfd(d);
+        for (;;) {
+            errno = 0;
+            struct dirent *e = readdir(d);
+            if (!e) { err = errno; break; }
+            const char *nm = e->d_name;
+            if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
+            size_t len = strlen(nm);
+            if (n == cap) {
+                size_t c2 = cap ? cap * 2 : 256;
+                void *a = realloc(kinds, c2), *b = realloc(offs, (c2 + 1) * sizeof(Py_ssize_t)),
+                     *c = realloc(st, c2 * sizeof(ScanStat));
+                if (a) kinds = a;
+                if (b) offs = b;
+                if (c) st = c;
+                if (!a || !b || !c) { nomem = 1; break; }
+                cap = c2;
+            }
+            if (nbytes + len + 1 > ncap) {
+                size_t c2 = (ncap + len + 1) * 2;
+                void *a = realloc(names, c2);
+                if (!a) { nomem = 1; break; }
+                names = a;
+                ncap = c2;
+            }
+            memcpy(names + nbytes, nm, len + 1);
+            offs[n] = (Py_ssize_t)nbytes;
+            nbytes += len + 1;
+            ScanStat *s = &st[n];
+            memset(s, 0, sizeof *s);
+            char k;
+            struct stat sb;
+            if (e->d_type == DT_DIR) k = 'd';
+            else if (e->d_type == DT_LNK) k = 'l';
+            else if (fstatat(dfd, nm, &sb, AT_SYMLINK_NOFOLLOW) != 0) k = 'e';
+            else {
+                k = S_ISREG(sb.st_mode) ? 'f' : S_ISDIR(sb.st_mode) ? 'd' : S_ISLNK(sb.st_mode) ? 'l' : 's';
+                if (k == 'f' || k == 's') {
+                    s->size = (int64_t)sb.st_size;
+                    s->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+                    s->ctime = (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec;
+                    s->ino = (int64_t)sb.st_ino;
+                    s->uid = (int64_t)sb.st_uid;
+                    s->mode = (int64_t)sb.st_mode;
+                }
+            }
+            kinds[n++] = k;
+        }
+        closedir(d);
+    }
+    Py_END_ALLOW_THREADS
+    if (nomem) { PyErr_NoMemory(); goto done; }
+    if (err) { errno = err; PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, arg); goto done; }
+    PyObject *cols[7];
+    for (int j = 0; j < 7; j++) cols[j] = PyList_New((Py_ssize_t)n);
+    PyObject *kb = PyBytes_FromStringAndSize(kinds ? kinds : "", (Py_ssize_t)n);
+    int ok = kb != NULL;
+    for (int j = 0; j < 7; j++) ok = ok && cols[j] != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        const char *nm = names + offs[i];
+        PyObject *v[7] = {PyUnicode_DecodeFSDefaultAndSize(nm, (Py_ssize_t)strlen(nm)),
+                          PyLong_FromLongLong(st[i].size), PyLong_FromLongLong(st[i].mtime),
+                          PyLong_FromLongLong(st[i].ctime), PyLong_FromLongLong(st[i].ino),
+                          PyLong_FromLongLong(st[i].uid), PyLong_FromLongLong(st[i].mode)};
+        for (int j = 0; j < 7; j++) {
+            if (!v[j]) ok = 0;
+            else PyList_SET_ITEM(cols[j], (Py_ssize_t)i, v[j]);
+        }
+    }
+    if (ok) out = PyTuple_Pack(8, cols[0], kb, cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]);
+    for (int j = 0; j < 7; j++) Py_XDECREF(cols[j]);
+    Py_XDECREF(kb);
+done:
+    free(names); free(kinds); free(offs); free(st);
+    Py_DECREF(enc);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
     {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
@@ -3444,6 +3546,8 @@ static PyMethodDef module_methods[] = {
      "read_files(paths, sizes) -> each file's bytes (one read of size + 1), or its errno"},
     {"pseudonyms", (PyCFunction)(void (*)(void))pseudonyms, METH_FASTCALL,
      "pseudonyms(salt, kind, texts) -> privacy.pseudonym(salt, text, kind) of each text"},
+    {"scan_dir", scan_dir, METH_O,
+     "scan_dir(path) -> (names, kinds, sizes, mtimes_ns, ctimes_ns, inodes, uids, modes) of one folder"},
     {NULL, NULL, 0, NULL},
 };
 

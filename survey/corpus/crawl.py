@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from survey.corpus.privacy import pseudonyms
+from survey.native import NATIVE
 from survey.runtimes.base import Profile
 
 STRATA = ("month", "day", "quarter", "year")
@@ -132,6 +133,45 @@ def _strata(mtime: pl.Expr, by: str) -> pl.Expr:
     return mtime.dt.strftime(STRATUM_FORMAT.get(by, "%Y-%m"))
 
 
+# scan_dir's kinds, one byte an entry
+_FILE, _DIR, _LINK, _SPECIAL, _ERROR = b"fdlse"
+
+
+def _stat4(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+def scan_dir(path: str) -> tuple[list[str], bytes, list[int], list[int], list[int], list[int], list[int], list[int]]:
+    """One folder's entries as columns: (names, kinds, sizes, mtimes_ns, ctimes_ns, inodes,
+    uids, modes), a kind one byte of ``kinds`` (f file, d folder, l symlink, s other, e an
+    entry lstat failed on); folders and symlinks are not stat'ed (readdir's type says
+    what they are) and their numbers are 0. The C core's ``scan_dir`` gives the same
+    without a DirEntry per file: this is its fallback. Raises OSError when the folder
+    cannot be listed."""
+    names: list[str] = []
+    kinds = bytearray()
+    cols: list[list[int]] = [[], [], [], [], [], []]
+    with os.scandir(path) as it:
+        for e in it:
+            names.append(e.name)
+            try:
+                if e.is_symlink():
+                    k, st = _LINK, None
+                elif e.is_dir(follow_symlinks=False):
+                    k, st = _DIR, None
+                else:
+                    st = e.stat(follow_symlinks=False)
+                    k = _FILE if stat.S_ISREG(st.st_mode) else _SPECIAL
+            except OSError:
+                k, st = _ERROR, None
+            kinds.append(k)
+            nums = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_uid, st.st_mode) if st else (0,) * 6
+            for c, v in zip(cols, nums, strict=True):
+                c.append(v)
+    size, mtime, ctime, inode, uid, mode = cols
+    return names, bytes(kinds), size, mtime, ctime, inode, uid, mode
+
+
 CHUNK_ROWS = 8192
 
 
@@ -176,35 +216,57 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         for c in (*cols.values(), has_stat, rels):
             c.clear()
 
-    def add(rel: str, surface: str, kind: str, st: os.stat_result | None, problem: str | None,
-            groups: dict[str, str] | None = None) -> None:
+    def add(rel: str, surface: str, kind: str, st: tuple[int, int, int, int] | None,
+            problem: str | None) -> None:
+        """One row that is not a readable regular file's (those come by ``add_files``); st:
+        (size, mtime_ns, ctime_ns, inode), or None where the entry has no stat."""
         rels.append(rel)
         c_surface.append(surface)
         c_kind.append(kind)
         c_ext.append(ext_of(rel))
-        if groups:
-            sess, parent, stem = groups.get("session"), groups.get("parent"), groups.get("stem")
-            c_sess.append(sess or None)
-            c_parent.append(parent or None)
-            c_agree.append((sess == stem) if (sess and stem) else None)
-        else:
-            c_sess.append(None)
-            c_parent.append(None)
-            c_agree.append(None)
-        if st is not None:
-            c_size.append(st.st_size)
-            c_mtime.append(st.st_mtime_ns)
-            c_ctime.append(st.st_ctime_ns)
-            c_inode.append(st.st_ino)
-        else:
-            c_size.append(0)
-            c_mtime.append(0)
-            c_ctime.append(0)
-            c_inode.append(0)
+        c_sess.append(None)
+        c_parent.append(None)
+        c_agree.append(None)
+        size, mtime, ctime, inode = st or (0, 0, 0, 0)
+        c_size.append(size)
+        c_mtime.append(mtime)
+        c_ctime.append(ctime)
+        c_inode.append(inode)
         has_stat.append(st is not None)
         c_problem.append(problem)
         if len(has_stat) >= CHUNK_ROWS:
             flush()
+
+    def add_files(full: str, prefix: str, scanned: tuple, run: list[int]) -> None:
+        """Rows for the regular files ``run`` (indices into the folder's ``scan_dir``
+        columns), a column at a time: a Python call per row cost a third of the crawl."""
+        listed, _kinds, sizes, mtimes, ctimes, inodes, uids, modes = scanned
+        for lo in range(0, len(run), CHUNK_ROWS):
+            part = run[lo:lo + CHUNK_ROWS]
+            rs = [prefix + listed[i] for i in part]
+            rels.extend(rs)
+            c_ext.extend(map(ext_of, rs))
+            for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
+                                 zip(*map(classify, rs), strict=True), strict=True):
+                col.extend(vals)
+            sz = [sizes[i] for i in part]
+            c_size.extend(sz)
+            c_mtime.extend([mtimes[i] for i in part])
+            c_ctime.extend([ctimes[i] for i in part])
+            c_inode.extend([inodes[i] for i in part])
+            has_stat.extend([True] * len(part))
+            problems = [None if n else "empty" for n in sz]
+            # a file we own with its owner-read bit set is readable (its mode bits are the
+            # owner's ACL entry): only other files cost an access() call (5 us a file)
+            for j, i in enumerate(part):
+                if not (uids[i] == euid and modes[i] & stat.S_IRUSR) and \
+                        not os.access(os.path.join(full, listed[i]), os.R_OK):
+                    problems[j] = "unreadable"
+            c_problem.extend(problems)
+            if progress is not None:
+                progress(len(part), sum(sz))
+            if len(has_stat) >= CHUNK_ROWS:
+                flush()
 
     # might any surface match? One regex for all (their groups unnamed): most folders match
     # none. A pattern that cannot be joined (a global flag, a back reference) leaves every
@@ -216,64 +278,69 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         any_surface = re.compile("")
     named_like_file = any_surface.match
 
-    def classify(rel: str) -> tuple[str, str, dict[str, str] | None]:
+    def classify(rel: str) -> tuple[str, str, str | None, str | None, bool | None]:
+        """(surface, kind, session id, parent id, whether the session id is the stem)."""
         for s, rx in regexes:
             m = rx.match(rel)
             if m:
-                return s.name, s.kind, {k: v for k, v in m.groupdict().items() if v}
-        return "other", "blob", None
+                g = m.groupdict()
+                sess, parent, stem = g.get("session") or None, g.get("parent") or None, g.get("stem")
+                return s.name, s.kind, sess, parent, (sess == stem) if (sess and stem) else None
+        return "other", "blob", None, None, None
 
     euid = os.geteuid() if hasattr(os, "geteuid") else -1
+    scan = NATIVE.scan_dir if NATIVE is not None else scan_dir
     stack = [""]
     while stack:
         reldir = stack.pop()
         full = os.path.join(root, reldir) if reldir else str(root)
         try:
-            # in name order, each entry dropped once handled: an entry keeps its stat result,
-            # and a flat folder of many files would otherwise hold them all at once
-            entries = sorted(os.scandir(full), key=lambda e: e.name, reverse=True)
+            scanned = scan(full)
         except OSError:
             add(reldir or ".", "other", "dir", None, "unreadable_dir")
             continue
-        while entries:
-            e = entries.pop()
-            rel = f"{reldir}/{e.name}" if reldir else e.name
-            try:
-                if e.is_symlink():
-                    problem: str | None
-                    try:
-                        os.stat(e.path)
-                        problem = "symlink"
-                    except OSError as exc:
-                        problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
-                    add(rel, "other", "link", None, problem)
-                    continue
-                if e.is_dir(follow_symlinks=False):
-                    # a folder is known by its directory entry's type (no stat: folders are
-                    # half the entries of a Cursor tree); only one named like a surface's
-                    # file is stat'ed, for its row
-                    if named_like_file(rel):
-                        surface, _kind, _g = classify(rel)
-                        if surface != "other":
-                            add(rel, surface, "dir", e.stat(follow_symlinks=False), "dir_named_like_file")
-                    stack.append(rel)
-                    continue
-                st = e.stat(follow_symlinks=False)
-            except OSError:
+        listed, kinds, sizes, mtimes, ctimes, inodes = scanned[:6]
+        prefix = f"{reldir}/" if reldir else ""
+        run: list[int] = []  # consecutive regular files, added together
+        # in name order (the rows' order, and the order folders are visited in)
+        for i in sorted(range(len(listed)), key=listed.__getitem__):
+            k = kinds[i]
+            if k == _FILE:
+                run.append(i)
+                continue
+            if run:
+                add_files(full, prefix, scanned, run)
+                run = []
+            name = listed[i]
+            rel = prefix + name
+            if k == _DIR:
+                # a folder is known by its directory entry's type (no stat: folders are half
+                # the entries of a Cursor tree); only one named like a surface's file is
+                # stat'ed, for its row
+                if named_like_file(rel):
+                    surface = classify(rel)[0]
+                    if surface != "other":
+                        try:
+                            st = os.stat(os.path.join(full, name), follow_symlinks=False)
+                        except OSError:
+                            add(rel, "other", "blob", None, "unreadable")
+                            continue
+                        add(rel, surface, "dir", _stat4(st), "dir_named_like_file")
+                stack.append(rel)
+            elif k == _LINK:
+                problem: str | None
+                try:
+                    os.stat(os.path.join(full, name))
+                    problem = "symlink"
+                except OSError as exc:
+                    problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
+                add(rel, "other", "link", None, problem)
+            elif k == _SPECIAL:
+                add(rel, "other", "special", (sizes[i], mtimes[i], ctimes[i], inodes[i]), "special_file")
+            else:
                 add(rel, "other", "blob", None, "unreadable")
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                add(rel, "other", "special", st, "special_file")
-                continue
-            surface, kind, groups = classify(rel)
-            problem = "empty" if st.st_size == 0 else None
-            # a file we own with its owner-read bit set is readable (its mode bits are the
-            # owner's ACL entry): only other files cost an access() call (5 us a file)
-            if not (st.st_uid == euid and st.st_mode & stat.S_IRUSR) and not os.access(e.path, os.R_OK):
-                problem = "unreadable"
-            add(rel, surface, kind, st, problem, groups)
-            if progress is not None:
-                progress(1, st.st_size)
+        if run:
+            add_files(full, prefix, scanned, run)
     flush()
     base = pl.concat(chunks, rechunk=True)
     # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
