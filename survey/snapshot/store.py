@@ -39,10 +39,13 @@ def dumps(obj: Any) -> bytes:
 
 
 def fingerprint(files: pl.DataFrame) -> str:
-    """A corpus fingerprint: sha256 over sorted (file_id, size, content hash)."""
+    """A corpus fingerprint: sha256 over sorted (file_id, size, content hash), a line each
+    ("<file_id>\\t<size>\\t<hash>\\n"). The lines are formatted by polars and hashed a slice
+    at a time: a Python line per file took 1.5 s at 567k files."""
     h = hashlib.sha256()
-    for fid, size, digest in files.select("file_id", "size", "hash").sort("file_id").iter_rows():
-        h.update(f"{fid}\t{size}\t{digest}\n".encode())
+    lines = files.sort("file_id").select(pl.format("{}\t{}\t{}\n", "file_id", "size", "hash").alias("line"))
+    for chunk in lines.iter_slices(1 << 16):
+        h.update(chunk["line"].str.join("").item().encode())
     return h.hexdigest()
 
 
