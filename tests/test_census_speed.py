@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 
 from survey.census import sql
-from survey.census.collect import KEYED, frame_counts, ref_numbers
+from survey.census.collect import KEYED, frame_counts, node_counts, ref_numbers
 from survey.corpus.privacy import file_key
 from survey.runtimes import get
 
@@ -51,6 +51,24 @@ CODEX_FIRST = r"""WITH inv AS (
 
 # The plain form of each rewritten query: the SQL as it was before it was made fast.
 PLAIN = {
+    "census/queries/key_gate.sql": r"""SELECT 'unreviewed keys (paths)' AS item, count(DISTINCT path) AS n
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE path LIKE '%<unreviewed-key>%'
+UNION ALL
+SELECT 'dynamic keys (paths)', count(DISTINCT path)
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE path LIKE '%<dynamic-key>%'
+UNION ALL
+SELECT 'rare keys collapsed (paths)', count(DISTINCT path)
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE path LIKE '%<rare-key>%'
+UNION ALL
+SELECT 'data-keyed maps (paths)', count(DISTINCT path)
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE keyset = '<map>'
+UNION ALL
+SELECT 'opaque values (paths)', count(DISTINCT path)
+FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') WHERE keyset = '<opaque>'
+UNION ALL
+SELECT 'withheld values (distinct)', count(DISTINCT withheld_id)
+FROM read_parquet(getvariable('snap') || '/walk/values.parquet') WHERE value = '<withheld>';
+""",
     "census/queries/keyset_census.sql": r"""SELECT
     rclass,
     path,
@@ -543,6 +561,7 @@ def make_snapshot(base: Path, seed: int) -> Path:
         df.write_parquet(snap / "walk" / f"{name}.parquet")
     # the frames' per-file counts, as the walk derives them from each part of frames
     frame_counts(pl.read_parquet(snap / "walk" / "frames.parquet")).write_parquet(snap / "walk" / "frame_counts.parquet")
+    node_counts(pl.read_parquet(snap / "walk" / "nodes.parquet")).write_parquet(snap / "walk" / "node_counts.parquet")
     pl.DataFrame(inv).write_parquet(snap / "inventory", partition_by="stratum")
     return snap
 
@@ -628,6 +647,29 @@ def test_frame_counts_are_the_frames_counted_per_file_and_key(cursor_survey, cla
                           " ORDER BY ALL").fetchall()
         assert got == want and len(want) > 1
         assert any(r[6] > 1 for r in got)  # files with several records of one class and key set
+
+
+@pytest.mark.parametrize("mode", ["reviewed", "discover"])
+def test_node_counts_are_the_nodes_rolled_up(cursor_survey, claude_snap: Path, tmp_path: Path, mode: str) -> None:
+    """What keyset_census.sql and key_gate.sql read: the walk's node_counts, rolled up per part,
+    sum to the nodes rolled up over every part; in discover mode too, where rare keys collapse
+    paths (the rollup is made again from the collapsed nodes)."""
+    from survey.pipeline import run_survey
+    from survey.synth.claude_code import generate
+
+    generate(tmp_path / "projects", seed=5, sessions=6)
+    res = run_survey(get("claude_code"), tmp_path / "projects", snapshots=tmp_path / "s", reports=None, mode=mode)
+    for snap in (cursor_survey[2], claude_snap, Path(res.snapshot)):
+        con = duckdb.connect()
+        con.execute("SET VARIABLE snap = ?", [str(snap)])
+        want = con.execute(
+            "SELECT rclass, path, jtype, keyset, sum(count), count(DISTINCT file_id), max(max_len)"
+            " FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') GROUP BY ALL ORDER BY ALL").fetchall()
+        got = con.execute(
+            "SELECT rclass, path, jtype, keyset, sum(occurrences), sum(files), max(max_len)"
+            " FROM read_parquet(getvariable('snap') || '/walk/node_counts.parquet') GROUP BY ALL ORDER BY ALL").fetchall()
+        assert got == want and len(want) > 1
+        assert any(r[5] > 1 for r in got)  # groups that several files share
 
 
 def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> None:

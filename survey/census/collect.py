@@ -59,8 +59,15 @@ DERIVED = ("frame_counts",)
 # Walk tables grow with the corpus (per record, or per file and path): they are spilled to
 # Parquet parts as the walk goes and handed on as lazy scans, so memory stays flat.
 SPILLED = (*W.COLUMNS, *DERIVED)
+# Tables rolled up from each part of another, without file ids: a group's files are summed
+# across parts, which is exact because a file's rows are in one part. The census's key-set
+# counts read a few hundred rows a part instead of a row per file and path (15 M rows at 1
+# GB of cursor_stream captures). Kept beside their source's parts under the same labels,
+# linked where those are and rolled up again where those are rewritten (``_roll_up``);
+# never filtered by file, so they are not SPILLED.
+ROLLUPS = {"node_counts": "nodes"}
 
-CACHE_LAYOUT = "parts-6"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-7"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -283,6 +290,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             out[name] = pl.concat([df, mine], how="diagonal_relaxed")  # type: ignore[type-var]
         else:
             out[name] = df
+    for name, source in ROLLUPS.items():  # rolled up afresh unless parts are at hand (below)
+        out[name] = node_counts(out[source].lazy())
     parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
@@ -292,12 +301,16 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             for name in SPILLED:
                 out[name] = _scan_runs(cache_dir / name, where)
             parts = {name: _part_set(cache_dir / name, where, totals) for name in SPILLED}
+            for name, source in ROLLUPS.items():
+                parts[name] = _rollup_set(parts[source], cache_dir / name)
         except OSError as exc:  # the survey does not depend on its cache
             if stats is not None:
                 stats["cache_error"] = type(exc).__name__
     else:  # every row of the spilled parts is this run's
         parts = {name: PartSet([p for p in _parts(spill / name) if p.name != "part-empty.parquet"], None)
                  for name in SPILLED}
+        for name, source in ROLLUPS.items():
+            parts[name] = _rollup_set(parts[source], spill / name)
     if stats is not None and parts is not None:
         stats["parts"] = parts  # for the snapshot writer (popped there: not a statistic)
     return out  # type: ignore[return-value]
@@ -328,6 +341,16 @@ def _part_set(d: Path, where: pl.DataFrame, totals: dict[str, int]) -> PartSet:
     rest = pl.concat([pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi")
                       for p, label in dirty]) if dirty else None
     return PartSet(clean, rest)
+
+
+def _rollup_set(source: PartSet, d: Path) -> PartSet:
+    """A ROLLUPS table's parts (in ``d``) for its source's: the same labels' rollups, and the
+    source's ``rest`` rolled up. Were one missing, all of it is rolled up from the source."""
+    files = [d / p.name for p in source.files]
+    if all(f.exists() for f in files):
+        return PartSet(files, None if source.rest is None else node_counts(source.rest))
+    scans = [pl.scan_parquet(source.files)] if source.files else []
+    return PartSet([], node_counts(pl.concat([*scans, *([source.rest] if source.rest is not None else [])])))
 
 
 def _files_of(where: pl.DataFrame, label: str) -> pl.LazyFrame:
@@ -608,7 +631,10 @@ class _BatchTables:
         for name in list(self.aggs):
             agg = self.aggs.pop(name)
             if len(agg.table):
-                _write_part(agg.frame(), out / name, label)
+                df = agg.frame()
+                _write_part(df, out / name, label)
+                if name == "nodes":  # rolled up from the frame in hand
+                    _write_part(node_counts(df), out / "node_counts", label)
 
 
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
@@ -707,6 +733,8 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
         "frame_counts": {"file_id": pl.String, "file_key": pl.UInt64, "frame_status": pl.String, "rclass": pl.String,
                          "keyset": pl.String, "records": pl.Int64, "bytes": pl.Int64, "bom": pl.Int64,
                          "crlf": pl.Int64, "nul": pl.Int64},
+        "node_counts": {"rclass": pl.String, "path": pl.String, "jtype": pl.String, "keyset": pl.String,
+                        "occurrences": pl.Int64, "files": pl.Int64, "max_len": pl.Int64},
     }
 
 
@@ -722,6 +750,28 @@ def frame_counts(frames: pl.DataFrame) -> pl.DataFrame:
         records=pl.len().cast(pl.Int64), bytes=pl.col("nbytes").sum(),
         bom=(flags & 1 > 0).sum().cast(pl.Int64), crlf=(flags & 2 > 0).sum().cast(pl.Int64),
         nul=(flags & 4 > 0).sum().cast(pl.Int64))
+
+
+NODE_COUNT_KEYS = ("rclass", "path", "jtype", "keyset")
+
+
+def node_counts(nodes: pl.DataFrame | pl.LazyFrame) -> Any:
+    """Nodes rolled up per (class, path, type, key set): ``occurrences`` (their counts
+    summed), ``files`` (their rows: nodes hold one row per file and key) and ``max_len``.
+    A frame for a frame, a lazy frame for a lazy one."""
+    return nodes.group_by(NODE_COUNT_KEYS, maintain_order=True).agg(
+        occurrences=pl.col("count").sum(), files=pl.len().cast(pl.Int64), max_len=pl.col("max_len").max())
+
+
+def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
+    """``rollup`` (a part of a ROLLUPS table) for the part ``source`` of its table: linked
+    from the first of ``have`` that exists (the same part's rollup, written with it), else
+    rolled up from ``source``."""
+    for h in have:
+        if h.exists():
+            link_or_copy(h, rollup)
+            return
+    _write_part(node_counts(pl.read_parquet(source)), rollup.parent, rollup.name.removesuffix(".parquet"))
 
 
 # The per-record tables (keyed by file and line) also carry the file's id as a number,
@@ -807,6 +857,12 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
                 link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
             pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
+    for name, source in ROLLUPS.items():
+        d = tmp / name
+        d.mkdir()
+        for p in _parts(tmp / source):  # a part linked as it was, or this run's: its rollup exists
+            _roll_up(p, d / p.name, [cache_dir / name / p.name,
+                                      spill / name / p.name.removeprefix(f"{run}-")])
     part = pl.col("part")
     new_where = pl.concat([
         # the labels ``part_label`` gave this run's parts (a volatile file's: its batch's "v" part)

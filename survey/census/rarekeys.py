@@ -12,7 +12,7 @@ import re
 
 import polars as pl
 
-from survey.census.collect import FRAME_COUNT_KEYS
+from survey.census.collect import FRAME_COUNT_KEYS, ROLLUPS, node_counts
 from survey.corpus.privacy import MASKS, RARE_KEY
 
 SEG = re.compile(r"\.([^.\[\]]+)")
@@ -79,4 +79,7 @@ def collapse(tables: dict[str, pl.DataFrame], min_files: int) -> tuple[dict[str,
         else:
             df = df.group_by(["file_id", "path", "value", "withheld_id"]).agg(pl.col("count").sum())
         out[name] = df
+    for name in ROLLUPS:  # rolled up again from the collapsed nodes
+        if name in out:
+            out[name] = node_counts(out["nodes"])
     return out, len(rare)

@@ -6,7 +6,8 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
 
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
     inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids)
-    walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files
+    walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files,
+                         frame_counts, node_counts (counts derived from frames and nodes)
                          (a per-record table may be a folder of parts, as Spark writes one:
                          DuckDB >= 1.4 and polars read ``walk/frames.parquet`` either way)
     census.json          every query: file, command, columns, rows
@@ -26,8 +27,9 @@ from typing import Any
 import orjson
 import polars as pl
 
-SCHEMA_VERSION = 4  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
-# 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read
+SCHEMA_VERSION = 5  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
+# 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read;
+# 5: walk/node_counts (nodes rolled up per part of the walk), which the key-set census reads
 
 
 class SnapshotExists(Exception):
