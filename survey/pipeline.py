@@ -439,7 +439,9 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     if mode == "discover":
         from survey.snapshot.vocab import write_candidates
 
-        write_candidates(final, profile.name, (reports or Path("discover")).parent)
+        # beside the reports, or without them beside the snapshots (discover/ from the CLI);
+        # never the working directory
+        write_candidates(final, profile.name, reports.parent if reports else snapshots.parent)
     timings["total"] = time.perf_counter() - t0
     return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
                      walked.height, int(n_frames), problems, disagreements, fixture=fixture,

@@ -659,6 +659,8 @@ def test_node_counts_are_the_nodes_rolled_up(cursor_survey, claude_snap: Path, t
 
     generate(tmp_path / "projects", seed=5, sessions=6)
     res = run_survey(get("claude_code"), tmp_path / "projects", snapshots=tmp_path / "s", reports=None, mode=mode)
+    # discover mode's candidates go beside the snapshots when there are no reports, not into the CWD
+    assert (tmp_path / "candidates-claude_code.json").exists() == (mode == "discover")
     for snap in (cursor_survey[2], claude_snap, Path(res.snapshot)):
         con = duckdb.connect()
         con.execute("SET VARIABLE snap = ?", [str(snap)])
