@@ -229,7 +229,10 @@ def test_the_c_folder_scan_is_os_scandirs(tmp_path: Path) -> None:
     d = _odd_folder(tmp_path)
 
     def by_name(scan: tuple) -> list[tuple]:
-        return sorted(zip(scan[0], scan[1], *scan[2:], strict=True))
+        names, kinds, packed = scan
+        nums = memoryview(packed).cast("q").tolist()
+        assert len(nums) == C.SCAN_FIELDS * len(names) == C.SCAN_FIELDS * len(kinds)
+        return sorted(zip(names, kinds, *(nums[j::C.SCAN_FIELDS] for j in range(C.SCAN_FIELDS)), strict=True))
 
     native = by_name(W.NATIVE.scan_dir(str(d)))
     assert native == by_name(C.scan_dir(str(d)))

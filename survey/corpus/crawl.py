@@ -15,6 +15,7 @@ held 243 MB through every later stage, the Binary column 23 MB.
 
 from __future__ import annotations
 
+import array
 import errno
 import functools
 import os
@@ -133,24 +134,26 @@ def _strata(mtime: pl.Expr, by: str) -> pl.Expr:
     return mtime.dt.strftime(STRATUM_FORMAT.get(by, "%Y-%m"))
 
 
-# scan_dir's kinds, one byte an entry
+# scan_dir's kinds, one byte an entry, and its numbers an entry (size, mtime_ns, ctime_ns,
+# inode, uid, mode)
 _FILE, _DIR, _LINK, _SPECIAL, _ERROR = b"fdlse"
+SCAN_FIELDS = 6
 
 
 def _stat4(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
-def scan_dir(path: str) -> tuple[list[str], bytes, list[int], list[int], list[int], list[int], list[int], list[int]]:
-    """One folder's entries as columns: (names, kinds, sizes, mtimes_ns, ctimes_ns, inodes,
-    uids, modes), a kind one byte of ``kinds`` (f file, d folder, l symlink, s other, e an
-    entry lstat failed on); folders and symlinks are not stat'ed (readdir's type says
-    what they are) and their numbers are 0. The C core's ``scan_dir`` gives the same
-    without a DirEntry per file: this is its fallback. Raises OSError when the folder
-    cannot be listed."""
+def scan_dir(path: str) -> tuple[list[str], bytes, bytes]:
+    """One folder's entries: (names, kinds, numbers), a kind one byte of ``kinds`` (f file,
+    d folder, l symlink, s other, e an entry lstat failed on) and ``numbers`` six native
+    int64 an entry (``SCAN_FIELDS``: lstat's size, mtime_ns, ctime_ns, inode, uid, mode);
+    folders and symlinks are not stat'ed (readdir's type says what they are) and their
+    numbers are 0. The C core's ``scan_dir`` gives the same without a DirEntry per file:
+    this is its fallback. Raises OSError when the folder cannot be listed."""
     names: list[str] = []
     kinds = bytearray()
-    cols: list[list[int]] = [[], [], [], [], [], []]
+    nums = array.array("q")
     with os.scandir(path) as it:
         for e in it:
             names.append(e.name)
@@ -165,11 +168,9 @@ def scan_dir(path: str) -> tuple[list[str], bytes, list[int], list[int], list[in
             except OSError:
                 k, st = _ERROR, None
             kinds.append(k)
-            nums = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_uid, st.st_mode) if st else (0,) * 6
-            for c, v in zip(cols, nums, strict=True):
-                c.append(v)
-    size, mtime, ctime, inode, uid, mode = cols
-    return names, bytes(kinds), size, mtime, ctime, inode, uid, mode
+            nums.extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_uid, st.st_mode)
+                        if st else (0,) * SCAN_FIELDS)
+    return names, bytes(kinds), nums.tobytes()
 
 
 CHUNK_ROWS = 8192
@@ -240,7 +241,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     def add_files(full: str, prefix: str, scanned: tuple, run: list[int]) -> None:
         """Rows for the regular files ``run`` (indices into the folder's ``scan_dir``
         columns), a column at a time: a Python call per row cost a third of the crawl."""
-        listed, _kinds, sizes, mtimes, ctimes, inodes, uids, modes = scanned
+        listed, _kinds, packed = scanned
+        nums = memoryview(packed).cast("q")  # a Python int made only for the rows in hand
         for lo in range(0, len(run), CHUNK_ROWS):
             part = run[lo:lo + CHUNK_ROWS]
             rs = [prefix + listed[i] for i in part]
@@ -249,19 +251,20 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
                                  zip(*map(classify, rs), strict=True), strict=True):
                 col.extend(vals)
-            sz = [sizes[i] for i in part]
+            at = [SCAN_FIELDS * i for i in part]
+            sz = [nums[j] for j in at]
             c_size.extend(sz)
-            c_mtime.extend([mtimes[i] for i in part])
-            c_ctime.extend([ctimes[i] for i in part])
-            c_inode.extend([inodes[i] for i in part])
+            c_mtime.extend([nums[j + 1] for j in at])
+            c_ctime.extend([nums[j + 2] for j in at])
+            c_inode.extend([nums[j + 3] for j in at])
             has_stat.extend([True] * len(part))
             problems = [None if n else "empty" for n in sz]
             # a file we own with its owner-read bit set is readable (its mode bits are the
             # owner's ACL entry): only other files cost an access() call (5 us a file)
-            for j, i in enumerate(part):
-                if not (uids[i] == euid and modes[i] & stat.S_IRUSR) and \
+            for k, (i, j) in enumerate(zip(part, at, strict=True)):
+                if not (nums[j + 4] == euid and nums[j + 5] & stat.S_IRUSR) and \
                         not os.access(os.path.join(full, listed[i]), os.R_OK):
-                    problems[j] = "unreadable"
+                    problems[k] = "unreadable"
             c_problem.extend(problems)
             if progress is not None:
                 progress(len(part), sum(sz))
@@ -299,7 +302,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         except OSError:
             add(reldir or ".", "other", "dir", None, "unreadable_dir")
             continue
-        listed, kinds, sizes, mtimes, ctimes, inodes = scanned[:6]
+        listed, kinds = scanned[0], scanned[1]
         prefix = f"{reldir}/" if reldir else ""
         run: list[int] = []  # consecutive regular files, added together
         # in name order (the rows' order, and the order folders are visited in)
@@ -336,7 +339,9 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                     problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
                 add(rel, "other", "link", None, problem)
             elif k == _SPECIAL:
-                add(rel, "other", "special", (sizes[i], mtimes[i], ctimes[i], inodes[i]), "special_file")
+                j = SCAN_FIELDS * i
+                nums = memoryview(scanned[2]).cast("q")
+                add(rel, "other", "special", (nums[j], nums[j + 1], nums[j + 2], nums[j + 3]), "special_file")
             else:
                 add(rel, "other", "blob", None, "unreadable")
         if run:
