@@ -540,10 +540,23 @@ class _Aggregated:
 
     def frame(self) -> pl.DataFrame:
         """The rows with their key strings back, in the table's schema."""
+        return self.frames(rolled=False)[0]
+
+    def frames(self, rolled: bool) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+        """``frame()``, and with ``rolled`` also nodes' rollup (``node_counts`` of that frame,
+        row for row): grouped on the key's number before its strings come back, a quarter
+        of the time of grouping on four strings."""
         keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row")
         rows = _frame(self.table, self.rows_schema)
         number = rows["key_number"]
-        return rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
+        df = rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
+        if not rolled:
+            return df, None
+        by_key = rows.group_by("key_number", maintain_order=True).agg(
+            occurrences=pl.col("count").sum(), files=pl.len().cast(pl.Int64), max_len=pl.col("max_len").max())
+        number = by_key["key_number"]
+        return df, by_key.select(*[keys[k].gather(number) for k in NODE_COUNT_KEYS],
+                                 "occurrences", "files", "max_len")
 
 
 # A batch's row tables are written out as they pass this many rows, mid-store, into held
@@ -631,10 +644,10 @@ class _BatchTables:
         for name in list(self.aggs):
             agg = self.aggs.pop(name)
             if len(agg.table):
-                df = agg.frame()
+                df, rolled = agg.frames(rolled=name == "nodes")
                 _write_part(df, out / name, label)
-                if name == "nodes":  # rolled up from the frame in hand
-                    _write_part(node_counts(df), out / "node_counts", label)
+                if rolled is not None:
+                    _write_part(rolled, out / "node_counts", label)
 
 
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
