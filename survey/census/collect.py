@@ -392,11 +392,10 @@ def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
 # A batch's bytes, at least: each batch writes one Parquet part per table, and every census
 # query pays for each part it reads (about 0.2 ms a part and scan in DuckDB, whatever its
 # size). At 100 MB of Claude Code sessions, 16 MB instead of 4 MB made 13 parts a table
-# instead of 32: the census run alone on the snapshot 0.77-1.06 -> 0.55-0.72 s. Inside whole
-# surveys, alternating four times, the first runs took 3.28-3.81 -> 3.20-3.63 s (walk
-# 1.71-1.97 -> 1.67-1.80 s) and neither their census nor the re-runs after adding 1 % moved
-# beyond the noise. From 256 MB up (two workers) the share per worker, total / (jobs * 8),
-# is the larger.
+# instead of 32: the census run alone on the snapshot 0.77-1.06 -> 0.55-0.72 s. Whole surveys
+# of it, alternating four times: first runs 3.63-4.44 -> 3.20-3.58 s (census 0.89-0.98 ->
+# 0.62-0.82 s), re-runs after adding 1 % 1.82-1.88 -> 1.53-1.69 s. From 256 MB up (two
+# workers) the share per worker, total / (jobs * 8), is the larger.
 BATCH_MIN_BYTES = 16 << 20
 
 
