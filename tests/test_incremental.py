@@ -127,6 +127,9 @@ def test_the_cache_holds_only_live_rows_and_compacts_its_parts(tmp_path: Path, m
             cached = pl.read_parquet(sorted((cache / name).glob("*.parquet")))
             live = pl.read_parquet(Path(fresh.snapshot) / "walk" / f"{name}.parquet")
             assert cached.height == live.height, (i, name)
+        # a rollup beside every part of nodes, under its label (linked, or rolled up again)
+        assert sorted(p.name for p in (cache / "node_counts").glob("*.parquet")) == sorted(
+            p.name for p in (cache / "nodes").glob("*.parquet"))
     assert max(seen_runs) == 3 and 1 in seen_runs[2:], seen_runs  # grew, then was compacted
 
 

@@ -783,7 +783,10 @@ def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
         if h.exists():
             link_or_copy(h, rollup)
             return
-    _write_part(node_counts(pl.read_parquet(source)), rollup.parent, rollup.name.removesuffix(".parquet"))
+    # streamed: a compacted part is the whole table (15 M rows at 1 GB of cursor_stream
+    # captures: 5.2 GB and 9 s read whole, 174 MB and 1 s streamed)
+    _write_part(node_counts(pl.scan_parquet(source)).collect(engine="streaming"), rollup.parent,
+                rollup.name.removesuffix(".parquet"))
 
 
 # The per-record tables (keyed by file and line) also carry the file's id as a number,
