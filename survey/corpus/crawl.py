@@ -197,14 +197,16 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     raw_ids: dict[str, str] = {}
     schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean}
     chunks: list[pl.DataFrame] = []
-    ids: dict[str, str] = {}  # session id -> its pseudonym: a session's files share it
 
     def flush() -> None:
         # the chunk's names in one call each (the C core hashes them without a Python call
         # per name); a row's session and parent ids are still the raw ids here
         fids = pseudonyms(salt, rels, "f")
-        new = list({r for r in (*c_sess, *c_parent) if r is not None and r not in ids})
-        ids.update(zip(new, pseudonyms(salt, new, "i"), strict=True))
+        # each raw session or parent id -> its pseudonym (a session's files share it), for
+        # this chunk only: one dict for the whole crawl held every id seen, 567k captures'
+        # ids and pseudonyms (about 130 MB) to the end
+        raw = list({r for r in (*c_sess, *c_parent) if r is not None})
+        ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
         # a child's own raw id, searched for in its parent's bytes (the lineage check): only
         # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
         raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
