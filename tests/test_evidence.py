@@ -178,3 +178,37 @@ def test_absence_claims_never_say_does_not_exist(cursor_survey) -> None:
             assert c["evidence"][0]["source"].startswith("probe:")
     page = Path(res.page).read_text()
     assert "does not exist" not in page.replace('never means "does not exist"', "")
+
+
+def test_key_figures_of_all_probes_at_once_are_each_probes_own_query(cursor_survey, tmp_path: Path) -> None:
+    """key_files_all.sql (what the pipeline runs, finding each key's groups in node_counts)
+    gives, for every probe, the two figures key_files.sql (the command its page entry shows,
+    over nodes alone) gives for that probe: for the profile's probes and for common keys,
+    at any path and at given ones."""
+    import duckdb
+
+    from survey.evidence.grep import KEY_ALL_SQL, KEY_SQL
+    from survey.synth.claude_code import generate as generate_claude
+
+    generate_claude(tmp_path / "c", seed=5, sessions=6)
+    claude = run_survey(get("claude_code"), tmp_path / "c", snapshots=tmp_path / "s", reports=None, jobs=1)
+    cases = [
+        (cursor_survey[2], [(p.key, list(p.key_paths)) for p in CURSOR.probes if p.key]
+         + [("type", []), ("role", ["$"]), ("text", []), ("no-such-key", [])]),
+        (Path(claude.snapshot), [(p.key, list(p.key_paths)) for p in get("claude_code").probes if p.key]
+         + [("type", []), ("id", ["$.message"]), ("tool_use_id", []), ("name", ["$.message.content[type=tool_use]"])]),
+    ]
+    hits = 0
+    for snap, keyed in cases:
+        con = duckdb.connect()
+        con.execute("SET VARIABLE snap = ?", [str(snap)])
+        con.execute("SET VARIABLE probes = ?::STRUCT(key VARCHAR, paths VARCHAR[])[]",
+                    [[{"key": k, "paths": paths} for k, paths in keyed]])
+        together = {i: (f, o) for i, f, o in con.execute(KEY_ALL_SQL.read_text()).fetchall()}
+        for i, (key, paths) in enumerate(keyed, start=1):
+            con.execute("SET VARIABLE key = ?", [key])
+            con.execute("SET VARIABLE paths = ?::VARCHAR[]", [paths])
+            alone = con.execute(KEY_SQL.read_text()).fetchone()
+            assert together[i] == tuple(alone), (snap.name, key, paths)
+            hits += together[i][0] > 0
+    assert hits >= 4  # the common keys were found
