@@ -551,8 +551,7 @@ class _Aggregated:
         df = rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
         if not rolled:
             return df, None
-        by_key = rows.group_by("key_number", maintain_order=True).agg(
-            occurrences=pl.col("count").sum(), files=pl.len().cast(pl.Int64), max_len=pl.col("max_len").max())
+        by_key = rows.group_by("key_number", maintain_order=True).agg(**_node_count_aggs())
         number = by_key["key_number"]
         return df, by_key.select(*[keys[k].gather(number) for k in NODE_COUNT_KEYS],
                                  "occurrences", "files", "max_len")
@@ -771,8 +770,12 @@ def node_counts(nodes: pl.DataFrame | pl.LazyFrame) -> Any:
     """Nodes rolled up per (class, path, type, key set): ``occurrences`` (their counts
     summed), ``files`` (their rows: nodes hold one row per file and key) and ``max_len``.
     A frame for a frame, a lazy frame for a lazy one."""
-    return nodes.group_by(NODE_COUNT_KEYS, maintain_order=True).agg(
-        occurrences=pl.col("count").sum(), files=pl.len().cast(pl.Int64), max_len=pl.col("max_len").max())
+    return nodes.group_by(NODE_COUNT_KEYS, maintain_order=True).agg(**_node_count_aggs())
+
+
+def _node_count_aggs() -> dict[str, pl.Expr]:
+    """A group of nodes rows rolled up (``node_counts``, and the worker's rollup by key number)."""
+    return {"occurrences": pl.col("count").sum(), "files": pl.len().cast(pl.Int64), "max_len": pl.col("max_len").max()}
 
 
 def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
