@@ -240,11 +240,9 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         if len(has_stat) >= CHUNK_ROWS:
             flush()
 
-    def add_files(full: str, prefix: str, scanned: tuple, run: list[int]) -> None:
+    def add_files(full: str, prefix: str, listed: list[str], nums: memoryview, run: list[int]) -> None:
         """Rows for the regular files ``run`` (indices into the folder's ``scan_dir``
-        columns), a column at a time: a Python call per row cost a third of the crawl."""
-        listed, _kinds, packed = scanned
-        nums = memoryview(packed).cast("q")  # a Python int made only for the rows in hand
+        names and numbers), a column at a time: a Python call per row cost a third of the crawl."""
         for lo in range(0, len(run), CHUNK_ROWS):
             part = run[lo:lo + CHUNK_ROWS]
             rs = [prefix + listed[i] for i in part]
@@ -300,11 +298,11 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         reldir = stack.pop()
         full = os.path.join(root, reldir) if reldir else str(root)
         try:
-            scanned = scan(full)
+            listed, kinds, packed = scan(full)
         except OSError:
             add(reldir or ".", "other", "dir", None, "unreadable_dir")
             continue
-        listed, kinds = scanned[0], scanned[1]
+        nums = memoryview(packed).cast("q")  # a Python int made only for the rows in hand
         prefix = f"{reldir}/" if reldir else ""
         run: list[int] = []  # consecutive regular files, added together
         # in name order (the rows' order, and the order folders are visited in)
@@ -314,7 +312,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                 run.append(i)
                 continue
             if run:
-                add_files(full, prefix, scanned, run)
+                add_files(full, prefix, listed, nums, run)
                 run = []
             name = listed[i]
             rel = prefix + name
@@ -342,12 +340,11 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                 add(rel, "other", "link", None, problem)
             elif k == _SPECIAL:
                 j = SCAN_FIELDS * i
-                nums = memoryview(scanned[2]).cast("q")
                 add(rel, "other", "special", (nums[j], nums[j + 1], nums[j + 2], nums[j + 3]), "special_file")
             else:
                 add(rel, "other", "blob", None, "unreadable")
         if run:
-            add_files(full, prefix, scanned, run)
+            add_files(full, prefix, listed, nums, run)
     flush()
     base = pl.concat(chunks, rechunk=True)
     # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
