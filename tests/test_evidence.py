@@ -212,3 +212,32 @@ def test_key_figures_of_all_probes_at_once_are_each_probes_own_query(cursor_surv
             assert together[i] == tuple(alone), (snap.name, key, paths)
             hits += together[i][0] > 0
     assert hits >= 4  # the common keys were found
+
+
+def test_the_fingerprint_is_sha256_of_its_documented_lines() -> None:
+    """``fingerprint``: sha256 over "<file_id>\\t<size>\\t<hash>\\n" per file, sorted by file_id,
+    as the plain Python loop gives it: across its 65,536-line slices, whatever the frame's
+    order and other columns, for no file and one."""
+    import hashlib
+    import random
+
+    import polars as pl
+
+    from survey.snapshot.store import fingerprint
+
+    rnd = random.Random(3)
+    n = 70_000
+    files = pl.DataFrame({"kind": ["jsonl"] * n,
+                          "file_id": [f"f-{rnd.getrandbits(64):016x}" for _ in range(n)],
+                          "size": [rnd.randint(0, 1 << 40) for _ in range(n)],
+                          "hash": ["" if i % 9 == 0 else f"{rnd.getrandbits(128):032x}" for i in range(n)]})
+
+    def plain(df: pl.DataFrame) -> str:
+        h = hashlib.sha256()
+        for fid, size, digest in sorted(zip(df["file_id"], df["size"], df["hash"], strict=True)):
+            h.update(f"{fid}\t{size}\t{digest}\n".encode())
+        return h.hexdigest()
+
+    for df in (files, files.head(1), files.head(0)):
+        assert fingerprint(df) == plain(df)
+    assert fingerprint(files) != fingerprint(files.with_columns(pl.col("size") + (pl.int_range(n) == 5)))
