@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,57 @@ def test_the_worker_pool_writes_the_tables_of_the_in_process_walk(
         a, b = (pl.read_parquet(snaps[j] / "walk" / table) for j in (1, 2))
         assert a.height > 0 or table not in {"frames.parquet", "nodes.parquet", "files.parquet"}, table
         assert a.sort(a.columns, nulls_last=True).equals(b.sort(b.columns, nulls_last=True)), table
+
+
+POOL_SCRIPT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from survey.census import collect as C, walk as W
+if __name__ == "__main__":
+    ex = ProcessPoolExecutor(2, mp_context=C._pool_context(), initializer=W._init_worker,
+                             initargs=("cursor", "reviewed", False, b"salt", W.DEFAULT_MAX_LINE, "",
+                                       os.getpid()))
+    futures = [ex.submit(time.sleep, 120) for _ in range(4)]  # a walk's batches, queued
+    while len(ex._processes) < 2:
+        time.sleep(0.05)
+    time.sleep(1)  # the workers' initializer has run
+    print(" ".join(map(str, ex._processes)), flush=True)
+    time.sleep(120)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfd_open here (Linux 5.3+, Python 3.9+)")
+def test_a_killed_survey_leaves_no_walk_worker_running(tmp_path: Path) -> None:
+    """The walk's workers end with the survey: killed (SIGKILL, no clean-up) while its
+    workers hold queued batches, it used to leave them walking those to the end."""
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", POOL_SCRIPT], stdout=subprocess.PIPE, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    try:
+        assert proc.stdout is not None
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert len(workers) == 2 and all(map(_running, workers))
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while any(map(_running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in workers if _running(p)]
+    for p in left:  # not left behind by a failing run either
+        os.kill(p, signal.SIGKILL)
+    assert not left, "walk workers outlived the survey"
 
 
 def _keys(runtime: str, root: Path) -> dict[str, str]:

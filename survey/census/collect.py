@@ -260,7 +260,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             take(walk_batch(walker, _batch_tasks(batch, needles), str(spill), i, field_cols, split))
     else:
         with ProcessPoolExecutor(jobs, mp_context=_pool_context(), initializer=W._init_worker,
-                                 initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root))) as ex:
+                                 initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root),
+                                           os.getpid())) as ex:
             # a few batches in flight, taken in order: their tasks exist only while they run
             pending: deque = deque()
             for i, batch in enumerate(batches):

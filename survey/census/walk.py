@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import os
 import re
+import select
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -811,9 +813,37 @@ __all__ = ["COLUMNS", "FileResult", "Walker", "walk_file"]
 _WORKER: Walker | None = None
 
 
+def end_with(pid: int) -> bool:
+    """End this process as soon as process ``pid`` (the survey) has ended.
+
+    A pool worker's parent is the fork server, which lives while any worker does (each holds
+    its "alive" pipe), so neither ends with a survey killed mid-walk: its workers walked the
+    batches already sent to them (up to ``IN_FLIGHT`` each, minutes of CPU at 5 GB) into a
+    spill folder nobody reads. A thread here waits on the survey's pidfd (Linux 5.3; no
+    CPU while it waits) and ends the worker. Returns whether the watch is set; where pidfds
+    are missing, workers run as before."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:  # already gone
+        os._exit(1)
+    except (AttributeError, OSError):  # not Linux, or an older kernel
+        return False
+
+    def watch() -> None:
+        waiting = select.poll()
+        waiting.register(fd, select.POLLIN)  # readable once the process has ended
+        waiting.poll()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="survey-watch", daemon=True).start()
+    return True
+
+
 def _init_worker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes, max_line: int,
-                 root: str = "") -> None:
+                 root: str = "", survey_pid: int = 0) -> None:
     global _WORKER
+    if survey_pid:
+        end_with(survey_pid)
     _WORKER = make_walker(profile_name, mode, allow_mcp, salt, max_line)
     _WORKER.root = root
 
