@@ -318,8 +318,14 @@ def ensure_corpus(runtime: str, size_mb: int, seed: int) -> tuple[Path, dict]:
         have = orjson.loads(stamp.read_bytes())
         if {k: have.get(k) for k in want} == want:
             clean_increment(root)
-            return root, {**have, "reused": True}
-        say(f"{name}: stamp differs ({ {k: have.get(k) for k in want} }), regenerating")
+            # an increment a killed run added without its list (or any other file since) would
+            # make every figure of this corpus another corpus's: the bytes must be the stamp's
+            now = sum(sz for _, sz in list_files(root))
+            if have.get("bytes_total") in (None, now):
+                return root, {**have, "reused": True}
+            say(f"{name}: holds {now} bytes, not the {have['bytes_total']} generated: regenerating")
+        else:
+            say(f"{name}: stamp differs ({ {k: have.get(k) for k in want} }), regenerating")
     if root.exists():
         shutil.rmtree(root)
     stamp.unlink(missing_ok=True)
