@@ -885,6 +885,14 @@ def measure(runtime: str, label: str, size_mb: int | None, root: Path, args: arg
         rec["survey"] = best
         rec["_last_survey"] = (spec, cwd)  # for the incremental re-run (dropped before saving)
 
+    if not args.quick and "survey" in rec and "failed" not in rec["survey"]:
+        # the floors once more, right after the survey: this machine's speed drifts by 20-40 %
+        # within minutes (the same DuckDB grep took 17.6 and 23.1 s half an hour apart), and a
+        # ratio is only as good as the floor's time standing for the survey's (``floor_drift``)
+        say(f"{label}: raw rg and bare parse again (the floors' drift over the survey)")
+        rec["rg_after"] = timed_step(lambda: raw_rg(root, probe_literals(runtime), repeat=1), during, "rg_after")
+        rec["parse_after"] = timed_step(lambda: bare_parse(files, args.jobs, repeat=1), during, "parse_after")
+
     # jq (and genson) once per runtime, on at most --jq-mb of its first corpus: their cost
     # is per byte and per file, so the rate carries over to the other sizes (said so)
     if runtime in jq_cache:
@@ -949,6 +957,9 @@ def ratios(rec: dict) -> dict:
         "tree_peak_pss_mb": s["tree_peak_pss"] / MB if s.get("tree_peak_pss") else None,
         **{f"rss_{k}_mb": v / MB for k, v in s.get("stage_peak_rss", {}).items()},
     }
+    # each floor re-timed after the survey over its time before (1.0: no drift)
+    out["floor_drift_rg"] = _div((rec.get("rg_after") or {}).get("seconds"), rg)
+    out["floor_drift_parse"] = _div((rec.get("parse_after") or {}).get("seconds"), parse)
     # jq and genson read JSON text only: compared only where JSON text is most of the corpus
     # (a SQLite store is out of their reach, so a per-GB figure would compare different work)
     comparable = rec["json_bytes"] >= 0.5 * rec["bytes"]
@@ -1160,6 +1171,13 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
             con.print(f"  [yellow]{r['label']}: the machine was busy with other work before some steps "
                       f"({', '.join(f'{k} {100 * v:.0f}%' for k, v in b.items())}): wall figures are noisy, "
                       "CPU ratios are steadier[/]")
+        drift = {k: r["ratios"].get(f"floor_drift_{k}") for k in ("rg", "parse")}
+        drift = {k: v for k, v in drift.items() if v is not None}
+        if drift and max(abs(v - 1) for v in drift.values()) > 0.15:
+            con.print(f"  [yellow]{r['label']}: the floors re-timed after the survey took "
+                      f"{', '.join(f'{k} {100 * v:.0f}%' for k, v in drift.items())} of their time before: "
+                      "the machine's speed changed during the run, and the wall ratios are uncertain by as "
+                      "much[/]")
         note = lost_note(r.get("lost_during") or {})
         if note:
             con.print(f"  [yellow]{r['label']}: {note}[/]")
@@ -1208,6 +1226,8 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
          lambda v: v <= TARGETS["survey_rg_over_raw_rg"])
     rrow("jq / survey (s per GB)", ">= 10x", "jq_over_survey", lambda v: v >= TARGETS["jq_over_survey"])
     rrow("genson / survey (s per GB)", "(info)", "genson_over_survey", None)
+    rrow("floor drift: raw rg after / before", "(info)", "floor_drift_rg", None)
+    rrow("floor drift: bare parse after / before", "(info)", "floor_drift_parse", None)
     rrow("peak RSS: survey process (ru_maxrss)", "(info)", "rss_main_mb", None, "{:,.0f} MB")
     for st in ("crawl", "walk", "census", "greps", "render"):
         rrow(f"  survey process peak during {st}", "(info)", f"rss_{st}_mb", None, "{:,.0f} MB")
