@@ -431,7 +431,7 @@ def test_literals_that_overlap_each_other_count_as_one_rg_pass(tmp_path: Path) -
 def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) -> None:
     """The scopes' ``**/`` globs are matched against one DuckDB listing of the whole root
     (one tree walk instead of one per glob): on every runtime's corpus, and on the hostile
-    one (symlinks, loops, dot names, folders named like files, odd bytes in names), each
+    one (symlinks, loops, dot names, folders named like files, odd bytes and newlines in names), each
     glob gives exactly DuckDB's own ``glob()`` listing, in its order; matched against the
     crawl's files instead (``crawled_files``: what the pipeline's greps use), the same files."""
     import importlib
@@ -445,7 +445,10 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
         corpora.append((root, get(name).scopes, get(name)))
     root = tmp_path / "hostile"
     hostile.generate(root, big_line_mb=1)
-    plant(root, {".dot/a.jsonl": b"{}\n", ".b.jsonl": b"{}\n", "sub/.c.json": b"{}", "sub/.d/e.db": b"x"})
+    plant(root, {".dot/a.jsonl": b"{}\n", ".b.jsonl": b"{}\n", "sub/.c.json": b"{}", "sub/.d/e.db": b"x",
+                 # a newline in a folder's name, and one ending a name: DuckDB lists the first
+                 # file for **/*.jsonl and not the second (a regex's "." and "$" would say otherwise)
+                 "a\nb/c.jsonl": b"{}\n", "x.jsonl\n": b"{}\n", "y\n.jsonl": b"{}\n"})
     corpora.append((root, get("cursor").scopes + get("claude_code").scopes, get("claude_code")))
     con = duckdb.connect()
     checked = 0

@@ -225,9 +225,12 @@ class GrepReadError(Exception):
 
 
 def glob_regex(glob: str) -> re.Pattern[str]:
-    """A scope glob (relative to the root) as a regex over relative paths."""
+    """A scope glob (relative to the root) as a regex over relative paths. A name may hold a
+    newline, as DuckDB's glob takes it: ``.`` matches one too (DOTALL), and the end is the
+    string's (``\\Z``; ``$`` also matches before a final newline, so ``x.jsonl`` + newline
+    was a ``*.jsonl`` file here and not for DuckDB)."""
     rx = re.escape(glob).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
-    return re.compile("^" + rx.replace(r"\?", "[^/]") + "$")
+    return re.compile("^" + rx.replace(r"\?", "[^/]") + r"\Z", re.DOTALL)
 
 
 def in_scope(scope: Scope, relpaths: list[str]) -> list[str]:
