@@ -465,6 +465,24 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
     assert checked >= 8
 
 
+def test_the_crawl_classes_names_with_newlines_as_the_scopes_globs_list_them(tmp_path: Path) -> None:
+    """A surface's regex takes a newline in a name as DuckDB's globs do, so the files the
+    census walks are the files the greps search: a capture in a folder named with a newline
+    is a capture, and a name with a newline after ".jsonl" is not one."""
+    from survey.synth.cursor_stream import generate
+
+    root = tmp_path / "c"
+    generate(root, seed=3, sessions=4)
+    plant(root, {"a\nb/c.jsonl": b"{}\n", "x.jsonl\n": b"{}\n", "y\n.jsonl": b"{}\n", "d\ne/f.ndjson": b"{}\n"})
+    profile = get("cursor_stream")
+    inv = crawl(root, profile, b"s" * 32)
+    captures = inv.paths_of(inv.frame.filter(pl.col("surface") == "capture")["file_id"])
+    (scope,) = profile.scopes
+    listed = G.duckdb_listing(duckdb.connect(), root, scope.duckdb_globs)
+    assert sorted(map(str, captures)) == sorted(listed)
+    assert {"a\nb/c.jsonl", "y\n.jsonl", "d\ne/f.ndjson"} <= set(listed) and "x.jsonl\n" not in listed
+
+
 def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> None:
     """rg reports a file's path once, then its matches (``--heading``): a path holding
     newlines, blank lines or text shaped like a literal still counts as one file, with its

@@ -276,7 +276,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     # folder to classify().
     try:
         any_surface = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', s.pattern)})"
-                                          for s in profile.surfaces) or "(?!)")
+                                          for s in profile.surfaces) or "(?!)", re.DOTALL)
     except re.error:
         any_surface = re.compile("")
     named_like_file = any_surface.match
@@ -285,7 +285,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         """(surface, kind, session id, parent id, whether the session id is the stem)."""
         for s, rx in regexes:
             m = rx.match(rel)
-            if m:
+            if m and m.end() == len(rel):  # not "x.jsonl" and a newline: ``$`` matched before it
                 g = m.groupdict()
                 sess, parent, stem = g.get("session") or None, g.get("parent") or None, g.get("stem")
                 return s.name, s.kind, sess, parent, (sess == stem) if (sess and stem) else None

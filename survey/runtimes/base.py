@@ -38,7 +38,10 @@ class Surface:
     description: str = ""
 
     def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern)
+        """The pattern, with ``.`` matching a newline too (DOTALL): a name may hold one, and
+        DuckDB's globs and rg's take it as any other character. A match must also end at
+        the path's end (``classify``): ``$`` matches before a final newline as well."""
+        return re.compile(self.pattern, re.DOTALL)
 
 
 @dataclass(frozen=True)
