@@ -285,7 +285,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         """(surface, kind, session id, parent id, whether the session id is the stem)."""
         for s, rx in regexes:
             m = rx.match(rel)
-            if m and m.end() == len(rel):  # not "x.jsonl" and a newline: ``$`` matched before it
+            if m:
                 g = m.groupdict()
                 sess, parent, stem = g.get("session") or None, g.get("parent") or None, g.get("stem")
                 return s.name, s.kind, sess, parent, (sess == stem) if (sess and stem) else None

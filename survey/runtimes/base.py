@@ -39,9 +39,9 @@ class Surface:
 
     def regex(self) -> re.Pattern[str]:
         """The pattern, with ``.`` matching a newline too (DOTALL): a name may hold one, and
-        DuckDB's globs and rg's take it as any other character. A match must also end at
-        the path's end (``classify``): ``$`` matches before a final newline as well."""
-        return re.compile(self.pattern, re.DOTALL)
+        DuckDB's globs and rg's take it as any other character. A match ends at the path's
+        end (``\\Z``): ``$`` alone also matches before a final newline."""
+        return re.compile(f"(?:{self.pattern})\\Z", re.DOTALL)
 
 
 @dataclass(frozen=True)
