@@ -22,7 +22,7 @@ import polars as pl
 from survey import __version__
 from survey.census.collect import READ_KINDS, collect, walk_jobs
 from survey.census.sql import run_census
-from survey.corpus.crawl import Inventory, crawl, sample
+from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
     KNOWN_SCHEMA,
@@ -221,13 +221,18 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
     rg_lists = rg_listings(root, profile)
     beside = GrepsBesideWalk()
+    from survey.census.collect import cache_base
+
+    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     try:
-        inv = crawl(root, profile, salt, stratum, progress=tick("crawl"))
+        # the classes of the files the last crawl saw come from the cache (``crawl.classes``)
+        inv = crawl(root, profile, salt, stratum, progress=tick("crawl"),
+                    known=load_classes(cache_dir, profile))
         inv.frame = sample(inv.frame, sample_n, seed)
         timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, snapshots=snapshots,
+        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
-                       allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick, cache=cache,
+                       allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick,
                        min_files=min_files)
     finally:
         beside.close()
@@ -244,18 +249,15 @@ def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            rg_lists: dict[str, RgListing], beside: GrepsBesideWalk, *,
+            rg_lists: dict[str, RgListing], beside: GrepsBesideWalk, cache_dir: Path | None, *,
             snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
-            on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None], cache: bool,
+            on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None],
             min_files: int | None) -> RunResult:
     from survey.render.render import render_page
 
     t = time.perf_counter()
-    from survey.census.collect import cache_base
-
-    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     final = snapshots / date / profile.name
     workers = walk_jobs(jobs)
     # the crawl's stat per file, for the greps: made when they start (567k files: 51 MB,
@@ -271,6 +273,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
                      progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
     from survey.census.rarekeys import collapse
 
+    if cache_dir is not None:
+        save_classes(cache_dir, inv.frame, profile)
     parts = walk_stats.pop("parts", None) or {}
     scans = dict(tables)
     tables, rare = collapse(tables, min_files if min_files is not None else (3 if mode == "discover" else 1))

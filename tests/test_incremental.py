@@ -3,6 +3,7 @@ and give a census identical to a fresh full run."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
@@ -299,3 +300,75 @@ def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkey
     assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
     vol = pl.read_parquet(sorted((tmp_path / "cache").rglob("meta.parquet"))[0]).filter("volatile")
     assert vol.height == walked_again
+
+
+def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crawl takes the class of each file the last crawl of the root saw from the cache
+    (its surface, kind, extension and id pseudonyms follow from its path, and its file_id is
+    the path's HMAC): the profile's regexes run only on new names and on children, whose raw
+    session ids are never kept. The inventory is a fresh crawl's, and the cache holds
+    nothing the snapshot's inventory does not."""
+    import polars as pl
+
+    from survey.corpus import crawl as C
+    from survey.corpus.privacy import load_salt
+    from survey.synth import claude_code
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=5, sessions=10)
+    prof = get("claude_code")
+    first = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    (kept_file,) = (tmp_path / "cache").rglob(C.CLASSES_FILE)
+    kept = pl.read_parquet(kept_file)
+    inventory = pl.read_parquet(Path(first.snapshot) / "inventory")
+    # pseudonyms and classes only: every kept row is a row of the snapshot's inventory
+    assert kept.drop("sig").join(inventory.select(kept.drop("sig").columns), on=kept.drop("sig").columns,
+                                 how="anti", nulls_equal=True).height == 0
+    children = inventory.filter(pl.col("parent_id").is_not_null()).height
+    assert 0 < kept.height < inventory.height and children > 0
+
+    # new files, one renamed and one gone since
+    extra = tmp_path / "extra"
+    claude_code.generate(extra, seed=77, sessions=1)
+    project = next(p for p in extra.iterdir() if p.is_dir())
+    shutil.move(str(project), str(root / "zz-new-project"))
+    parents = sorted(root.glob("*/*.jsonl"))
+    parents[0].rename(parents[0].with_name("renamed-" + parents[0].name))
+    parents[1].unlink()
+    salt = load_salt()
+    fresh = C.crawl(root, prof, salt)
+    seen = set(kept["file_id"].to_list())
+    regular = fresh.frame.filter(~pl.col("kind").is_in(C.NOT_FILES) & pl.col("mtime").is_not_null())
+    to_classify = regular.filter(~pl.col("file_id").is_in(list(seen)) | pl.col("parent_id").is_not_null()).height
+    assert 0 < to_classify < regular.height
+
+    calls = []
+    ext_of = C.ext_of
+    monkeypatch.setattr(C, "ext_of", lambda name: calls.append(name) or ext_of(name))
+    again = C.crawl(root, prof, salt, known=C.load_classes(kept_file.parent, prof))
+    assert len(calls) == to_classify + (fresh.frame.height - regular.height)
+    assert again.frame.equals(fresh.frame) and again.names.equals(fresh.names)
+    assert again.raw_ids == fresh.raw_ids
+
+
+def test_kept_classes_from_another_crawl_code_or_profile_are_not_used(tmp_path: Path) -> None:
+    import polars as pl
+
+    from survey.corpus import crawl as C
+    from survey.runtimes.base import Surface
+
+    root = tmp_path / "projects"
+    generate(root, seed=3, sessions=4)
+    inv = C.crawl(root, CURSOR, b"s" * 32)
+    C.save_classes(tmp_path / "c", inv.frame, CURSOR)
+    assert C.load_classes(tmp_path / "c", CURSOR) is not None
+    other = dataclasses.replace(CURSOR, surfaces=[*CURSOR.surfaces, Surface("extra", r"^x\.jsonl$", kind="jsonl")])
+    assert C.classes_signature(other) != C.classes_signature(CURSOR)
+    assert C.load_classes(tmp_path / "c", other) is None
+    (tmp_path / "c" / C.CLASSES_FILE).write_bytes(b"not parquet")
+    assert C.load_classes(tmp_path / "c", CURSOR) is None
+    # a kept class is trusted under its signature: the crawl takes it without a regex
+    wrong = C.classes(inv.frame).with_columns(surface=pl.lit("planted"))
+    assert set(C.crawl(root, CURSOR, b"s" * 32, known=wrong).frame.filter(
+        pl.col("file_id").is_in(wrong["file_id"].to_list()))["surface"].to_list()) == {"planted"}

@@ -11,6 +11,14 @@ salted HMACs. The real relative paths stay in memory (``Inventory.names``) for t
 that must open the files, and never reach a snapshot. They are a frame of their own, not a
 column of ``frame`` (which is written), and bytes, not Python strings: a dict of 567k paths
 held 243 MB through every later stage, the Binary column 23 MB.
+
+A file's class (surface, kind, extension, session and parent pseudonyms) is a function of its
+relative path alone, and its ``file_id`` is that path's HMAC. So a re-run takes the class of
+each file it has seen from the last crawl (``classes``, kept in the walk's cache beside a
+signature of the crawl code and the profile's surfaces) and runs the regexes on new names
+only: at 1 GB of cursor_stream captures the regexes and ``ext_of`` were a third of the crawl.
+A child's class is never taken (its raw session id, searched for in its parent's bytes, is
+not kept anywhere), so children are classified on every run.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import array
 import errno
 import functools
+import hashlib
 import os
 import re
 import stat
@@ -106,6 +115,55 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+# The columns a file's relative path decides (``classes``), and the kinds of row that are
+# not a regular file's (their class comes from the folder walk itself, never a regex)
+CLASS_COLUMNS = ("surface", "kind", "ext", "session_id", "parent_id", "ids_agree")
+NOT_FILES = ("dir", "link", "special")
+
+
+def classes_signature(profile: Profile) -> str:
+    """What decides a path's class: this module's code and the profile's surfaces. The
+    classes of an earlier crawl are used only under the same signature."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(repr([(s.name, s.pattern, s.kind) for s in profile.surfaces]).encode())
+    return h.hexdigest()[:24]
+
+
+def classes(frame: pl.DataFrame) -> pl.DataFrame:
+    """The class of each regular file of a crawl's ``frame`` (``file_id`` and
+    ``CLASS_COLUMNS``), for the next crawl of the same root to take (``crawl(known=...)``);
+    children (a parent id) are left out: their raw session ids are not kept."""
+    return frame.filter(~pl.col("kind").is_in(NOT_FILES) & pl.col("mtime").is_not_null()
+                        & pl.col("parent_id").is_null()).select("file_id", *CLASS_COLUMNS)
+
+
+CLASSES_FILE = "crawl.parquet"
+
+
+def load_classes(cache_dir: Path | None, profile: Profile) -> pl.DataFrame | None:
+    """The ``classes`` kept in ``cache_dir`` by the last crawl of this root, or None where
+    there are none, they cannot be read, or they were made under another signature."""
+    f = cache_dir / CLASSES_FILE if cache_dir is not None else None
+    if f is None or not f.exists():
+        return None
+    try:
+        kept = pl.read_parquet(f)
+    except (OSError, pl.exceptions.PolarsError):
+        return None  # an unreadable cache is no cache
+    if "sig" not in kept.columns or kept.height == 0 or kept["sig"][0] != classes_signature(profile):
+        return None
+    return kept.drop("sig")
+
+
+def save_classes(cache_dir: Path, frame: pl.DataFrame, profile: Profile) -> None:
+    """Keep the ``classes`` of this crawl's ``frame`` in ``cache_dir`` (outside the corpus:
+    pseudonyms and classes only, as the snapshot's inventory holds), replaced in one step."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cache_dir / f"{CLASSES_FILE}.tmp-{os.getpid()}"
+    classes(frame).with_columns(sig=pl.lit(classes_signature(profile))).write_parquet(tmp)
+    os.replace(tmp, cache_dir / CLASSES_FILE)
+
+
 def ext_of(name: str) -> str:
     """A file's class among unknown files: its extension (``Path(name).suffix``, lower
     case), or ``(none)``/``(dotfile)``. ``name`` may be a relative path: its last part counts."""
@@ -177,8 +235,12 @@ CHUNK_ROWS = 8192
 
 
 def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
-          progress=None) -> Inventory:
+          progress=None, known: pl.DataFrame | None = None) -> Inventory:
     """Walk ``root`` without following links; classify every entry by the profile.
+
+    ``known``: the ``classes`` of an earlier crawl of this root under the same salt and
+    ``classes_signature``; a regular file found there takes its class from it, and only
+    the others are classified (the result is the same either way).
 
     Rows are gathered as columns (one append per field, no dict per file) and turned into a
     frame every ``CHUNK_ROWS`` entries, so the Python objects of at most one chunk are alive
@@ -192,10 +254,13 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     c_size, c_mtime, c_ctime, c_inode, c_problem = (cols["size"], cols["mtime_ns"], cols["ctime_ns"],
                                                     cols["inode"], cols["problem"])
     has_stat: list[bool] = []
+    defer = known is not None and known.height > 0
+    deferred: list[bool] = []  # per row, with ``known``: its class is left to the end
     rels: list[str] = []  # per row: the relative path, named (file_id) when the chunk is flushed
     names: list[pl.DataFrame] = []
     raw_ids: dict[str, str] = {}
-    schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean}
+    schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean,
+              **({"_defer": pl.Boolean} if defer else {})}
     chunks: list[pl.DataFrame] = []
 
     def flush() -> None:
@@ -215,8 +280,9 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         c_fid.extend(fids)
         c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
         c_parent[:] = [ids[r] if r is not None else None for r in c_parent]
-        chunks.append(pl.DataFrame({**cols, "_stat": has_stat}, schema=schema))
-        for c in (*cols.values(), has_stat, rels):
+        chunks.append(pl.DataFrame({**cols, "_stat": has_stat, **({"_defer": deferred} if defer else {})},
+                                   schema=schema))
+        for c in (*cols.values(), has_stat, rels, deferred):
             c.clear()
 
     def add(rel: str, surface: str, kind: str, st: tuple[int, int, int, int] | None,
@@ -237,6 +303,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         c_inode.append(inode)
         has_stat.append(st is not None)
         c_problem.append(problem)
+        if defer:
+            deferred.append(False)
         if len(has_stat) >= CHUNK_ROWS:
             flush()
 
@@ -247,10 +315,16 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             part = run[lo:lo + CHUNK_ROWS]
             rs = [prefix + listed[i] for i in part]
             rels.extend(rs)
-            c_ext.extend(map(ext_of, rs))
-            for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
-                                 zip(*map(classify, rs), strict=True), strict=True):
-                col.extend(vals)
+            if defer:  # classified at the end: from ``known``, or by the regexes if new
+                unknown = [None] * len(rs)
+                for col in (c_ext, c_surface, c_kind, c_sess, c_parent, c_agree):
+                    col.extend(unknown)
+                deferred.extend([True] * len(rs))
+            else:
+                c_ext.extend(map(ext_of, rs))
+                for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
+                                     zip(*map(classify, rs), strict=True), strict=True):
+                    col.extend(vals)
             at = [SCAN_FIELDS * i for i in part]
             sz = [nums[j] for j in at]
             c_size.extend(sz)
@@ -347,13 +421,48 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             add_files(full, prefix, listed, nums, run)
     flush()
     base = pl.concat(chunks, rechunk=True)
+    names_frame = pl.concat(names, rechunk=True)
+    if defer:
+        assert known is not None
+        base = _take_classes(base, known, names_frame, classify, salt, raw_ids)
     # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
     mtime = pl.from_epoch((pl.col("mtime_ns") + 500) // 1000, time_unit="us").dt.replace_time_zone("UTC")
     frame = base.with_columns(
         mtime=pl.when(pl.col("_stat")).then(mtime),
         stratum=pl.when(pl.col("_stat")).then(_strata(mtime, stratum)).otherwise(pl.lit("unknown")),
     ).select(list(SCHEMA))
-    return Inventory(frame=frame, names=pl.concat(names, rechunk=True), raw_ids=raw_ids)
+    return Inventory(frame=frame, names=names_frame, raw_ids=raw_ids)
+
+
+def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, classify,
+                  salt: bytes, raw_ids: dict[str, str]) -> pl.DataFrame:
+    """The deferred rows of ``base`` with their class: ``known``'s where the file_id is
+    there, else the regexes' (``classify`` of the path, its raw ids pseudonymised as a
+    chunk's are, and a child's raw id kept in ``raw_ids``)."""
+    cols = list(CLASS_COLUMNS)
+    known = known.select("file_id", *cols)
+    taken = base.select("file_id", "_defer").join(known, on="file_id", how="left", maintain_order="left")
+    if taken.height != base.height:  # a file_id twice (a path's HMAC is unique: a damaged cache)
+        taken = base.select("file_id", "_defer").join(known.unique("file_id"), on="file_id", how="left",
+                                                      maintain_order="left")
+    new = taken.filter(pl.col("_defer") & pl.col("surface").is_null()).select("file_id")
+    if new.height:
+        paths = [path_text(b) for b in new.join(names, on="file_id", how="left", maintain_order="left")["path"]]
+        got = [(*classify(p), ext_of(p)) for p in paths]
+        raw = list({r for g in got for r in g[2:4] if r is not None})
+        ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
+        fids = new["file_id"].to_list()
+        raw_ids.update((fid, g[2]) for fid, g in zip(fids, got, strict=True)
+                       if g[2] is not None and g[3] is not None)
+        found = pl.DataFrame(
+            [(fid, s, k, ext, None if a is None else ids[a], None if b is None else ids[b], agree)
+             for fid, (s, k, a, b, agree, ext) in zip(fids, got, strict=True)],
+            schema={"file_id": pl.String, **{c: SCHEMA[c] for c in cols}}, orient="row")
+        taken = taken.join(found, on="file_id", how="left", suffix="_new", maintain_order="left").with_columns(
+            pl.when(pl.col("surface_new").is_not_null()).then(pl.col(f"{c}_new")).otherwise(pl.col(c)).alias(c)
+            for c in cols)
+    return base.with_columns(
+        pl.when(pl.col("_defer")).then(taken[c]).otherwise(pl.col(c)).alias(c) for c in cols)
 
 
 def sample(inv: pl.DataFrame, n: int | None, seed: int) -> pl.DataFrame:
