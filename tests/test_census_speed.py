@@ -484,8 +484,11 @@ RCLASSES = ["assistant", "user", "session_meta", "response_item/function_call", 
 SURFACES = ["parent", "subagent", "workflow_agent", "rollout", "archived_rollout", "rollout_unnamed", "capture", "state",
             "other"]
 PATHS = ["$", "$.message", "$.payload", "$.tool_call", "$.tool_call.editToolCall.result", "$.tool_call.shellToolCall.result",
-         "$.tool_call.a.b.result", "$.message.content"]
-KEYSETS = ["", "a,b", "call_id,timestamp_ms", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>"]
+         "$.tool_call.a.b.result", "$.message.content",
+         # paths and key sets the privacy gate marks (key_gate.sql counts each kind)
+         "$.<unreviewed-key>", "$.payload.<dynamic-key>", "$.<rare-key>.result"]
+KEYSETS = ["", "a,b", "call_id,timestamp_ms", "success", "failure,isBackground", "isBackground,success", "isBackground", "<map>",
+           "<opaque>"]
 VALUES = ["a", "b", "<withheld>"]  # a withheld value carries a withheld id, a shown one none
 WITHHELD = [f"w-{i:016x}" for i in range(4)]
 
