@@ -3534,6 +3534,62 @@ done:
     return out;
 }
 
+/* file_rows(prefix, names, numbers, run, euid) -> (rels, size, mtime, ctime, inode, problems,
+ * check, nbytes): the crawl's rows for the regular files ``run`` (indices into one folder's
+ * scan_dir names and numbers), a column at a time: each relative path (prefix + name), four
+ * packed int64 columns, a problem byte a row (0 none, 'e' empty), the rows whose
+ * readability the caller must ask access() about (not ours, or no owner-read bit), and
+ * the run's bytes. crawl.add_files does the same in Python where the core is not built. */
+static PyObject *file_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) || !PyList_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "file_rows(prefix: str, names: list, numbers: bytes, run: list, euid: int)");
+        return NULL;
+    }
+    PyObject *prefix = args[0], *names = args[1], *run = args[3];
+    long long euid = PyLong_AsLongLong(args[4]);
+    if (euid == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const ScanStat *st = (const ScanStat *)view.buf;
+    Py_ssize_t nst = view.len / (Py_ssize_t)sizeof(ScanStat), nn = PyList_GET_SIZE(names);
+    Py_ssize_t n = PyList_GET_SIZE(run);
+    PyObject *rels = PyList_New(n), *check = PyList_New(0), *out = NULL;
+    PyObject *cols[4] = {NULL, NULL, NULL, NULL}, *probs = PyBytes_FromStringAndSize(NULL, n);
+    int ok = rels && check && probs;
+    for (int j = 0; ok && j < 4; j++)
+        ok = (cols[j] = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t))) != NULL;
+    long long total = 0;
+    for (Py_ssize_t k = 0; ok && k < n; k++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(run, k));
+        if (i < 0 || i >= nn || i >= nst) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "file_rows: an index outside the folder");
+            ok = 0;
+            break;
+        }
+        PyObject *rel = PyUnicode_Concat(prefix, PyList_GET_ITEM(names, i));
+        if (!rel) { ok = 0; break; }
+        PyList_SET_ITEM(rels, k, rel);
+        const ScanStat *e = &st[i];
+        int64_t v[4] = {e->size, e->mtime, e->ctime, e->ino};
+        for (int j = 0; j < 4; j++) memcpy(PyBytes_AS_STRING(cols[j]) + k * 8, &v[j], 8);
+        PyBytes_AS_STRING(probs)[k] = e->size ? 0 : 'e';
+        total += e->size;
+        /* a file we own with its owner-read bit set is readable (its mode bits are the
+         * owner's ACL entry); any other is left to the caller's access() */
+        if (!(e->uid == euid && (e->mode & S_IRUSR))) {
+            PyObject *kk = PyLong_FromSsize_t(k);
+            if (!kk || PyList_Append(check, kk) < 0) ok = 0;
+            Py_XDECREF(kk);
+        }
+    }
+    PyBuffer_Release(&view);
+    if (ok) out = Py_BuildValue("(OOOOOOOL)", rels, cols[0], cols[1], cols[2], cols[3], probs, check, total);
+    Py_XDECREF(rels); Py_XDECREF(check); Py_XDECREF(probs);
+    for (int j = 0; j < 4; j++) Py_XDECREF(cols[j]);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
     {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
@@ -3543,6 +3599,8 @@ static PyMethodDef module_methods[] = {
      "pseudonyms(salt, kind, texts) -> privacy.pseudonym(salt, text, kind) of each text"},
     {"scan_dir", scan_dir, METH_O,
      "scan_dir(path) -> (names, kinds, numbers: six int64 an entry) of one folder"},
+    {"file_rows", (PyCFunction)(void (*)(void))file_rows, METH_FASTCALL,
+     "file_rows(prefix, names, numbers, run, euid) -> the crawl's columns for a run of regular files"},
     {NULL, NULL, 0, NULL},
 };
 
