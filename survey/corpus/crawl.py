@@ -274,16 +274,18 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         # each raw session or parent id -> its pseudonym (a session's files share it), for
         # this chunk only: one dict for the whole crawl held every id seen, 567k captures'
         # ids and pseudonyms (about 130 MB) to the end
-        raw = list({r for r in (*c_sess, *c_parent) if r is not None})
-        ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
-        # a child's own raw id, searched for in its parent's bytes (the lineage check): only
-        # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
-        raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
-                       if sess is not None and parent is not None)
+        n = len(rels)
+        if c_sess.count(None) < n or c_parent.count(None) < n:  # (a re-run defers them all)
+            raw = list({r for r in (*c_sess, *c_parent) if r is not None})
+            ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
+            # a child's own raw id, searched for in its parent's bytes (the lineage check): only
+            # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
+            raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
+                           if sess is not None and parent is not None)
+            c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
+            c_parent[:] = [ids[r] if r is not None else None for r in c_parent]
         names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
         c_fid.extend(fids)
-        c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
-        c_parent[:] = [ids[r] if r is not None else None for r in c_parent]
         chunks.append(pl.DataFrame({**cols, "_stat": has_stat, **({"_defer": deferred} if defer else {})},
                                    schema=schema))
         for c in (*cols.values(), has_stat, rels, deferred):
