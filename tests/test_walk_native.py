@@ -589,3 +589,37 @@ def test_node_key_tuples_are_shared_and_still_found_when_the_cache_is_full() -> 
     assert key(paths[0]) is first  # cached before the table filled: still shared
     late = key(paths[-1])
     assert late == (rc, paths[-1], "string", "") and key(paths[-1]) is not late
+
+
+@needs_native
+@pytest.mark.parametrize("runtime", NAMES)
+def test_counts_taken_from_the_c_core_are_the_counts_of_res(runtime: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch takes a JSONL file's node and value counts straight from the C core
+    (``Core.take``), without the dicts ``res.nodes`` and ``res.values``; its tables are the
+    same, row for row, as when the counts go through the dicts (``HOLD_COUNTS`` off): the
+    same key numbers, keys met twice summed, truncations and withheld values (which the core
+    writes to res directly) in their place. On every runtime's synthetic corpus and the
+    hostile one."""
+    import importlib
+
+    import polars as pl
+
+    from survey.census import collect as C
+    from survey.synth import hostile
+
+    prof = get(runtime)
+    importlib.import_module(prof.synth).generate(tmp_path / "c", seed=12, sessions=6)
+    hostile.generate(tmp_path / "c" / "zz-hostile", seed=5, big_line_mb=1)
+    inv = crawl(tmp_path / "c", prof, SALT)
+
+    def tables(hold: bool) -> dict[str, pl.DataFrame]:
+        monkeypatch.setattr(C, "HOLD_COUNTS", hold)
+        out = C.collect(inv, tmp_path / "c", prof, mode="reviewed", allow_mcp=False, salt=SALT, jobs=1)
+        return {k: (v.collect() if isinstance(v, pl.LazyFrame) else v)
+                for k, v in out.items() if k in ("nodes", "values", "headings", "node_counts")}
+
+    held, through_res = tables(True), tables(False)
+    assert held["nodes"].height > 0
+    for name, df in through_res.items():
+        assert held[name].equals(df), f"{runtime}: {name} differs when the counts are taken from the core"

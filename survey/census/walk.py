@@ -143,6 +143,9 @@ class FileResult:
     # rows (not its markers or per-file counts) while the walk goes on: a 1.5 GB store's
     # 543k records' rows would otherwise all be held until its end
     spill: Any = field(default=None, repr=False, compare=False)
+    # the C core holding this file's node and value counts (``Walker.hold_counts``): they are
+    # not in ``nodes``/``values`` but go from the core to the batch's tables (``Core.take``)
+    held: Any = field(default=None, repr=False, compare=False)
 
 
 SPILL_RECORDS = 1 << 16
@@ -210,6 +213,8 @@ class Walker:
         self.carrier_depth = profile.carrier_depth
         self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
         self.root = ""  # the survey root (targets written on another machine resolve under it)
+        # a JSONL file's counts stay in the C core for the batch to take (collect sets it)
+        self.hold_counts = False
         self.native = native
         self._keycache: dict[str, str] = {}
         self._vcache: dict[tuple[str, str], str | None] = {}
@@ -586,7 +591,16 @@ class Walker:
         if needles:
             reader.watch(needles)
         if self._core is not None:
-            lines = self._native_frames(res, reader)
+            if self.hold_counts:
+                self._core.hold(res)
+                res.held = self._core
+            try:
+                lines = self._native_frames(res, reader)
+            except BaseException:
+                if res.held is not None:  # the counts so far into res, as without holding
+                    res.held = None
+                    self._core.release(res)
+                raise
         else:
             lines = 0
             for line_no, status, nbytes, obj, flags in iter_frames(reader, self.max_line):  # type: ignore[arg-type]
