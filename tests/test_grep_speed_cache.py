@@ -584,8 +584,9 @@ def test_a_file_made_between_the_early_listing_and_the_crawl_makes_the_greps_lis
 
 def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole pipeline, with a transcript made after rg's early listing started and before
-    the crawl, which the listing lacks: its ctime says so, rg lists again, both engines
-    search every file. Files older than the listing leave it in use."""
+    the crawl, which the listing lacks: its ctime says so and the listing does not name it,
+    so rg lists again, and both engines search every file. A file only changed since (its
+    ctime as recent, but listed) leaves the listing in use, as older files do."""
     import survey.pipeline as P
 
     root = tmp_path / "c"
@@ -606,14 +607,33 @@ def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, mo
         return out
 
     monkeypatch.setattr(P, "rg_listings", lists_then_write)
+    made: list[int] = []
+    real_init = G.RgListing.__init__
+    monkeypatch.setattr(G.RgListing, "__init__", lambda self, *a: made.append(1) or real_init(self, *a))
     res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None)
     sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
     assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
-    assert not reads  # the early listings were set aside unread
-    # older files only (every ctime a few seconds back): the early listing is used
+    assert reads and len(made) == 2 * len(reads)  # each early listing read, found lacking, made again
+
+    # a file changed after the listing started, not made: listed, so the listing stays
+    late.unlink()
+    changed = sorted(root.rglob("*.jsonl"))[0]
+
+    def lists_then_change(r: Path, profile: Profile) -> dict:
+        out = real_lists(r, profile)
+        changed.write_bytes(changed.read_bytes() + b'{"role":"user"}\n')
+        return out
+
+    monkeypatch.setattr(P, "rg_listings", lists_then_change)
+    made.clear()
+    res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None, date="d2")
+    sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
+    assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
+    assert made and len(made) == len(real_lists(root, get("cursor")))  # the early listings only
+    # which files a listing started at ``ns`` may lack: those whose ctime is later
     known = {f"f{i}": (f"f-{i}", (1, 1, G.time.time_ns() - 5_000_000_000, 1)) for i in range(3)}
-    assert not G.made_since(G.Known.of(known), G.time.time_ns())
-    assert G.made_since(G.Known.of({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}), G.time.time_ns())
+    assert G.Known.of(known).since(G.time.time_ns()) == []
+    assert G.Known.of({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}).since(G.time.time_ns()) == ["new"]
 
 
 def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(

@@ -279,6 +279,13 @@ class Known:
         fast = self.utf8_paths()
         return fast if fast is not None else list(map(path_text, self.rows["path"].to_list()))
 
+    def since(self, ns: int) -> list[str]:
+        """The paths of files changed or made after ``ns`` (their ctime, with a second of
+        slack: file times come from a coarser clock than ``time_ns``): a listing started at
+        ``ns`` may lack those that are new."""
+        recent = self.rows.filter(pl.col("ctime_ns") >= ns - 1_000_000_000)["path"]
+        return [path_text(b) for b in recent.to_list()]
+
 
 @dataclass
 class Keys:
@@ -840,12 +847,6 @@ def crawled_files(known: Known) -> list[str] | None:
     return files
 
 
-def made_since(known: Known, ns: int) -> bool:
-    """Did the crawl see a file changed or made after ``ns`` (a listing's start)? Its ctime
-    says so; a second of slack, as file times come from a coarser clock than ``time_ns``."""
-    return bool((known.rows["ctime_ns"] >= ns - 1_000_000_000).any())
-
-
 def lists_everything(profile: Profile) -> bool:
     """Do the profile's scopes use ``**/`` globs (matched against ``duckdb_everything``)?"""
     return any(g.startswith("**/") for sc in profile.scopes for g in sc.duckdb_globs)
@@ -1197,7 +1198,7 @@ class RgListing:
     never a full pipe. ``read`` waits for it; ``close`` stops it if it is still running."""
 
     def __init__(self, root: Path, scope: Scope) -> None:
-        # a file changed or made since (its ctime) may be missing: ``made_since`` asks
+        # a file changed or made since (its ctime) may be missing: ``Known.since`` asks
         self.started_ns = time.time_ns()
         self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         globs = [a for g in scope.rg_globs for a in ("-g", g)]
@@ -1292,6 +1293,19 @@ class SharedRg:
         return rx.match(relpath.rsplit("/", 1)[-1]) is not None
 
 
+def _may_be_scopes(scope: Scope, paths: set[str]) -> bool:
+    """Could any of ``paths`` be a file of ``scope``'s rg listing? Its DuckDB globs say so
+    (the two engines' globs name the same files: the page compares their counts), or one of
+    its rg globs matches the file's name; a scope without rg globs, or with one naming a
+    folder or negated, is not judged: yes."""
+    if not paths:
+        return False
+    if not scope.rg_globs or any("/" in g or g.startswith("!") for g in scope.rg_globs):
+        return True
+    names = re.compile("|".join(fnmatch.translate(g) for g in scope.rg_globs))
+    return bool(in_scope(scope, sorted(paths))) or any(names.match(p.rsplit("/", 1)[-1]) for p in paths)
+
+
 def _listed(text: str, pre: str) -> list[str]:
     """``rg --files --null`` output as paths relative to the root (``pre``: the root and a
     slash). Where every name starts with ``pre`` (always, in practice), one split on a NUL
@@ -1324,6 +1338,18 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     pre = os.fsdecode(prefix)
     listed = _listed(os.fsdecode(raw), pre)
     del raw
+    # A listing started early (before the crawl) may lack a file made since: one the crawl
+    # saw, changed or made after the listing started (its ctime), that is the scope's and
+    # not listed. Then rg lists the scope again. A file only changed since is listed, and
+    # keeps the listing (a live store changes a file on every run; listing 567k files
+    # again took 0.5 s).
+    if listing is not None and known is not None and (recent := known.since(listing.started_ns)) \
+            and _may_be_scopes(scope, set(recent).difference(listed)):
+        relist = RgListing(root, scope)
+        try:
+            listed = _listed(os.fsdecode(relist.read()), pre)
+        finally:
+            relist.close()
     keys = _keys(root, listed, known) if cache else None
     served = cache.served("rg", keys) if cache and keys else None
     hits = len(served.names) if served is not None else 0  # distinct files
@@ -1457,8 +1483,6 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
         everything = crawled_files(known) if known is not None else None
         if everything is None:
             everything = duckdb_everything(root)
-    if rg_lists and known is not None and made_since(known, min(rl.started_ns for rl in rg_lists.values())):
-        rg_lists = None  # a file changed or made since rg listed the scopes: rg lists them again
     searched = [(sc, sorted({lit for p in profile.probes if p.scope == sc.name for lit in p.literals}))
                 for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)]
     for _sc, literals in searched:
@@ -1567,8 +1591,8 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     ``duckdb_everything`` of the root to use instead, and ``rg_lists`` (``rg_listings``),
     each scope's rg listing, may be started earlier by the caller (they walk the whole tree,
     which takes a while and needs no CPU of ours); both are taken again if ``known`` names a
-    file the DuckDB listing lacks, and rg's if ``known`` holds a file changed or made since
-    rg's listings started (``made_since``).
+    file the DuckDB listing lacks, and a scope's rg listing if ``known`` holds a file changed
+    or made since it started that it lacks (``Known.since``).
     ``greps``: ``grep_scopes`` already run (beside the walk); only the key figures are left.
     """
     structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
