@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
-from survey.census.collect import READ_KINDS, collect, walk_jobs
+from survey.census.collect import READ_KINDS, cache_base, collect, walk_jobs
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
@@ -221,8 +221,6 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
     rg_lists = rg_listings(root, profile)
     beside = GrepsBesideWalk()
-    from survey.census.collect import cache_base
-
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     try:
         # the classes of the files the last crawl saw come from the cache (``crawl.classes``)

@@ -612,20 +612,16 @@ class _BatchTables:
                 rows.clear()
         if rows_only:
             return
-        if r.held is not None:
-            # the counts the core wrote to res (truncations, withheld values) first, then
-            # those it holds, summed into the file's rows where a key is in both: the rows
-            # of release() and add_counts, in their order (for a file walked in one piece)
-            nodes, values = self.aggs["nodes"], self.aggs["values"]
-            start = len(nodes.table), len(values.table)
-            nodes.add(fid, r.nodes)
-            values.add(fid, r.values)
-            r.held.take(r, fid, nodes.table, nodes.keys, values.table, values.keys, *start)
-            r.held = None
-            self.aggs["headings"].add(fid, r.headings)
-            return
+        nodes, values = self.aggs["nodes"], self.aggs["values"]
+        start = len(nodes.table), len(values.table)
         for name, agg in self.aggs.items():
             agg.add(fid, getattr(r, name))
+        if r.held is not None:
+            # the counts the core holds after those it wrote to res (truncations, withheld
+            # values), summed into the file's rows where a key is in both: the rows of
+            # release() and add_counts, in their order (for a file walked in one piece)
+            r.held.take(r, fid, nodes.table, nodes.keys, values.table, values.keys, *start)
+            r.held = None
 
     def write(self, out: Path, schemas: dict[str, dict], label: str) -> None:
         """One table at a time, each part written before the next is built; a table with

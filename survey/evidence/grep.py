@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import codecs
 import fnmatch
+import functools
 import hashlib
 import os
 import re
@@ -1256,7 +1257,6 @@ class SharedRg:
         self.argv = rg_args(Scope("+".join(sc.name for sc, _ in scopes), (), globs, ()), union)
         self._out: tuple[bytes, int, int] | None = None
         self._files: list[tuple[str, Counter[bytes]]] | None = None
-        self._globs: dict[str, re.Pattern[str] | None] = {}
 
     def whole(self, scope: Scope, literals: list[str]) -> tuple[bytes, int, int]:
         """The whole-root pass for ``scope``: the shared one (run once, by the first scope
@@ -1287,10 +1287,13 @@ class SharedRg:
         """Whether a file of the pass is one ``scope``'s own pass would search."""
         if not self.shared or not scope.rg_globs:
             return True
-        rx = self._globs.get(scope.name)
-        if rx is None:
-            rx = self._globs[scope.name] = re.compile("|".join(fnmatch.translate(g) for g in scope.rg_globs))
-        return rx.match(relpath.rsplit("/", 1)[-1]) is not None
+        return _rg_name_regex(tuple(scope.rg_globs)).match(relpath.rsplit("/", 1)[-1]) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _rg_name_regex(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """rg globs of file names (no folder, no negation) as one regex over a file's name."""
+    return re.compile("|".join(fnmatch.translate(g) for g in globs))
 
 
 def _may_be_scopes(scope: Scope, paths: set[str]) -> bool:
@@ -1302,8 +1305,8 @@ def _may_be_scopes(scope: Scope, paths: set[str]) -> bool:
         return False
     if not scope.rg_globs or any("/" in g or g.startswith("!") for g in scope.rg_globs):
         return True
-    names = re.compile("|".join(fnmatch.translate(g) for g in scope.rg_globs))
-    return bool(in_scope(scope, sorted(paths))) or any(names.match(p.rsplit("/", 1)[-1]) for p in paths)
+    names = _rg_name_regex(tuple(scope.rg_globs))
+    return bool(in_scope(scope, list(paths))) or any(names.match(p.rsplit("/", 1)[-1]) for p in paths)
 
 
 def _listed(text: str, pre: str) -> list[str]:
