@@ -21,6 +21,7 @@ import polars as pl
 
 from survey import __version__
 from survey.census.collect import READ_KINDS, cache_base, collect, walk_jobs
+from survey.census.partials import Labels, store_of
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
@@ -324,10 +325,13 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     try:
         t = time.perf_counter()
         writer.write_inventory(full)
+        labels: Labels = {}  # each linked table's part labels (unique per walk, so only from its cache)
         for name, df in tables.items():
             ps = parts.get(name)
             if ps is not None and df is scans.get(name) and (ps.files or ps.rest is not None):
                 writer.link_table(name, ps.files, ps.rest)  # the walk's parts, not re-encoded
+                if cache_dir is not None:
+                    labels[name] = [p.name.removesuffix(".parquet") for p in ps.files] + [None] * (ps.rest is not None)
             else:
                 writer.write_table(name, df)
         writer.write_table("files", files)
@@ -391,7 +395,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         def census_stage() -> dict:
             t = time.perf_counter()
             try:
-                return run_census(writer.dir, profile, snap_label)
+                return run_census(writer.dir, profile, snap_label, labels,
+                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats)
             finally:
                 timings["census"] = time.perf_counter() - t
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from survey.census.partials import Labels, Splitter, split_of
 from survey.runtimes.base import Profile
 
 SHARED = Path(__file__).parent / "queries"
@@ -51,7 +52,12 @@ def _plain(v: object) -> object:
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql_file: Path) -> tuple[list[str], list[list]]:
-    cur = con.execute(sql_file.read_text())
+    return fetch(con, sql_file.read_text())
+
+
+def fetch(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[list]]:
+    """A query's columns and rows, as plain JSON values."""
+    cur = con.execute(sql)
     cols = [d[0] for d in cur.description or []]
     rows = [[_plain(v) for v in r] for r in cur.fetchall()]
     return cols, rows
@@ -88,24 +94,30 @@ def connect(spill_dir: str, threads: int | None = None) -> duckdb.DuckDBPyConnec
     return con
 
 
-def run_census(snap_dir: Path, profile: Profile, snap_label: str) -> dict[str, dict]:
-    """Run every query; ``snap_label`` is the path a reviewer would type (relative)."""
+def run_census(snap_dir: Path, profile: Profile, snap_label: str, labels: Labels | None = None,
+               store: Path | None = None, stats: dict | None = None) -> dict[str, dict]:
+    """Run every query; ``snap_label`` is the path a reviewer would type (relative).
+    ``labels``: the walk's label of each part of the snapshot's tables, for queries split per
+    part (``partials``), whose partial rows are kept in ``store`` for the next run; ``stats``
+    gets how many parts were read and how many served from ``store``."""
     import shutil
     import tempfile
 
     spill = tempfile.mkdtemp(prefix="survey-duckdb-")
     try:
-        return _run_census(snap_dir, profile, snap_label, spill)
+        return _run_census(snap_dir, profile, snap_label, spill, labels, store, stats)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
 
 
-def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -> dict[str, dict]:
+def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, labels: Labels | None,
+                store: Path | None, stats: dict | None) -> dict[str, dict]:
     con = connect(spill, census_threads())
     files = query_files(profile)
     local = threading.local()
     cursors: list[duckdb.DuckDBPyConnection] = []
     lock = threading.Lock()
+    splitter = Splitter(snap_dir, labels, store, spill) if labels else None
 
     def cursor() -> duckdb.DuckDBPyConnection:
         cur = getattr(local, "cur", None)
@@ -117,11 +129,19 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -
         return cur
 
     def one(f: Path) -> dict | None:
+        split = split_of(f) if splitter is not None else None
+        got = None
         try:
-            cols, rows = run_query(cursor(), f)
+            if splitter is not None and split is not None:
+                with splitter.partials(cursor(), split) as merge:
+                    got = fetch(cursor(), merge) if merge is not None else None
+            cols, rows = got if got is not None else run_query(cursor(), f)
         except duckdb.OutOfMemoryException:
             return None  # run again below, alone and with more memory
-        return {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
+        out = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
+        if got is not None:  # the same rows, merged from per-part rows (test_partials)
+            out["split"] = rel(split)  # type: ignore[arg-type]
+        return out
 
     try:
         with ThreadPoolExecutor(max_workers=PARALLEL, thread_name_prefix="census") as pool:
@@ -134,6 +154,8 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str) -
         if results[i] is None:
             cols, rows = _run_alone(f, snap_dir, spill)
             results[i] = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
+    if stats is not None and splitter is not None:
+        stats.update(census_parts_read=splitter.read, census_parts_kept=splitter.kept)
     return {f.stem: r for f, r in zip(files, results, strict=True) if r is not None}
 
 

@@ -1,0 +1,175 @@
+"""Census queries split per Parquet part and merged, so a re-run reads only its new parts.
+
+A walk table in a snapshot is a folder of parts (``walk/frames.parquet/part-000003.parquet``),
+each written by one batch of files, and all of a file's rows are in one part. So a query
+whose answer adds up over files (counts, sums, distinct files, maxima) can be split: its
+rows per part, then those summed. A split lives beside its query, in ``queries/parts/`` under
+the same name, as two statements a reviewer can run unchanged in the ``duckdb`` CLI with only
+``snap`` set:
+
+1. ``CREATE OR REPLACE TEMP TABLE partials AS SELECT file_index AS part, ...``: the query's
+   groups per part. Each table is read as ``read_parquet(coalesce(getvariable('<table>_parts'),
+   [<every part of the table>]))``, and ``file_index`` is a part's place in that list.
+2. a ``SELECT`` over ``partials`` giving exactly the reference query's rows.
+
+The survey sets ``<table>_parts`` to the parts it has no partial rows for, one list per table
+with the same label at the same place (an empty file of the table's schema where a table has
+no part of that label), so ``file_index`` names the same part in every table. A part's label
+(``<run>-part-000003``) is unique and its bytes never change (the walk's cache links parts
+from run to run, ``collect._write_cache``), so its partial rows are kept under that label, by
+the signature of the split's first statement, beside the walk's cache (``<cache>.census/``).
+The next run merges them with the new parts' rows. Labels no longer in the snapshot are
+dropped. A snapshot without labels (``--no-cache``) or a table written whole (the rare-key
+collapse rewrites ``nodes`` and ``values``) runs the reference query.
+
+``test_partials`` holds every split query's rows to its reference's, value and type, on every
+runtime's corpus, fresh and after a re-run with files added, changed and removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+# Parquet has no 128-bit integer (DuckDB would write a sum as DOUBLE): partial sums are kept
+# as BIGINT, so kept and fresh rows merge into the reference's types.
+_WIDE = ("HUGEINT", "UHUGEINT")
+_PARTS_VAR = re.compile(r"getvariable\('(\w+)_parts'\)")
+_FRESH = ""  # the label of a part written for one snapshot only (never kept)
+
+Labels = dict[str, list[str | None]]  # table -> the label of each of its snapshot parts, in order
+
+
+def split_of(query: Path) -> Path | None:
+    """The split of a census query (``queries/parts/<name>.sql``), if it has one."""
+    p = query.parent / "parts" / query.name
+    return p if p.exists() else None
+
+
+def statements(split: Path) -> tuple[str, str]:
+    """A split's two statements: the one that makes ``partials``, and the merge."""
+    got = duckdb.extract_statements(split.read_text())
+    if len(got) != 2 or got[0].type != duckdb.StatementType.CREATE or got[1].type != duckdb.StatementType.SELECT:
+        raise ValueError(f"{split.name}: a split is a CREATE of partials, then a SELECT over them")
+    return got[0].query, got[1].query
+
+
+def store_of(walk_cache_dir: Path) -> Path:
+    """Where partial rows are kept: beside the walk's cache (which is replaced whole each run)."""
+    return walk_cache_dir.with_name(walk_cache_dir.name + ".census")
+
+
+class Splitter:
+    """Runs split queries over one snapshot: ``labels`` from the walk, partial rows kept in
+    ``store`` (None: computed, never kept). Thread-safe: each query runs on its own cursor."""
+
+    def __init__(self, snap_dir: Path, labels: Labels, store: Path | None, spill: str) -> None:
+        self.snap_dir, self.labels, self.store, self.spill = snap_dir, labels, store, Path(spill)
+        self._empties: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.read = self.kept = 0  # parts read, and parts whose rows were kept, over all queries
+
+    @contextmanager
+    def partials(self, cur: duckdb.DuckDBPyConnection, split: Path) -> Iterator[str | None]:
+        """Make ``split``'s ``partials`` on ``cur`` (kept rows, and the other parts read) and
+        give its merge, to run on ``cur``; None when this snapshot cannot serve it split."""
+        make, merge = statements(split)
+        tables = sorted(set(_PARTS_VAR.findall(make)))
+        if not tables or any(not self.labels.get(t) for t in tables):
+            yield None
+            return
+        order: list[str] = []  # every label of the tables read, each once; fresh parts last
+        where: dict[str, dict[str, Path]] = {}  # label -> table -> its part in the snapshot
+        for t in tables:
+            for i, label in enumerate(self.labels[t]):
+                key = label or _FRESH
+                if key not in where:
+                    where[key] = {}
+                    order.append(key)
+                where[key][t] = self.snap_dir / "walk" / f"{t}.parquet" / f"part-{i:06d}.parquet"
+        order.sort(key=lambda k: k == _FRESH)
+        sig = hashlib.sha256(make.encode()).hexdigest()[:16]
+        kept_file = self.store / f"{split.stem}-{sig}.parquet" if self.store else None
+        have = self._kept_labels(cur, kept_file, order)
+        todo = [k for k in order if k not in have or k == _FRESH]
+        try:
+            if todo:
+                for t in tables:
+                    cur.execute(f"SET VARIABLE {t}_parts = ?",
+                                [[str(where[k].get(t) or self._empty(cur, t)) for k in todo]])
+                cur.execute(make)
+                cur.execute("CREATE OR REPLACE TEMP TABLE _labels AS SELECT i - 1 AS part, (?::VARCHAR[])[i] AS label "
+                            "FROM range(1, len(?::VARCHAR[]) + 1) AS t(i)", [todo, todo])
+                cur.execute(f"CREATE OR REPLACE TEMP TABLE _new AS SELECT {_narrow(cur, 'partials')}, "
+                            "l.label FROM partials AS p JOIN _labels AS l ON p.part = l.part")
+            else:  # the shape of partials, no rows
+                cur.execute("CREATE OR REPLACE TEMP TABLE _new AS SELECT * FROM _kept LIMIT 0")
+            cur.execute("CREATE OR REPLACE TEMP TABLE partials AS "
+                        + ("SELECT * FROM _new UNION ALL BY NAME SELECT * FROM _kept" if have else "SELECT * FROM _new"))
+            if kept_file is not None and any(k != _FRESH for k in todo):
+                self._keep(cur, kept_file, split.stem)
+            with self._lock:
+                self.read += len(todo)
+                self.kept += len(have)
+            yield merge
+        finally:
+            for t in tables:
+                cur.execute(f"RESET VARIABLE {t}_parts")
+            cur.execute("DROP TABLE IF EXISTS partials; DROP TABLE IF EXISTS _new; "
+                        "DROP TABLE IF EXISTS _kept; DROP TABLE IF EXISTS _labels")
+
+    def _kept_labels(self, cur: duckdb.DuckDBPyConnection, kept_file: Path | None, live: list[str]) -> set[str]:
+        """Load the kept rows of the parts still in the snapshot into ``_kept``; their labels."""
+        if kept_file is None or not kept_file.exists():
+            return set()
+        try:
+            cur.execute("CREATE OR REPLACE TEMP TABLE _kept AS SELECT * FROM read_parquet(?) "
+                        "WHERE list_contains(?, label)", [str(kept_file), [k for k in live if k != _FRESH]])
+            return {r[0] for r in cur.execute("SELECT DISTINCT label FROM _kept").fetchall()}
+        except duckdb.Error:  # an unreadable store is no store: every part is read again
+            return set()
+
+    def _keep(self, cur: duckdb.DuckDBPyConnection, kept_file: Path, stem: str) -> None:
+        """Keep ``partials``' rows of labelled parts, replacing the query's older files."""
+        assert self.store is not None
+        try:
+            self.store.mkdir(parents=True, exist_ok=True)
+            tmp = self.store / f".{stem}-{uuid.uuid4().hex[:8]}.tmp"
+            cur.execute(f"COPY (SELECT * FROM partials WHERE label <> '') TO '{_quoted(tmp)}' "
+                        "(FORMAT parquet, COMPRESSION zstd)")
+            os.replace(tmp, kept_file)
+            for old in self.store.glob(f"{stem}-*.parquet"):
+                if old != kept_file:
+                    old.unlink(missing_ok=True)
+        except (OSError, duckdb.Error):  # the census does not depend on its store
+            pass
+
+    def _empty(self, cur: duckdb.DuckDBPyConnection, table: str) -> str:
+        """An empty Parquet file with ``table``'s columns, standing in for a part it lacks."""
+        with self._lock:
+            if table not in self._empties:
+                f = self.spill / f"empty-{table}.parquet"
+                src = self.snap_dir / "walk" / f"{table}.parquet" / "part-000000.parquet"
+                cur.execute(f"COPY (SELECT * FROM read_parquet('{_quoted(src)}') LIMIT 0) TO '{_quoted(f)}' "
+                            "(FORMAT parquet)")
+                self._empties[table] = str(f)
+            return self._empties[table]
+
+
+def _narrow(cur: duckdb.DuckDBPyConnection, table: str) -> str:
+    """``table``'s columns but ``part``, 128-bit integers cast to BIGINT (see ``_WIDE``)."""
+    cols = cur.execute(f"DESCRIBE {table}").fetchall()
+    return ", ".join(f'CAST(p."{c}" AS BIGINT) AS "{c}"' if t in _WIDE else f'p."{c}"'
+                     for c, t, *_ in cols if c != "part")
+
+
+def _quoted(p: Path) -> str:
+    return str(p).replace("'", "''")

@@ -1,0 +1,139 @@
+"""Census queries split per Parquet part (``queries/parts/``) give their reference query's rows,
+value for value and type for type: on a fresh survey, on a re-run that keeps most parts' rows
+and reads the new ones, and run whole in DuckDB as a reviewer would."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+
+from survey.census import collect, partials
+from survey.census.sql import SHARED, fetch, query_files, run_query
+from survey.pipeline import run_survey
+from survey.runtimes import NAMES, get
+from survey.snapshot.store import load_json
+from survey.synth.demo import generator
+
+
+def splits(runtime: str) -> list[Path]:
+    return [f for f in query_files(get(runtime)) if partials.split_of(f)]
+
+
+def test_every_split_has_its_reference_and_two_statements_over_named_parts() -> None:
+    seen = set()
+    for rt in NAMES:
+        for f in splits(rt):
+            split = partials.split_of(f)
+            assert split is not None
+            make, merge = partials.statements(split)
+            assert re.search(r"\bfile_index\s+AS part\b", make) and "partials" in merge, split
+            # every table it reads is read through its <table>_parts list, defaulting to all parts
+            tables = set(partials._PARTS_VAR.findall(make))
+            assert tables and make.count("read_parquet(") == len(tables), split
+            for t in tables:
+                assert f"coalesce(getvariable('{t}_parts'), [getvariable('snap') || '/walk/{t}.parquet'])" in make
+            seen.add(split)
+    orphans = {p for d in [SHARED, *(get(rt).queries_dir for rt in NAMES)]
+               for p in (d / "parts").glob("*.sql")} - seen
+    assert not orphans, f"splits with no reference query of that name: {sorted(map(str, orphans))}"
+    assert seen, "no split queries at all"
+
+
+def rows_as_json(census: dict, name: str) -> bytes:
+    return orjson.dumps(census[name]["rows"])
+
+
+def reference_rows(snap: Path, f: Path) -> bytes:
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(snap)])
+    try:
+        return orjson.dumps(run_query(con, f)[1])
+    finally:
+        con.close()
+
+
+def assert_splits_match(snap: Path, runtime: str, expect_split: bool) -> int:
+    """Each split query's census rows are its reference's (and the split run whole, as the
+    duckdb CLI would, gives them too). Returns how many were served split."""
+    census = load_json(snap, "census")
+    served = 0
+    for f in splits(runtime):
+        want = reference_rows(snap, f)
+        assert rows_as_json(census, f.stem) == want, f.stem
+        served += "split" in census[f.stem]
+        con = duckdb.connect()
+        con.execute("SET VARIABLE snap = ?", [str(snap)])
+        split = partials.split_of(f)
+        assert split is not None
+        assert orjson.dumps(fetch(con, split.read_text())[1]) == want, f"{split} run whole"
+        con.close()
+    if expect_split:
+        assert served == len(splits(runtime)), "a split query fell back to its reference"
+    return served
+
+
+def grow(root: Path, runtime: str, seed: int) -> None:
+    """Add a few files (as a live store grows), append a line to one, remove another."""
+    extra = root.parent / f"extra-{seed}"
+    generator(runtime)(extra, seed=seed, sessions=3)
+    for p in sorted(extra.rglob("*")):
+        if p.is_file():
+            dst = root / "zz-added" / p.relative_to(extra)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(p), dst)
+    shutil.rmtree(extra)
+    old = sorted(p for p in root.rglob("*.jsonl") if "zz-added" not in p.parts)
+    if len(old) >= 2:
+        with open(old[0], "ab") as fh:
+            fh.write(orjson.dumps(orjson.loads(old[0].read_bytes().splitlines()[0])) + b"\n")
+        st = old[0].stat()
+        os.utime(old[0], ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+        old[-1].unlink()
+
+
+@pytest.mark.parametrize("runtime", [rt for rt in NAMES if splits(rt)])
+def test_split_queries_give_the_reference_rows_fresh_and_on_a_rerun(
+        tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 4)  # many parts, as a large corpus has
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=11, sessions=12)
+    profile = get(runtime)
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    assert first.cache["census_parts_kept"] == 0 and first.cache["census_parts_read"] > 0
+    assert_splits_match(Path(first.snapshot), runtime, expect_split=True)
+
+    grow(root, runtime, seed=12)
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_kept"] > 0, "the re-run kept no part's rows"
+    assert 0 < again.cache["census_parts_read"] < first.cache["census_parts_read"]
+    assert_splits_match(Path(again.snapshot), runtime, expect_split=True)
+    # and the whole census is a fresh survey's, without the cache
+    fresh = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    got = load_json(Path(again.snapshot), "census")
+    want = load_json(Path(fresh.snapshot), "census")
+    assert {k: v["rows"] for k, v in got.items()} == {k: v["rows"] for k, v in want.items()}
+    assert not any("split" in v for v in want.values()), "split without a cache to keep rows in"
+
+
+def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 4)
+    root = tmp_path / "corpus"
+    generator("cursor_stream")(root, seed=5, sessions=10)
+    profile = get("cursor_stream")
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    kept = sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
+    assert kept, "no partial rows kept"
+    for f in kept:
+        f.write_bytes(b"PAR1 not really")
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_kept"] == 0
+    assert again.cache["census_parts_read"] == first.cache["census_parts_read"]
+    assert_splits_match(Path(again.snapshot), "cursor_stream", expect_split=True)
