@@ -78,30 +78,38 @@ def assert_splits_match(snap: Path, runtime: str, expect_split: bool) -> int:
     return served
 
 
+def merge_into(src: Path, dst: Path) -> None:
+    """Move ``src``'s entries into ``dst`` where new, into its folders where they exist (new
+    sessions inside existing projects, as a live store grows)."""
+    for e in sorted(src.iterdir()):
+        d = dst / e.name
+        if not d.exists():
+            shutil.move(str(e), d)
+        elif e.is_dir() and d.is_dir():
+            merge_into(e, d)
+
+
 def grow(root: Path, runtime: str, seed: int) -> None:
-    """Add a few files (as a live store grows), append a line to one, remove another."""
+    """Add a few sessions, append a line to one transcript, remove one file."""
+    before = sorted(p for p in root.rglob("*") if p.is_file())
     extra = root.parent / f"extra-{seed}"
     generator(runtime)(extra, seed=seed, sessions=3)
-    for p in sorted(extra.rglob("*")):
-        if p.is_file():
-            dst = root / "zz-added" / p.relative_to(extra)
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(p), dst)
+    merge_into(extra, root)
     shutil.rmtree(extra)
-    old = sorted(p for p in root.rglob("*.jsonl") if "zz-added" not in p.parts)
-    if len(old) >= 2:
+    old = sorted(p for p in root.rglob("*.jsonl") if p.stat().st_size)
+    if old:
         with open(old[0], "ab") as fh:
-            fh.write(orjson.dumps(orjson.loads(old[0].read_bytes().splitlines()[0])) + b"\n")
+            fh.write(old[0].read_bytes().splitlines()[0] + b"\n")
         st = old[0].stat()
         os.utime(old[0], ns=(st.st_atime_ns, st.st_mtime_ns + 1))
-        old[-1].unlink()
+    before[len(before) // 2].unlink()
 
 
 @pytest.mark.parametrize("runtime", [rt for rt in NAMES if splits(rt)])
 def test_split_queries_give_the_reference_rows_fresh_and_on_a_rerun(
         tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(collect, "BATCH_FILES", 4)  # many parts, as a large corpus has
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)  # a part per file: many parts, as a large corpus has
     root = tmp_path / "corpus"
     generator(runtime)(root, seed=11, sessions=12)
     profile = get(runtime)

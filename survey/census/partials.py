@@ -115,7 +115,7 @@ class Splitter:
             cur.execute("CREATE OR REPLACE TEMP TABLE partials AS "
                         + ("SELECT * FROM _new UNION ALL BY NAME SELECT * FROM _kept" if have else "SELECT * FROM _new"))
             if kept_file is not None and any(k != _FRESH for k in todo):
-                self._keep(cur, kept_file, split.stem)
+                self._keep(cur, kept_file, split.stem, [k for k in order if k != _FRESH])
             with self._lock:
                 self.read += len(todo)
                 self.kept += len(have)
@@ -127,24 +127,30 @@ class Splitter:
                         "DROP TABLE IF EXISTS _kept; DROP TABLE IF EXISTS _labels")
 
     def _kept_labels(self, cur: duckdb.DuckDBPyConnection, kept_file: Path | None, live: list[str]) -> set[str]:
-        """Load the kept rows of the parts still in the snapshot into ``_kept``; their labels."""
+        """Load the kept rows of the parts still in the snapshot into ``_kept``; the labels of
+        those parts (a part that gave no rows is kept as its label alone, ``_only_label``)."""
         if kept_file is None or not kept_file.exists():
             return set()
         try:
             cur.execute("CREATE OR REPLACE TEMP TABLE _kept AS SELECT * FROM read_parquet(?) "
                         "WHERE list_contains(?, label)", [str(kept_file), [k for k in live if k != _FRESH]])
-            return {r[0] for r in cur.execute("SELECT DISTINCT label FROM _kept").fetchall()}
+            have = {r[0] for r in cur.execute("SELECT DISTINCT label FROM _kept").fetchall()}
+            cur.execute("DELETE FROM _kept WHERE _only_label; ALTER TABLE _kept DROP COLUMN _only_label")
+            return have
         except duckdb.Error:  # an unreadable store is no store: every part is read again
             return set()
 
-    def _keep(self, cur: duckdb.DuckDBPyConnection, kept_file: Path, stem: str) -> None:
-        """Keep ``partials``' rows of labelled parts, replacing the query's older files."""
+    def _keep(self, cur: duckdb.DuckDBPyConnection, kept_file: Path, stem: str, labels: list[str]) -> None:
+        """Keep ``partials``' rows of the labelled parts, and the labels of those that gave no
+        rows, replacing the query's older files."""
         assert self.store is not None
         try:
             self.store.mkdir(parents=True, exist_ok=True)
             tmp = self.store / f".{stem}-{uuid.uuid4().hex[:8]}.tmp"
-            cur.execute(f"COPY (SELECT * FROM partials WHERE label <> '') TO '{_quoted(tmp)}' "
-                        "(FORMAT parquet, COMPRESSION zstd)")
+            cur.execute("COPY (SELECT *, false AS _only_label FROM partials WHERE label <> '' "
+                        "UNION ALL BY NAME SELECT label, true AS _only_label FROM (SELECT unnest(?::VARCHAR[]) AS label) "
+                        "WHERE label NOT IN (SELECT label FROM partials)) "
+                        f"TO '{_quoted(tmp)}' (FORMAT parquet, COMPRESSION zstd)", [labels])
             os.replace(tmp, kept_file)
             for old in self.store.glob(f"{stem}-*.parquet"):
                 if old != kept_file:
