@@ -6,14 +6,15 @@ CREATE OR REPLACE TEMP TABLE partials AS
 WITH v AS (
     SELECT file_index AS part, * FROM read_parquet(coalesce(getvariable('values_parts'), [getvariable('snap') || '/walk/values.parquet']))
 )
-SELECT
-    part, path, value,
-    withheld_id IS NOT NULL                                                   AS withheld,
-    NULL::VARCHAR                                                             AS withheld_id,
-    sum(count)                                                                AS occurrences,
-    CASE WHEN withheld THEN count(DISTINCT file_id) ELSE count(*) END         AS files
+SELECT part, path, value, false AS withheld, NULL::VARCHAR AS withheld_id, sum(count) AS occurrences, count(*) AS files
 FROM v
-GROUP BY part, path, value, withheld_id IS NOT NULL
+WHERE withheld_id IS NULL
+GROUP BY ALL
+UNION ALL   -- withheld values: a file may hold several withheld ids, so its files are counted distinct
+SELECT part, path, value, true, NULL, sum(count), count(DISTINCT file_id)
+FROM v
+WHERE withheld_id IS NOT NULL
+GROUP BY ALL
 UNION ALL   -- the withheld ids of each part, each once
 SELECT DISTINCT part, path, value, true, withheld_id, 0, 0
 FROM v
