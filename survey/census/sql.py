@@ -5,6 +5,10 @@ Each file answers one question and runs unchanged in the ``duckdb`` CLI with one
 (``census/queries``) and the runtime's own (``runtimes/<name>/queries``), and keeps, per
 query: the file it came from, the pasteable command, its columns and its rows. Those
 records are the evidence behind every table on a page.
+
+A query that adds up over files may be computed by its split (``queries/parts/``, see
+``partials``): the same rows, from per-part rows a re-run keeps. Its record still names the
+reference query and command, which a test holds to the same rows, and the split it ran.
 """
 
 from __future__ import annotations
