@@ -186,6 +186,11 @@ def run(
             t.add_row("files", f"{r.files:,} ({r.bytes / 1e6:,.1f} MB), walked {r.walked_files:,}, frames {r.frames:,}")
             if r.cache:
                 t.add_row("cache", f"{r.cache.get('cache_hits', 0):,} files reused, {r.cache.get('walked', 0):,} read")
+                if "census_parts_read" in r.cache:
+                    errors = sum(r.cache.get("census_store_errors", {}).values())
+                    t.add_row("census parts", f"{r.cache['census_parts_kept']:,} served from the cache, "
+                              f"{r.cache['census_parts_read']:,} read (over the split queries)"
+                              + (f"; {errors} cache file(s) unreadable or unwritable, read again" if errors else ""))
                 t.add_row("walker", str(r.cache.get("walker", "")))
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
             for cls, ids in r.problem_files.items():

@@ -143,5 +143,6 @@ def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: 
         f.write_bytes(b"PAR1 not really")
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
     assert again.cache["census_parts_kept"] == 0
+    assert sum(again.cache["census_store_errors"].values()) == len(kept), "each damaged file counted"
     assert again.cache["census_parts_read"] == first.cache["census_parts_read"]
     assert_splits_match(Path(again.snapshot), "cursor_stream", expect_split=True)

@@ -160,6 +160,8 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
             results[i] = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
     if stats is not None and splitter is not None:
         stats.update(census_parts_read=splitter.read, census_parts_kept=splitter.kept)
+        if splitter.store_errors:
+            stats["census_store_errors"] = splitter.store_errors
     return {f.stem: r for f, r in zip(files, results, strict=True) if r is not None}
 
 
