@@ -262,8 +262,12 @@ def _figures(ev: dict) -> dict:
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
-    seen: dict[str, list] = {"duckdb": [], "rg": []}
-    per_file, rg_run = G._per_file_rows, G._rg_run
+    seen: dict[str, list] = {"duckdb": [], "rg": [], "keys": []}
+    per_file, rg_run, keys = G._per_file_rows, G._rg_run, G._keys
+
+    def keys_of(root, files, known):
+        seen["keys"].append(1)
+        return keys(root, files, known)
 
     def per_file_rows(con, root, parts, literals, sizes):
         seen["duckdb"] += [g for part in parts[0] for g, _, _ in part]
@@ -275,6 +279,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
 
     monkeypatch.setattr(G, "_per_file_rows", per_file_rows)
     monkeypatch.setattr(G, "_rg_run", rg)
+    monkeypatch.setattr(G, "_keys", keys_of)
     return seen
 
 
@@ -337,6 +342,8 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     after = {p["id"]: p for p in again["probes"]}["marker_ellipsis"]["duckdb"]["per_literal"]["[...]"]
     assert after["occurrences"] == before["occurrences"] + 1 + 1 + 1  # added, appended, rewritten
     assert all(p["agree"] for p in again["probes"])
+    # rg listed each scope's files as DuckDB did, and reused DuckDB's keys of them
+    assert len(fresh_seen["keys"]) == len(again["scopes"])
 
 
 def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
