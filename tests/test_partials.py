@@ -147,3 +147,27 @@ def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: 
     assert sum(again.cache["census_store_errors"].values()) == len(kept), "each damaged file counted"
     assert again.cache["census_parts_read"] == first.cache["census_parts_read"]
     assert_splits_match(Path(again.snapshot), "cursor_stream", expect_split=True)
+
+
+@pytest.mark.parametrize("runtime", ["claude_code", "cursor_stream"])
+def test_discover_mode_runs_the_reference_where_the_collapse_rewrote_a_table(
+        tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discover mode collapses rare keys, rewriting frames, blocks, nodes, values and their
+    counts whole (no part labels): a split over such a table runs its reference, one over
+    linked tables only is served split, and every row is the reference's."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=3, sessions=10)
+    profile = get(runtime)
+    for date in ("d1", "d2"):
+        res = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date=date, mode="discover")
+        snap = Path(res.snapshot)
+        linked = {p.name.removesuffix(".parquet") for p in (snap / "walk").iterdir() if p.is_dir()}
+        servable = 0
+        for f in splits(runtime):
+            split = partials.split_of(f)
+            assert split is not None
+            servable += set(partials._PARTS_VAR.findall(partials.statements(split)[0])) <= linked
+        assert "frames" not in linked, "the collapse rewrote nothing: this test tests nothing"
+        assert assert_splits_match(snap, runtime, expect_split=False) == servable
