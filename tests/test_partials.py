@@ -171,3 +171,49 @@ def test_discover_mode_runs_the_reference_where_the_collapse_rewrote_a_table(
             servable += set(partials._PARTS_VAR.findall(partials.statements(split)[0])) <= linked
         assert "frames" not in linked, "the collapse rewrote nothing: this test tests nothing"
         assert assert_splits_match(snap, runtime, expect_split=False) == servable
+
+
+def test_a_query_that_fails_mid_split_leaves_its_error_and_a_clean_cursor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The error of a merge that fails reaches the caller as it is, and the cursor keeps no
+    table, view or variable of the split (the next query runs on the same cursor)."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("cursor_stream")(root, seed=5, sessions=4)
+    seen: dict = {}
+    real = partials.Splitter
+
+    def spy(snap_dir, labels, store, spill):  # the labels the pipeline hands the census
+        seen.update(snap=snap_dir, labels=labels)
+        return real(snap_dir, labels, store, spill)
+
+    monkeypatch.setattr("survey.census.sql.Splitter", spy)
+    res = run_survey(get("cursor_stream"), root, snapshots=tmp_path / "s", reports=None, date="d1")
+    snap = Path(res.snapshot)
+    splitter = real(snap, seen["labels"], None, str(tmp_path))
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(snap)])
+    split = partials.split_of(next(f for f in splits("cursor_stream") if f.stem == "families"))
+    assert split is not None
+    def narrow_fails(cur, table):  # after the split's own CREATE: partials is still its table
+        raise RuntimeError("between the split's statements")
+
+    for fail_at in ("merge", "after", "between"):
+        want = {"merge": duckdb.BinderException, "after": KeyError, "between": RuntimeError}[fail_at]
+        with pytest.MonkeyPatch.context() as mp:
+            if fail_at == "between":
+                mp.setattr(partials, "_narrow", narrow_fails)
+            with pytest.raises(want), splitter.partials(con, split) as merge:
+                assert merge is not None
+                if fail_at == "merge":
+                    con.execute(merge.replace("sum(events)", "sum(no_such_column)"))
+                raise KeyError("the caller's own error")
+        left = con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL "
+                           "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal").fetchall()
+        assert left == [], left
+        assert con.execute("SELECT getvariable('frame_counts_parts')").fetchall() == [(None,)]
+    # and the cursor still serves the split
+    with splitter.partials(con, split) as merge:
+        assert merge is not None
+        assert orjson.dumps(fetch(con, merge)[1]) == reference_rows(snap, split.parent.parent / split.name)

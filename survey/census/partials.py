@@ -123,11 +123,11 @@ class Splitter:
             yield merge
             if kept_file is not None and any(k != _FRESH for k in todo):
                 self._keep(cur, kept_file, split.stem, [k for k in order if k != _FRESH])
-        finally:
+        finally:  # the cursor runs the next query: leave nothing of this one on it
             for t in tables:
                 cur.execute(f"RESET VARIABLE {t}_parts")
-            cur.execute("DROP VIEW IF EXISTS partials; DROP TABLE IF EXISTS partials; DROP TABLE IF EXISTS _new; "
-                        "DROP TABLE IF EXISTS _kept; DROP TABLE IF EXISTS _labels; DROP TABLE IF EXISTS _live")
+            for name in ("partials", "_new", "_kept", "_labels", "_live"):
+                _drop(cur, name)
 
     def _kept_labels(self, cur: duckdb.DuckDBPyConnection, kept_file: Path | None, live: list[str]) -> set[str]:
         """Load the kept rows of the parts still in the snapshot into ``_kept``; the labels
@@ -144,7 +144,7 @@ class Splitter:
             return have
         except duckdb.Error as exc:  # an unreadable store is no store: every part is read again
             self._count(exc)
-            cur.execute("DROP TABLE IF EXISTS _kept")
+            _drop(cur, "_kept")
             return set()
 
     def _keep(self, cur: duckdb.DuckDBPyConnection, kept_file: Path, stem: str, labels: list[str]) -> None:
@@ -179,6 +179,16 @@ class Splitter:
                             "(FORMAT parquet)")
                 self._empties[table] = str(f)
             return self._empties[table]
+
+
+def _drop(cur: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop a temp table or view, whichever ``name`` is (DuckDB refuses ``DROP VIEW IF EXISTS``
+    of a table: ``partials`` is the split's table until it becomes the view of all rows)."""
+    kinds = cur.execute("SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND temporary AND NOT internal "
+                        "UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = ? AND temporary",
+                        [name, name]).fetchall()
+    for (kind,) in kinds:
+        cur.execute(f"DROP {kind} IF EXISTS {name}")
 
 
 def _narrow(cur: duckdb.DuckDBPyConnection, table: str) -> str:
