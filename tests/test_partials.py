@@ -36,7 +36,7 @@ def test_every_split_has_its_reference_and_two_statements_over_named_parts() -> 
             # every table it reads is read through its <table>_parts list, defaulting to all parts
             tables = set(partials._PARTS_VAR.findall(make))
             # (the inventory, one table for the whole snapshot, is read whole)
-            assert tables and make.count("/walk/") == len(tables), split
+            assert tables and make.count("/walk/") == make.count("_parts'), [getvariable('snap') || '/walk/"), split
             for t in tables:
                 assert f"coalesce(getvariable('{t}_parts'), [getvariable('snap') || '/walk/{t}.parquet'])" in make
             seen.add(split)
