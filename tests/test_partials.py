@@ -153,8 +153,9 @@ def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: 
 def test_discover_mode_runs_the_reference_where_the_collapse_rewrote_a_table(
         tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Discover mode collapses rare keys, rewriting frames, blocks, nodes, values and their
-    counts whole (no part labels): a split over such a table runs its reference, one over
-    linked tables only is served split, and every row is the reference's."""
+    counts whole (no part labels): a split over such a table runs its reference, and every
+    row is the reference's. (In these corpora every split reads such a table, so none is
+    served split: the count fails a split served without its labels.)"""
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(collect, "BATCH_FILES", 1)
     root = tmp_path / "corpus"

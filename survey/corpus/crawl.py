@@ -276,14 +276,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         # ids and pseudonyms (about 130 MB) to the end
         n = len(rels)
         if c_sess.count(None) < n or c_parent.count(None) < n:  # (a re-run defers them all)
-            raw = list({r for r in (*c_sess, *c_parent) if r is not None})
-            ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
-            # a child's own raw id, searched for in its parent's bytes (the lineage check): only
-            # files with a parent need it (a flat folder of 567k captures: 110 MB kept for none)
-            raw_ids.update((fid, sess) for fid, sess, parent in zip(fids, c_sess, c_parent, strict=True)
-                           if sess is not None and parent is not None)
-            c_sess[:] = [ids[r] if r is not None else None for r in c_sess]
-            c_parent[:] = [ids[r] if r is not None else None for r in c_parent]
+            c_sess[:], c_parent[:] = _id_pseudonyms(salt, fids, c_sess, c_parent, raw_ids)
         names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
         c_fid.extend(fids)
         chunks.append(pl.DataFrame({**cols, "_stat": has_stat, **({"_defer": deferred} if defer else {})},
@@ -452,6 +445,19 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     return Inventory(frame=frame, names=names_frame, raw_ids=raw_ids)
 
 
+def _id_pseudonyms(salt: bytes, fids: list[str], sess: list[str | None], parent: list[str | None],
+                   raw_ids: dict[str, str]) -> tuple[list[str | None], list[str | None]]:
+    """Files' raw session and parent ids as pseudonyms (a session's files share one). A
+    child's own raw id goes to ``raw_ids``: it is searched for in its parent's bytes (the
+    lineage check), and only files with a parent need it (a flat folder of 567k captures:
+    110 MB kept for none)."""
+    raw = list({r for r in (*sess, *parent) if r is not None})
+    ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
+    raw_ids.update((fid, s) for fid, s, par in zip(fids, sess, parent, strict=True)
+                   if s is not None and par is not None)
+    return ([None if r is None else ids[r] for r in sess], [None if r is None else ids[r] for r in parent])
+
+
 def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, classify,
                   salt: bytes, raw_ids: dict[str, str]) -> pl.DataFrame:
     """The deferred rows of ``base`` with their class: ``known``'s where the file_id is
@@ -467,14 +473,11 @@ def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, 
     if new.height:
         paths = [path_text(b) for b in new.join(names, on="file_id", how="left", maintain_order="left")["path"]]
         got = [(*classify(p), ext_of(p)) for p in paths]
-        raw = list({r for g in got for r in g[2:4] if r is not None})
-        ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
         fids = new["file_id"].to_list()
-        raw_ids.update((fid, g[2]) for fid, g in zip(fids, got, strict=True)
-                       if g[2] is not None and g[3] is not None)
+        sess, parent = _id_pseudonyms(salt, fids, [g[2] for g in got], [g[3] for g in got], raw_ids)
         found = pl.DataFrame(
-            [(fid, s, k, ext, None if a is None else ids[a], None if b is None else ids[b], agree)
-             for fid, (s, k, a, b, agree, ext) in zip(fids, got, strict=True)],
+            [(fid, s, k, ext, a, b, agree)
+             for fid, (s, k, _, _, agree, ext), a, b in zip(fids, got, sess, parent, strict=True)],
             schema={"file_id": pl.String, **{c: SCHEMA[c] for c in cols}}, orient="row")
         taken = taken.join(found, on="file_id", how="left", suffix="_new", maintain_order="left").with_columns(
             pl.when(pl.col("surface_new").is_not_null()).then(pl.col(f"{c}_new")).otherwise(pl.col(c)).alias(c)
