@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
-from survey.census.collect import READ_KINDS, cache_base, collect, walk_jobs
+from survey.census.collect import READ_KINDS, cache_base, collect, start_walkers, walk_jobs
 from survey.census.partials import Labels, store_of
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
@@ -224,6 +224,9 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     beside = GrepsBesideWalk()
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     try:
+        # a first run's walkers import beside the crawl (a corpus too small for them leaves
+        # an idle fork server: it costs a core a quarter of a second, beside the crawl)
+        start_walkers(jobs, cache_dir)
         # the classes of the files the last crawl saw come from the cache (``crawl.classes``)
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"),
                     known=load_classes(cache_dir, profile))

@@ -181,11 +181,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             progress: Callable[[int, int], None] | None = None,
             cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
     jobs = walk_jobs(jobs)
-    if jobs > 1 and int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES and not (
-            cache_dir is not None and (cache_dir / "meta.parquet").exists()):
-        # a first run: the fork server imports while the tasks are prepared (a re-run waits
-        # to see how much is left to walk)
-        _pool_context(start=True)
+    if int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES:
+        start_walkers(jobs, cache_dir)  # (if ``run_survey`` has not already)
     todo, needles = _todo(inv, root, profile)
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     volatile: list[str] = []  # files walked again on every run (meta says which)
@@ -375,6 +372,15 @@ class BatchOut:
     nbytes: int
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
     index: int  # the batch's number: its parts are ``part-<index>.parquet``
+
+
+def start_walkers(jobs: int | None, cache_dir: Path | None) -> None:
+    """On a first run with workers to come, start the fork server now: it imports polars and
+    the walk (0.25-0.3 s) while this process goes on (``run_survey`` calls this before the
+    crawl, which hides it; the workers' first batch then starts that much earlier). A re-run
+    waits to see how much is left to walk, which may be nothing."""
+    if walk_jobs(jobs) > 1 and not (cache_dir is not None and (cache_dir / "meta.parquet").exists()):
+        _pool_context(start=True)
 
 
 def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
