@@ -542,6 +542,42 @@ def test_table_columns_types_nulls_and_failed_rows() -> None:
 
 
 @needs_native
+def test_a_d_column_numbers_each_str_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 'd' column (a str column of few values) keeps, per row, the number of its str
+    object, and each object once, in order; None is a null; a failed row is taken back.
+    ``collect._frame`` makes a Categorical of the two, equal strings under two addresses as
+    one value, and the frame equals the one made without the C core (lists)."""
+    import polars as pl
+
+    from survey.census import collect as C
+
+    a, b = "user", "".join(["us", "er"])  # equal strings, two objects
+    assert a is not b
+    t = W.NATIVE.Table(("file_id", "line_no", "rclass"), "sid")
+    t.add([(0, a), (1, None), (2, a), (3, b)], ("f",))
+    with pytest.raises(TypeError):
+        t.add([(4, "x"), (5, 7)], ("f",))  # an int in a 'd' column: the row is taken back
+    assert len(t) == 4
+    _fid, _line, (numbers, values) = t.columns()
+    assert pl.Series(numbers).to_list() == [0, None, 0, 1]
+    assert values == ["user", "user", "x"] and values[0] is a and values[1] is b  # "x": numbered, never used
+
+    schema = {"file_id": pl.String, "line_no": pl.Int64, "rclass": pl.String}
+    rows = [(0, a), (1, None), (2, b), (3, "assistant")]
+    frames = []
+    for native in (W.NATIVE, None):
+        monkeypatch.setattr(W, "NATIVE", native)
+        table = C._table(schema)
+        table.add(rows, ("f",))
+        frames.append(C._frame(table, schema))
+    c, lists = frames
+    assert dict(c.schema) == dict(lists.schema) == {"file_id": pl.String, "line_no": pl.Int64, "rclass": pl.Categorical}
+    assert c.rows() == lists.rows() == [("f", 0, "user"), ("f", 1, None), ("f", 2, "user"), ("f", 3, "assistant")]
+    codes = c["rclass"].to_physical().to_list()
+    assert codes[0] == codes[2] != codes[3]  # "user" under two addresses: one category
+
+
+@needs_native
 def test_table_counts_number_each_key_once() -> None:
     import polars as pl
 

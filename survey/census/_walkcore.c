@@ -2743,7 +2743,14 @@ static PyTypeObject CoreType = {
  * through the Arrow C data interface (``__arrow_c_array__``, which polars imports without
  * pyarrow). The buffers are malloc'd, not PyMem: polars may release them on a thread that
  * does not hold the GIL. Kinds: 's' UTF-8 (Arrow large_utf8), 'i' int64, 'u' uint64,
- * 'f' float64 (an int is converted, as polars does), 'b' boolean; None is a null in any. */
+ * 'f' float64 (an int is converted, as polars does), 'b' boolean; None is a null in any.
+ * 'd' is a str column of few distinct values (a record class, a key set, a tool name): each
+ * str object met is numbered once, by its address (the walk hands the same object for a
+ * value again and again), and the column is those numbers (int64) beside the objects in
+ * order; collect.py makes a Categorical of the two, so neither this table nor the Parquet
+ * writer copies or hashes the strings per row. Equal strings under two addresses get two
+ * numbers, which the Categorical makes one again. */
+typedef struct { PyObject *p; int64_t code; } DSlot; /* p == NULL: empty; p borrowed from dvals */
 
 struct ArrowSchema {
     const char *format, *name, *metadata;
@@ -2770,14 +2777,52 @@ typedef struct {
     char *chars;           /* 's': the strings' bytes */
     int64_t nchars, charcap;
     PyObject *name;
+    PyObject *dvals;       /* 'd': the distinct str objects met, in the order of their numbers */
+    DSlot *dmap;           /* 'd': an object's address -> its number */
+    Py_ssize_t dcap, dused;
 } Col;
 
 static void col_free(Col *c) {
     free(c->valid);
     free(c->data);
     free(c->chars);
-    c->valid = NULL, c->data = NULL, c->chars = NULL;
-    c->n = c->cap = c->nulls = c->nchars = c->charcap = 0;
+    free(c->dmap);
+    Py_CLEAR(c->dvals);
+    c->valid = NULL, c->data = NULL, c->chars = NULL, c->dmap = NULL;
+    c->n = c->cap = c->nulls = c->nchars = c->charcap = c->dcap = c->dused = 0;
+}
+
+static inline size_t addr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
+
+/* a 'd' column's number for the str object v (numbered on first sight; dvals holds it, so
+ * its address stays its own while the column lives) */
+static int64_t dict_code(Col *c, PyObject *v) {
+    if (c->dcap) {
+        size_t mask = (size_t)(c->dcap - 1), j = addr_hash(v) & mask;
+        for (; c->dmap[j].p; j = (j + 1) & mask)
+            if (c->dmap[j].p == v) return c->dmap[j].code;
+    }
+    if (!c->dvals && !(c->dvals = PyList_New(0))) return -1;
+    int64_t code = (int64_t)PyList_GET_SIZE(c->dvals);
+    if (PyList_Append(c->dvals, v) < 0) return -1;
+    if (c->dused * 2 >= c->dcap) {
+        Py_ssize_t ncap = c->dcap ? c->dcap * 2 : 256;
+        DSlot *nt = calloc((size_t)ncap, sizeof(DSlot));
+        if (!nt) { PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t i = 0; i < c->dcap; i++)
+            if (c->dmap[i].p) {
+                size_t j = addr_hash(c->dmap[i].p) & (size_t)(ncap - 1);
+                while (nt[j].p) j = (j + 1) & (size_t)(ncap - 1);
+                nt[j] = c->dmap[i];
+            }
+        free(c->dmap);
+        c->dmap = nt, c->dcap = ncap;
+    }
+    size_t mask = (size_t)(c->dcap - 1), j = addr_hash(v) & mask;
+    while (c->dmap[j].p) j = (j + 1) & mask;
+    c->dmap[j] = (DSlot){v, code};
+    c->dused++;
+    return code;
 }
 
 static int col_reserve(Col *c, int64_t extra) {
@@ -2844,6 +2889,13 @@ static int col_put(Col *c, PyObject *v, Py_ssize_t n) {
             const char *s = PyUnicode_AsUTF8AndSize(v, &len);
             if (!s || col_chars(c, s, len) < 0) return -1;
             ((int64_t *)c->data)[c->n + 1] = c->nchars;
+            break;
+        }
+        case 'd': {
+            if (!PyUnicode_Check(v)) goto wrong;
+            int64_t code = dict_code(c, v);
+            if (code < 0) return -1;
+            memcpy(c->data + c->n * 8, &code, 8);
             break;
         }
         case 'i': case 'u': {
@@ -2956,8 +3008,8 @@ static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t na
         c->data = bits;
     }
     memcpy(name, nm, (size_t)nlen + 1);
-    static const char *formats[] = {"U", "l", "L", "g", "b"};
-    const char *kinds = "siufb";
+    static const char *formats[] = {"U", "l", "L", "g", "b", "l"};  /* 'd': its numbers */
+    const char *kinds = "siufbd";
     s->format = formats[strchr(kinds, c->kind) - kinds];
     s->name = name;
     s->flags = 2; /* ARROW_FLAG_NULLABLE */
@@ -3116,8 +3168,8 @@ static int Table_init(Table *t, PyObject *args, PyObject *kw) {
     if (!t->cols || !t->marks) { PyErr_NoMemory(); return -1; }
     t->ncols = n;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!strchr("siufb", kinds[i]) || !PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
-            PyErr_Format(PyExc_ValueError, "Table: kinds are s, i, u, f, b; names are str");
+        if (!kinds[i] || !strchr("siufbd", kinds[i]) || !PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_Format(PyExc_ValueError, "Table: kinds are s, i, u, f, b, d; names are str");
             return -1;
         }
         t->cols[i].kind = kinds[i];
@@ -3205,7 +3257,8 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
-/* columns() -> [Column]: the buffers leave the table, which starts empty again */
+/* columns() -> [Column]: the buffers leave the table, which starts empty again; a 'd'
+ * column comes as (Column of its numbers, list of its str objects) */
 static PyObject *Table_columns(Table *t, PyObject *unused) {
     PyObject *out = PyList_New(t->ncols);
     if (!out) return NULL;
@@ -3214,10 +3267,18 @@ static PyObject *Table_columns(Table *t, PyObject *unused) {
         if (!c) { Py_DECREF(out); return NULL; }
         c->col = t->cols[i];
         c->col.name = Py_NewRef(t->cols[i].name);
-        PyList_SET_ITEM(out, i, (PyObject *)c);
+        c->col.dvals = NULL, c->col.dmap = NULL, c->col.dcap = c->col.dused = 0;
         Col *src = &t->cols[i];
-        src->valid = NULL, src->data = NULL, src->chars = NULL;
-        src->n = src->cap = src->nulls = src->nchars = src->charcap = 0;
+        PyObject *item = (PyObject *)c;
+        if (src->kind == 'd') {
+            item = Py_BuildValue("(NN)", c, src->dvals ? src->dvals : PyList_New(0));
+            src->dvals = NULL;
+            if (!item) { Py_DECREF(out); return NULL; }
+        }
+        PyList_SET_ITEM(out, i, item);
+        free(src->dmap);
+        src->valid = NULL, src->data = NULL, src->chars = NULL, src->dmap = NULL;
+        src->n = src->cap = src->nulls = src->nchars = src->charcap = src->dcap = src->dused = 0;
     }
     t->rows = 0;
     return out;

@@ -67,7 +67,7 @@ SPILLED = (*W.COLUMNS, *DERIVED)
 # never filtered by file, so they are not SPILLED.
 ROLLUPS = {"node_counts": "nodes"}
 
-CACHE_LAYOUT = "parts-8"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-9"  # how the cache folder is laid out: a change starts it afresh
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -276,7 +276,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         d = spill / name
         if not d.exists() or not any(d.iterdir()):
             d.mkdir(exist_ok=True)
-            written(pl.DataFrame(schema=schemas[name]), name).write_parquet(d / "part-empty.parquet")
+            written(pl.DataFrame(schema=schemas[name])).write_parquet(d / "part-empty.parquet")
         out[name] = pl.scan_parquet(d / "*.parquet")
     walked = pl.concat(files) if files else pl.DataFrame(schema={**FILE_COLS, "_batch": pl.Int64})
     out["files"] = walked.drop("_batch")
@@ -507,7 +507,15 @@ REF_COLUMNS = frozenset({"ref"})
 
 def _table(schema: dict) -> Any:
     make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
-    return make(tuple(schema), "".join("s" if name in REF_COLUMNS else _KINDS[t] for name, t in schema.items()))
+    return make(tuple(schema), "".join(_kind(name, t) for name, t in schema.items()))
+
+
+def _kind(name: str, dtype: Any) -> str:
+    """A column's kind in a batch Table: a file id or a pseudonym as it is, any other str
+    column numbered per distinct value ('d': written Categorical, ``CATEGORICAL``)."""
+    if name in REF_COLUMNS or name == "file_id":
+        return "s"
+    return "d" if dtype == pl.String else _KINDS[dtype]
 
 
 def ref_numbers(refs: pl.Series) -> pl.Series:
@@ -517,12 +525,20 @@ def ref_numbers(refs: pl.Series) -> pl.Series:
 
 
 def _frame(table: Any, schema: dict) -> pl.DataFrame:
-    """The table's rows as a frame of ``schema``; the table is empty afterwards."""
+    """The table's rows as a frame of ``schema``, its 'd' columns Categorical (``_kind``);
+    the table is empty afterwards."""
     cols = []
     for (name, dtype), col in zip(schema.items(), table.columns(), strict=True):
         if name in REF_COLUMNS:
             s = pl.Series(name, col, dtype=pl.String) if isinstance(col, list) else pl.Series(name, col)
             cols.append(ref_numbers(s))
+        elif _kind(name, dtype) == "d":
+            if isinstance(col, tuple):  # the C core's: each row's number, the values numbered
+                numbers, values = col
+                cols.append(pl.Series(name, values, dtype=pl.String).cast(pl.Categorical)
+                            .gather(pl.Series(numbers)))
+            else:
+                cols.append(pl.Series(name, col, dtype=pl.String).cast(pl.Categorical))
         else:
             cols.append(pl.Series(name, col, dtype=dtype) if isinstance(col, list) else pl.Series(col))
     return pl.DataFrame(cols)
@@ -830,20 +846,22 @@ def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
 # ``file_key``, for the census to join on (``privacy.file_key``).
 KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in schema)
 
-# The per-file aggregates' and rollups' key columns are Categorical in every part written
+# Every str column of the walk's tables but ``file_id`` is Categorical in every part written
 # (Parquet: one dictionary per column chunk, as the writer would make of strings). Made so
-# in the worker from a batch's few hundred keys, not per row: at 100 MB of cursor_stream
-# captures (1.5 M node rows) the walk's CPU in one process went 2.15-2.38 -> 1.93-2.11 s.
-# DuckDB reads them as VARCHAR; polars as Categorical, so no part of a table may be written
-# with String (polars refuses to scan a mix): tables rolled up or rewritten from parts keep
-# the type they read, and an empty part gets it from ``written``.
-CATEGORICAL = {name: [c for c in schema if c != "file_id" and schema[c] == pl.String]
-               for name, schema in _schemas([]).items() if name in (*AGGREGATES, *ROLLUPS)}
+# in the worker from the few distinct values a batch has: the aggregates' key columns from
+# its few hundred keys, the per-record tables' from the str objects the walk hands again
+# and again (a Table's 'd' columns, ``_kind``); never by hashing every row's strings. At
+# 100 MB of cursor_stream captures (1.5 M node rows) the aggregates alone took the walk's
+# CPU in one process from 2.15-2.38 to 1.93-2.11 s. DuckDB reads them as VARCHAR; polars
+# as Categorical, and it refuses to scan a table whose parts mix the two: parts rolled up
+# or rewritten from parts keep the type they read, and an empty part gets it from
+# ``written``. ``file_id`` stays String: the walk and the pipeline join on it in polars.
 
 
-def written(df: pl.DataFrame, name: str) -> pl.DataFrame:
-    """``df`` as the walk writes table ``name``'s parts (``CATEGORICAL``)."""
-    return df.cast(dict.fromkeys(CATEGORICAL[name], pl.Categorical)) if name in CATEGORICAL else df
+def written(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` (a part of a walk table) as every part of one is written: its str
+    columns but ``file_id`` Categorical."""
+    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String and c != "file_id"})
 
 
 def _parts(d: Path) -> list[Path]:
@@ -923,7 +941,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
             if p.name != "part-empty.parquet":
                 link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
-            pl.DataFrame(schema=out[name].collect_schema()).write_parquet(d / f"{run}-empty.parquet")
+            written(pl.DataFrame(schema=out[name].collect_schema())).write_parquet(d / f"{run}-empty.parquet")
     for name, source in ROLLUPS.items():
         d = tmp / name
         d.mkdir()
