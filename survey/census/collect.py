@@ -276,7 +276,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         d = spill / name
         if not d.exists() or not any(d.iterdir()):
             d.mkdir(exist_ok=True)
-            written(pl.DataFrame(schema=schemas[name]), name).write_parquet(d / "part-empty.parquet")
+            written(pl.DataFrame(schema=schemas[name])).write_parquet(d / "part-empty.parquet")
         out[name] = pl.scan_parquet(d / "*.parquet")
     walked = pl.concat(files) if files else pl.DataFrame(schema={**FILE_COLS, "_batch": pl.Int64})
     out["files"] = walked.drop("_batch")
@@ -336,7 +336,7 @@ def _part_set(d: Path, where: pl.DataFrame, totals: dict[str, int]) -> PartSet:
             clean.append(p)
         elif live.get(label):
             dirty.append((p, label))
-    rest = pl.concat([pl.scan_parquet(p).join(_files_of(where, label, d.name), on="file_id", how="semi")
+    rest = pl.concat([pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi")
                       for p, label in dirty]) if dirty else None
     return PartSet(clean, rest)
 
@@ -351,14 +351,12 @@ def _rollup_set(source: PartSet, d: Path) -> PartSet:
     return PartSet([], node_counts(pl.concat([*scans, *([source.rest] if source.rest is not None else [])])))
 
 
-def _files_of(where: pl.DataFrame, label: str, table: str) -> pl.LazyFrame:
-    return where.lazy().filter(pl.col("part") == label).select(_file_id(table))
+def _files_of(where: pl.DataFrame, label: str) -> pl.LazyFrame:
+    return where.lazy().filter(pl.col("part") == label).select(FILE_ID)
 
 
-def _file_id(table: str) -> pl.Expr:
-    """``file_id`` (of a String frame such as ``where``) as table ``table`` holds it, to
-    join on (``written``)."""
-    return pl.col("file_id").cast(pl.Categorical) if table in AGGREGATES else pl.col("file_id")
+# ``file_id`` of a String frame (``where``) as the walk's parts hold it, to join on (``written``)
+FILE_ID = pl.col("file_id").cast(pl.Categorical)
 
 
 # -- the walk, in batches: each worker writes its own Parquet parts -----------------------
@@ -511,16 +509,15 @@ class _ListTable:
 REF_COLUMNS = frozenset({"ref"})
 
 
-def _table(schema: dict, file_ids: bool = False) -> Any:
+def _table(schema: dict) -> Any:
     make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
-    return make(tuple(schema), "".join(_kind(name, t, file_ids) for name, t in schema.items()))
+    return make(tuple(schema), "".join(_kind(name, t) for name, t in schema.items()))
 
 
-def _kind(name: str, dtype: Any, file_ids: bool) -> str:
-    """A column's kind in a batch Table: a pseudonym as it is, and a file id unless
-    ``file_ids`` (a per-file aggregate: a file's id repeats on each of its rows), any other
-    str column numbered per distinct value ('d': written Categorical, ``written``)."""
-    if name in REF_COLUMNS or (name == "file_id" and not file_ids):
+def _kind(name: str, dtype: Any) -> str:
+    """A column's kind in a batch Table: a pseudonym as it is (``ref_numbers``), any other
+    str column numbered per distinct str object ('d': written Categorical, ``written``)."""
+    if name in REF_COLUMNS:
         return "s"
     return "d" if dtype == pl.String else _KINDS[dtype]
 
@@ -531,7 +528,7 @@ def ref_numbers(refs: pl.Series) -> pl.Series:
     return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=True)
 
 
-def _frame(table: Any, schema: dict, file_ids: bool = False) -> pl.DataFrame:
+def _frame(table: Any, schema: dict) -> pl.DataFrame:
     """The table's rows as a frame of ``schema``, its 'd' columns Categorical (``_kind``);
     the table is empty afterwards."""
     cols = []
@@ -539,7 +536,7 @@ def _frame(table: Any, schema: dict, file_ids: bool = False) -> pl.DataFrame:
         if name in REF_COLUMNS:
             s = pl.Series(name, col, dtype=pl.String) if isinstance(col, list) else pl.Series(name, col)
             cols.append(ref_numbers(s))
-        elif _kind(name, dtype, file_ids) == "d":
+        elif _kind(name, dtype) == "d":
             if isinstance(col, tuple):  # the C core's: each row's number, the values numbered
                 numbers, values = col
                 cols.append(pl.Series(name, values, dtype=pl.String).cast(pl.Categorical)
@@ -561,7 +558,7 @@ class _Aggregated:
         self.rows_schema = {names[0]: schema[names[0]], "key_number": pl.Int64,
                             **{k: schema[k] for k in names[1 + width:]}}
         self.keys: dict[tuple, int] = {}  # a new key gets the next number as it is first seen
-        self.table = _table(self.rows_schema, file_ids=True)
+        self.table = _table(self.rows_schema)
 
     def add(self, fid: str, rows: dict[tuple, Any]) -> None:
         if rows:
@@ -578,7 +575,7 @@ class _Aggregated:
         # Categorical: the Parquet writer takes the dictionary it has (a batch's few hundred
         # keys) instead of hashing every row's strings again (``written``)
         keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row").cast(pl.Categorical)
-        rows = _frame(self.table, self.rows_schema, file_ids=True)
+        rows = _frame(self.table, self.rows_schema)
         number = rows["key_number"]
         df = rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
         if not rolled:
@@ -854,23 +851,22 @@ def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
 KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in schema)
 
 # Every str column of the walk's tables is Categorical in every part written (Parquet: one
-# dictionary per column chunk, as the writer would make of strings), but the per-record
-# tables' ``file_id``, which the pipeline joins on in polars. Made so in the worker from the
-# few distinct values a batch has: the aggregates' key columns from its few hundred keys,
-# the other columns from the str objects the walk hands again and again (a Table's 'd'
-# columns, ``_kind``); never by hashing every row's strings. At 100 MB of cursor_stream
-# captures (1.5 M node rows) the aggregates' keys alone took the walk's CPU in one process
-# from 2.15-2.38 to 1.93-2.11 s. DuckDB reads them as VARCHAR; polars as Categorical, and
-# it refuses to scan a table whose parts mix the two: parts rolled up or rewritten from
-# parts keep the type they read, an empty part gets it from ``written``, and the cache's
-# joins on an aggregate's ``file_id`` cast the other side (``_file_id``).
+# dictionary per column chunk, as the writer would make of strings). Made so in the worker
+# from the few distinct values a batch has: the aggregates' key columns from its few
+# hundred keys, the other columns (a file's id, a record class, a key set) from the str
+# objects the walk hands again and again (a Table's 'd' columns, ``_kind``); never by
+# hashing every row's strings. At 100 MB of cursor_stream captures (1.5 M node rows) the
+# aggregates' keys alone took the walk's CPU in one process from 2.15-2.38 to 1.93-2.11 s.
+# DuckDB reads them as VARCHAR; polars as Categorical, and it refuses to scan a table whose
+# parts mix the two: parts rolled up or rewritten from parts keep the type they read, an
+# empty part gets it from ``written``, and the cache's joins on ``file_id`` cast the other
+# side (``FILE_ID``).
 
 
-def written(df: pl.DataFrame, name: str) -> pl.DataFrame:
-    """``df`` (a part of walk table ``name``) as every part of it is written: its str
-    columns Categorical, but a per-record table's ``file_id``."""
-    keep = set() if name in AGGREGATES else {"file_id"}
-    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String and c not in keep})
+def written(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` (a part of a walk table) as every part of one is written: its str columns
+    Categorical."""
+    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String})
 
 
 def _parts(d: Path) -> list[Path]:
@@ -884,7 +880,7 @@ def _run_of(part: Path) -> str:
 def _scan_runs(d: Path, where: pl.DataFrame) -> pl.LazyFrame:
     """The rows of each file (``where``: file_id -> part) from the run that last walked it
     (older rows of a file that has changed since are in the parts too, and are never read)."""
-    want = where.lazy().select(_file_id(d.name), _run=_run_expr(pl.col("part")))
+    want = where.lazy().select(FILE_ID, _run=_run_expr(pl.col("part")))
     parts = _parts(d)
     return (pl.scan_parquet(parts, include_file_paths="_part")
             .with_columns(pl.col("_part").str.extract(r"([^/]+?)-[^/]*$", 1).alias("_run"))
@@ -940,7 +936,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
             for p in _parts(cache_dir / name):
                 label = p.name.removesuffix(".parquet")
                 if label in dirty:
-                    rewrite.append(pl.scan_parquet(p).join(_files_of(where, label, name), on="file_id", how="semi"))
+                    rewrite.append(pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi"))
                 elif label in live:
                     link_or_copy(p, d / p.name)
                 # else: no file is served from it any more (or it is an empty part): dropped
@@ -950,7 +946,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
             if p.name != "part-empty.parquet":
                 link_or_copy(p, d / f"{run}-{p.name}")
         if not _parts(d):
-            written(pl.DataFrame(schema=out[name].collect_schema()), name).write_parquet(d / f"{run}-empty.parquet")
+            written(pl.DataFrame(schema=out[name].collect_schema())).write_parquet(d / f"{run}-empty.parquet")
     for name, source in ROLLUPS.items():
         d = tmp / name
         d.mkdir()
