@@ -2792,13 +2792,14 @@ static void col_free(Col *c) {
     c->n = c->cap = c->nulls = c->nchars = c->charcap = c->dcap = c->dused = 0;
 }
 
-static inline size_t addr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
+/* an object's address as a hash (the Table's key memo and its 'd' columns) */
+static inline size_t ptr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
 
 /* a 'd' column's number for the str object v (numbered on first sight; dvals holds it, so
  * its address stays its own while the column lives) */
 static int64_t dict_code(Col *c, PyObject *v) {
     if (c->dcap) {
-        size_t mask = (size_t)(c->dcap - 1), j = addr_hash(v) & mask;
+        size_t mask = (size_t)(c->dcap - 1), j = ptr_hash(v) & mask;
         for (; c->dmap[j].p; j = (j + 1) & mask)
             if (c->dmap[j].p == v) return c->dmap[j].code;
     }
@@ -2811,14 +2812,14 @@ static int64_t dict_code(Col *c, PyObject *v) {
         if (!nt) { PyErr_NoMemory(); return -1; }
         for (Py_ssize_t i = 0; i < c->dcap; i++)
             if (c->dmap[i].p) {
-                size_t j = addr_hash(c->dmap[i].p) & (size_t)(ncap - 1);
+                size_t j = ptr_hash(c->dmap[i].p) & (size_t)(ncap - 1);
                 while (nt[j].p) j = (j + 1) & (size_t)(ncap - 1);
                 nt[j] = c->dmap[i];
             }
         free(c->dmap);
         c->dmap = nt, c->dcap = ncap;
     }
-    size_t mask = (size_t)(c->dcap - 1), j = addr_hash(v) & mask;
+    size_t mask = (size_t)(c->dcap - 1), j = ptr_hash(v) & mask;
     while (c->dmap[j].p) j = (j + 1) & mask;
     c->dmap[j] = (DSlot){v, code};
     c->dused++;
@@ -3082,7 +3083,6 @@ static void pm_clear(Table *t) {
     Py_CLEAR(t->kd);
 }
 
-static inline size_t ptr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
 
 /* k's number in keys: the memo, else the dict (numbering a new key len(keys)) */
 static int64_t key_number(Table *t, PyObject *keys, PyObject *k) {
