@@ -2750,7 +2750,31 @@ static PyTypeObject CoreType = {
  * order; collect.py makes a Categorical of the two, so neither this table nor the Parquet
  * writer copies or hashes the strings per row. Equal strings under two addresses get two
  * numbers, which the Categorical makes one again. */
-typedef struct { PyObject *p; int64_t code; } DSlot; /* p == NULL: empty; p borrowed from dvals */
+/* A table keyed by an object's address (open addressing, a power of two slots, at most half
+ * full): the Table's key memo and its 'd' columns' numbers. p == NULL: an empty slot. */
+typedef struct { PyObject *p; int64_t v; } AddrSlot;
+
+static inline size_t ptr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
+
+/* p's slot, or the empty one where it would go */
+static inline AddrSlot *addr_slot(AddrSlot *s, Py_ssize_t cap, PyObject *p) {
+    size_t mask = (size_t)(cap - 1), j = ptr_hash(p) & mask;
+    while (s[j].p && s[j].p != p) j = (j + 1) & mask;
+    return &s[j];
+}
+
+/* room for one more of ``used`` entries: the table doubled (``first`` slots at first) */
+static int addr_room(AddrSlot **s, Py_ssize_t *cap, Py_ssize_t used, Py_ssize_t first) {
+    if (used * 2 < *cap) return 0;
+    Py_ssize_t ncap = *cap ? *cap * 2 : first;
+    AddrSlot *nt = calloc((size_t)ncap, sizeof(AddrSlot));
+    if (!nt) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < *cap; i++)
+        if ((*s)[i].p) *addr_slot(nt, ncap, (*s)[i].p) = (*s)[i];
+    free(*s);
+    *s = nt, *cap = ncap;
+    return 0;
+}
 
 struct ArrowSchema {
     const char *format, *name, *metadata;
@@ -2778,7 +2802,7 @@ typedef struct {
     int64_t nchars, charcap;
     PyObject *name;
     PyObject *dvals;       /* 'd': the distinct str objects met, in the order of their numbers */
-    DSlot *dmap;           /* 'd': an object's address -> its number */
+    AddrSlot *dmap;        /* 'd': an object's address -> its number (dvals holds the object) */
     Py_ssize_t dcap, dused;
 } Col;
 
@@ -2792,36 +2816,18 @@ static void col_free(Col *c) {
     c->n = c->cap = c->nulls = c->nchars = c->charcap = c->dcap = c->dused = 0;
 }
 
-/* an object's address as a hash (the Table's key memo and its 'd' columns) */
-static inline size_t ptr_hash(PyObject *p) { return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 17; }
 
 /* a 'd' column's number for the str object v (numbered on first sight; dvals holds it, so
  * its address stays its own while the column lives) */
 static int64_t dict_code(Col *c, PyObject *v) {
     if (c->dcap) {
-        size_t mask = (size_t)(c->dcap - 1), j = ptr_hash(v) & mask;
-        for (; c->dmap[j].p; j = (j + 1) & mask)
-            if (c->dmap[j].p == v) return c->dmap[j].code;
+        AddrSlot *e = addr_slot(c->dmap, c->dcap, v);
+        if (e->p) return e->v;
     }
     if (!c->dvals && !(c->dvals = PyList_New(0))) return -1;
     int64_t code = (int64_t)PyList_GET_SIZE(c->dvals);
-    if (PyList_Append(c->dvals, v) < 0) return -1;
-    if (c->dused * 2 >= c->dcap) {
-        Py_ssize_t ncap = c->dcap ? c->dcap * 2 : 256;
-        DSlot *nt = calloc((size_t)ncap, sizeof(DSlot));
-        if (!nt) { PyErr_NoMemory(); return -1; }
-        for (Py_ssize_t i = 0; i < c->dcap; i++)
-            if (c->dmap[i].p) {
-                size_t j = ptr_hash(c->dmap[i].p) & (size_t)(ncap - 1);
-                while (nt[j].p) j = (j + 1) & (size_t)(ncap - 1);
-                nt[j] = c->dmap[i];
-            }
-        free(c->dmap);
-        c->dmap = nt, c->dcap = ncap;
-    }
-    size_t mask = (size_t)(c->dcap - 1), j = ptr_hash(v) & mask;
-    while (c->dmap[j].p) j = (j + 1) & mask;
-    c->dmap[j] = (DSlot){v, code};
+    if (addr_room(&c->dmap, &c->dcap, c->dused, 256) < 0 || PyList_Append(c->dvals, v) < 0) return -1;
+    *addr_slot(c->dmap, c->dcap, v) = (AddrSlot){v, code};
     c->dused++;
     return code;
 }
@@ -3062,7 +3068,6 @@ typedef struct { int64_t n, nulls, nchars; } Mark;
 /* add_counts' memo: a key tuple's address -> its number in ``keys`` (the tuple held, so the
  * address stays its own). The C walker hands the same tuple for a key in every file
  * (key_tuple), so most keys are found here without hashing or comparing a tuple. */
-typedef struct { PyObject *t; int64_t kid; } KidSlot; /* t == NULL: empty */
 #define PM_MAX (1 << 16)
 
 typedef struct {
@@ -3072,13 +3077,13 @@ typedef struct {
     Mark *marks;
     int64_t rows;
     PyObject *kd;          /* the keys dict the memo is for */
-    KidSlot *pm;
+    AddrSlot *pm;          /* a key tuple's address -> its number (the slot holds the tuple) */
     Py_ssize_t pm_cap, pm_used;
 } Table;
 
 static void pm_clear(Table *t) {
-    for (Py_ssize_t i = 0; i < t->pm_cap; i++) Py_CLEAR(t->pm[i].t);
-    PyMem_Free(t->pm);
+    for (Py_ssize_t i = 0; i < t->pm_cap; i++) Py_CLEAR(t->pm[i].p);
+    free(t->pm);
     t->pm = NULL, t->pm_cap = t->pm_used = 0;
     Py_CLEAR(t->kd);
 }
@@ -3087,9 +3092,8 @@ static void pm_clear(Table *t) {
 /* k's number in keys: the memo, else the dict (numbering a new key len(keys)) */
 static int64_t key_number(Table *t, PyObject *keys, PyObject *k) {
     if (t->pm_cap) {
-        size_t mask = (size_t)(t->pm_cap - 1), j = ptr_hash(k) & mask;
-        for (; t->pm[j].t; j = (j + 1) & mask)
-            if (t->pm[j].t == k) return t->pm[j].kid;
+        AddrSlot *e = addr_slot(t->pm, t->pm_cap, k);
+        if (e->p) return e->v;
     }
     PyObject *kid = PyDict_GetItemWithError(keys, k);
     int64_t n;
@@ -3105,23 +3109,8 @@ static int64_t key_number(Table *t, PyObject *keys, PyObject *k) {
         if (rc < 0) return -1;
     }
     if (t->pm_used < PM_MAX) {
-        if (t->pm_used * 2 >= t->pm_cap) {
-            Py_ssize_t ncap = t->pm_cap ? t->pm_cap * 2 : 1024;
-            KidSlot *nt = PyMem_Calloc((size_t)ncap, sizeof(KidSlot));
-            if (!nt) { PyErr_NoMemory(); return -1; }
-            for (Py_ssize_t i = 0; i < t->pm_cap; i++)
-                if (t->pm[i].t) {
-                    size_t j = ptr_hash(t->pm[i].t) & (size_t)(ncap - 1);
-                    while (nt[j].t) j = (j + 1) & (size_t)(ncap - 1);
-                    nt[j] = t->pm[i];
-                }
-            PyMem_Free(t->pm);
-            t->pm = nt, t->pm_cap = ncap;
-        }
-        size_t mask = (size_t)(t->pm_cap - 1), j = ptr_hash(k) & mask;
-        while (t->pm[j].t) j = (j + 1) & mask;
-        t->pm[j].t = Py_NewRef(k);
-        t->pm[j].kid = n;
+        if (addr_room(&t->pm, &t->pm_cap, t->pm_used, 1024) < 0) return -1;
+        *addr_slot(t->pm, t->pm_cap, k) = (AddrSlot){Py_NewRef(k), n};
         t->pm_used++;
     }
     return n;
