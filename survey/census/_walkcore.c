@@ -2750,6 +2750,7 @@ static PyTypeObject CoreType = {
  * order; collect.py makes a Categorical of the two, so neither this table nor the Parquet
  * writer copies or hashes the strings per row. Equal strings under two addresses get two
  * numbers, which the Categorical makes one again. */
+
 /* A table keyed by an object's address (open addressing, a power of two slots, at most half
  * full): the Table's key memo and its 'd' columns' numbers. p == NULL: an empty slot. */
 typedef struct { PyObject *p; int64_t v; } AddrSlot;
@@ -2815,7 +2816,6 @@ static void col_free(Col *c) {
     c->valid = NULL, c->data = NULL, c->chars = NULL, c->dmap = NULL;
     c->n = c->cap = c->nulls = c->nchars = c->charcap = c->dcap = c->dused = 0;
 }
-
 
 /* a 'd' column's number for the str object v (numbered on first sight; dvals holds it, so
  * its address stays its own while the column lives) */
@@ -3087,7 +3087,6 @@ static void pm_clear(Table *t) {
     t->pm = NULL, t->pm_cap = t->pm_used = 0;
     Py_CLEAR(t->kd);
 }
-
 
 /* k's number in keys: the memo, else the dict (numbering a new key len(keys)) */
 static int64_t key_number(Table *t, PyObject *keys, PyObject *k) {

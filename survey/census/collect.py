@@ -512,7 +512,7 @@ def _table(schema: dict) -> Any:
 
 def _kind(name: str, dtype: Any) -> str:
     """A column's kind in a batch Table: a file id or a pseudonym as it is, any other str
-    column numbered per distinct value ('d': written Categorical, ``CATEGORICAL``)."""
+    column numbered per distinct value ('d': written Categorical, ``written``)."""
     if name in REF_COLUMNS or name == "file_id":
         return "s"
     return "d" if dtype == pl.String else _KINDS[dtype]
@@ -859,9 +859,9 @@ KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in sch
 
 
 def written(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` (a part of a walk table) as every part of one is written: its str
-    columns but ``file_id`` Categorical."""
-    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String and c != "file_id"})
+    """``df`` (a part of a walk table) as every part of one is written: its 'd' columns
+    (``_kind``) Categorical."""
+    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String and _kind(c, t) == "d"})
 
 
 def _parts(d: Path) -> list[Path]:
