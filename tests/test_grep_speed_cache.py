@@ -1084,3 +1084,44 @@ def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, b
     # rg's counts: occurrences alone (no sizes, nothing known of UTF-8), summed the same way
     rg = G.PerFile.occurrences(k, {f"f{i}": occ for i, (_, _, occ, _) in enumerate(rows)})
     assert rg.sums() == (len(rows), 0, 0, *per.sums()[3:])
+
+
+def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above ``RG_WALK_MAX_FILES`` files, rg searches its own listing named in argv batches
+    instead of walking the tree (its walk queues a folder's every entry at once): the
+    counts, exit code and files scanned are the walk's, shared pass or not; a file gone
+    since it was listed is no error (a walk would not have met it), any other failure is."""
+    root = tmp_path / "c"
+    plant(root, {**FILES, **{f"flat/n{i:03d}.txt": b"aa [...]" * (i % 3) for i in range(40)}})
+    logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
+    plant(root, {"x.log": b"zz aa"})
+    runs: list[list[bytes]] = []
+    real = G._rg_run
+    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    walked = G.rg_grep(root, SCOPE, LITERALS)
+    shared_walk = G.rg_grep(root, SCOPE, LITERALS, shared=G.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])]))
+    assert runs == [[os.fsencode(str(root))]] * 2 and shared_walk == walked
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 10)
+    monkeypatch.setattr(G, "RG_ARGV_BYTES", 600)  # a few files per batch
+    runs.clear()
+    named = G.rg_grep(root, SCOPE, LITERALS)
+    assert len(runs) > 3 and all(os.fsencode(str(root)) not in r for r in runs)
+    assert sorted(p for r in runs for p in r) == sorted(
+        os.fsencode(str(root / f)) for f in G.in_scope(SCOPE, [*FILES, *(f"flat/n{i:03d}.txt" for i in range(40))]))
+    assert named == walked and named["per_literal"]["aa"]["files_matched"] > 20
+    runs.clear()
+    assert G.rg_grep(root, SCOPE, LITERALS, shared=G.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])])) == walked
+    assert len(runs) > 3
+    # listed, then gone before its batch ran: no error, no count
+    listing = G.RgListing(root, SCOPE)
+    listing.read()
+    (root / "flat/n001.txt").unlink()
+    gone = G.rg_grep(root, SCOPE, LITERALS, listing=listing)
+    listing.close()
+    assert (gone["errors"], gone["exit_code"]) == (0, 0)
+    assert gone["per_literal"]["aa"]["occurrences"] == walked["per_literal"]["aa"]["occurrences"] - 1
+    # any other failure is counted (here a name too long to open)
+    argv, ok = G.rg_args(SCOPE, LITERALS), os.fsencode(str(root / "plain.txt"))
+    assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / "flat/n001.txt"))])[1:] == (2, 0)
+    assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / ("n" * 300)))])[1:] == (2, 1)
