@@ -352,7 +352,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         inv.frame = inv.frame.clear()
         scans.clear()
         del files
-        walked = full.filter(pl.col("sampled"))
+        walked = full.filter(pl.col("sampled")).select(pl.len(), pl.col("size").sum()).row(0)
+        n_files, n_bytes = full.height, int(full["size"].sum() or 0)
         manifest = {
             "tool": "survey",
             "tool_version": __version__,
@@ -368,10 +369,10 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             "sample": {"n": sample_n, "seed": seed, "stratum": stratum,
                        "method": "stratified by mtime, proportional" if sample_n else "whole corpus"},
             "counts": {
-                "files": full.height,
-                "bytes": int(full["size"].sum() or 0),
-                "walked_files": walked.height,
-                "walked_bytes": int(walked["size"].sum() or 0),
+                "files": n_files,
+                "bytes": n_bytes,
+                "walked_files": walked[0],
+                "walked_bytes": int(walked[1] or 0),
                 "frames": int(n_frames),
                 "frames_ok": int(n_ok),
                 "blocks": int(n_blocks),
@@ -383,15 +384,22 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         }
         writer.write_json("manifest", manifest)
         timings["write"] = time.perf_counter() - t
+        scope_files = scope_counts(profile, full)
+        # the rest reads the snapshot's inventory where it needs the files (567k files: 86
+        # MB not held through the census and the greps)
+        del full
 
         greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
 
         def grep_known() -> Known:
             # made when the greps start, not before the census: at 567k files it is 51 MB,
             # which the census's peak need not carry
-            k = known if known is not None else known_files(inv, full)
+            if known is not None and not stale:
+                return known
+            written = pl.read_parquet(writer.dir / "inventory", columns=[*KNOWN_SCHEMA.names()[1:], "kind", "read_status"])
+            k = known if known is not None else known_files(inv, written)
             if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
-                gone = full.filter(pl.col("read_status") == "vanished")["file_id"]
+                gone = written.filter(pl.col("read_status") == "vanished")["file_id"]
                 k = Known(k.rows.filter(~pl.col("file_id").is_in(gone.implode())))
             return k
 
@@ -406,7 +414,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         def evidence_stage() -> dict:
             t = time.perf_counter()
             try:
-                return run_probes(root, profile, writer.dir, snap_label, scope_counts(profile, full), readable,
+                return run_probes(root, profile, writer.dir, snap_label, scope_files, readable,
                                   cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
                                   greps=greps)
             finally:
@@ -453,7 +461,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         # never the working directory
         write_candidates(final, profile.name, reports.parent if reports else snapshots.parent)
     timings["total"] = time.perf_counter() - t0
-    return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum() or 0),
-                     walked.height, int(n_frames), problems, disagreements, fixture=fixture,
+    return RunResult(profile.name, str(final), page, n_files, n_bytes,
+                     walked[0], int(n_frames), problems, disagreements, fixture=fixture,
                      timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
                      problem_files=examples)
