@@ -1125,3 +1125,13 @@ def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_coun
     argv, ok = G.rg_args(SCOPE, LITERALS), os.fsencode(str(root / "plain.txt"))
     assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / "flat/n001.txt"))])[1:] == (2, 0)
     assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / ("n" * 300)))])[1:] == (2, 1)
+
+
+def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> None:
+    """rg's grep takes DuckDB's keys of its listing only when rg listed those very files,
+    each once, in any order; a name listed twice in place of another is not the same."""
+    keys = G.Keys({"a": 0, "b": 1}, G.KNOWN_SCHEMA.to_frame())
+    assert G._same_files(keys, ["b", "a"])
+    assert not G._same_files(keys, ["a", "a"])
+    assert not G._same_files(keys, ["a"]) and not G._same_files(keys, ["a", "c"])
+    assert not G._same_files(None, ["a", "b"])

@@ -348,8 +348,9 @@ def _keys(root: Path, files: Iterable[str], known: Known | None) -> Keys:
 
 def _same_files(keys: Keys | None, listed: list[str]) -> bool:
     """Whether ``keys`` were made for exactly the files of ``listed``, each listed once (in
-    any order): then they serve ``listed`` as ``_keys`` would."""
-    return keys is not None and len(listed) == len(keys.row) and all(f in keys.row for f in listed)
+    any order): then they serve ``listed`` as ``_keys`` would. (One set compared in C: a
+    look-up per name in Python took 0.3 s at 567k files.)"""
+    return keys is not None and len(listed) == len(keys.row) and keys.row.keys() == set(listed)
 
 
 def _relative(root: Path, path: str) -> str:
