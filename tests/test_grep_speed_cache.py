@@ -1088,10 +1088,11 @@ def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, b
 
 def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_counts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above ``RG_WALK_MAX_FILES`` files, rg searches its own listing named in argv batches
-    instead of walking the tree (its walk queues a folder's every entry at once): the
-    counts, exit code and files scanned are the walk's, shared pass or not; a file gone
-    since it was listed is no error (a walk would not have met it), any other failure is."""
+    """Where more than ``RG_WALK_MAX_FILES`` files are listed in one folder, rg searches its
+    own listing named in argv batches instead of walking the tree (its walk queues a
+    folder's every entry at once); as many files spread over folders are walked. The counts,
+    exit code and files scanned are the walk's, shared pass or not; a file gone since it
+    was listed is no error (a walk would not have met it), any other failure is."""
     root = tmp_path / "c"
     plant(root, {**FILES, **{f"flat/n{i:03d}.txt": b"aa [...]" * (i % 3) for i in range(40)}})
     logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
@@ -1102,8 +1103,11 @@ def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_coun
     walked = G.rg_grep(root, SCOPE, LITERALS)
     shared_walk = G.rg_grep(root, SCOPE, LITERALS, shared=G.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])]))
     assert runs == [[os.fsencode(str(root))]] * 2 and shared_walk == walked
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 10)
     monkeypatch.setattr(G, "RG_ARGV_BYTES", 600)  # a few files per batch
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 40)  # the widest folder (flat/) holds 40
+    runs.clear()
+    assert G.rg_grep(root, SCOPE, LITERALS) == walked and runs == [[os.fsencode(str(root))]]
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 39)
     runs.clear()
     named = G.rg_grep(root, SCOPE, LITERALS)
     assert len(runs) > 3 and all(os.fsencode(str(root)) not in r for r in runs)

@@ -108,10 +108,11 @@ FILES_CTE = "WITH files AS ("
 # explicit paths per rg call, each counted with its NUL and its argv pointer: well under
 # ARG_MAX (which the environment shares)
 RG_ARGV_BYTES = min(1 << 20, max(64 << 10, os.sysconf("SC_ARG_MAX") // 2))
-# above this many files listed, a scope's one pass searches rg's own listing of it, in argv
-# batches (``_rg_over``), instead of having rg walk the tree: rg's parallel walk queues every
-# entry of a folder at once (567k files in one folder: rg held 160-250 MB; in batches of
-# 1 MB, two rg at once: 32 MB, 5 % more time)
+# where more files than this are listed in one folder, a scope's one pass searches rg's own
+# listing of it, in argv batches (``_rg_over``), instead of having rg walk the tree: rg's
+# parallel walk queues every entry of a folder at once (567k files in one folder: rg held
+# 160-250 MB; in batches of 1 MB, two rg at once: 32 MB, 5 % more time). A tree of many
+# folders is walked, as the command does (and several scopes share one pass: ``SharedRg``)
 RG_WALK_MAX_FILES = 1 << 16
 RG_AT_ONCE = 2  # rg processes at once over batches: one's start and end overlap the other's work
 CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
@@ -429,6 +430,7 @@ class GrepCache:
         self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.error: str | None = None
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
+        self._keyed_all: tuple[Keys, list[str], pl.DataFrame] | None = None  # ``served``'s last
         try:
             if self.path.exists():
                 if pl.read_parquet_schema(self.path) != self.schema:
@@ -473,7 +475,10 @@ class GrepCache:
         old = self.old[engine]
         if old.height == 0:
             return Served([], old, pl.Series([], dtype=pl.UInt32))
-        files, cols = self._keyed(keys)
+        # rg's grep takes DuckDB's keys when it listed the same files: keyed once for both
+        if self._keyed_all is None or self._keyed_all[0] is not keys:
+            self._keyed_all = (keys, *self._keyed(keys))
+        _, files, cols = self._keyed_all
         # the key columns joined alone (planned lazily), to a row number on each side, then
         # the old rows picked by theirs (567k files: +132 MB, a join of whole rows +141-158)
         pairs = cols.lazy().with_row_index("i").join(old.lazy().select(KEY_COLUMNS).with_row_index("j"),
@@ -1360,6 +1365,16 @@ def _listed(text: str, pre: str) -> list[str]:
     return [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
 
 
+def _widest_folder(names: list[str]) -> int:
+    """The most of ``names`` (relative paths) in one folder; exact only above
+    ``RG_WALK_MAX_FILES`` names (below, their number: no folder holds more)."""
+    if len(names) <= RG_WALK_MAX_FILES:
+        return len(names)
+    folders = pl.Series(names, dtype=pl.String).str.extract(r"^(.*)/", 1).fill_null("")
+    widest = folders.unique_counts().max()
+    return widest if isinstance(widest, int) else 0
+
+
 def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
             known: Known | None = None, listing: RgListing | None = None,
             shared: SharedRg | None = None, keys: Keys | None = None) -> dict:
@@ -1407,7 +1422,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     whole = not hits or len(todo) > len(listed) // 2  # most files to read: one pass over the scope
     if whole:
         hits, served = 0, None
-    walked = whole and len(listed) <= RG_WALK_MAX_FILES
+    walked = whole and _widest_folder(listed) <= RG_WALK_MAX_FILES
     if walked:  # rg walks the scope, as the command does
         runs = [shared.whole(scope, literals)]
     else:  # the files listed (or those to read), named to rg: its memory stays flat
