@@ -240,6 +240,14 @@ def test_the_c_folder_scan_is_os_scandirs(tmp_path: Path) -> None:
     assert any(chr(row[1]) == "s" for row in native) or not hasattr(__import__("os"), "mkfifo")
     with pytest.raises(FileNotFoundError):
         W.NATIVE.scan_dir(str(d / "gone"))
+    # a folder of more than SCAN_THREAD_MIN (8,192) entries is lstat'ed by two threads, each
+    # its half: every kind of entry still where it was, with its own numbers
+    for i in range(9000):
+        (d / f"n{i:05d}.jsonl").write_bytes(b"x" * (i % 7))
+    wide = by_name(W.NATIVE.scan_dir(str(d)))
+    assert wide == by_name(C.scan_dir(str(d))) and len(wide) == len(native) + 9000
+    assert {row[0]: row[1] for row in wide} == {**{row[0]: row[1] for row in native},
+                                                **{f"n{i:05d}.jsonl": ord("f") for i in range(9000)}}
 
 
 @needs_native

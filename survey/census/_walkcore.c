@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <pthread.h>
 
 struct Slot;
 
@@ -3504,6 +3505,50 @@ fail:
  * with the GIL let go, the objects made after. */
 typedef struct { int64_t size, mtime, ctime, ino, uid, mode; } ScanStat;
 
+/* The lstat of a large folder's entries is split among threads: the calls are most of the
+ * time (567k files: 1.0 of 1.26 s) and each waits on the kernel alone. */
+#define SCAN_THREADS 2
+#define SCAN_THREAD_MIN 8192
+
+typedef struct {
+    int dfd;
+    const char *names;
+    const Py_ssize_t *offs;
+    char *kinds;
+    ScanStat *st;
+    size_t lo, hi;
+    int started;
+    pthread_t thread;
+} StatJob;
+
+/* lstat each entry of [lo, hi) that readdir did not say is a folder or a symlink */
+static void stat_range(StatJob *j) {
+    struct stat sb;
+    for (size_t i = j->lo; i < j->hi; i++) {
+        if (j->kinds[i] != '?') continue;
+        if (fstatat(j->dfd, j->names + j->offs[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+            j->kinds[i] = 'e';
+            continue;
+        }
+        char k = S_ISREG(sb.st_mode) ? 'f' : S_ISDIR(sb.st_mode) ? 'd' : S_ISLNK(sb.st_mode) ? 'l' : 's';
+        if (k == 'f' || k == 's') {
+            ScanStat *s = &j->st[i];
+            s->size = (int64_t)sb.st_size;
+            s->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+            s->ctime = (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec;
+            s->ino = (int64_t)sb.st_ino;
+            s->uid = (int64_t)sb.st_uid;
+            s->mode = (int64_t)sb.st_mode;
+        }
+        j->kinds[i] = k;
+    }
+}
+
+static void *stat_thread(void *arg) {
+    stat_range((StatJob *)arg);
+    return NULL;
+}
+
 static PyObject *scan_dir(PyObject *self, PyObject *arg) {
     (void)self;
     PyObject *enc = NULL, *out = NULL;
@@ -3545,25 +3590,22 @@ static PyObject *scan_dir(PyObject *self, PyObject *arg) {
             memcpy(names + nbytes, nm, len + 1);
             offs[n] = (Py_ssize_t)nbytes;
             nbytes += len + 1;
-            ScanStat *s = &st[n];
-            memset(s, 0, sizeof *s);
-            char k;
-            struct stat sb;
-            if (e->d_type == DT_DIR) k = 'd';
-            else if (e->d_type == DT_LNK) k = 'l';
-            else if (fstatat(dfd, nm, &sb, AT_SYMLINK_NOFOLLOW) != 0) k = 'e';
-            else {
-                k = S_ISREG(sb.st_mode) ? 'f' : S_ISDIR(sb.st_mode) ? 'd' : S_ISLNK(sb.st_mode) ? 'l' : 's';
-                if (k == 'f' || k == 's') {
-                    s->size = (int64_t)sb.st_size;
-                    s->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-                    s->ctime = (int64_t)sb.st_ctim.tv_sec * 1000000000 + sb.st_ctim.tv_nsec;
-                    s->ino = (int64_t)sb.st_ino;
-                    s->uid = (int64_t)sb.st_uid;
-                    s->mode = (int64_t)sb.st_mode;
-                }
+            memset(&st[n], 0, sizeof st[n]);
+            /* '?': lstat'ed below, once the folder is read */
+            kinds[n++] = e->d_type == DT_DIR ? 'd' : e->d_type == DT_LNK ? 'l' : '?';
+        }
+        if (!nomem && !err) {
+            StatJob jobs[SCAN_THREADS];
+            size_t t = n >= SCAN_THREAD_MIN ? SCAN_THREADS : 1;
+            for (size_t i = 0; i < t; i++)
+                jobs[i] = (StatJob){dfd, names, offs, kinds, st, n * i / t, n * (i + 1) / t, 0};
+            for (size_t i = 1; i < t; i++)  /* a thread that cannot start: its share inline */
+                jobs[i].started = pthread_create(&jobs[i].thread, NULL, stat_thread, &jobs[i]) == 0;
+            stat_range(&jobs[0]);
+            for (size_t i = 1; i < t; i++) {
+                if (jobs[i].started) pthread_join(jobs[i].thread, NULL);
+                else stat_range(&jobs[i]);
             }
-            kinds[n++] = k;
         }
         closedir(d);
     }
