@@ -430,7 +430,6 @@ class GrepCache:
         self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.error: str | None = None
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
-        self._keyed_all: tuple[Keys, list[str], pl.DataFrame] | None = None  # ``served``'s last
         try:
             if self.path.exists():
                 if pl.read_parquet_schema(self.path) != self.schema:
@@ -475,10 +474,7 @@ class GrepCache:
         old = self.old[engine]
         if old.height == 0:
             return Served([], old, pl.Series([], dtype=pl.UInt32))
-        # rg's grep takes DuckDB's keys when it listed the same files: keyed once for both
-        if self._keyed_all is None or self._keyed_all[0] is not keys:
-            self._keyed_all = (keys, *self._keyed(keys))
-        _, files, cols = self._keyed_all
+        files, cols = self._keyed(keys)
         # the key columns joined alone (planned lazily), to a row number on each side, then
         # the old rows picked by theirs (567k files: +132 MB, a join of whole rows +141-158)
         pairs = cols.lazy().with_row_index("i").join(old.lazy().select(KEY_COLUMNS).with_row_index("j"),
@@ -1385,8 +1381,8 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     argv = rg_args(scope, literals)
     lister = listing or RgListing(root, scope)
     shared = shared or SharedRg(root, [(scope, literals)])
-    # the listing first (the pipeline's started before the crawl): its length decides how
-    # the one pass over the scope runs (``RG_WALK_MAX_FILES``)
+    # the listing first (the pipeline's started before the crawl): its widest folder decides
+    # how the one pass over the scope runs (``RG_WALK_MAX_FILES``)
     try:
         raw = lister.read()
     finally:
