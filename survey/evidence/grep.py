@@ -105,9 +105,18 @@ FEED_MAX_FILE = 4 << 20
 # alternating: 5.9-6.8 s against 6.0-6.7 s)
 FEED_BATCH_BYTES = 8 << 20
 FILES_CTE = "WITH files AS ("
-# explicit paths per rg call, each counted with its NUL and its argv pointer: well under
-# ARG_MAX (which the environment shares)
-RG_ARGV_BYTES = min(1 << 20, max(64 << 10, os.sysconf("SC_ARG_MAX") // 2))
+
+
+def _argv_bytes() -> int:
+    """Explicit paths per rg call, each counted with its NUL and its argv pointer: well under
+    ARG_MAX, which the environment shares (24 KB where it is not known: under Windows' 32k)."""
+    try:
+        return min(1 << 20, max(64 << 10, os.sysconf("SC_ARG_MAX") // 2))
+    except (ValueError, OSError, AttributeError):
+        return 24 << 10
+
+
+RG_ARGV_BYTES = _argv_bytes()
 # where more files than this are listed in one folder, a scope's one pass searches rg's own
 # listing of it, in argv batches (``_rg_over``), instead of having rg walk the tree: rg's
 # parallel walk queues every entry of a folder at once (567k files in one folder: rg held
