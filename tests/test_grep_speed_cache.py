@@ -1139,3 +1139,31 @@ def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> No
     assert not G._same_files(keys, ["a", "a"])
     assert not G._same_files(keys, ["a"]) and not G._same_files(keys, ["a", "c"])
     assert not G._same_files(None, ["a", "b"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos on this system")
+@pytest.mark.parametrize("native", [True, False])
+def test_a_file_that_became_a_fifo_since_the_crawl_is_read_without_waiting(tmp_path: Path, native: bool) -> None:
+    """The crawl saw a regular file; by the greps it is a fifo with no writer. Opening it
+    must not wait for one (the survey would hang): it reads as empty, in the C reader and
+    in Python's. Run in a child process, so a regression fails here instead of hanging."""
+    root = tmp_path / "c"
+    plant(root, {"a.txt": b'"tool_result" aa', "b.txt": b"aa aa"})
+    crawled = {f: (f"f-{i:016x}", G._file_key(root / f)) for i, f in enumerate(("a.txt", "b.txt"))}
+    (root / "b.txt").unlink()
+    os.mkfifo(root / "b.txt")
+    code = f"""
+import sys
+from pathlib import Path
+import survey.evidence.grep as G
+from survey.runtimes.base import Scope
+if not {native}:
+    G.NATIVE = None
+known = G.Known.of({crawled!r})
+dd, _ = G.duckdb_grep(Path({str(root)!r}), Scope("t", ("**/*.txt",), ("*.txt",), ("*",)), ["aa"], known=known,
+                      everything=["a.txt", "b.txt"])
+print(dd["aa"]["files_scanned"], dd["aa"]["occurrences"])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["2", "1"]

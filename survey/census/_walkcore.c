@@ -3403,7 +3403,8 @@ static PyObject *read_files(PyObject *self, PyObject *const *args, Py_ssize_t na
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *b = PyList_GET_ITEM(out, i);
         int fd;
-        do { fd = open(PyBytes_AS_STRING(names[i]), O_RDONLY | O_CLOEXEC); } while (fd < 0 && errno == EINTR);
+        /* O_NONBLOCK: a file that became a fifo since it was listed reads as empty, never waits */
+        do { fd = open(PyBytes_AS_STRING(names[i]), O_RDONLY | O_CLOEXEC | O_NONBLOCK); } while (fd < 0 && errno == EINTR);
         if (fd < 0) { errs[i] = errno; continue; }
         char *buf = PyBytes_AS_STRING(b);
         Py_ssize_t want = PyBytes_GET_SIZE(b), have = 0;

@@ -125,6 +125,9 @@ RG_ARGV_BYTES = _argv_bytes()
 RG_WALK_MAX_FILES = 1 << 16
 RG_AT_ONCE = 2  # rg processes at once over batches: one's start and end overlap the other's work
 CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
+# a file that became a fifo since it was listed opens without waiting for a writer (and reads
+# as empty), as the walk opens files
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 FileKey = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 KNOWN_SCHEMA = pl.Schema({"path": pl.Binary(), "file_id": pl.String(), "size": pl.Int64(), "mtime_ns": pl.Int64(),
@@ -595,7 +598,7 @@ def _read(path: str, size: int) -> bytes:
     """A file's bytes, to its end. ``os.read`` costs half of ``open().read()`` on small files
     (at 1 GB of cursor_stream captures, 113k files: 1.2 s against 2.0 s); ``size``, the size
     the file was listed with, lets most files come in one read, and one more finds the end."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, READ_FLAGS)
     try:
         first = os.read(fd, size + 1)
         if len(first) <= size:  # a regular file reads short only at its end
@@ -705,7 +708,7 @@ class Pieces:
         the spans of a file (``_parts``) cover it once, side by side, each match inside one
         of them; a whole file, or its first span, has at least one piece. ``size``, the size
         the file was listed with, lets a small file come in one read (``_read``'s way)."""
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, READ_FLAGS)
         try:
             pos = self._snap(fd, start) if start > 0 else 0
             stop = self._snap(fd, end) if end >= 0 else None
