@@ -1167,3 +1167,29 @@ print(dd["aa"]["files_scanned"], dd["aa"]["occurrences"])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["2", "1"]
+
+
+def test_a_survey_whose_rg_names_its_files_gives_the_evidence_of_one_that_walks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole pipeline, rg's listing started before the crawl: where rg names a wide
+    folder's files (here any folder past one file) the evidence is the walk's, probe for
+    probe, on captures whose names hold newlines and bytes that are not UTF-8."""
+    from survey.synth.cursor_stream import generate
+
+    root = tmp_path / "c"
+    generate(root, seed=5, sessions=6)
+    plant(root, {"a\nb/c.jsonl": b'{"usage":1}\n', "y\n.jsonl": b'{"timestamp":2}\n'})
+    (root / os.fsdecode(b"not-utf8-\xff.jsonl")).write_bytes(b'{"version":"x"}\n')
+
+    def evidence(date: str) -> dict:
+        res = run_survey(get("cursor_stream"), root, snapshots=tmp_path / "s", reports=None, date=date, cache=False)
+        return {p["id"]: (p["rg"], p["duckdb"], p["agree"]) for p in load_json(Path(res.snapshot), "evidence")["probes"]}
+
+    walked = evidence("walk")
+    named: list[int] = []
+    real = G._rg_over
+    monkeypatch.setattr(G, "_rg_over", lambda rg, argv, r, names: named.append(1) or real(rg, argv, r, names))
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 1)
+    monkeypatch.setattr(G, "RG_ARGV_BYTES", 2000)
+    assert evidence("named") == walked and named
+    assert all(agree for _, _, agree in walked.values())

@@ -1378,9 +1378,9 @@ def _widest_folder(names: list[str]) -> int:
     ``RG_WALK_MAX_FILES`` names (below, their number: no folder holds more)."""
     if len(names) <= RG_WALK_MAX_FILES:
         return len(names)
-    folders = pl.Series(names, dtype=pl.String).str.extract(r"^(.*)/", 1).fill_null("")
-    widest = folders.unique_counts().max()
-    return widest if isinstance(widest, int) else 0
+    # counted in Python: a name that is not UTF-8 (a lone surrogate here) has no polars
+    # string (567k names: 0.05-0.07 s)
+    return max(Counter(f.rpartition("/")[0] for f in names).values())
 
 
 def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
