@@ -3247,29 +3247,32 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
 }
 
 /* columns() -> [Column]: the buffers leave the table, which starts empty again; a 'd'
- * column comes as (Column of its numbers, list of its str objects) */
+ * column comes as (Column of its numbers, list of its str objects). Each column's buffers
+ * leave it before anything can fail, so on an error (no memory) none is owned twice: the
+ * columns made are dropped with the list, the rest are freed, and the table is empty. */
 static PyObject *Table_columns(Table *t, PyObject *unused) {
     PyObject *out = PyList_New(t->ncols);
-    if (!out) return NULL;
+    int ok = out != NULL;
     for (Py_ssize_t i = 0; i < t->ncols; i++) {
-        Column *c = PyObject_New(Column, &ColumnType);
-        if (!c) { Py_DECREF(out); return NULL; }
-        c->col = t->cols[i];
-        c->col.name = Py_NewRef(t->cols[i].name);
-        c->col.dvals = NULL, c->col.dmap = NULL, c->col.dcap = c->col.dused = 0;
         Col *src = &t->cols[i];
+        Column *c = ok ? PyObject_New(Column, &ColumnType) : NULL;
+        if (!c) { ok = 0; col_free(src); continue; }
+        c->col = *src;
+        c->col.name = Py_NewRef(src->name);
+        PyObject *vals = src->dvals;
+        c->col.dvals = NULL, c->col.dmap = NULL, c->col.dcap = c->col.dused = 0;
+        free(src->dmap);
+        src->valid = NULL, src->data = NULL, src->chars = NULL, src->dmap = NULL, src->dvals = NULL;
+        src->n = src->cap = src->nulls = src->nchars = src->charcap = src->dcap = src->dused = 0;
         PyObject *item = (PyObject *)c;
-        if (src->kind == 'd') {
-            item = Py_BuildValue("(NN)", c, src->dvals ? src->dvals : PyList_New(0));
-            src->dvals = NULL;
-            if (!item) { Py_DECREF(out); return NULL; }
+        if (src->kind == 'd' && !(item = Py_BuildValue("(NN)", c, vals ? vals : PyList_New(0)))) {
+            ok = 0;  /* c and vals went with the failed tuple */
+            continue;
         }
         PyList_SET_ITEM(out, i, item);
-        free(src->dmap);
-        src->valid = NULL, src->data = NULL, src->chars = NULL, src->dmap = NULL;
-        src->n = src->cap = src->nulls = src->nchars = src->charcap = src->dcap = src->dused = 0;
     }
     t->rows = 0;
+    if (!ok) { Py_XDECREF(out); return NULL; }
     return out;
 }
 

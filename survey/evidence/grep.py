@@ -120,7 +120,7 @@ RG_ARGV_BYTES = _argv_bytes()
 # where more files than this are listed in one folder, a scope's one pass searches rg's own
 # listing of it, in argv batches (``_rg_over``), instead of having rg walk the tree: rg's
 # parallel walk queues every entry of a folder at once (567k files in one folder: rg held
-# 160-250 MB; in batches of 1 MB, two rg at once: 32 MB, 5 % more time). A tree of many
+# 160-250 MB; in batches of 1 MB, two rg at once: 32 MB, and 5-15 % more time). A tree of many
 # folders is walked, as the command does (and several scopes share one pass: ``SharedRg``)
 RG_WALK_MAX_FILES = 1 << 16
 RG_AT_ONCE = 2  # rg processes at once over batches: one's start and end overlap the other's work
