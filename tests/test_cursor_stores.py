@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import tempfile
 from collections import Counter, defaultdict
@@ -606,12 +607,13 @@ def _read_all(reader: Any, path: Path) -> tuple[dict, list]:
     return facts, got
 
 
-def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_tmp: Path,
+def test_stores_read_in_memory_in_place_or_copied_alike(tmp_path: Path, private_tmp: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A small store without a ``-wal`` is read into memory (``deserialize``), others from a
-    private copy: every store of both synthetic corpora, the failure outcomes and a WAL-mode
-    store whose WAL was checkpointed away give the same facts and records both ways, and the
-    memory path makes no folder at all."""
+    """A small store without a ``-wal`` is read into memory (``deserialize``), a larger one
+    where it lies (``immutable=1``), a store with a ``-wal`` from a private copy: every store
+    of both synthetic corpora, the failure outcomes, a WAL-mode store whose WAL was
+    checkpointed away and a store whose name holds URI characters give the same facts and
+    records all three ways; only a store with a ``-wal`` makes a folder, and none is left."""
     chats_root, desk_root = tmp_path / "chats", tmp_path / "desk"
     cursor_chats.generate(chats_root, seed=3, sessions=5)
     cursor_desktop.generate(desk_root, variant="real_like")
@@ -625,6 +627,7 @@ def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_t
     raw = bytearray(good.read_bytes())
     raw[4096:8192] = os.urandom(4096)
     (hand / "bad.db").write_bytes(bytes(raw))
+    (hand / "a?b#c%41 d.db").write_bytes(good.read_bytes())  # '?', '#' and '%' end or change a URI
     walmode = hand / "walmode.db"
     con = sqlite3.connect(walmode, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
@@ -637,22 +640,87 @@ def test_stores_read_in_memory_as_their_private_copies(tmp_path: Path, private_t
     cases = [(stores.read_chat_store, p) for p in sorted([*chats_root.rglob("*.db"), *hand.glob("*.db")])]
     cases += [(stores.read_desktop_store, p) for p in sorted(desk_root.rglob("*.vscdb"))]
     assert len(cases) > 10
+    with_wal = [p for _, p in cases if p.with_name(p.name + "-wal").exists()]
+    assert 0 < len(with_wal) < len(cases)
     made: list[str] = []
     real_mkdtemp = tempfile.mkdtemp
     monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append("x") or real_mkdtemp(*a, **k))
-    memory = [_read_all(r, p) for r, p in cases]
-    with_wal = [p for _, p in cases if p.with_name(p.name + "-wal").exists()]
-    assert len(made) == len(with_wal)  # only a store with a -wal was copied
-    made.clear()
-    monkeypatch.setattr(stores, "MEMORY_MAX", -1)  # every store through a private copy
-    copied = [_read_all(r, p) for r, p in cases]
-    assert len(made) == len(cases)
-    for (_, p), a, b in zip(cases, memory, copied, strict=True):
-        assert a == b, f"{p.name}: memory and copy disagree"
-    outcomes = {p.stem: a[0]["status"] for (_, p), a in zip(cases, memory, strict=True) if p.parent == hand}
+    ways = {}
+    for way, memory_max, in_place, folders in (("memory", stores.MEMORY_MAX, True, len(with_wal)),
+                                               ("in place", -1, True, len(with_wal)),
+                                               ("copied", -1, False, len(cases))):
+        monkeypatch.setattr(stores, "MEMORY_MAX", memory_max)
+        monkeypatch.setattr(stores, "IN_PLACE", in_place)
+        made.clear()
+        ways[way] = [_read_all(r, p) for r, p in cases]
+        assert len(made) == folders, way  # only a store with a -wal (or every store, copied) made a folder
+    for i, (_, p) in enumerate(cases):
+        assert ways["memory"][i] == ways["in place"][i] == ways["copied"][i], f"{p.name}: the three ways disagree"
+    outcomes = {p.stem: a[0]["status"] for (_, p), a in zip(cases, ways["in place"], strict=True) if p.parent == hand}
     assert outcomes["zero"] == "zero_byte" and outcomes["junk"] == "not_a_database" and outcomes["cut"] == "truncated"
-    assert outcomes["good"] == outcomes["walmode"] == "ok"
-    assert dict(zip([p.stem for _, p in cases], memory, strict=False))["walmode"][0]["journal_mode_wal"] is True
+    assert outcomes["good"] == outcomes["walmode"] == outcomes["a?b#c%41 d"] == "ok"
+    assert dict(zip([p.stem for _, p in cases], ways["in place"], strict=False))["walmode"][0]["journal_mode_wal"] is True
+    assert not any(f[0]["changed_during_read"] for w in ways.values() for f in w)
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_a_store_read_in_place_is_never_written_locked_or_waited_on(tmp_path: Path, private_tmp: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """In place, a store in a read-only folder (WAL-mode header, no ``-wal``) is read whole
+    and nothing beside it appears or changes, while another connection holds a write lock on
+    it; a store that moves while read says so; a fifo or a link in a store's place is
+    ``unreadable`` at once."""
+    monkeypatch.setattr(stores, "MEMORY_MAX", -1)
+    d = tmp_path / "ro"
+    d.mkdir()
+    db = d / "state.vscdb"
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    con.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)",
+                    [(f"bubbleId:c:{i}", json.dumps({"_v": 2, "type": 1, "text": "x"})) for i in range(50)])
+    con.close()
+    assert db.read_bytes()[18:20] == b"\x02\x02" and not db.with_name(db.name + "-wal").exists()
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=DELETE")
+    writer.execute("BEGIN EXCLUSIVE")  # a writer holding its lock: an in-place read must not wait
+    try:
+        before = tree(d)
+        d.chmod(0o555)
+        try:
+            facts, got = _read_all(stores.read_desktop_store, db)
+        finally:
+            d.chmod(0o755)
+        assert facts["status"] == "ok" and facts["kv_rows"] == 50 and len(got) == 50
+        assert facts["journal_mode_wal"] is False  # the writer's journal_mode=DELETE rewrote the header
+        assert tree(d) == before
+    finally:
+        writer.rollback()
+        writer.close()
+
+    facts, recs = stores.read_desktop_store(db)
+    next(iter(recs))
+    os.utime(db, ns=(1, 1))  # the store moves while its records are read
+    list(recs)
+    assert facts["status"] == "ok" and facts["changed_during_read"] is True
+
+    os.mkfifo(d / "fifo.vscdb")
+    (d / "link.vscdb").symlink_to(db)
+    class Waited(BaseException):  # not an OSError: the reader would count that as an outcome
+        pass
+
+    def waited(*_: Any) -> None:
+        raise Waited("the reader waited on a fifo")
+
+    old = signal.signal(signal.SIGALRM, waited)
+    signal.alarm(10)  # an open() that waits on the fifo is interrupted, and the test fails
+    try:
+        for name in ("fifo.vscdb", "link.vscdb"):
+            facts, got = _read_all(stores.read_desktop_store, d / name)
+            assert facts["status"] == "unreadable" and got == [], name
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
     assert list(private_tmp.iterdir()) == []
 
 

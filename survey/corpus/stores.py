@@ -6,17 +6,24 @@ Some runtimes keep sessions in SQLite (Cursor's CLI ``store.db``, the desktop ap
 original with SQLite, even "read-only", can create or recover those sidecars beside it, so
 this module never does:
 
-1. **Read into memory, or copy, then open the copy.** A store with no ``-wal`` beside it and
-   at most ``MEMORY_MAX`` bytes is read (and hashed) into memory and handed to SQLite with
+1. **Read into memory, read in place, or copy.** A store with no ``-wal`` beside it and at
+   most ``MEMORY_MAX`` bytes is read (and hashed) into memory and handed to SQLite with
    ``Connection.deserialize``: nothing is written anywhere, and no folder is made and removed
    per store (most of a Cursor chats corpus is ~25 KB stores; that round trip was most of
    their walk). A WAL-mode header is read as a rollback-journal one there (SQLite's memory
-   database has no WAL; with no ``-wal`` there is nothing it could apply). Otherwise ``db``,
-   and if present ``db-wal`` and ``db-shm``, are copied into a private
-   ``tempfile.mkdtemp()`` folder (the db bytes are hashed while copying) and the copy is
-   opened with ``file:COPY?mode=ro`` — never ``immutable=1`` while a ``-wal`` is there,
-   because an immutable open ignores the WAL and would silently miss its rows. SQLite may
-   create a ``-shm`` beside the *copy*; that is the point of the private folder.
+   database has no WAL; with no ``-wal`` there is nothing it could apply). A larger store
+   with no ``-wal`` is hashed, then opened where it lies with ``file:DB?mode=ro&immutable=1``:
+   SQLite then takes no lock, never looks for or makes a sidecar and writes nothing
+   (``IN_PLACE``; a 1.5 GB store's copy cost 0.5-6 s of its walk and 1.5 GB of temp space).
+   Its size, mtime and inode are compared again once its records are read:
+   ``changed_during_read`` says they moved. Otherwise (a ``-wal`` is there) ``db``, ``db-wal``
+   and ``db-shm`` if present are copied into a private ``tempfile.mkdtemp()`` folder (the db
+   bytes are hashed while copying) and the copy is opened with ``file:COPY?mode=ro``, never
+   ``immutable=1``, because an immutable open ignores the WAL and would silently miss its
+   rows. SQLite may create a ``-shm`` beside the *copy*; that is the point of the private
+   folder. This module opens the store itself without following a link and without waiting
+   (``O_NOFOLLOW | O_NONBLOCK``), and anything but a regular file is ``unreadable``: a store
+   that became a fifo since the crawl does not hang the walk.
 2. **Rows that lived only in the WAL.** When a ``-wal`` was copied, a second, bare copy of
    the db (no sidecars) is attached with ``immutable=1`` (safe: that folder holds no WAL), so
    ``rows_wal_only`` / ``rows_wal_deleted`` count rowids seen with the WAL but not without it,
@@ -58,12 +65,15 @@ tallied here, as counts only, from objects the reader has in hand anyway. Number
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import shutil
 import sqlite3
+import stat
 import tempfile
+import urllib.parse
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -83,6 +93,7 @@ MAGIC = b"SQLite format 3\x00"
 CHUNK = 1 << 20
 MEMORY_MAX = 16 << 20  # a store without a -wal up to this size is read into memory, not copied
 # (it is held twice for a moment, as bytes and in SQLite: 32 MB per worker at most)
+IN_PLACE = True  # a larger store without a -wal is read where it lies (immutable=1), not copied
 
 # Outcomes a store can end with; "ok" is the only one that yields every record.
 OUTCOMES = ("ok", "zero_byte", "not_a_database", "truncated", "corrupt", "locked", "unreadable",
@@ -98,7 +109,7 @@ COMMON_FACTS: Facts = {
     "wal_bytes": 0,
     "shm_present": False,
     "journal_present": False,  # a rollback journal beside the store (not copied, counted)
-    "changed_during_copy": False,  # size or mtime moved while the bytes were copied
+    "changed_during_read": False,  # size, mtime or inode moved while the store was copied or read
     "journal_mode_wal": False,  # header bytes 18/19 == 2: the store is in WAL mode
     "rows_seen": 0,  # rows of the known tables, read through the WAL
     "rows_wal_only": 0,  # rowids present with the WAL, absent from the bare db
@@ -130,50 +141,91 @@ class StoreCopy:
     bare: Path | None = None  # the db without its WAL (made only when a WAL was copied)
     data: bytes | None = None  # the db's bytes, until SQLite has them (in memory only)
     head: bytes = b""  # the db's first 100 bytes
+    in_place: os.stat_result | None = None  # read where it lies (``db`` is the store): its stat then
 
     def cleanup(self) -> None:
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _copy_hashed(src: Path, dst: Path) -> tuple[int, str]:
+def _open_regular(src: Path) -> tuple[int, os.stat_result]:
+    """An fd on the store itself and its stat: never through a link, never waiting on a fifo
+    (``O_NONBLOCK`` does nothing to a regular file); ``OSError`` for anything else."""
+    fd = os.open(src, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _hashed(fd: int, out: Any = None) -> tuple[int, str, bytes]:
+    """Read ``fd`` to its end: (bytes, the walk's content hash, the first 100 bytes), each
+    chunk also written to ``out`` if given."""
     h = xxhash.xxh3_128()  # the walk's content hash (census.walk.HashingReader)
-    n = 0
-    with open(src, "rb") as fi, open(dst, "wb") as fo:
-        while True:
-            b = fi.read(CHUNK)
-            if not b:
-                break
-            h.update(b)
-            fo.write(b)
-            n += len(b)
-    return n, h.hexdigest()
+    n, head = 0, b""
+    while True:
+        b = os.read(fd, CHUNK)
+        if not b:
+            break
+        if n == 0:
+            head = b[:100]
+        h.update(b)
+        if out is not None:
+            out.write(b)
+        n += len(b)
+    return n, h.hexdigest(), head
+
+
+def _moved(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_size, a.st_mtime_ns, a.st_ino) != (b.st_size, b.st_mtime_ns, b.st_ino)
 
 
 def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
-    """Copy ``path`` (and its ``-wal``/``-shm``) into a fresh private temp folder.
+    """Read ``path`` into memory, or hash it to be read in place, or copy it (and its
+    ``-wal``/``-shm``) into a fresh private temp folder: see the module's docstring.
 
     Raises ``FileNotFoundError`` / ``OSError`` (the caller classifies them); on any error the
     temp folder is removed before the exception leaves.
     """
     src = Path(path)
-    if (mem := _read_in_memory(src)) is not None:
-        return mem
+    wal = os.path.lexists(src.with_name(src.name + "-wal"))
+    fd, st0 = _open_regular(src)
+    try:
+        if not wal and st0.st_size <= MEMORY_MAX and (mem := _read_in_memory(src, fd, st0)) is not None:
+            return mem
+        if not wal and IN_PLACE:
+            os.lseek(fd, 0, os.SEEK_SET)
+            nbytes, digest, head = _hashed(fd)
+            return StoreCopy(None, src, nbytes, digest, False, 0,
+                             os.path.exists(src.with_name(src.name + "-shm")),
+                             src.with_name(src.name + "-journal").exists(),
+                             _moved(st0, os.fstat(fd)) or nbytes != st0.st_size, head=head, in_place=st0)
+        return _copy(src, fd, st0)
+    finally:
+        os.close(fd)
+
+
+def _copy(src: Path, fd: int, st0: os.stat_result) -> StoreCopy:
     tmp = Path(tempfile.mkdtemp(prefix="survey-store-"))
     try:
         live = tmp / "live"
         live.mkdir()
-        st0 = os.stat(src)
         db = live / src.name
-        nbytes, digest = _copy_hashed(src, db)
-        st1 = os.stat(src)
-        changed = (st0.st_size, st0.st_mtime_ns) != (st1.st_size, st1.st_mtime_ns) or nbytes != st1.st_size
+        os.lseek(fd, 0, os.SEEK_SET)
+        with open(db, "wb") as fo:
+            nbytes, digest, head = _hashed(fd, fo)
+        st1 = os.fstat(fd)
+        changed = _moved(st0, st1) or nbytes != st1.st_size
         wal_bytes = 0
         present = {}
         for suffix in ("-wal", "-shm"):
             side = src.with_name(src.name + suffix)
             try:
-                shutil.copyfile(side, live / side.name)
+                shutil.copyfile(side, live / side.name)  # refuses a fifo (SpecialFileError)
                 present[suffix] = True
                 if suffix == "-wal":
                     wal_bytes = (live / side.name).stat().st_size
@@ -181,7 +233,7 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
                 present[suffix] = False
         journal = src.with_name(src.name + "-journal").exists()
         out = StoreCopy(tmp, db, nbytes, digest, present["-wal"], wal_bytes, present["-shm"],
-                        journal, changed, head=_head(db))
+                        journal, changed, head=head)
         if out.wal_present:
             bare_dir = tmp / "bare"
             bare_dir.mkdir()
@@ -193,31 +245,38 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
         raise
 
 
-def _read_in_memory(src: Path) -> StoreCopy | None:
-    """The store's bytes, when it has no ``-wal`` and is small enough; else None (copy it)."""
-    st0 = os.stat(src)
-    if st0.st_size > MEMORY_MAX or os.path.lexists(src.with_name(src.name + "-wal")):
+def _read_in_memory(src: Path, fd: int, st0: os.stat_result) -> StoreCopy | None:
+    """The store's bytes, read from ``fd``; None when it has grown past ``MEMORY_MAX`` (then
+    it is read in place, or copied)."""
+    chunks, n = [], 0
+    while n <= MEMORY_MAX:
+        b = os.read(fd, MEMORY_MAX + 1 - n)
+        if not b:
+            break
+        chunks.append(b)
+        n += len(b)
+    if n > MEMORY_MAX:
         return None
-    with open(src, "rb") as fh:
-        data = fh.read(MEMORY_MAX + 1)
-    if len(data) > MEMORY_MAX:  # grew past the limit while read: copy it instead
-        return None
-    st1 = os.stat(src)
-    changed = (st0.st_size, st0.st_mtime_ns) != (st1.st_size, st1.st_mtime_ns) or len(data) != st1.st_size
+    data = b"".join(chunks)
+    st1 = os.fstat(fd)
+    changed = _moved(st0, st1) or len(data) != st1.st_size
     return StoreCopy(None, None, len(data), xxhash.xxh3_128(data).hexdigest(), False, 0,
                      os.path.exists(src.with_name(src.name + "-shm")),  # as a copy would find it
                      src.with_name(src.name + "-journal").exists(), changed, data=data, head=data[:100])
 
 
-def _head(db: Path) -> bytes:
-    with open(db, "rb") as fh:
-        return fh.read(100)
+def _uri(path: Path) -> str:
+    """``path`` as an SQLite URI: a ``?``, ``#`` or ``%`` in a name would end or change it, so
+    every byte but ``/`` and the unreserved ones is %-escaped."""
+    return "file:" + urllib.parse.quote(os.fsencode(path), safe="/")
 
 
 def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
-    """A read-only connection to the copy, or to the bytes in memory."""
+    """A read-only connection to the copy, to the store in place, or to its bytes in memory."""
     if copy.data is None:
-        return sqlite3.connect(f"file:{copy.db}?mode=ro", uri=True, timeout=0, check_same_thread=False)
+        assert copy.db is not None
+        flags = "mode=ro&immutable=1" if copy.in_place is not None else "mode=ro"
+        return sqlite3.connect(f"{_uri(copy.db)}?{flags}", uri=True, timeout=0, check_same_thread=False)
     con = sqlite3.connect(":memory:", check_same_thread=False)
     try:
         data = copy.data
@@ -318,7 +377,17 @@ class Store:
         self._finalizer = weakref.finalize(self, _close, con, copy.dir)
 
     def close(self) -> None:
-        """Close the connection and remove the temp folder (idempotent)."""
+        """Close the connection and remove the temp folder (idempotent). A store read in
+        place is looked at once more: ``changed_during_read`` if it moved while read."""
+        st0 = self.copy.in_place
+        if st0 is not None and self._finalizer.alive:
+            assert self.copy.db is not None
+            try:
+                moved = _moved(st0, os.stat(self.copy.db, follow_symlinks=False))
+            except OSError:
+                moved = True
+            if moved:
+                self.facts["changed_during_read"] = True
         self._finalizer()
 
     def fail(self, exc: BaseException) -> None:
@@ -360,7 +429,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
         return None
     facts.update(nbytes=copy.nbytes, hash=copy.hash, wal_present=copy.wal_present,
                  wal_bytes=copy.wal_bytes, shm_present=copy.shm_present,
-                 journal_present=copy.journal_present, changed_during_copy=copy.changed)
+                 journal_present=copy.journal_present, changed_during_read=copy.changed)
     outcome, wal_mode = header_outcome(copy.head, copy.nbytes, copy.wal_present)
     facts["journal_mode_wal"] = wal_mode
     if outcome is not None:
@@ -379,7 +448,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
             seen += con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
         facts["rows_seen"] = seen
         if copy.bare is not None:
-            con.execute("ATTACH ? AS bare", (f"file:{copy.bare}?immutable=1",))
+            con.execute("ATTACH ? AS bare", (f"{_uri(copy.bare)}?immutable=1",))
             bare_tables = {r[0] for r in con.execute("SELECT name FROM bare.sqlite_master WHERE type = 'table'")}
             only = gone = 0
             for t in present:

@@ -12,5 +12,5 @@ SELECT
     coalesce(sum(rows_seen), 0)                    AS rows_seen,
     coalesce(sum(rows_wal_only), 0)                AS rows_wal_only,
     coalesce(sum(rows_wal_deleted), 0)             AS rows_wal_deleted,
-    count(*) FILTER (WHERE changed_during_copy)    AS changed_during_copy
+    count(*) FILTER (WHERE changed_during_read)    AS changed_during_read
 FROM read_parquet(getvariable('snap') || '/walk/stores.parquet');
