@@ -1131,6 +1131,40 @@ def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_coun
     assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / ("n" * 300)))])[1:] == (2, 1)
 
 
+def test_no_shared_walk_queues_a_sharing_scopes_wide_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared pass walks every sharing scope's files: where one scope has a folder
+    wider than ``RG_WALK_MAX_FILES``, a narrow scope walks its own files instead (asking
+    first or last), the wide one is named, and the counts are those of unshared passes;
+    where the sharing scopes' widest folders add up to the limit, they share one walk."""
+    root = tmp_path / "c"
+    plant(root, {**FILES, **{f"flat/n{i:03d}.log": b"zz aa" * (i % 2) for i in range(30)}, "x/y.log": b"zz"})
+    logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
+    runs: list[list[bytes]] = []
+    real = G._rg_run
+    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    whole = [os.fsencode(str(root))]
+    pairs = [(SCOPE, LITERALS), (logs, ["zz", "aa"])]
+    alone = [G.rg_grep(root, sc, lits) for sc, lits in pairs]
+    n_txt = len(G.in_scope(SCOPE, list(FILES)))
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 31 + n_txt)  # the two listings (31 and n_txt), summed
+    runs.clear()
+    sh = G.SharedRg(root, pairs)
+    assert [G.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs] == alone
+    assert runs == [whole] and sh.shared  # one shared walk
+    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 29)  # flat/ is wide: logs is named, txt walks alone
+    for order in (pairs, pairs[::-1]):
+        runs.clear()
+        listings = {sc.name: G.RgListing(root, sc) for sc, _ in pairs}
+        sh = G.SharedRg(root, order, listings)
+        got = {sc.name: G.rg_grep(root, sc, lits, shared=sh, listing=listings[sc.name]) for sc, lits in order}
+        for lst in listings.values():
+            lst.close()
+        assert [got[sc.name] for sc, _ in pairs] == alone
+        assert runs.count(whole) == 1 and not sh.shared  # the txt scope's own walk, no shared one
+        assert sorted(p for r in runs if r != whole for p in r) == sorted(
+            os.fsencode(str(root / f)) for f in [*(f"flat/n{i:03d}.log" for i in range(30)), "x/y.log"])
+
+
 def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> None:
     """rg's grep takes DuckDB's keys of its listing only when rg listed those very files,
     each once, in any order; a name listed twice in place of another is not the same."""

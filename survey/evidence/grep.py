@@ -1295,10 +1295,20 @@ class SharedRg:
     pass matched such a literal is searched again by the scope's own pass (at 1 GB of chat
     stores, 2 of 38k). The counts are then exactly the scope's own pass's: where no such
     literal was matched, every match taken was one of its own, each the leftmost of its own
-    from where the last ended, as in its own pass. ``rg_command`` is always the scope's own."""
+    from where the last ended, as in its own pass. ``rg_command`` is always the scope's own.
 
-    def __init__(self, root: Path, scopes: list[tuple[Scope, list[str]]]) -> None:
+    The shared pass walks every sharing scope's files, so it runs only while their widest
+    folders add up to at most ``RG_WALK_MAX_FILES`` (a bound on the widest folder of their
+    union), judged from their listings (``listings``, else listed here) when a scope first
+    asks: else each scope walks its own files, or names them (``rg_grep``), and no walk
+    queues a folder that wide."""
+
+    def __init__(self, root: Path, scopes: list[tuple[Scope, list[str]]],
+                 listings: dict[str, RgListing] | None = None) -> None:
         self.root = root
+        self.scopes = [sc for sc, _ in scopes]
+        self.listings = listings or {}
+        self._narrow: bool | None = None
         union = sorted({lit for _, lits in scopes for lit in lits})
         self.union = union
         # globs of file names only (no path, no negation), so a file the pass met but a
@@ -1316,11 +1326,30 @@ class SharedRg:
         """The whole-root pass for ``scope``: the shared one (run once, by the first scope
         to ask), or the scope's own."""
         root = [os.fsencode(str(self.root))]
+        if self.shared and not self._all_narrow():
+            self.shared = False  # one scope's wide folder: the shared walk would queue it too
         if not self.shared:
             return _rg_run(rg_binary(), rg_args(scope, literals), root)
         if self._out is None:
             self._out = _rg_run(rg_binary(), self.argv, root)
         return self._out
+
+    def _all_narrow(self) -> bool:
+        if self._narrow is None:
+            total = 0
+            for sc in self.scopes:
+                listing = self.listings.get(sc.name)
+                own = listing or RgListing(self.root, sc)
+                try:
+                    names = own.read().split(b"\0")[:-1]  # a NUL ends every name
+                finally:
+                    if listing is None:
+                        own.close()
+                total += _widest_folder(names)
+                if total > RG_WALK_MAX_FILES:
+                    break
+            self._narrow = total <= RG_WALK_MAX_FILES
+        return self._narrow
 
     def files(self, out: bytes) -> Iterable[tuple[str, Counter[bytes]]]:
         """(path relative to the root, matches) per file of an output (``_rg_files``); the
@@ -1373,14 +1402,15 @@ def _listed(text: str, pre: str) -> list[str]:
     return [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
 
 
-def _widest_folder(names: list[str]) -> int:
-    """The most of ``names`` (relative paths) in one folder; exact only above
+def _widest_folder(names: list[str] | list[bytes]) -> int:
+    """The most of ``names`` (paths, as str or as bytes) in one folder; exact only above
     ``RG_WALK_MAX_FILES`` names (below, their number: no folder holds more)."""
     if len(names) <= RG_WALK_MAX_FILES:
         return len(names)
     # counted in Python: a name that is not UTF-8 (a lone surrogate here) has no polars
     # string (567k names: 0.05-0.07 s)
-    return max(Counter(f.rpartition("/")[0] for f in names).values())
+    sep: Any = "/" if isinstance(names[0], str) else b"/"
+    return max(Counter(f.rpartition(sep)[0] for f in names).values())
 
 
 def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
@@ -1559,7 +1589,7 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
         for lit in literals:
             if not lit or not lit.isascii():
                 raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
-    shared = SharedRg(root, searched)
+    shared = SharedRg(root, searched, rg_lists)
     out = []
     for scope, literals in searched:
         cache = GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
