@@ -1852,6 +1852,19 @@ static int t_carrier(TW *w, PyObject *path, Py_ssize_t i, Py_ssize_t depth);
 static PyObject *t_gval_shown(TW *w, PyObject *path, Py_ssize_t i);
 static int t_walk_arr(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
 
+/* A number token of at most 4 digits as its value (the scanner has checked the number's
+ * syntax, so there is no leading zero); -1 for any other number. */
+static long t_small_int(const TW *w, const Tok *t) {
+    if (t->len == 0 || t->len > 4) return -1;
+    long x = 0;
+    for (uint32_t k = 0; k < t->len; k++) {
+        char ch = w->line[t->off + k];
+        if (ch < '0' || ch > '9') return -1;
+        x = x * 10 + (ch - '0');
+    }
+    return x;
+}
+
 static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
     Core *c = w->c;
     const Tok *t = &w->T[i];
@@ -1862,18 +1875,28 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
     } else if (sp && (flags & F_VOCAB_ONLY) && (t->t == T_NULL || t->t == T_TRUE || t->t == T_FALSE)) {
         if (count_value(c, path, t->t == T_NULL ? S_null : (t->t == T_TRUE ? S_true : S_false)) < 0) return -1;
         sp = 0;
-    } else if (sp && (flags & F_VOCAB_ONLY) && t->t == T_NUM && t->len <= 4) {
-        /* a small int, from its digits (the scanner has checked the number's syntax) */
-        long x = 0;
-        int digits = t->len > 0;
-        for (uint32_t k = 0; k < t->len && digits; k++) {
-            char ch = w->line[t->off + k];
-            digits = ch >= '0' && ch <= '9';
-            x = x * 10 + (ch - '0');
-        }
-        PyObject *g = digits ? small_int_shown(x) : NULL;
+    } else if (sp && (flags & F_VOCAB_ONLY) && t->t == T_NUM) {
+        /* a small int, from its digits */
+        long x = t_small_int(w, t);
+        PyObject *g = x >= 0 ? small_int_shown(x) : NULL;
         if (g) {
             if (count_value(c, path, g) < 0) return -1;
+            sp = 0;
+        } else if (PyErr_Occurred()) {
+            return -1;
+        }
+    } else if (sp && (flags & F_VOCAB_NUMBER) && t->t == T_NUM) {
+        /* a vocabulary and a number (a desktop record's _v): a small int is shown as str(v)
+         * and its number kept, as walk_leaf does (each desktop record went to Python for it) */
+        long x = t_small_int(w, t);
+        PyObject *g = x >= 0 ? small_int_shown(x) : NULL;
+        PyObject *name = g ? PyDict_GetItemWithError(c->vocab_number, path) : NULL;
+        if (name) {
+            PyObject *v = PyLong_FromLong(x);
+            if (!v || count_value(c, path, g) < 0) { Py_XDECREF(v); return -1; }
+            int done = number_row(w->res, name, v, w->line_no);
+            Py_DECREF(v);
+            if (done <= 0) return -1; /* a small int is always a float */
             sp = 0;
         } else if (PyErr_Occurred()) {
             return -1;
