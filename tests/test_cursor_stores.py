@@ -741,3 +741,24 @@ def test_a_bubble_that_may_hold_thinking_is_always_parsed(escape: list[bool], up
     plain = json.dumps(other).encode()
     if "thinking" not in other and b"\\u00" not in plain:
         assert not stores._maybe_thinking(plain) or b'"thinking"' in plain
+
+
+def test_a_desktop_value_that_is_not_utf8_is_one_records_outcome(tmp_path: Path) -> None:
+    """A ``cursorDiskKV`` TEXT value that is not UTF-8 is read as its bytes: that record is
+    counted as not parsed, the records around it are walked, and the store is ``ok``
+    (decoded as a str, it had ended the store at its batch: no record at all)."""
+    from survey.census import walk as W
+
+    db = tmp_path / "state.vscdb"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    good = json.dumps({"_v": 2, "type": 1, "text": "x"})
+    con.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c:1', ?)", [good])
+    con.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c:2', CAST(X'7B2274657874223A22FF227D' AS TEXT))")
+    con.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c:3', ?)", [good])
+    con.commit()
+    con.close()
+    walker = W.make_walker("cursor_desktop", "reviewed", False, b"s" * 32)
+    res = W.walk_file(walker, str(db), "f-1", "sqlite", db.stat().st_size)
+    assert res.status == "ok" and res.store["status"] == "ok" and res.store["kv_rows"] == 3
+    assert [(f[0], f[1]) for f in res.frames] == [(0, "ok"), (1, "corrupt"), (2, "ok")]

@@ -792,8 +792,11 @@ def _desktop_records(store: Store) -> Iterator[Record]:
             # ints until the end, its calls inlined (_bytes, _digest of a str)
             kv_rows = 0
             try:
-                for key, value in store.rows("SELECT key, value FROM cursorDiskKV ORDER BY rowid",
-                                             "SELECT key, value FROM cursorDiskKV"):
+                # a TEXT value comes as its bytes: not decoded to a str only to be encoded back
+                # (and a value that is not UTF-8 is one record's outcome, not the store's end)
+                as_bytes = "CASE WHEN typeof(value) = 'text' THEN CAST(value AS BLOB) ELSE value END"
+                for key, value in store.rows(f"SELECT key, {as_bytes} FROM cursorDiskKV ORDER BY rowid",
+                                             f"SELECT key, {as_bytes} FROM cursorDiskKV"):
                     kv_rows += 1
                     if type(key) is not str:
                         key = key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
