@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -762,3 +763,19 @@ def test_a_desktop_value_that_is_not_utf8_is_one_records_outcome(tmp_path: Path)
     res = W.walk_file(walker, str(db), "f-1", "sqlite", db.stat().st_size)
     assert res.status == "ok" and res.store["status"] == "ok" and res.store["kv_rows"] == 3
     assert [(f[0], f[1]) for f in res.frames] == [(0, "ok"), (1, "corrupt"), (2, "ok")]
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.one_of(st.binary(max_size=12),
+                      st.builds(lambda ws, body: ws + body, st.sampled_from([b"", b" ", b"\n", b"\x0b", b"\x0c \t"]),
+                                st.sampled_from([b"{}", b'{"a":1}', b"[1]", b"1", b'"x"', b"true", b"nul", b"{",
+                                                 b"\x0a\x02hi", b"-", b"\x00{}"]))))
+def test_a_blob_is_classified_as_a_parse_would(data: bytes) -> None:
+    """A blob that cannot begin a JSON text is ``non_json`` without a parse: the outcome is
+    always the one the parse and its error give."""
+    try:
+        obj = orjson.loads(data)
+        want = ("ok", obj) if isinstance(obj, dict) else ("not_object", None)
+    except orjson.JSONDecodeError:
+        want = ("corrupt" if data.lstrip()[:1] in (b"{", b"[") else "non_json"), None
+    assert stores._classify_bytes(data) == want

@@ -443,10 +443,9 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
         present = sorted(t for t in names if t in known_tables)
         facts["tables"] = ",".join(present)
         facts["tables_other"] = len([t for t in names if t not in known_tables and not t.startswith("sqlite_")])
-        seen = 0
-        for t in present:
-            seen += con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
-        facts["rows_seen"] = seen
+        # one statement for every table's rows (a statement is a few µs of a 25 KB store's walk)
+        counts = " + ".join(f'(SELECT count(*) FROM "{t}")' for t in present)
+        facts["rows_seen"] = con.execute(f"SELECT {counts}").fetchone()[0] if present else 0
         if copy.bare is not None:
             con.execute("ATTACH ? AS bare", (f"{_uri(copy.bare)}?immutable=1",))
             bare_tables = {r[0] for r in con.execute("SELECT name FROM bare.sqlite_master WHERE type = 'table'")}
@@ -559,9 +558,17 @@ def looks_like_protobuf(data: bytes) -> bool:
     return True
 
 
+# The bytes a JSON text may begin with, after its whitespace
+_JSON_FIRST = frozenset(b'{["-0123456789tfn')
+
+
 def _classify_bytes(data: bytes) -> tuple[str, Any]:
     """(status, obj): ``ok`` with an object, ``not_object``, ``corrupt`` (JSON-looking but
-    broken) or ``non_json``."""
+    broken) or ``non_json``. Bytes that cannot begin a JSON text (a protobuf blob) are
+    ``non_json`` without a parse, whose error costs a Python exception each."""
+    head = data.lstrip()[:1]  # as the error's outcome below strips it
+    if not head or head[0] not in _JSON_FIRST:
+        return "non_json", None
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
