@@ -148,7 +148,7 @@ class StoreCopy:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _open_regular(src: Path) -> tuple[int, os.stat_result]:
+def _open_regular(src: str) -> tuple[int, os.stat_result]:
     """An fd on the store itself and its stat: never through a link, never waiting on a fifo
     (``O_NONBLOCK`` does nothing to a regular file); ``OSError`` for anything else."""
     fd = os.open(src, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -191,8 +191,9 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
     Raises ``FileNotFoundError`` / ``OSError`` (the caller classifies them); on any error the
     temp folder is removed before the exception leaves.
     """
-    src = Path(path)
-    wal = os.path.lexists(src.with_name(src.name + "-wal"))
+    # the sidecars' names as strings: pathlib's work per store was a tenth of a chat store's walk
+    src = os.fspath(path)
+    wal = os.path.lexists(src + "-wal")
     fd, st0 = _open_regular(src)
     try:
         if not wal and st0.st_size <= MEMORY_MAX and (mem := _read_in_memory(src, fd, st0)) is not None:
@@ -200,11 +201,10 @@ def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
         if not wal and IN_PLACE:
             os.lseek(fd, 0, os.SEEK_SET)
             nbytes, digest, head = _hashed(fd)
-            return StoreCopy(None, src, nbytes, digest, False, 0,
-                             os.path.exists(src.with_name(src.name + "-shm")),
-                             src.with_name(src.name + "-journal").exists(),
+            return StoreCopy(None, Path(src), nbytes, digest, False, 0, os.path.exists(src + "-shm"),
+                             os.path.exists(src + "-journal"),
                              _moved(st0, os.fstat(fd)) or nbytes != st0.st_size, head=head, in_place=st0)
-        return _copy(src, fd, st0)
+        return _copy(Path(src), fd, st0)
     finally:
         os.close(fd)
 
@@ -245,12 +245,13 @@ def _copy(src: Path, fd: int, st0: os.stat_result) -> StoreCopy:
         raise
 
 
-def _read_in_memory(src: Path, fd: int, st0: os.stat_result) -> StoreCopy | None:
+def _read_in_memory(src: str, fd: int, st0: os.stat_result) -> StoreCopy | None:
     """The store's bytes, read from ``fd``; None when it has grown past ``MEMORY_MAX`` (then
-    it is read in place, or copied)."""
+    it is read in place, or copied). Each read asks for the size the stat saw plus one byte
+    (a read of ``MEMORY_MAX`` made and dropped a 16 MB buffer for every 25 KB store)."""
     chunks, n = [], 0
     while n <= MEMORY_MAX:
-        b = os.read(fd, MEMORY_MAX + 1 - n)
+        b = os.read(fd, min(MEMORY_MAX + 1 - n, max(st0.st_size + 1 - n, 1 << 16)))
         if not b:
             break
         chunks.append(b)
@@ -261,8 +262,8 @@ def _read_in_memory(src: Path, fd: int, st0: os.stat_result) -> StoreCopy | None
     st1 = os.fstat(fd)
     changed = _moved(st0, st1) or len(data) != st1.st_size
     return StoreCopy(None, None, len(data), xxhash.xxh3_128(data).hexdigest(), False, 0,
-                     os.path.exists(src.with_name(src.name + "-shm")),  # as a copy would find it
-                     src.with_name(src.name + "-journal").exists(), changed, data=data, head=data[:100])
+                     os.path.exists(src + "-shm"),  # as a copy would find it
+                     os.path.exists(src + "-journal"), changed, data=data, head=data[:100])
 
 
 def _uri(path: Path) -> str:
