@@ -234,6 +234,7 @@ def scan_dir(path: str) -> tuple[list[str], bytes, bytes]:
 
 
 CHUNK_ROWS = 8192
+DRAIN_ROWS = 4096  # files' paths held before their path columns are filled (``drain``)
 
 
 def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
@@ -288,6 +289,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             problem: str | None) -> None:
         """One row that is not a readable regular file's (those come by ``add_files``); st:
         (size, mtime_ns, ctime_ns, inode), or None where the entry has no stat."""
+        if pend:
+            drain()
         rels.append(rel)
         c_surface.append(surface)
         c_kind.append(kind)
@@ -337,23 +340,44 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             for k in check:
                 if not os.access(os.path.join(full, listed[part[k]]), os.R_OK):
                     problems[k] = "unreadable"
-            rels.extend(rs)
-            if defer:  # classified at the end: from ``known``, or by the regexes if new
-                unknown = [None] * len(rs)
-                for col in (c_ext, c_surface, c_kind, c_sess, c_parent, c_agree):
-                    col.extend(unknown)
-                deferred.extend([True] * len(rs))
-            else:
-                c_ext.extend(map(ext_of, rs))
-                for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
-                                     zip(*map(classify, rs), strict=True), strict=True):
-                    col.extend(vals)
-            has_stat.extend([True] * len(part))
-            c_problem.extend(problems)
-            if progress is not None:
-                progress(len(part), nbytes)
-            if len(has_stat) >= CHUNK_ROWS:
-                flush()
+            pend.extend(rs)
+            pend_problems.extend(problems)
+            pend_bytes[0] += nbytes
+            if len(pend) >= DRAIN_ROWS:
+                drain()
+
+    # Files' paths wait here until a few thousand are in hand: the columns that come from a
+    # path (its extension and class) are then filled in one pass each, not once per folder
+    # (a chat store has a folder of its own: 116k folders of one file at 1 GB). Every other
+    # row drains them first (``add``), so the rows keep the order they were found in.
+    pend: list[str] = []
+    pend_problems: list[str | None] = []
+    pend_bytes = [0]
+
+    def drain() -> None:
+        n = len(pend)
+        if not n:
+            return
+        rels.extend(pend)
+        if defer:  # classified at the end: from ``known``, or by the regexes if new
+            unknown = [None] * n
+            for col in (c_ext, c_surface, c_kind, c_sess, c_parent, c_agree):
+                col.extend(unknown)
+            deferred.extend([True] * n)
+        else:
+            c_ext.extend(map(ext_of, pend))
+            for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
+                                 zip(*map(classify, pend), strict=True), strict=True):
+                col.extend(vals)
+        has_stat.extend([True] * n)
+        c_problem.extend(pend_problems)
+        if progress is not None:
+            progress(n, pend_bytes[0])
+        pend.clear()
+        pend_problems.clear()
+        pend_bytes[0] = 0
+        if len(has_stat) >= CHUNK_ROWS:
+            flush()
 
     # might any surface match? One regex for all (their groups unnamed): most folders match
     # none. A pattern that cannot be joined (a global flag, a back reference) leaves every
@@ -430,6 +454,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                 add(rel, "other", "blob", None, "unreadable")
         if run:
             add_files(full, prefix, listed, packed, nums, run)
+    drain()
     flush()
     base = pl.concat(chunks, rechunk=True)
     names_frame = pl.concat(names, rechunk=True)
