@@ -187,7 +187,7 @@ def _drop(cur: duckdb.DuckDBPyConnection, *names: str) -> None:
     the 20-odd statements of each split query)."""
     made = cur.execute("SELECT view_name, 'VIEW' FROM duckdb_views() WHERE temporary AND NOT internal "
                        "UNION ALL SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE temporary").fetchall()
-    for name, kind in made:  # views first: one may read a table
+    for name, kind in sorted(made, key=lambda m: m[1] != "VIEW"):  # views first: one may read a table
         if name in names:
             cur.execute(f"DROP {kind} IF EXISTS {name}")
 
