@@ -640,6 +640,9 @@ def test_stores_read_in_memory_in_place_or_copied_alike(tmp_path: Path, private_
 
     cases = [(stores.read_chat_store, p) for p in sorted([*chats_root.rglob("*.db"), *hand.glob("*.db")])]
     cases += [(stores.read_desktop_store, p) for p in sorted(desk_root.rglob("*.vscdb"))]
+    # the real stores too, where the public samples are here (read in place: nothing is made beside them)
+    cases += [(stores.read_desktop_store, p) for p in sorted(REAL_DESKTOP.rglob("*.vscdb"))]
+    cases += [(stores.read_chat_store, p) for p in sorted(HANDMADE_CHATS.rglob("*.db"))]
     assert len(cases) > 10
     with_wal = [p for _, p in cases if p.with_name(p.name + "-wal").exists()]
     assert 0 < len(with_wal) < len(cases)
