@@ -83,6 +83,18 @@ def assert_same_walk_tables(a: Path, b: Path) -> None:
         assert any(p.stat().st_nlink > 1 for p in (a / "walk" / name).iterdir()), name
 
 
+@pytest.mark.parametrize("source", ["walk.py", "_walkcore.c", "frames.py", "privacy.py", "stores.py", "vocab.json"])
+def test_walk_signature_covers_every_source_of_a_walk_result(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change to any file a per-file walk result comes from (the walker, its C core, the
+    frame splitter, the pseudonyms, the store readers, the vocabulary) starts the cache afresh."""
+    from survey.census import collect as C
+
+    before = C.walk_signature(get("cursor_desktop"), "reviewed", False, 1 << 26)
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: real(self) + (b" " if self.name == source else b""))
+    assert C.walk_signature(get("cursor_desktop"), "reviewed", False, 1 << 26) != before
+
+
 def test_walk_signature_is_the_same_in_every_process() -> None:
     import subprocess
     import sys

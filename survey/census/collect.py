@@ -151,9 +151,11 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
     h = hashlib.sha256()
     for part in (__version__, CACHE_LAYOUT, mode, str(allow_mcp), str(max_line)):
         h.update(part.encode() + b"\0")
-    for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"),
-              Path(W.__file__).parents[1] / "corpus" / "frames.py",
-              Path(W.__file__).parents[1] / "corpus" / "privacy.py", HERE / profile.name / "vocab.json"):
+    corpus = Path(W.__file__).parents[1] / "corpus"
+    # the store readers too: a store's records and facts are its walk result (they were left
+    # out, so a change to them served the old results)
+    for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"), corpus / "frames.py",
+              corpus / "privacy.py", corpus / "stores.py", HERE / profile.name / "vocab.json"):
         h.update(f.read_bytes() if f.exists() else b"-")
     settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
     h.update(repr(sorted((k, _canonical(v)) for k, v in settings.items())).encode())
