@@ -83,10 +83,12 @@ def assert_same_walk_tables(a: Path, b: Path) -> None:
         assert any(p.stat().st_nlink > 1 for p in (a / "walk" / name).iterdir()), name
 
 
-@pytest.mark.parametrize("source", ["walk.py", "_walkcore.c", "frames.py", "privacy.py", "stores.py", "vocab.json"])
+@pytest.mark.parametrize("source", ["walk.py", "_walkcore.c", "collect.py", "frames.py", "privacy.py", "stores.py",
+                                    "vocab.json"])
 def test_walk_signature_covers_every_source_of_a_walk_result(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A change to any file a per-file walk result comes from (the walker, its C core, the
-    frame splitter, the pseudonyms, the store readers, the vocabulary) starts the cache afresh."""
+    batch tables, the frame splitter, the pseudonyms, the store readers, the vocabulary)
+    starts the cache afresh."""
     from survey.census import collect as C
 
     before = C.walk_signature(get("cursor_desktop"), "reviewed", False, 1 << 26)

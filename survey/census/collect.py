@@ -152,9 +152,10 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
     for part in (__version__, CACHE_LAYOUT, mode, str(allow_mcp), str(max_line)):
         h.update(part.encode() + b"\0")
     corpus = Path(W.__file__).parents[1] / "corpus"
-    # the store readers too: a store's records and facts are its walk result (they were left
-    # out, so a change to them served the old results)
-    for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"), corpus / "frames.py",
+    # the store readers and this module too: a store's records and facts, and the per-file
+    # counts and rollups a batch writes here, are walk results (both were left out, so a
+    # change to them served the old results)
+    for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"), Path(__file__), corpus / "frames.py",
               corpus / "privacy.py", corpus / "stores.py", HERE / profile.name / "vocab.json"):
         h.update(f.read_bytes() if f.exists() else b"-")
     settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
