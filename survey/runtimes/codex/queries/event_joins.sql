@@ -4,15 +4,15 @@
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/event_joins.sql"
 WITH inv AS (SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled),
 x AS (
-    SELECT l.file_id, l.ref, f.rclass
+    SELECT l.file_key, l.ref, f.rclass
     FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN inv USING (file_id)
-    JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id, line_no)
+    JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_key, line_no)   -- file_key: the file's id as a number (a join on it hashes no string)
     WHERE l.kind = 'call_id'
 ), calls AS (
-    SELECT DISTINCT file_id, ref FROM x WHERE rclass LIKE 'response_item/%' AND rclass NOT LIKE '%_output'
+    SELECT DISTINCT file_key, ref FROM x WHERE rclass LIKE 'response_item/%' AND rclass NOT LIKE '%_output'
 )
 SELECT rclass, count(*) AS records,
-       count(*) FILTER (WHERE (file_id, ref) IN (SELECT (file_id, ref) FROM calls)) AS joined_call
+       count(*) FILTER (WHERE (file_key, ref) IN (SELECT (file_key, ref) FROM calls)) AS joined_call
 FROM x WHERE rclass LIKE 'event_msg/%'
 GROUP BY rclass
 ORDER BY records DESC, rclass;

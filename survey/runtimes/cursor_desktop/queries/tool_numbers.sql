@@ -7,7 +7,7 @@ SELECT
     f.tool_name,
     count(*)                                   AS bubbles
 FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n
-JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id, line_no)
+JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_key, line_no)   -- file_key: the file's id as a number (a join on it hashes no string)
 WHERE n.name = 'tool' AND f.rclass = 'bubbleId'
 GROUP BY ALL
 ORDER BY bubbles DESC, tool, f.tool_name;

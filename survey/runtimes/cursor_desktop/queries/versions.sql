@@ -8,7 +8,7 @@ SELECT
          ELSE CAST(n.value AS VARCHAR) END                          AS v,
     count(*)                                                        AS records
 FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n
-JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_id, line_no)
+JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f USING (file_key, line_no)   -- file_key: the file's id as a number (a join on it hashes no string)
 WHERE n.name = 'v'
 GROUP BY ALL
 ORDER BY kind, records DESC, v;
