@@ -364,7 +364,8 @@ def _parse_sqlite(path: str) -> tuple[int, int, int]:
     table read, and orjson.loads of every value that looks like JSON. (A store of at most
     16 MB is read into memory by the survey: opening it in place costs about the same.)"""
     import sqlite3
-    import urllib.parse
+
+    from survey.corpus.stores import sqlite_uri
 
     tmp = None
     try:
@@ -379,7 +380,7 @@ def _parse_sqlite(path: str) -> tuple[int, int, int]:
             flags = "mode=ro"
         recs = bad = 0
         try:
-            con = sqlite3.connect(f"file:{urllib.parse.quote(os.fsencode(db), safe='/')}?{flags}", uri=True)
+            con = sqlite3.connect(f"{sqlite_uri(db)}?{flags}", uri=True)
             tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
             for t in tables:
                 for row in con.execute(f'SELECT * FROM "{t}"'):

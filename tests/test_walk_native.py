@@ -264,6 +264,11 @@ def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_pat
     python = C.crawl(tmp_path / "h", get(runtime), SALT)
     assert native.frame.equals(python.frame) and native.names.equals(python.names)
     assert native.raw_ids == python.raw_ids
+    # files' paths drained every two and frames made every three rows: the same rows, in order
+    monkeypatch.setattr(C, "DRAIN_ROWS", 2)
+    monkeypatch.setattr(C, "CHUNK_ROWS", 3)
+    small = C.crawl(tmp_path / "h", get(runtime), SALT)
+    assert small.frame.equals(python.frame) and small.names.equals(python.names)
     assert {"symlink", "broken_symlink", "symlink_loop", "empty", "dir_named_like_file"} <= set(
         native.frame["problem"].drop_nulls().to_list())
 

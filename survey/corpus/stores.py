@@ -266,7 +266,7 @@ def _read_in_memory(src: str, fd: int, st0: os.stat_result) -> StoreCopy | None:
                      os.path.exists(src + "-journal"), changed, data=data, head=data[:100])
 
 
-def _uri(path: Path) -> str:
+def sqlite_uri(path: str | os.PathLike[str]) -> str:
     """``path`` as an SQLite URI: a ``?``, ``#`` or ``%`` in a name would end or change it, so
     every byte but ``/`` and the unreserved ones is %-escaped."""
     return "file:" + urllib.parse.quote(os.fsencode(path), safe="/")
@@ -277,7 +277,7 @@ def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
     if copy.data is None:
         assert copy.db is not None
         flags = "mode=ro&immutable=1" if copy.in_place is not None else "mode=ro"
-        return sqlite3.connect(f"{_uri(copy.db)}?{flags}", uri=True, timeout=0, check_same_thread=False)
+        return sqlite3.connect(f"{sqlite_uri(copy.db)}?{flags}", uri=True, timeout=0, check_same_thread=False)
     con = sqlite3.connect(":memory:", check_same_thread=False)
     try:
         data = copy.data
@@ -448,7 +448,7 @@ def open_store(path: str | os.PathLike[str], facts: Facts, known_tables: tuple[s
         counts = " + ".join(f'(SELECT count(*) FROM "{t}")' for t in present)
         facts["rows_seen"] = con.execute(f"SELECT {counts}").fetchone()[0] if present else 0
         if copy.bare is not None:
-            con.execute("ATTACH ? AS bare", (f"{_uri(copy.bare)}?immutable=1",))
+            con.execute("ATTACH ? AS bare", (f"{sqlite_uri(copy.bare)}?immutable=1",))
             bare_tables = {r[0] for r in con.execute("SELECT name FROM bare.sqlite_master WHERE type = 'table'")}
             only = gone = 0
             for t in present:
@@ -567,13 +567,12 @@ def _classify_bytes(data: bytes) -> tuple[str, Any]:
     """(status, obj): ``ok`` with an object, ``not_object``, ``corrupt`` (JSON-looking but
     broken) or ``non_json``. Bytes that cannot begin a JSON text (a protobuf blob) are
     ``non_json`` without a parse, whose error costs a Python exception each."""
-    head = data.lstrip()[:1]  # as the error's outcome below strips it
+    head = data.lstrip()[:1]  # past bytes.lstrip's whitespace (a little more than JSON's)
     if not head or head[0] not in _JSON_FIRST:
         return "non_json", None
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
-        head = data.lstrip()[:1]
         return ("corrupt" if head in (b"{", b"[") else "non_json"), None
     if isinstance(obj, dict):
         return "ok", obj
@@ -873,5 +872,5 @@ __all__ = [
     "CHAT_ROLES", "COMMON_FACTS", "KEY_KINDS", "OUTCOMES", "UNPARSED", "Store", "StoreCopy", "chat_role_class",
     "classify_error", "copy_store", "decode_meta0", "empty_facts_table", "facts_template",
     "header_outcome", "key_kind", "looks_like_protobuf", "open_store", "read_chat_store",
-    "read_desktop_store",
+    "read_desktop_store", "sqlite_uri",
 ]
