@@ -171,7 +171,7 @@ def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
 
 
 def test_text_headings_and_lines_at_any_chunking() -> None:
-    """``walk_text`` finds headings with one regex pass per chunk: the same lines and the
+    """``walk_text`` finds headings by searching each chunk for LF + "[": the same lines and the
     same headings as splitting every line, wherever the reads cut the text (mid-line, at an
     LF, inside a heading), with CRs, blank lines, lines too long to hold and no final LF."""
     import os

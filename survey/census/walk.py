@@ -50,6 +50,17 @@ from survey.runtimes.base import Profile
 JTYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
+def _bracket_lines(buf: bytes, cut: int) -> Iterable[bytes]:
+    """The lines of ``buf[:cut]`` (whole lines, each ending in LF) that begin with "[", the
+    only ones a text heading can be (``walk_text``): found by searching for LF + "[", not by
+    a Python object per line."""
+    pos = 0 if buf.startswith(b"[") else buf.find(b"\n[", 0, cut) + 1 or cut
+    while pos < cut:
+        end = buf.find(b"\n", pos, cut)
+        yield buf[pos:end]
+        pos = buf.find(b"\n[", end, cut) + 1 or cut
+
+
 def jtype(v: object) -> str:
     if v is None:
         return "null"
@@ -695,13 +706,14 @@ class Walker:
             if not b:
                 break
             buf = tail + b
-            parts = buf.split(b"\n")
-            tail = parts.pop()
-            lines += len(parts)
-            dropped = dropped and not parts
-            if self.headings:
-                for ln in parts:
+            cut = buf.rfind(b"\n") + 1  # the buffer's whole lines end here
+            n = buf.count(b"\n", 0, cut)
+            lines += n
+            dropped = dropped and not n
+            if self.headings:  # only the lines that begin with "[" can be headings
+                for ln in _bracket_lines(buf, cut):
                     self._heading(res, ln)
+            tail = buf[cut:]
             if len(tail) > self.max_line:
                 tail, dropped = b"", True
         if tail or dropped:  # a last line without an LF is a line, however long
