@@ -15,7 +15,7 @@ Per corpus (generated per runtime and size, or a real ``--root``):
   sample of at most ``--jq-mb`` MB, extrapolated per GB.
 - ``genson``: a ``SchemaBuilder`` over the same sample, when the package is installed.
 
-Then, once: the incremental figure (1 % new files added to the ~100 MB corpus, re-run into a
+Then, once: the incremental figure (1 % new files added to the ~100 MB corpus, or ``--incremental-mb``'s, re-run into a
 new snapshot name) and a pyinstrument profile of the walk (100 MB cursor corpus, jobs=1).
 Results: a rich table on stdout, ``bench/results/<date>.json`` and ``<date>-profile.txt``.
 """
@@ -1396,6 +1396,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--wait-quiet", type=float, default=0.0, metavar="S",
                     help="before each timed step, wait up to S seconds for other work to stop")
     ap.add_argument("--no-incremental", action="store_true", help="skip the incremental figure")
+    ap.add_argument("--incremental-mb", type=int, default=PROFILE_SIZE, metavar="MB",
+                    help=f"the corpus size the incremental figure is taken on, the nearest measured "
+                         f"(default {PROFILE_SIZE})")
     ap.add_argument("--no-profile", action="store_true", help="skip the walk profile")
     ap.add_argument("--mem-limit-gb", type=float, help="end a survey run whose process tree passes "
                     "this resident size (default: half the machine's memory)")
@@ -1489,7 +1492,7 @@ def main(argv: list[str] | None = None) -> int:
         out: dict[str, Any] = {"label": label, "argv": sys.argv[1:], "date": date, "machine": machine(),
                                "loadavg_start": load_start, "loadavg_end": loadavg(),
                                "jobs": args.jobs, "seed": args.seed, "targets": TARGETS, "notes": notes}
-        # incremental, per runtime: its ~100 MB generated corpus (else the nearest size)
+        # incremental, per runtime: its generated corpus of --incremental-mb (else the nearest size)
         out["incremental"] = {}
         runtimes = list(dict.fromkeys(r["runtime"] for r in recs))
         if args.quick and len(runtimes) > 1:
@@ -1502,7 +1505,7 @@ def main(argv: list[str] | None = None) -> int:
                                           ("real corpus: the bench never writes into a real root"
                                            if rt not in gens else "no completed survey run")}
                 continue
-            r = min(cands, key=lambda r: (abs(r["size_mb"] - PROFILE_SIZE), r["size_mb"]))
+            r = min(cands, key=lambda r: (abs(r["size_mb"] - args.incremental_mb), r["size_mb"]))
             try:
                 out["incremental"][rt] = incremental(r, args)
             except Exception as exc:
