@@ -218,3 +218,34 @@ def test_a_query_that_fails_mid_split_leaves_its_error_and_a_clean_cursor(
     with splitter.partials(con, split) as merge:
         assert merge is not None
         assert orjson.dumps(fetch(con, merge)[1]) == reference_rows(snap, split.parent.parent / split.name)
+
+
+def test_capture_endings_split_counts_the_captures_with_no_frame(tmp_path: Path) -> None:
+    """The split keeps counts per part, not a row per capture: the captures the walk gave no
+    frame (none in any part) are every capture listed less those counted, and fall in with
+    those whose frames hold no JSON event, as the reference's join from the inventory has it."""
+    import polars as pl
+
+    snap = tmp_path / "snap"
+    inv = snap / "inventory" / "stratum=2026-01"
+    inv.mkdir(parents=True)
+    ids = [f"f-{i:016x}" for i in range(1, 9)]
+    pl.DataFrame({"file_id": ids, "surface": ["capture"] * 7 + ["other"], "sampled": [True] * 6 + [False, True]}
+                 ).write_parquet(inv / "part.parquet")
+    frames = snap / "walk" / "frames.parquet"
+    frames.mkdir(parents=True)
+    rows = [(1, 0, "system/init", "ok"), (1, 1, "result/success", "ok"), (2, 0, "result/success", "ok"),
+            (3, 0, None, "partial"),            # cut off before any JSON event
+            (4, 0, None, "non_json")]           # no JSON event, not cut off: with 5 and 6, which have no frame
+    rows += [(8, 0, "result/success", "ok"), (7, 0, "result/success", "ok")]  # not a sampled capture
+    for k, part in enumerate((rows[:3], rows[3:])):
+        pl.DataFrame(part, schema={"file_key": pl.UInt64, "line_no": pl.Int64, "rclass": pl.String,
+                                   "frame_status": pl.String}, orient="row").write_parquet(frames / f"part-{k:06d}.parquet")
+    ref = next(f for f in splits("cursor_stream") if f.stem == "capture_endings")
+    split = partials.split_of(ref)
+    assert split is not None
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(snap)])
+    want = run_query(con, ref)[1]
+    assert want == [["<no JSON event>", False, 3], ["result/success", False, 2], ["<no JSON event>", True, 1]]
+    assert fetch(con, split.read_text())[1] == want
