@@ -1257,7 +1257,10 @@ class RgListing:
         self.started_ns = time.time_ns()
         self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         globs = [a for g in scope.rg_globs for a in ("-g", g)]
-        self.proc = subprocess.Popen([rg_binary(), "-uuu", "--files", *globs, "--null", str(root)],
+        # one thread: the listing runs beside the crawl, which lists the same folders; rg's
+        # parallel walk took 40-60 % more CPU for it (1 GB of chat stores, 116k folders:
+        # 0.56 s against 0.34 s) to finish a little sooner, long before the greps ask
+        self.proc = subprocess.Popen([rg_binary(), "-uuu", "--files", "-j", "1", *globs, "--null", str(root)],
                                      stdout=self.file, stderr=subprocess.DEVNULL)
 
     def read(self) -> bytes:
