@@ -249,3 +249,42 @@ def test_capture_endings_split_counts_the_captures_with_no_frame(tmp_path: Path)
     want = run_query(con, ref)[1]
     assert want == [["<no JSON event>", False, 3], ["result/success", False, 2], ["<no JSON event>", True, 1]]
     assert fetch(con, split.read_text())[1] == want
+
+
+_JOINS_ON_PART = [re.compile(p) for p in (r"[\w.]*\bfile_index\s*=", r"=\s*[\w.]*\bfile_index\b",
+                                          r"USING\s*\([^)]*\bpart\b", r"\b\w+\.part\s*=\s*\w+\.\w+")]
+
+
+def test_no_split_joins_two_tables_on_their_part_number() -> None:
+    """A part's number (``file_index``) is its place in its table's list. The survey aligns
+    the lists by label, but run whole in the CLI each table lists its own parts, and a batch
+    that gave a table no rows left it no part: joined on the number, rows of two tables
+    would then miss each other. A file's rows are all in one part, so joins are on the
+    file (``file_key``) and the part is taken from one side."""
+    for rt in NAMES:
+        for f in splits(rt):
+            split = partials.split_of(f)
+            assert split is not None
+            make = re.sub(r"--[^\n]*", "", partials.statements(split)[0])
+            bad = [rx.pattern for rx in _JOINS_ON_PART if rx.search(make)]
+            assert not bad, f"{split}: joins on a part number ({bad})"
+
+
+def test_codex_splits_run_whole_where_a_table_has_no_part_for_a_batch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rollout with no call (no number or marker rows) leaves those tables no part for its
+    batch: the splits, run whole as a reviewer would, still give the reference's rows."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("codex")(root, seed=11, sessions=6)
+    src = sorted(root.rglob("rollout-*.jsonl"))[0]
+    lines = src.read_bytes().splitlines(keepends=True)
+    talk = [ln for ln in lines if b'"type":"message"' in ln and b"call_id" not in ln]
+    # the largest file, so the first batch: every later part of those tables moves up a place
+    (src.parent / (src.name[:-10] + "ffffff.jsonl")).write_bytes(lines[0] + b"".join(talk) * 200)
+    res = run_survey(get("codex"), root, snapshots=tmp_path / "s", reports=None, date="d1")
+    walk = Path(res.snapshot) / "walk"
+    parts = {t: len(list((walk / f"{t}.parquet").glob("*.parquet"))) for t in ("frames", "numbers", "markers")}
+    assert parts["numbers"] < parts["frames"] and parts["markers"] < parts["frames"], parts
+    assert_splits_match(Path(res.snapshot), "codex", expect_split=True)

@@ -7,7 +7,7 @@ x AS (
     SELECT l.file_index AS part, l.file_key, l.ref, f.rclass
     FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) AS l SEMI JOIN inv USING (file_id)
     JOIN read_parquet(coalesce(getvariable('frames_parts'), [getvariable('snap') || '/walk/frames.parquet'])) AS f
-      ON f.file_index = l.file_index AND f.file_key = l.file_key AND f.line_no = l.line_no
+      USING (file_key, line_no)   -- a file's rows are in one part: its number is the links' (never joined on)
     WHERE l.kind = 'call_id'
 ), calls AS (
     SELECT DISTINCT file_key, ref FROM x WHERE rclass LIKE 'response_item/%' AND rclass NOT LIKE '%_output'

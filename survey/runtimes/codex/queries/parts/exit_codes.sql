@@ -7,14 +7,14 @@ num AS (
     SELECT f.part, f.rclass, CASE n.name WHEN 'exit_code' THEN 'payload.exit_code' ELSE 'payload.item.exit_code' END AS field,
            n.file_id, n.value
     FROM read_parquet(coalesce(getvariable('numbers_parts'), [getvariable('snap') || '/walk/numbers.parquet'])) AS n
-    JOIN f ON f.part = n.file_index AND f.file_key = n.file_key AND f.line_no = n.line_no
+    JOIN f USING (file_key, line_no)
     WHERE n.name IN ('exit_code', 'item_exit_code')
 ), txt AS (
     SELECT f.part, f.rclass, m.file_id, m.line_no,
            bool_or(m.name IN ('exit_text', 'exit_prefix'))            AS stated,
            bool_or(m.name IN ('exit_text_zero', 'exit_prefix_zero'))  AS zero
     FROM read_parquet(coalesce(getvariable('markers_parts'), [getvariable('snap') || '/walk/markers.parquet'])) AS m
-    JOIN f ON f.part = m.file_index AND f.file_key = m.file_key AND f.line_no = m.line_no
+    JOIN f USING (file_key, line_no)
     WHERE m.name IN ('exit_text', 'exit_text_zero', 'exit_prefix', 'exit_prefix_zero')
     GROUP BY ALL
 )

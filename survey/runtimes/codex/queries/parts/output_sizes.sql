@@ -4,17 +4,17 @@
 CREATE OR REPLACE TEMP TABLE partials AS
 WITH inv AS (SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled),
 f AS (SELECT f.file_index AS part, f.* FROM read_parquet(coalesce(getvariable('frames_parts'), [getvariable('snap') || '/walk/frames.parquet'])) AS f SEMI JOIN inv USING (file_id) WHERE f.frame_status = 'ok'),
-l AS (SELECT file_index AS part, * FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) WHERE kind = 'call_id'),
+l AS (SELECT * FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) WHERE kind = 'call_id'),
 calls AS (
-    SELECT l.part, l.file_key, l.ref,
+    SELECT l.file_key, l.ref,
            any_value(CASE WHEN f.namespace IS NOT NULL THEN '(MCP) ' || coalesce(f.name, '?') ELSE coalesce(f.name, f.ptype) END) AS tool
-    FROM l JOIN f USING (part, file_key, line_no)
+    FROM l JOIN f USING (file_key, line_no)
     WHERE f.rclass IN ('response_item/function_call', 'response_item/custom_tool_call', 'response_item/tool_search_call')
     GROUP BY ALL
 )
 SELECT f.part, coalesce(c.tool, '(no call in this file)') AS tool, f.nbytes, count(*) AS n
-FROM f JOIN l USING (part, file_key, line_no)
-LEFT JOIN calls AS c ON c.part = l.part AND c.file_key = l.file_key AND c.ref = l.ref
+FROM f JOIN l USING (file_key, line_no)
+LEFT JOIN calls AS c ON c.file_key = l.file_key AND c.ref = l.ref
 WHERE f.rclass IN ('response_item/function_call_output', 'response_item/custom_tool_call_output',
                    'response_item/tool_search_output')
 GROUP BY ALL;
