@@ -14,7 +14,11 @@ the same name, as two statements a reviewer can run unchanged in the ``duckdb`` 
 
 The survey sets ``<table>_parts`` to the parts it has no partial rows for, one list per table
 with the same label at the same place (an empty file of the table's schema where a table has
-no part of that label), so ``file_index`` names the same part in every table. A part's label
+no part of that label), so ``file_index`` names the same part in every table. Run whole,
+each table lists its own parts, and a batch that gave a table no rows left it none, so the
+numbers of two tables need not agree: a split joins tables on the file (``file_key``), whose
+rows are all in one part, and takes the part from one side, never joining on the number
+(``test_partials`` holds every split to that). A part's label
 (``<run>-part-000003``) is unique and its bytes never change (the walk's cache links parts
 from run to run, ``collect._write_cache``), so its partial rows are kept under that label, by
 the signature of the split's first statement, beside the walk's cache (``<cache>.census/``).
