@@ -386,3 +386,22 @@ def test_kept_classes_from_another_crawl_code_or_profile_are_not_used(tmp_path: 
     wrong = C.classes(inv.frame).with_columns(surface=pl.lit("planted"))
     assert set(C.crawl(root, CURSOR, b"s" * 32, known=wrong).frame.filter(
         pl.col("file_id").is_in(wrong["file_id"].to_list()))["surface"].to_list()) == {"planted"}
+
+
+@pytest.mark.parametrize("runtime", ["cursor", "cursor_stream", "claude_code", "codex", "cursor_chats"])
+def test_a_rerun_of_a_corpus_that_gave_a_table_no_rows_reads_the_new_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str) -> None:
+    """A file served from the cache and no rows for a table at all (a text note only): the
+    table's parts in the cache are empty stand-ins, replaced by this run's. The rollups of
+    such a table were made from the old cache's stand-in, deleted when the new cache took its
+    place, and the snapshot writer then failed on the missing file."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "notes.txt").write_text("not a transcript\n")
+    profile = get(runtime)
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["cache_hits"] == again.cache["files"] == first.cache["files"] == 1
+    fresh = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)

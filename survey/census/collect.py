@@ -299,8 +299,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
                                          walked.select("file_id", "_batch"), set(walked_volatile))
             # the cached rows now live in the new cache: scan them there, not in the old one
+            # (the rollups too: made above from the old cache's parts, which are gone)
             for name in SPILLED:
                 out[name] = _scan_runs(cache_dir / name, where)
+            for name, source in ROLLUPS.items():
+                out[name] = node_counts(out[source].lazy())
             parts = {name: _part_set(cache_dir / name, where, totals) for name in SPILLED}
             for name, source in ROLLUPS.items():
                 parts[name] = _rollup_set(parts[source], cache_dir / name)
