@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import survey.evidence.grep as G
@@ -1227,3 +1227,13 @@ def test_a_survey_whose_rg_names_its_files_gives_the_evidence_of_one_that_walks(
     monkeypatch.setattr(G, "RG_ARGV_BYTES", 2000)
     assert evidence("named") == walked and named
     assert all(agree for _, _, agree in walked.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(path=st.lists(st.text(alphabet="ab./\n*j-", max_size=6), min_size=1, max_size=4).map("/".join),
+       glob=st.sampled_from(["**/*.jsonl", "**/*.j", "**/*b", "**/*.a.b", "**/*", "**/state.vscdb", "**/a/*.jsonl",
+                             "*.jsonl", "**/*.j*"]))
+def test_a_glob_matcher_is_its_regex(path: str, glob: str) -> None:
+    """``**/*<suffix>`` globs are matched by ``str.endswith``: the same answer as the glob's
+    regex for any relative path, newlines, dots and stars in names included."""
+    assert bool(G.glob_matcher(glob)(path)) == bool(G.glob_regex(glob).match(path))
