@@ -1236,4 +1236,6 @@ def test_a_survey_whose_rg_names_its_files_gives_the_evidence_of_one_that_walks(
 def test_a_glob_matcher_is_its_regex(path: str, glob: str) -> None:
     """``**/*<suffix>`` globs are matched by ``str.endswith``: the same answer as the glob's
     regex for any relative path, newlines, dots and stars in names included."""
-    assert bool(G.glob_matcher(glob)(path)) == bool(G.glob_regex(glob).match(path))
+    want = bool(G.glob_regex(glob).match(path))
+    assert bool(G.glob_matcher(glob)(path)) == want
+    assert G.glob_filter(glob, [path]) == ([path] if want else [])

@@ -259,15 +259,27 @@ def glob_regex(glob: str) -> re.Pattern[str]:
 _SUFFIX_GLOB = re.compile(r"\*\*/\*([^*?\[\]{}/\\]+)\Z")
 
 
-def glob_matcher(glob: str) -> Callable[[str], bool]:
-    """``glob_regex(glob).match`` as a predicate; a ``**/*<suffix>`` glob (the common kind)
-    as ``str.endswith``, which is the same test (the last name, whatever folders lead to it,
-    ends with the suffix, and the suffix holds no ``/``) without a regex per path: 567k
-    paths, 0.2 -> 0.03 s."""
+def glob_suffix(glob: str) -> str | None:
+    """The suffix of a ``**/*<suffix>`` glob (the common kind), whose regex is the same test
+    as ``str.endswith(suffix)``: the last name, whatever folders lead to it, ends with the
+    suffix, which holds no ``/`` (a property test holds the two equal)."""
     m = _SUFFIX_GLOB.match(glob)
-    if m:
-        return operator.methodcaller("endswith", m.group(1))
-    return glob_regex(glob).match  # type: ignore[return-value]
+    return m.group(1) if m else None
+
+
+def glob_matcher(glob: str) -> Callable[[str], object]:
+    """``glob_regex(glob).match`` as a predicate, ``str.endswith`` where ``glob_suffix`` says."""
+    sfx = glob_suffix(glob)
+    return operator.methodcaller("endswith", sfx) if sfx is not None else glob_regex(glob).match
+
+
+def glob_filter(glob: str, paths: list[str]) -> list[str]:
+    """The paths ``glob`` matches, in order; a suffix glob by ``str.endswith`` in a list
+    comprehension, not a regex per path (567k paths: 0.11 -> 0.04 s)."""
+    sfx = glob_suffix(glob)
+    if sfx is not None:
+        return [p for p in paths if p.endswith(sfx)]
+    return list(filter(glob_regex(glob).match, paths))
 
 
 def in_scope(scope: Scope, relpaths: list[str]) -> list[str]:
@@ -914,7 +926,7 @@ def duckdb_listing(con: duckdb.DuckDBPyConnection, root: Path, globs: Iterable[s
     are listed by DuckDB, each on its own cursor, concurrently."""
     globs = list(globs)
     if everything is not None and all(g.startswith("**/") for g in globs):
-        return [f for g in globs for f in filter(glob_matcher(g), everything)]
+        return [f for g in globs for f in glob_filter(g, everything)]
 
     def one(g: str) -> list[str]:
         cur = con.cursor()
