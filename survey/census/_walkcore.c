@@ -281,7 +281,8 @@ static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, 
 
 static inline size_t slot_hash(PyObject *const *k);
 
-/* The nodes dict's key tuple for (rclass, path, jtype, keyset), made once per Core and given
+/* The nodes dict's key tuple for (rclass, path, jtype, keyset), or the values dict's for a
+ * value's slot (M_VALUE, path, value, None: the tuple (path, value, None)), made once per Core and given
  * again for every file that has the key: no tuple to build and free per key and file, and
  * the batch's Table.add_counts finds a tuple it has seen by its address (a dict lookup
  * would hash and compare it). Holds its items, so an address is never reused; stops
@@ -317,7 +318,8 @@ static PyObject *key_tuple(Core *c, PyObject *const *k) {
     for (;; j = (j + 1) & mask) {
         KeyTuple *e = &c->kt[j];
         if (!e->k[0]) {
-            PyObject *t = PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+            /* a value's key is (path, shown value, None), its slot marked by M_VALUE */
+            PyObject *t = k[0] == M_VALUE ? PyTuple_Pack(3, k[1], k[2], k[3]) : PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
             if (!t || c->kt_used >= KT_MAX) return t;  /* full: a tuple of its own */
             for (int i = 0; i < 4; i++) e->k[i] = Py_NewRef(k[i]);
             e->t = t;
@@ -3808,8 +3810,8 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             PyObject *key = key_tuple(c, sl->k);
             rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
             Py_XDECREF(key);
-        } else {
-            PyObject *key = PyTuple_Pack(3, sl->k[1], sl->k[2], sl->k[3]);
+        } else {  /* (path, value, None), cached as a node's key is: found by its address */
+            PyObject *key = key_tuple(c, sl->k);
             rc = key ? take_row(tabs[1], key, vkeys, sl->count, 0, seen[1], cap[1]) : -1;
             Py_XDECREF(key);
         }
