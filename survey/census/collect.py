@@ -721,6 +721,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
     nbytes = 0
     cpu0 = time.process_time()
     spilled = False  # the file walking now has handed rows to the batch's part mid-file
+    checks = bool(walker.exists_paths)  # only an existence check makes a file volatile
 
     def hand_over(res: W.FileResult) -> None:
         nonlocal spilled
@@ -736,7 +737,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
         part = parts[0]
-        if r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
+        if checks and r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
             volatile.append(fid)
             # a file whose rows went to the batch's part mid-walk keeps the rest there too
             # (the part is then rewritten by the next run's cache, as a mixed part is)

@@ -222,7 +222,7 @@ class Walker:
         self.exists_paths = {path: name for name, path in profile.exists_checks.items()}
         self.json_carriers = profile.json_carriers
         self.carrier_depth = profile.carrier_depth
-        self.cur_dir = ""  # the folder of the file being walked (relative exists checks)
+        self.cur_path = ""  # the file being walked (its folder anchors a relative exists check)
         self.root = ""  # the survey root (targets written on another machine resolve under it)
         # a JSONL file's counts stay in the C core for the batch to take (collect sets it)
         self.hold_counts = False
@@ -463,7 +463,7 @@ class Walker:
         try:
             p = os.path.expanduser(target)
             if not os.path.isabs(p):
-                p = os.path.join(self.cur_dir, p)
+                p = os.path.join(os.path.dirname(self.cur_path), p)
             ok = os.path.exists(p)
             if not ok and self.root and os.path.isabs(p):
                 # written on another machine (or the store was copied): the longest suffix of
@@ -795,7 +795,7 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
     """Walk one file; every failure becomes a counted status, never an exception.
     ``spill``: see ``FileResult.spill`` (a store's rows handed over as the walk goes)."""
     res = FileResult(file_id=file_id, spill=spill)
-    walker.cur_dir = os.path.dirname(path)
+    walker.cur_path = path
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
