@@ -873,7 +873,8 @@ def written(df: pl.DataFrame) -> pl.DataFrame:
 
 def _part_names(d: Path) -> list[str]:
     """The names of the Parquet files of a table's folder, in order (sorted as names, not as
-    ``Path`` objects: those compare their parts in Python, 0.25 s a re-run at 567k files)."""
+    ``Path`` objects, which compare their parts in Python: a re-run at 567k files sorted
+    560 parts a table, a dozen times)."""
     try:
         return sorted(e.name for e in os.scandir(d) if e.name.endswith(".parquet"))
     except (FileNotFoundError, NotADirectoryError):
