@@ -278,9 +278,11 @@ def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_pat
 
 def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file whose result depends on another file's existence (a Claude Code record naming
-    a persisted output) is walked again on every run. Its rows go to a part of their own
-    from the first run on, so the next run drops that part and links every other one from
-    the cache as it is: nothing is rewritten, and the census is a fresh run's."""
+    a persisted output) is served from the cache while its existence checks come out as
+    they did (``collect._recheck_volatile``), and walked again once one does not. Its rows
+    go to a part of their own from the first run on, so a run that walks it again drops that
+    part and links every other one from the cache as it is: nothing is rewritten, and the
+    census is a fresh run's."""
     import polars as pl
 
     from survey.census import collect as C
@@ -297,23 +299,43 @@ def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkey
         (cache,) = [p for p in (tmp_path / "cache" / "claude_code").iterdir() if (p / "meta.parquet").exists()]
         return {p.name: p.stat().st_ino for p in (cache / "nodes").glob("*.parquet")}
 
+    def volatile() -> int:
+        return pl.read_parquet(sorted((tmp_path / "cache").rglob("meta.parquet"))[0]).filter("volatile").height
+
     before = cache_parts()
     vol_parts = {n for n in before if n.endswith("v.parquet")}
     assert vol_parts, "the corpus must have volatile files for this test to mean anything"
-    # the volatile files are exactly the ones walked again
-    again = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    n_volatile = volatile()
+    # nothing changed: every file is served, the volatile ones after their checks are redone
+    same = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert same.cache["walked"] == 0 and same.cache["cache_hits"] == first.cache["files"]
+    assert volatile() == n_volatile, "a served volatile file is still volatile"
+    assert cache_parts() == before
+    # a persisted output that was missing appears (under the root, where a path written on
+    # another machine is looked for): the transcripts naming it are walked again, and the
+    # new file; every other file is served
+    import orjson
+
+    named = [rec["toolUseResult"]["persistedOutputPath"] for f in sorted(root.rglob("*.jsonl"))
+             for line in f.read_bytes().splitlines() if b"persistedOutputPath" in line
+             for rec in [orjson.loads(line)]]
+    missing = [root / p.split("/.claude/projects/", 1)[1] for p in named
+               if not (root / p.split("/.claude/projects/", 1)[1]).exists()]
+    assert missing, "the corpus must name a missing output for this test to mean anything"
+    missing[0].parent.mkdir(parents=True, exist_ok=True)
+    missing[0].write_text("output\n")
+    again = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d3")
     walked_again = again.cache["walked"]
-    assert 0 < walked_again < first.cache["walked"]
+    assert 1 < walked_again <= 1 + sum(1 for p in named if p.endswith(missing[0].name))
     after = cache_parts()
     kept = {n: i for n, i in before.items() if n not in vol_parts}
     assert kept and all(after.get(n) == i for n, i in kept.items()), "a clean part was rewritten"
-    assert not any(n.endswith("-rest.parquet") for n in after)
-    assert not (set(after) & vol_parts), "the old volatile parts are dropped"
-    fresh = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    fresh = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d4", cache=False)
     assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+    assert census_without_commands(same.snapshot) != census_without_commands(again.snapshot), \
+        "the missing output shows in the census"
     assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
-    vol = pl.read_parquet(sorted((tmp_path / "cache").rglob("meta.parquet"))[0]).filter("volatile")
-    assert vol.height == walked_again
+    assert volatile() == n_volatile
 
 
 def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -405,3 +427,36 @@ def test_a_rerun_of_a_corpus_that_gave_a_table_no_rows_reads_the_new_cache(
     assert again.cache["cache_hits"] == again.cache["files"] == first.cache["files"] == 1
     fresh = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
     assert census_without_commands(again.snapshot) == census_without_commands(fresh.snapshot)
+
+
+def test_an_existence_recheck_gives_the_walks_markers(tmp_path: Path) -> None:
+    """``recheck_exists`` finds, without a walk, the existence markers a walk records, on
+    every Claude Code transcript of the synthetic corpus (so volatile files can be served);
+    where it cannot see what the walk sees (a key written with escapes), its rows differ and
+    the file is walked: it never claims a check the walk would not make."""
+    from survey.census import walk as W
+    from survey.synth import claude_code
+
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=6, sessions=12)
+    prof = get("claude_code")
+    walker = W.make_walker("claude_code", "reviewed", False, b"s" * 32)
+    walker.root = str(root)
+
+    def walked(p: Path) -> list[tuple]:
+        r = W.walk_file(walker, str(p), "f", "jsonl", p.stat().st_size)
+        return sorted(m for m in r.markers if m[1].endswith((":present", ":missing")))
+
+    checked = 0
+    for p in sorted(root.rglob("*.jsonl")):
+        want = walked(p)
+        assert sorted(W.recheck_exists(prof, str(p), str(p), str(root)) or []) == want, p.name
+        checked += bool(want)
+    assert checked >= 2
+    odd = tmp_path / "odd.jsonl"
+    odd.write_bytes(b'\xef\xbb\xbf{"toolUseResult": {"persistedOutputPath": "/nowhere/a/b.txt"}}\r\n'
+                    b'{"toolUseResult": {"persistedOutputP\\u0061th": "/nowhere/c/d.txt"}}\n'
+                    b'{"toolUseResult": [{"persistedOutputPath": "/nowhere/e.txt"}]}\n')
+    got = sorted(W.recheck_exists(prof, str(odd), str(odd), str(root)) or [])
+    assert got == [(0, "persisted:missing", 1)]  # the escaped key is not seen: rows differ, a walk follows
+    assert walked(odd) == [(0, "persisted:missing", 1), (1, "persisted:missing", 1)]  # so this file is walked

@@ -36,6 +36,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,36 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     return todo, needles
 
 
+def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, root: str,
+                      max_line: int) -> list[str]:
+    """Of the volatile files unchanged since the last run (``cands``: ``path``, ``file_id``,
+    ``kind``, ``_part``), those whose existence checks come out now as the kept rows say
+    (``walk.recheck_exists``): served from the cache, not walked again. A volatile file's
+    result depends on other files only through those checks, so equal checks mean the rows
+    a walk would give are the kept ones; any difference, or a check that cannot be redone
+    without a walk, and it is walked."""
+    cands = cands.filter(pl.col("kind") == "jsonl")
+    if not cands.height or not _part_names(cache_dir / "markers"):
+        return []
+    kept: dict[str, list[tuple[int, str, int]]] = {}
+    try:
+        name = pl.col("name").cast(pl.String)  # (Categorical in the parts)
+        rows = (_scan_runs(cache_dir / "markers", cands.select("file_id", pl.col("_part").alias("part")))
+                .filter(name.str.ends_with(VOLATILE_MARKERS[0]) | name.str.ends_with(VOLATILE_MARKERS[1]))
+                .select("file_id", "line_no", name, "count").collect())
+    except (OSError, pl.exceptions.PolarsError):
+        return []  # an unreadable cache serves nothing
+    for fid, line_no, name, n in rows.iter_rows():
+        kept.setdefault(fid, []).append((line_no, name, n))
+    out = []
+    for raw, fid in cands.select("path", "file_id").iter_rows():
+        path = os.fsdecode(raw)
+        now = W.recheck_exists(profile, path, path, root, max_line)
+        if now is not None and now and sorted(now) == sorted(kept.get(fid, ())):
+            out.append(fid)
+    return out
+
+
 def _lookup(col: str, mapping: dict[str, str], default: str) -> pl.Expr:
     if not mapping:
         return pl.lit(default)
@@ -188,7 +219,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         start_walkers(jobs, cache_dir)  # (if ``run_survey`` has not already)
     todo, needles = _todo(inv, root, profile)
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
-    volatile: list[str] = []  # files walked again on every run (meta says which)
+    volatile: list[str] = []  # files whose result depends on other files (meta says which)
+    rechecked: list[str] = []  # of those, the ones served from the cache: their checks came out as before
     sig = walk_signature(profile, mode, allow_mcp, max_line)
     cache_error = None
     try:
@@ -203,7 +235,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
         todo = todo.join(meta.select("file_id", pl.col("key").alias("_old"), pl.col("part").alias("_part")),
                          on="file_id", how="left", maintain_order="left")
-        hit = (pl.col("key") == pl.col("_old")).fill_null(False) & ~pl.col("file_id").is_in(volatile)
+        same = (pl.col("key") == pl.col("_old")).fill_null(False)
+        rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir, profile,
+                                      str(root), max_line)
+        hit = same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
         where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
         if where.height:
             for name in SPILLED:
@@ -297,7 +332,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if cache_dir is not None:
         try:
             where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
-                                         walked.select("file_id", "_batch"), set(walked_volatile))
+                                         walked.select("file_id", "_batch"), set(walked_volatile), set(rechecked))
             # the cached rows now live in the new cache: scan them there, not in the old one
             # (the rollups too: made above from the old cache's parts, which are gone)
             for name in SPILLED:
@@ -911,7 +946,7 @@ COMPACT_AFTER_RUNS = 8
 
 def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, sig: str,
                  where: pl.DataFrame, walked: pl.DataFrame,
-                 volatile: set[str]) -> tuple[pl.DataFrame, dict[str, int]]:
+                 volatile: set[str], served_volatile: AbstractSet[str] = frozenset()) -> tuple[pl.DataFrame, dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
     ``keys``: every file's cache key; ``where``: the part (``<run>-<part>``) of each file
     served from the old cache; ``walked``: the batch of each file walked now. Returns, per
@@ -978,7 +1013,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     totals = dict(new_where.group_by("part").len().iter_rows())
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     keys.join(new_where, on="file_id", how="left").select(
-        "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
+        "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile | served_volatile)),
         part=part).write_parquet(tmp / "meta.parquet")
     for name in ("files", "stores"):
         if name in out:

@@ -61,6 +61,80 @@ def _bracket_lines(buf: bytes, cut: int) -> Iterable[bytes]:
         pos = buf.find(b"\n[", end, cut) + 1 or cut
 
 
+def target_exists(target: str, cur_path: str, root: str) -> bool:
+    """Whether the file a record names (an existence check's string) exists now: as written
+    (a relative one beside the file being walked, ``cur_path``), else, when it was written
+    on another machine (or the store was copied), the longest suffix of at least two
+    components that exists under the survey ``root``."""
+    try:
+        p = os.path.expanduser(target)
+        if not os.path.isabs(p):
+            p = os.path.join(os.path.dirname(cur_path), p)
+        ok = os.path.exists(p)
+        if not ok and root and os.path.isabs(p):
+            parts = [x for x in p.split(os.sep) if x and x not in (".", "..")]
+            ok = any(os.path.isfile(os.path.join(root, *parts[i:])) for i in range(len(parts) - 1))
+    except (OSError, ValueError):
+        ok = False
+    return ok
+
+
+def exists_marker(name: str, ok: bool) -> str:
+    """An existence check's marker (``walk/markers.parquet``): only present or missing."""
+    return f"{name}:{'present' if ok else 'missing'}"
+
+
+_PLAIN_PATH = re.compile(r"\$(\.[A-Za-z_][\w-]*)+\Z")
+
+
+def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
+                   max_line: int = DEFAULT_MAX_LINE) -> list[tuple[int, str, int]] | None:
+    """The existence markers (``markers`` rows) a walk of the JSONL file at ``path`` would
+    record now, found without walking it: each line that holds a checked key is parsed and
+    the check's string looked up by its keys. A file whose only dependence on other files is
+    these checks can then be served from the cache when they come out as they did (collect
+    compares them with the kept rows; any difference, one found or missed here included,
+    means a walk). None where a checked path is not plain keys (``$.a.b``) or the file
+    cannot be read."""
+    checks = []
+    for name, jp in profile.exists_checks.items():
+        if not _PLAIN_PATH.match(jp):
+            return None
+        keys = jp.split(".")[1:]
+        checks.append((name, keys, orjson.dumps(keys[-1])))
+    if not checks:
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    out: list[tuple[int, str, int]] = []
+    needles = [c[2] for c in checks]
+    for line_no, line in enumerate(data.split(b"\n")):
+        if len(line) > max_line or not any(n in line for n in needles):
+            continue
+        if line_no == 0 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        for name, keys, _ in checks:
+            v: Any = obj
+            for k in keys:
+                v = v.get(k) if isinstance(v, dict) else None
+            if isinstance(v, str):
+                out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
+    return out
+
+
 def jtype(v: object) -> str:
     if v is None:
         return "null"
@@ -460,20 +534,7 @@ class Walker:
 
     def _exists(self, res: FileResult, line_no: int, name: str, target: str) -> None:
         """Record only whether the named file exists here: never the path itself."""
-        try:
-            p = os.path.expanduser(target)
-            if not os.path.isabs(p):
-                p = os.path.join(os.path.dirname(self.cur_path), p)
-            ok = os.path.exists(p)
-            if not ok and self.root and os.path.isabs(p):
-                # written on another machine (or the store was copied): the longest suffix of
-                # at least two components that exists under the survey root
-                parts = [x for x in p.split(os.sep) if x and x not in (".", "..")]
-                ok = any(os.path.isfile(os.path.join(self.root, *parts[i:]))
-                         for i in range(len(parts) - 1))
-        except (OSError, ValueError):
-            ok = False
-        res.markers.append((line_no, f"{name}:{'present' if ok else 'missing'}", 1))
+        res.markers.append((line_no, exists_marker(name, target_exists(target, self.cur_path, self.root)), 1))
 
     def _carrier(self, res: FileResult, rclass: str, path: str, v: str, depth: int, line_no: int) -> None:
         """JSON inside a string, decoded only at a declared carrier, at most ``carrier_depth``
