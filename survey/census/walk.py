@@ -41,7 +41,7 @@ from typing import Any
 import orjson
 import xxhash
 
-from survey.corpus.frames import CHUNK, DEFAULT_MAX_LINE, classify, iter_frames
+from survey.corpus.frames import BOM, CHUNK, DEFAULT_MAX_LINE, classify, iter_frames, split_frames
 from survey.corpus.privacy import WITHHELD, Gate, pseudonym
 from survey.corpus.stores import UNPARSED
 from survey.native import ENGINE, NATIVE  # noqa: F401 (ENGINE: the run records it as W.ENGINE)
@@ -108,30 +108,30 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    out: list[tuple[int, str, int]] = []
+    needles = [c[2] for c in checks]
     try:
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
+            # framed as the walk frames (an oversized line comes empty): memory stays a chunk
+            for line_no, (line, _, _) in enumerate(split_frames(fh, max_line)):
+                if not any(n in line for n in needles):
+                    continue
+                if line_no == 0 and line.startswith(BOM):
+                    line = line[3:]
+                try:
+                    obj = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                for name, keys, _ in checks:
+                    v: Any = obj
+                    for k in keys:
+                        v = v.get(k) if isinstance(v, dict) else None
+                    if isinstance(v, str):
+                        out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
     except OSError:
         return None
     finally:
         os.close(fd)
-    out: list[tuple[int, str, int]] = []
-    needles = [c[2] for c in checks]
-    for line_no, line in enumerate(data.split(b"\n")):
-        if len(line) > max_line or not any(n in line for n in needles):
-            continue
-        if line_no == 0 and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        for name, keys, _ in checks:
-            v: Any = obj
-            for k in keys:
-                v = v.get(k) if isinstance(v, dict) else None
-            if isinstance(v, str):
-                out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
     return out
 
 
