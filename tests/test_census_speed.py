@@ -816,3 +816,33 @@ def test_side_by_side_queries_share_the_cores(cursor_survey, monkeypatch: pytest
         seen.clear()
         sql.run_census(snap, get("cursor"), "x")
         assert seen == {threads}, (parallel, seen)
+
+
+def test_the_longest_queries_of_the_last_census_start_first(cursor_survey, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each query's time is kept beside the partial rows; the next census starts the longest
+    first (the census ends with its last query) and hands the rows back in the queries'
+    order. A damaged file of times is no times: the queries then start in file order."""
+    _, _, snap = cursor_survey
+    profile = get("cursor")
+    files = [f.stem for f in sql.query_files(profile)]
+    store = tmp_path / "store"
+    first = sql.run_census(snap, profile, "x", store=store)
+    kept = json.loads((store / sql.SECONDS_FILE).read_text())
+    assert set(kept) == set(files) and all(v >= 0 for v in kept.values())
+    slowest = files[-3:]  # made the slowest: they must start first, slowest of all first
+    (store / sql.SECONDS_FILE).write_text(json.dumps({slowest[0]: 9.0, slowest[1]: 8.0, slowest[2]: 7.0}))
+    started: list[str] = []
+    real = sql.run_query
+
+    def spy(con: duckdb.DuckDBPyConnection, f: Path) -> tuple[list[str], list[list]]:
+        started.append(f.stem)
+        return real(con, f)
+
+    monkeypatch.setattr(sql, "PARALLEL", 1)
+    monkeypatch.setattr(sql, "run_query", spy)
+    again = sql.run_census(snap, profile, "x", store=store)
+    assert started[:3] == slowest and list(again) == files and again == first
+    (store / sql.SECONDS_FILE).write_bytes(b"{not json")
+    started.clear()
+    assert sql.run_census(snap, profile, "x", store=store) == first and started == files

@@ -17,10 +17,12 @@ import datetime as dt
 import decimal
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from survey.census.partials import Labels, Splitter, split_of
 from survey.runtimes.base import Profile
@@ -132,7 +134,16 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
                 cursors.append(cur)
         return cur
 
+    took: dict[str, float] = {}
+
     def one(f: Path) -> dict | None:
+        t0 = time.perf_counter()
+        try:
+            return _one(f)
+        finally:
+            took[f.stem] = round(time.perf_counter() - t0, 4)
+
+    def _one(f: Path) -> dict | None:
         split = split_of(f) if splitter is not None else None
         got = None
         try:
@@ -147,13 +158,22 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
             out["split"] = rel(split)  # type: ignore[arg-type]
         return out
 
+    # the longest queries of the last run first: the census ends with the last query to end,
+    # and a long one started last kept one core busy alone (a Claude Code re-run's
+    # ``usage_dedup``, 0.6 s, among cheap split queries)
+    last = _last_seconds(store)
+    order = sorted(range(len(files)), key=lambda i: -last.get(files[i].stem, 0.0))
     try:
         with ThreadPoolExecutor(max_workers=PARALLEL, thread_name_prefix="census") as pool:
-            results = list(pool.map(one, files))
+            done = list(pool.map(one, [files[i] for i in order]))
     finally:
         for cur in cursors:
             cur.close()
         con.close()
+    results: list[dict | None] = [None] * len(files)
+    for i, r in zip(order, done, strict=True):
+        results[i] = r
+    _keep_seconds(store, took)
     for i, f in enumerate(files):
         if results[i] is None:
             cols, rows = _run_alone(f, snap_dir, spill)
@@ -163,6 +183,34 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
         if splitter.store_errors:
             stats["census_store_errors"] = splitter.store_errors
     return {f.stem: r for f, r in zip(files, results, strict=True) if r is not None}
+
+
+SECONDS_FILE = "seconds.json"
+
+
+def _last_seconds(store: Path | None) -> dict[str, float]:
+    """Each query's time in the last census of this root (kept beside its partial rows),
+    or nothing: only the order queries start in depends on it."""
+    if store is None:
+        return {}
+    try:
+        got = orjson.loads((store / SECONDS_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return {k: float(v) for k, v in got.items() if isinstance(k, str) and isinstance(v, (int, float))} \
+        if isinstance(got, dict) else {}
+
+
+def _keep_seconds(store: Path | None, took: dict[str, float]) -> None:
+    if store is None:
+        return
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        tmp = store / f".{SECONDS_FILE}.{os.getpid()}"
+        tmp.write_bytes(orjson.dumps(took))
+        os.replace(tmp, store / SECONDS_FILE)
+    except OSError:  # the census does not depend on its store
+        pass
 
 
 def _run_alone(f: Path, snap_dir: Path, spill: str) -> tuple[list[str], list[list]]:
