@@ -36,7 +36,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +137,7 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
     try:
         name = pl.col("name").cast(pl.String)  # (Categorical in the parts)
         rows = (_scan_runs(cache_dir / "markers", cands.select("file_id", pl.col("_part").alias("part")))
-                .filter(name.str.ends_with(VOLATILE_MARKERS[0]) | name.str.ends_with(VOLATILE_MARKERS[1]))
+                .filter(pl.any_horizontal(name.str.ends_with(m) for m in W.EXISTS_MARKERS))
                 .select("file_id", "line_no", name, "count").collect())
     except (OSError, pl.exceptions.PolarsError):
         return []  # an unreadable cache serves nothing
@@ -148,7 +147,7 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
     for raw, fid in cands.select("path", "file_id").iter_rows():
         path = os.fsdecode(raw)
         now = W.recheck_exists(profile, path, path, root, max_line)
-        if now is not None and now and sorted(now) == sorted(kept.get(fid, ())):
+        if now and sorted(now) == sorted(kept.get(fid, ())):  # (none found: walked)
             out.append(fid)
     return out
 
@@ -281,8 +280,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         if progress:
             progress(len(b.files), b.nbytes)
 
-    # files walked again on every run (their results depend on other files) in batches of
-    # their own, so the parts of the files around them stay clean in the cache next time
+    # files whose results depend on other files (walked again when a recheck differs) in
+    # batches of their own, so the parts of the files around them stay clean in the cache
     split = cache_dir is not None  # volatile files' rows in parts of their own: for the cache
     is_volatile = pl.col("file_id").is_in(volatile)
     batches = _batches(walk.filter(~is_volatile), jobs) + _batches(walk.filter(is_volatile), jobs)
@@ -332,7 +331,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if cache_dir is not None:
         try:
             where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
-                                         walked.select("file_id", "_batch"), set(walked_volatile), set(rechecked))
+                                         walked.select("file_id", "_batch"), {*walked_volatile, *rechecked})
             # the cached rows now live in the new cache: scan them there, not in the old one
             # (the rollups too: made above from the old cache's parts, which are gone)
             for name in SPILLED:
@@ -401,15 +400,13 @@ def _files_of(where: pl.DataFrame, label: str) -> pl.LazyFrame:
 # boundary and the parent does no per-row work: it gets back per-file summaries only.
 BATCH_FILES = 1024
 IN_FLIGHT = 4  # batches per worker submitted ahead
-# markers whose value is another file's existence: such a file is walked again on every run
-VOLATILE_MARKERS = (":present", ":missing")
 
 
 @dataclass
 class BatchOut:
     files: list[tuple]  # one row per file (FILE_COLS)
     stores: list[dict]  # one dict per SQLite store
-    volatile: list[str]  # files whose result depends on other files (walked again every run)
+    volatile: list[str]  # files whose result depends on other files (rechecked every run)
     nbytes: int
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
     index: int  # the batch's number: its parts are ``part-<index>.parquet``
@@ -731,9 +728,10 @@ HOLD_COUNTS = True
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
                 field_cols: list[str], split_volatile: bool = True) -> BatchOut:
     schemas = _schemas(field_cols)
-    # A file whose result depends on another file's existence is walked again on every run.
-    # Its rows go to a part of their own (``part-000003v``), so the next run serves no file
-    # from that part and drops it whole, and the files around it keep a clean part, linked
+    # A file whose result depends on another file's existence is walked again when a check
+    # comes out otherwise (``_recheck_volatile``). Its rows go to a part of their own
+    # (``part-000003v``), so a run that walks it again drops that part whole (or rewrites
+    # the files it still serves), and the files around it keep a clean part, linked
     # as it is (a mixed part would be rewritten: 0.45 s of a 1.4 s re-run of 100 MB of
     # Claude Code sessions). Each file's rows go straight to its part's tables: filtering
     # the batch's frames afterwards cost 12 % of that walk; the second part's writes still
@@ -772,7 +770,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
         part = parts[0]
-        if checks and r.markers and any(m[1].endswith(VOLATILE_MARKERS) for m in r.markers):
+        if checks and r.markers and any(m[1].endswith(W.EXISTS_MARKERS) for m in r.markers):
             volatile.append(fid)
             # a file whose rows went to the batch's part mid-walk keeps the rest there too
             # (the part is then rewritten by the next run's cache, as a mixed part is)
@@ -946,7 +944,7 @@ COMPACT_AFTER_RUNS = 8
 
 def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, sig: str,
                  where: pl.DataFrame, walked: pl.DataFrame,
-                 volatile: set[str], served_volatile: AbstractSet[str] = frozenset()) -> tuple[pl.DataFrame, dict[str, int]]:
+                 volatile: set[str]) -> tuple[pl.DataFrame, dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
     ``keys``: every file's cache key; ``where``: the part (``<run>-<part>``) of each file
     served from the old cache; ``walked``: the batch of each file walked now. Returns, per
@@ -958,8 +956,9 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     ``parts.json`` counts the files each part was written for, and an old part that no
     longer serves all of them (a file changed or vanished) is dropped, its live rows
     rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its part
-    (whose label begins with its run), and whether it is ``volatile`` (one of this run's walked files whose result
-    depends on other files: a cached file never is). After ``COMPACT_AFTER_RUNS`` runs, all
+    (whose label begins with its run), and whether it is ``volatile`` (``volatile``: the files
+    whose result depends on other files, walked now or served after their checks were redone,
+    ``_recheck_volatile``). After ``COMPACT_AFTER_RUNS`` runs, all
     live rows are rewritten into one part."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -1013,7 +1012,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     totals = dict(new_where.group_by("part").len().iter_rows())
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     keys.join(new_where, on="file_id", how="left").select(
-        "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile | served_volatile)),
+        "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
         part=part).write_parquet(tmp / "meta.parquet")
     for name in ("files", "stores"):
         if name in out:

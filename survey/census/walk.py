@@ -79,9 +79,13 @@ def target_exists(target: str, cur_path: str, root: str) -> bool:
     return ok
 
 
+# the ends of an existence check's marker names: a file with one depends on other files
+EXISTS_MARKERS = (":present", ":missing")
+
+
 def exists_marker(name: str, ok: bool) -> str:
     """An existence check's marker (``walk/markers.parquet``): only present or missing."""
-    return f"{name}:{'present' if ok else 'missing'}"
+    return name + EXISTS_MARKERS[0 if ok else 1]
 
 
 _PLAIN_PATH = re.compile(r"\$(\.[A-Za-z_][\w-]*)+\Z")
