@@ -170,6 +170,21 @@ def test_the_c_blanking_is_the_translation_table(data: bytes, pad: int) -> None:
 
 @needs_native
 @settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from(b"ab0f\n\""), max_size=200).map(bytes),
+       needles=st.lists(st.lists(st.sampled_from(b"ab0f"), max_size=9).map(bytes), max_size=6),
+       cut=st.integers(0, 50))
+def test_the_c_needle_search_is_bytes_in(data: bytes, needles: list[bytes], cut: int) -> None:
+    """A parent transcript's chunks are searched for its children's ids with libc's memmem;
+    each answer must be ``needle in data`` (empty needles, needles longer than the data and
+    matches at either end included), from bytes or a view."""
+    assert W.NATIVE.found(data, needles) == [nb in data for nb in needles]
+    assert W.NATIVE.found(memoryview(data)[cut:], needles) == [nb in data[cut:] for nb in needles]
+    with pytest.raises(TypeError):
+        W.NATIVE.found(data, ["not bytes"])
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
 @given(salt=st.binary(max_size=100), kind=st.sampled_from(["f", "i", "r", "xyz"]),
        texts=st.lists(st.text(max_size=60), max_size=12))
 def test_the_c_pseudonyms_are_hmac_sha256(salt: bytes, kind: str, texts: list[str]) -> None:

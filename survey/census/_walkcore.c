@@ -3830,7 +3830,38 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
 }
 
+/* found(data, needles) -> list of bool: whether each needle (bytes) occurs in the data.
+ * libc's memmem: a third of the time of bytes.__contains__ for the 7-byte ids a parent
+ * transcript is searched for (``HashingReader.watch``; 514 MB of parents at 1 GB of Claude
+ * Code sessions). */
+static PyObject *found(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "found(data, needles: list of bytes)");
+        return NULL;
+    }
+    Py_buffer b;
+    if (PyObject_GetBuffer(args[0], &b, PyBUF_SIMPLE) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(args[1]);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *nb = PyList_GET_ITEM(args[1], i);
+        if (!PyBytes_Check(nb)) {
+            PyErr_SetString(PyExc_TypeError, "found: needles are bytes");
+            Py_CLEAR(out);
+            break;
+        }
+        Py_ssize_t k = PyBytes_GET_SIZE(nb);
+        int hit = k == 0 || (k <= b.len && memmem(b.buf, (size_t)b.len, PyBytes_AS_STRING(nb), (size_t)k));
+        PyList_SET_ITEM(out, i, PyBool_FromLong(hit));
+    }
+    PyBuffer_Release(&b);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"found", (PyCFunction)(void (*)(void))found, METH_FASTCALL,
+     "found(data, needles) -> list of bool: whether each needle occurs in data"},
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
     {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
     {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,

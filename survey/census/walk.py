@@ -194,8 +194,9 @@ class HashingReader:
         # a needle that begins in the bytes before this chunk and ends in it lies in ``edge``
         edge = self._tail + b[:keep] if self._tail else b""
         still = []
-        for nid, nb in self._pending:
-            if nb in b or (edge and nb in edge):
+        hits = NATIVE.found(b, [nb for _, nb in self._pending]) if NATIVE is not None else None
+        for k, (nid, nb) in enumerate(self._pending):
+            if (hits[k] if hits is not None else nb in b) or (edge and nb in edge):
                 self.found.add(nid)
             else:
                 still.append((nid, nb))
