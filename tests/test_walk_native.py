@@ -168,6 +168,35 @@ def test_the_c_blanking_is_the_translation_table(data: bytes, pad: int) -> None:
     assert W.NATIVE.blanked(every * 200) == _blanked_py(every * 200)
 
 
+_TEXTS = [b'"type"', b'"type"\r', b"[...]", b"x", b'"id"', b'"id"\r\r', b"zz"]
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(files=st.lists(st.tuples(st.lists(st.sampled_from(b"ab/\n\xff\xc3 "), min_size=1, max_size=12).map(bytes),
+                                st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=8)), max_size=6),
+       prefixed=st.booleans(), end_blank=st.booleans())
+def test_the_c_rg_tally_is_the_python_count(files: list[tuple[bytes, list[bytes]]], prefixed: bool,
+                                            end_blank: bool) -> None:
+    """rg's ``-o --heading --null`` output is counted in C (``rg_tally``): each file's
+    path (the root's prefix taken off, any byte but NUL, not UTF-8 too), the matches of each
+    literal less trailing CRs, the files where a hazard matched; the same as the Python
+    reading (``_rg_relative`` and a Counter per file), with or without a last blank line."""
+    from survey.evidence import grep as G
+
+    root = Path("/r/o")
+    pre = b"/r/o/" if prefixed else b""
+    out = b"\n".join(pre + path + b"\0" + b"".join(t + b"\n" for t in texts) for path, texts in files)
+    if out and end_blank:
+        out += b"\n"
+    lits, hazards = [b'"type"', b"[...]"], frozenset({b'"id"'})
+    got = G._rg_tally(root, out, lits, hazards)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(G, "NATIVE", None)
+        assert got == G._rg_tally(root, out, lits, hazards)
+    assert sum(map(sum, got[1])) == sum(t.rstrip(b"\r") in lits for _, texts in files for t in texts)
+
+
 @needs_native
 @settings(max_examples=300, deadline=None)
 @given(data=st.lists(st.sampled_from(b"ab0f\n\""), max_size=200).map(bytes),

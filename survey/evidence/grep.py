@@ -1227,6 +1227,33 @@ def _rg_relative(root: Path, out: bytes) -> Iterator[tuple[str, Counter[bytes]]]
         yield os.fsdecode(path[n:] if path.startswith(prefix) else path), found
 
 
+def _rg_tally(root: Path, out: bytes, literals: list[bytes],
+              hazards: frozenset[bytes]) -> tuple[list[str], list[list[int]], list[int]]:
+    """An output's files (relative to ``root``), the matches of each literal in each (a
+    match less its trailing CRs), and the files (indices) where a hazard matched: the C
+    core's ``rg_tally``, else ``_rg_relative`` and a Counter per file."""
+    if NATIVE is not None:
+        return NATIVE.rg_tally(out, os.fsencode(str(root)) + b"/", literals, list(hazards))
+    by = {lit: i for i, lit in enumerate(literals)}
+    names: list[str] = []
+    counts: list[list[int]] = []
+    tainted: list[int] = []
+    for f, found in _rg_relative(root, out):
+        occ = [0] * len(literals)
+        hit = False
+        for text, times in found.items():
+            i = by.get(text.rstrip(b"\r"))
+            if i is not None:
+                occ[i] += times
+            elif text.rstrip(b"\r") in hazards:
+                hit = True
+        if hit:
+            tainted.append(len(names))
+        names.append(f)
+        counts.append(occ)
+    return names, counts, tainted
+
+
 def _rg_run(rg: str, argv: list[str], paths: list[bytes]) -> tuple[bytes, int, int]:
     # --heading: a file's path once, then its matches (not the path again on every match).
     # The output goes to a temp file, read once rg is done: through a pipe, rg waits on the
@@ -1350,7 +1377,6 @@ class SharedRg:
             tuple(dict.fromkeys(g for sc, _ in scopes for g in sc.rg_globs))
         self.argv = rg_args(Scope("+".join(sc.name for sc, _ in scopes), (), globs, ()), union)
         self._out: tuple[bytes, int, int] | None = None
-        self._files: list[tuple[str, Counter[bytes]]] | None = None
 
     def whole(self, scope: Scope, literals: list[str]) -> tuple[bytes, int, int]:
         """The whole-root pass for ``scope``: the shared one (run once, by the first scope
@@ -1380,15 +1406,6 @@ class SharedRg:
                     break
             self._narrow = total <= RG_WALK_MAX_FILES
         return self._narrow
-
-    def files(self, out: bytes) -> Iterable[tuple[str, Counter[bytes]]]:
-        """(path relative to the root, matches) per file of an output (``_rg_files``); the
-        shared pass's is parsed once for all scopes."""
-        if self._out is None or out is not self._out[0]:
-            return _rg_relative(self.root, out)
-        if self._files is None:
-            self._files = list(_rg_relative(self.root, out))
-        return self._files
 
     def hazards(self, scope: Scope, literals: list[str]) -> frozenset[bytes]:
         """The other scopes' literals that can overlap one of ``literals``: where the shared
@@ -1495,7 +1512,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         runs = [shared.whole(scope, literals)]
     else:  # the files listed (or those to read), named to rg: its memory stays flat
         runs = _rg_over(rg, argv, root, listed if whole else todo)
-    by_bytes = {lit.encode(): i for i, lit in enumerate(literals)}
+    lits = [lit.encode() for lit in literals]
     # a file without a match shares one list of zeros (most files, most scopes)
     zeros = [0] * len(literals)
     fresh: dict[str, list[int]] = dict.fromkeys(todo if hits else listed, zeros)
@@ -1506,18 +1523,19 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
 
     def count(outs: list[tuple[bytes, int, int]]) -> None:
         for out, _code, _err in outs:
-            for f, found in shared.files(out):
+            names, counts, hit = _rg_tally(root, out, lits, hazards)
+            hit_at = set(hit)
+            for n, (f, found) in enumerate(zip(names, counts, strict=True)):
                 occ = fresh.get(f)
                 if occ is None and not shared.in_scope(scope, f):
                     continue  # another scope's file, in the shared pass
                 if occ is None or occ is zeros:
-                    occ = fresh[f] = [0] * len(literals)
-                for text, times in found.items():
-                    i = by_bytes.get(text.rstrip(b"\r"))
-                    if i is not None:
+                    fresh[f] = found
+                else:
+                    for i, times in enumerate(found):
                         occ[i] += times
-                    elif hazards and text.rstrip(b"\r") in hazards:
-                        tainted.append(f)
+                if n in hit_at:
+                    tainted.append(f)
 
     count(runs)
     if tainted:
