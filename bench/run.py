@@ -579,6 +579,9 @@ class ChildFailed(RuntimeError):
 MEM_LIMIT = [0]  # bytes; set from --mem-limit-gb
 
 
+CHILD_MAIN = "import sys; from bench.run import main; sys.exit(main(sys.argv[1:]))"
+
+
 def run_child(spec: dict, cwd: Path) -> dict:
     """Run ``bench.run --child SPEC`` in ``cwd`` (a fresh dir: a cwd-relative cache starts empty)."""
     cwd.mkdir(parents=True, exist_ok=True)
@@ -586,7 +589,9 @@ def run_child(spec: dict, cwd: Path) -> dict:
     spec = {**spec, "out": str(out)}
     c0 = cpu_children()
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "bench.run", "--child", orjson.dumps(spec).decode()],
+    # -c, not -m bench.run: a main module named so is imported again by every walk worker
+    # as it starts (the CLI's script is imported once, by the fork server: collect.py)
+    proc = subprocess.Popen([sys.executable, "-c", CHILD_MAIN, "--child", orjson.dumps(spec).decode()],
                             cwd=cwd, env=child_env(cwd))
     mem = TreeMemory(proc.pid, limit=MEM_LIMIT[0])
     mem.start()

@@ -427,7 +427,10 @@ def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
     and polars, so each starts in milliseconds), or are spawned where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["survey.census.collect"])
+        # "__main__" too: a worker that starts imports the parent's main module again (the
+        # ``survey`` script: the CLI, typer and rich, ~0.1 s and a core each before its
+        # first batch) unless the server imported it, once, before forking the worker
+        ctx.set_forkserver_preload(["__main__", "survey.census.collect"])
         if start:
             multiprocessing.forkserver.ensure_running()
         return ctx
