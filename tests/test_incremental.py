@@ -181,9 +181,9 @@ def test_the_worker_pool_writes_the_tables_of_the_in_process_walk(
 POOL_SCRIPT = """
 import os, sys, time
 from concurrent.futures import ProcessPoolExecutor
-from survey.census import collect as C, walk as W
+from survey.census import pool as P, walk as W
 if __name__ == "__main__":
-    ex = ProcessPoolExecutor(2, mp_context=C._pool_context(), initializer=W._init_worker,
+    ex = ProcessPoolExecutor(2, mp_context=P.pool_context(), initializer=W._init_worker,
                              initargs=("cursor", "reviewed", False, b"salt", W.DEFAULT_MAX_LINE, "",
                                        os.getpid()))
     futures = [ex.submit(time.sleep, 120) for _ in range(4)]  # a walk's batches, queued

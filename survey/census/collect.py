@@ -26,9 +26,6 @@ from __future__ import annotations
 import atexit
 import gc
 import hashlib
-import multiprocessing
-import multiprocessing.context
-import multiprocessing.forkserver
 import os
 import shutil
 import tempfile
@@ -45,6 +42,7 @@ import orjson
 import polars as pl
 
 from survey.census import walk as W
+from survey.census.pool import pool_context, walk_jobs
 from survey.corpus.crawl import Inventory
 from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
@@ -204,11 +202,6 @@ def _canonical(v: object) -> str:
     return repr(v)
 
 
-def walk_jobs(jobs: int | None = None) -> int:
-    """The walk's worker processes: ``jobs`` if given, else one per core, at most 8."""
-    return jobs or min(os.cpu_count() or 1, 8)
-
-
 def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mcp: bool,
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
             progress: Callable[[int, int], None] | None = None,
@@ -293,7 +286,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         for i, batch in enumerate(batches):
             take(walk_batch(walker, _batch_tasks(batch, needles), str(spill), i, field_cols, split))
     else:
-        with ProcessPoolExecutor(jobs, mp_context=_pool_context(), initializer=W._init_worker,
+        with ProcessPoolExecutor(jobs, mp_context=pool_context(), initializer=W._init_worker,
                                  initargs=(profile.name, mode, allow_mcp, salt, max_line, str(root),
                                            os.getpid())) as ex:
             # a few batches in flight, taken in order: their tasks exist only while they run
@@ -418,23 +411,7 @@ def start_walkers(jobs: int | None, cache_dir: Path | None) -> None:
     crawl, which hides it; the workers' first batch then starts that much earlier). A re-run
     waits to see how much is left to walk, which may be nothing."""
     if walk_jobs(jobs) > 1 and not (cache_dir is not None and (cache_dir / "meta.parquet").exists()):
-        _pool_context(start=True)
-
-
-def _pool_context(start: bool = False) -> multiprocessing.context.BaseContext:
-    """Workers write Parquet with polars, whose thread pool does not survive ``fork`` from a
-    parent that has used it: workers come from a clean fork server (preloaded with the walk
-    and polars, so each starts in milliseconds), or are spawned where there is none."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        # "__main__" too: a worker that starts imports the parent's main module again (the
-        # ``survey`` script: the CLI, typer and rich, ~0.1 s and a core each before its
-        # first batch) unless the server imported it, once, before forking the worker
-        ctx.set_forkserver_preload(["__main__", "survey.census.collect"])
-        if start:
-            multiprocessing.forkserver.ensure_running()
-        return ctx
-    return multiprocessing.get_context("spawn")
+        pool_context(start=True)
 
 
 # A batch's bytes, at least: each batch writes one Parquet part per table, and every census
