@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from survey.census.walk import Walker, walk_file
-from survey.corpus.privacy import Gate
+from survey.corpus.privacy import Gate, file_key, pseudonym
 from survey.runtimes import get
 
 SALT = b"test-salt"
@@ -62,7 +62,9 @@ def test_links_are_salted_pseudonyms_never_ids(tmp_path: Path) -> None:
     r = walk(w, tmp_path, [{"id": "secret-uuid-1"}, {"id": "secret-uuid-1"}, {"id": "other"}])
     refs = [x[2] for x in r.links]
     assert refs[0] == refs[1] != refs[2]
-    assert all(ref.startswith("i-") and "secret" not in ref for ref in refs)
+    # each kept as its pseudonym's 64 bits: the HMAC of the id, never the id
+    assert refs == [file_key(pseudonym(SALT, v, "i")) for v in ("secret-uuid-1", "secret-uuid-1", "other")]
+    assert all(isinstance(ref, int) and 0 <= ref < 2**64 for ref in refs)
 
 
 def test_the_snapshot_keeps_a_link_as_its_pseudonyms_64_bits() -> None:

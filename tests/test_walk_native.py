@@ -361,7 +361,7 @@ def test_id_pseudonyms_are_privacys_own(ids: list[str]) -> None:
     ``privacy.pseudonym(salt, id, "i")`` exactly, for any id (empty, an escaped byte as a
     store's text may hold, multi-byte text, lengths across SHA-256's block edges), and
     repeats come from its cache. (JSON never gives a lone surrogate: orjson refuses it.)"""
-    from survey.corpus.privacy import pseudonym
+    from survey.corpus.privacy import file_key, id_ref, pseudonym
 
     c, p = _PAIRS.get("claude") or _PAIRS.setdefault("claude", pair("claude_code"))
     a, b = W.FileResult(file_id="x"), W.FileResult(file_id="x")
@@ -369,8 +369,9 @@ def test_id_pseudonyms_are_privacys_own(ids: list[str]) -> None:
         for i, v in enumerate([*ids, *ids]):
             w.record(r, i, "ok", 10, 0, {"type": "user", "uuid": v, "sessionId": ids[0]})
     assert_same(a, b, "ids")
-    want = {pseudonym(SALT, v, "i") for v in ids}
+    want = {id_ref(SALT, v) for v in ids}
     assert {ref for _, _, ref in a.links} == want
+    assert want == {file_key(pseudonym(SALT, v, "i")) for v in ids}
 
 
 def _texts(obj: dict) -> list[bytes]:
@@ -482,11 +483,11 @@ def test_the_tape_without_the_cpus_vector_and_sha_extensions(tmp_path: Path) -> 
 def test_id_pseudonyms_without_the_cpus_sha_extensions() -> None:
     """Where the CPU has SHA extensions the C walker hashes with them; the portable rounds
     (every other machine) must give the same pseudonyms. SURVEY_NO_SHA_NI=1 forces them."""
-    code = ("import sys; from survey.census import walk as W; from survey.corpus.privacy import pseudonym\n"
+    code = ("import sys; from survey.census import walk as W; from survey.corpus.privacy import id_ref\n"
             "w = W.make_walker('claude_code', 'reviewed', False, b's'); r = W.FileResult(file_id='x')\n"
             "ids = ['', 'a' * 55, 'b' * 56, 'c' * 64, 'é' * 40, '0f8e2c1a-uuid']\n"
             "w._core.lines(r, b''.join(b'{\"type\":\"user\",\"uuid\":\"%s\"}\\n' % i.encode() for i in ids), 0, 1 << 20, 0)\n"
-            "assert sorted(x[2] for x in r.links) == sorted(pseudonym(b's', i, 'i') for i in ids), r.links\n")
+            "assert sorted(x[2] for x in r.links) == sorted(id_ref(b's', i) for i in ids), r.links\n")
     env = {**__import__("os").environ, "SURVEY_NO_SHA_NI": "1"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]

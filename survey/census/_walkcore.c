@@ -572,25 +572,32 @@ static int count_gated(Core *c, PyObject *res, PyObject *path, PyObject *g, PyOb
 
 /* A pseudonym's 16 hex digits: the first 64 bits of HMAC-SHA256 over the text, from the
  * key's inner state already fed the kind and its NUL (privacy.pseudonym's message). */
-static void pseudo_hex(const Sha *inner, const Sha *outer, const char *u, size_t n, char hex16[16]) {
-    unsigned char dig[32];
+static void pseudo_digest(const Sha *inner, const Sha *outer, const char *u, size_t n, unsigned char dig[32]) {
     Sha sh = *inner;
     sha_update(&sh, (const unsigned char *)u, n);
     sha_final(&sh, dig);
     sh = *outer;
     sha_update(&sh, dig, 32);
     sha_final(&sh, dig);
+}
+
+static void pseudo_hex(const Sha *inner, const Sha *outer, const char *u, size_t n, char hex16[16]) {
+    unsigned char dig[32];
+    pseudo_digest(inner, outer, u, n, dig);
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 8; i++) { hex16[2 * i] = hex[dig[i] >> 4]; hex16[2 * i + 1] = hex[dig[i] & 15]; }
 }
 
-/* privacy.pseudonym(salt, id, "i") of an id's UTF-8: a new str */
+/* privacy.id_ref(salt, id) of an id's UTF-8: its pseudonym's 64 bits, a new int (the links
+ * table's ref is a number: no 18-character str made per link, copied, then parsed back) */
 static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
     Sha in = c->hm_inner;
     sha_update(&in, (const unsigned char *)"i", 2); /* "i\0" */
-    char out[18] = {'i', '-'};
-    pseudo_hex(&in, &c->hm_outer, u, (size_t)n, out + 2);
-    return PyUnicode_FromStringAndSize(out, 18);
+    unsigned char dig[32];
+    pseudo_digest(&in, &c->hm_outer, u, (size_t)n, dig);
+    unsigned long long v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | dig[i];
+    return PyLong_FromUnsignedLongLong(v);
 }
 
 /* A string leaf at a path whose roles are only vocabulary, markers and links: handled here
@@ -603,7 +610,7 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
         if (!g || count_gated(c, res, path, g, v) < 0) return -1;
     }
     PyObject *kind = PyDict_GetItemWithError(c->link_kinds, path);
-    if (kind) { /* an id: kept only as its salted pseudonym, as privacy.pseudonym(salt, v, "i") */
+    if (kind) { /* an id: kept only as its salted pseudonym's 64 bits, as privacy.id_ref(salt, v) */
         PyObject *ref = PyDict_GetItemWithError(c->pcache, v);
         if (ref) {
             Py_INCREF(ref);

@@ -520,18 +520,15 @@ class _ListTable:
 # cannot inline an 18-character string (12 bytes at most), so each compare and hash went
 # through a pointer, and its hash tables were twice the size (at 5 GB of Claude Code
 # sessions two such queries, beside each other in 384 MB, spilled to disk).
-REF_COLUMNS = frozenset({"ref"})
-
-
 def _table(schema: dict) -> Any:
     make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
     return make(tuple(schema), "".join(_kind(name, t) for name, t in schema.items()))
 
 
 def _kind(name: str, dtype: Any) -> str:
-    """A column's kind in a batch Table: a file id or a pseudonym as it is, any other str
-    column numbered per distinct value ('d': written Categorical, ``written``)."""
-    if name in REF_COLUMNS or name == "file_id":
+    """A column's kind in a batch Table: a file id as it is, any other str column numbered
+    per distinct value ('d': written Categorical, ``written``)."""
+    if name == "file_id":
         return "s"
     return "d" if dtype == pl.String else _KINDS[dtype]
 
@@ -547,10 +544,7 @@ def _frame(table: Any, schema: dict) -> pl.DataFrame:
     the table is empty afterwards."""
     cols = []
     for (name, dtype), col in zip(schema.items(), table.columns(), strict=True):
-        if name in REF_COLUMNS:
-            s = pl.Series(name, col, dtype=pl.String) if isinstance(col, list) else pl.Series(name, col)
-            cols.append(ref_numbers(s))
-        elif _kind(name, dtype) == "d":
+        if _kind(name, dtype) == "d":
             if isinstance(col, tuple):  # the C core's: each row's number, the values numbered
                 numbers, values = col
                 cols.append(pl.Series(name, values, dtype=pl.String).cast(pl.Categorical)

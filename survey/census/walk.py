@@ -14,8 +14,8 @@ its "tape": ``_walkcore.c``) and records, per file:
 - ``values``: gated vocabulary values at declared paths; anything withheld is counted with
   a salted pseudonym so distinct withheld values can be counted, not read.
 - ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
-  so joins and DAG checks run in SQL without a single id leaving the machine (the
-  Parquet keeps each as its 64 bits, a number: ``collect.ref_numbers``).
+  so joins and DAG checks run in SQL without a single id leaving the machine; each as its
+  64 bits, a number (``privacy.id_ref``: the census joins millions of them).
 - ``markers``: per frame, how many times a declared substring occurs at a declared path
   (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
 - ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
@@ -42,7 +42,7 @@ import orjson
 import xxhash
 
 from survey.corpus.frames import BOM, CHUNK, DEFAULT_MAX_LINE, classify, iter_frames, split_frames
-from survey.corpus.privacy import WITHHELD, Gate, pseudonym
+from survey.corpus.privacy import WITHHELD, Gate, id_ref, pseudonym
 from survey.corpus.stores import UNPARSED
 from survey.native import ENGINE, NATIVE  # noqa: F401 (ENGINE: the run records it as W.ENGINE)
 from survey.runtimes.base import Profile
@@ -429,7 +429,7 @@ class Walker:
             self.gvalue(path, v, res)
         if t is str:
             if path in self.link_paths:
-                res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, v, "i")))
+                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, v)))
             ms = self.marker_paths.get(path)
             if ms:
                 for name, sub in ms:
@@ -441,7 +441,7 @@ class Walker:
                 self._carrier(res, rclass, path, v, depth, line_no)
         elif t is int or t is float:
             if path in self.link_paths:
-                res.links.append((line_no, self.link_paths[path], pseudonym(self.salt, str(v), "i")))
+                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, str(v))))
             num = self.number_paths.get(path)
             if num is not None:
                 name = num

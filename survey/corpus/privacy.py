@@ -98,6 +98,12 @@ def pseudonyms(salt: bytes, texts: list[str], kind: str = "f") -> list[str]:
     return [pseudonym(salt, t, kind) for t in texts]
 
 
+def id_ref(salt: bytes, text: str) -> int:
+    """An id's link ref: its pseudonym's 64 bits (``pseudonym(salt, text, "i")`` as a
+    number, ``file_key``), as the walk's ``links`` rows hold it."""
+    return file_key(pseudonym(salt, text, "i"))
+
+
 def file_key(file_id: str) -> int:
     """A pseudonym's 64 bits as a number (``f-00000000000000ff`` -> 255): the walk's
     per-record tables carry it beside ``file_id``, because DuckDB joins and partitions on a
