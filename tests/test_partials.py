@@ -288,3 +288,40 @@ def test_codex_splits_run_whole_where_a_table_has_no_part_for_a_batch(
     parts = {t: len(list((walk / f"{t}.parquet").glob("*.parquet"))) for t in ("frames", "numbers", "markers")}
     assert parts["numbers"] < parts["frames"] and parts["markers"] < parts["frames"], parts
     assert_splits_match(Path(res.snapshot), "codex", expect_split=True)
+
+
+def test_uuid_dag_split_finds_dangling_parents_in_parts_old_and_new(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``uuid_dag``'s split keeps each file's figures per part, but whether a dangling parent
+    is a uuid of another file is asked at the merge, of every part: a resumed session whose
+    parent is in a file surveyed before (an old part), and one whose parent appears only in a
+    file added since (its own part kept, the uuid in a new one), both count as found."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=11, sessions=3)
+    parent = sorted(p for p in root.glob("*/*.jsonl"))[0]
+    known_uuid = orjson.loads(parent.read_bytes().splitlines()[-1])["uuid"]
+
+    def session(name: str, parent_uuid: str, uuid: str) -> None:
+        rec = {"parentUuid": parent_uuid, "isSidechain": False, "sessionId": name, "type": "user",
+               "message": {"role": "user", "content": "resumed"}, "uuid": uuid, "timestamp": "2025-09-03T17:12:39.649Z"}
+        (parent.parent / f"{name}.jsonl").write_bytes(orjson.dumps(rec) + b"\n")
+
+    session("11111111-1111-4111-8111-111111111111", known_uuid, "c-1")       # found: an old file's uuid
+    session("22222222-2222-4222-8222-222222222222", "not-yet-a-uuid", "c-2")  # not found, for now
+    profile = get("claude_code")
+    ref = next(f for f in splits("claude_code") if f.stem == "uuid_dag")
+
+    def found(snap: Path) -> int:
+        rows = load_json(snap, "census")["uuid_dag"]["rows"]
+        assert orjson.dumps(rows) == reference_rows(snap, ref)
+        return sum(r[-1] for r in rows)
+
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    assert "split" in load_json(Path(first.snapshot), "census")["uuid_dag"]
+    assert found(Path(first.snapshot)) == 1
+    session("33333333-3333-4333-8333-333333333333", "c-1", "not-yet-a-uuid")  # a new file holds the uuid
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_kept"] > 0
+    assert found(Path(again.snapshot)) == 3  # the old part's dangling parent resolves now
