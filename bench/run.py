@@ -966,6 +966,14 @@ def ratios(rec: dict) -> dict:
         "cpu_total_over_parse": _div(cpu.get("total"), pcpu),
         "cpu_walk_over_parse": _div(cpu.get("walk"), pcpu),
         "cpu_greps_over_parse": None if beside else _div(cpu.get("greps"), pcpu),
+        # what the stages beside the walk cost, in the parse's CPU: the whole-run target (3x)
+        # leaves the walk 3x less this
+        "cpu_not_walk_over_parse": None if beside else _div(
+            sum(cpu.get(k) or 0.0 for k in ("crawl", "census", "greps", "render")), pcpu),
+        # the lowest total / parse this much CPU allows: all of it packed on the cores the
+        # parse ran on (its processes), none idle
+        "packed_total_over_parse": _div(cpu.get("total"),
+                                        (rec["parse"].get("processes") or 0) * (parse or 0.0)),
         "survey_seconds_per_gb": _div(t.get("total"), gb),
         "walk_seconds_per_gb": _div(t.get("walk"), gb),
         "cpu_seconds_per_gb": _div(cpu.get("total"), gb),
@@ -1243,6 +1251,8 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
     rrow("  same three in CPU s: total / parse", "(info)", "cpu_total_over_parse", None)
     rrow("  CPU s: walk / parse", "(info)", "cpu_walk_over_parse", None)
     rrow("  CPU s: greps / parse", "(info)", "cpu_greps_over_parse", None)
+    rrow("  CPU s: all but the walk / parse", "(info)", "cpu_not_walk_over_parse", None)
+    rrow("  lowest total / parse for this CPU", "(info)", "packed_total_over_parse", None)
     rrow("survey rg cross-check / raw rg", "<= 1.5x", "survey_rg_over_raw_rg",
          lambda v: v <= TARGETS["survey_rg_over_raw_rg"])
     rrow("jq / survey (s per GB)", ">= 10x", "jq_over_survey", lambda v: v >= TARGETS["jq_over_survey"])
