@@ -590,7 +590,7 @@ def run_child(spec: dict, cwd: Path) -> dict:
     c0 = cpu_children()
     t = time.perf_counter()
     # -c, not -m bench.run: a main module named so is imported again by every walk worker
-    # as it starts (the CLI's script is imported once, by the fork server: collect.py)
+    # as it starts (the CLI's script is imported once, by the fork server: census/pool.py)
     proc = subprocess.Popen([sys.executable, "-c", CHILD_MAIN, "--child", orjson.dumps(spec).decode()],
                             cwd=cwd, env=child_env(cwd))
     mem = TreeMemory(proc.pid, limit=MEM_LIMIT[0])
@@ -966,8 +966,8 @@ def ratios(rec: dict) -> dict:
         "cpu_total_over_parse": _div(cpu.get("total"), pcpu),
         "cpu_walk_over_parse": _div(cpu.get("walk"), pcpu),
         "cpu_greps_over_parse": None if beside else _div(cpu.get("greps"), pcpu),
-        # what the stages beside the walk cost, in the parse's CPU: the whole-run target (3x)
-        # leaves the walk 3x less this
+        # what the stages beside the walk cost, in the parse's CPU: a whole run of 3x the
+        # parse would leave the walk 3 less this, times the parse's CPU
         "cpu_not_walk_over_parse": None if beside else _div(
             sum(cpu.get(k) or 0.0 for k in ("crawl", "census", "greps", "render")), pcpu),
         # the lowest total / parse this much CPU allows: all of it packed on the cores the

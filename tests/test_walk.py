@@ -67,13 +67,36 @@ def test_links_are_salted_pseudonyms_never_ids(tmp_path: Path) -> None:
     assert all(isinstance(ref, int) and 0 <= ref < 2**64 for ref in refs)
 
 
-def test_the_snapshot_keeps_a_link_as_its_pseudonyms_64_bits() -> None:
+@pytest.mark.parametrize("tables", ["native", "lists"])
+def test_a_batch_part_keeps_a_link_as_its_pseudonyms_64_bits(tables: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """links.parquet holds ``ref`` as a UBIGINT (the census joins millions of them): the
-    pseudonym's 64 bits, lossless, null kept; anything but a pseudonym is refused."""
+    pseudonym's 64 bits, lossless, a null id a null, from the C core's tables and the lists."""
+    import polars as pl
+
+    from survey.census import collect as C
+    from survey.census import walk as W
+
+    if tables == "lists":
+        monkeypatch.setattr(W, "NATIVE", None)
+    w = walker(links={"id": "$.id"})
+    f = tmp_path / "x.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in [{"id": "secret-uuid-1"}, {"id": None}, {"id": "b"}]))
+    (tmp_path / "out").mkdir()
+    C.walk_batch(w, [(str(f), "f-1", "jsonl", f.stat().st_size, [])], str(tmp_path / "out"), 0,
+                 list(w.p.frame_fields))
+    links = pl.read_parquet(tmp_path / "out" / "links" / "part-000000.parquet")
+    assert links["ref"].dtype == pl.UInt64
+    assert links.sort("line_no")["ref"].to_list() == [file_key(pseudonym(SALT, "secret-uuid-1", "i")),
+                                                      file_key(pseudonym(SALT, "b", "i"))]
+
+
+def test_ref_numbers_are_a_pseudonyms_64_bits() -> None:
+    """``ref_numbers`` (the greps' file keys, from file ids): a pseudonym's 64 bits,
+    lossless, null kept; anything but a pseudonym is refused."""
     import polars as pl
 
     from survey.census.collect import ref_numbers
-    from survey.corpus.privacy import file_key, pseudonym
 
     refs = [pseudonym(SALT, v, "i") for v in ("a", "b", "secret-uuid-1")]
     got = ref_numbers(pl.Series("ref", [*refs, "i-00000000000000ff", "i-ffffffffffffffff", None]))

@@ -570,8 +570,9 @@ static int count_gated(Core *c, PyObject *res, PyObject *path, PyObject *g, PyOb
     return 0;
 }
 
-/* A pseudonym's 16 hex digits: the first 64 bits of HMAC-SHA256 over the text, from the
- * key's inner state already fed the kind and its NUL (privacy.pseudonym's message). */
+/* HMAC-SHA256 over the text, from the key's inner state already fed the kind and its NUL
+ * (privacy.pseudonym's message): its first 64 bits are the pseudonym, as 16 hex digits
+ * (pseudo_hex) or as a number (id_ref). */
 static void pseudo_digest(const Sha *inner, const Sha *outer, const char *u, size_t n, unsigned char dig[32]) {
     Sha sh = *inner;
     sha_update(&sh, (const unsigned char *)u, n);
@@ -3945,7 +3946,7 @@ static PyObject *rg_tally(PyObject *self, PyObject *const *args, Py_ssize_t narg
             if (!ix || PyList_Append(tainted, ix) < 0) { Py_XDECREF(ix); goto done; }
             Py_DECREF(ix);
         }
-        p = stop + 2;
+        p = stop < end ? stop + 2 : end;  /* past the blank line, if there is one */
     }
     ret = PyTuple_Pack(3, names, counts, tainted);
 done:

@@ -514,12 +514,6 @@ class _ListTable:
         return cols
 
 
-# Columns the walk fills with id pseudonyms (``i-`` and 16 hex digits, ``privacy.pseudonym``)
-# and the Parquet keeps as their 64 bits, a UBIGINT, as ``file_key`` keeps a file's: the
-# census groups and joins millions of them (the uuid DAG, usage per message), and DuckDB
-# cannot inline an 18-character string (12 bytes at most), so each compare and hash went
-# through a pointer, and its hash tables were twice the size (at 5 GB of Claude Code
-# sessions two such queries, beside each other in 384 MB, spilled to disk).
 def _table(schema: dict) -> Any:
     make = W.NATIVE.Table if W.NATIVE is not None else _ListTable
     return make(tuple(schema), "".join(_kind(name, t) for name, t in schema.items()))
@@ -534,8 +528,8 @@ def _kind(name: str, dtype: Any) -> str:
 
 
 def ref_numbers(refs: pl.Series) -> pl.Series:
-    """Pseudonyms as their 64 bits (``i-00000000000000ff`` -> 255; null stays null); strict:
-    anything else in a ref column is a bug, never a value to guess at."""
+    """Pseudonyms as their 64 bits (``f-00000000000000ff`` -> 255; null stays null), as
+    ``privacy.file_key`` gives one; strict: anything else is a bug, never a value to guess at."""
     return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=True)
 
 

@@ -100,7 +100,11 @@ def pseudonyms(salt: bytes, texts: list[str], kind: str = "f") -> list[str]:
 
 def id_ref(salt: bytes, text: str) -> int:
     """An id's link ref: its pseudonym's 64 bits (``pseudonym(salt, text, "i")`` as a
-    number, ``file_key``), as the walk's ``links`` rows hold it."""
+    number, ``file_key``), as the walk's ``links`` rows hold it. A number, not the pseudonym:
+    the census groups and joins millions of them (the uuid DAG, usage per message), and
+    DuckDB cannot inline an 18-character string (12 bytes at most), so each compare and hash
+    went through a pointer and its hash tables were twice the size (at 5 GB of Claude Code
+    sessions two such queries, beside each other in 384 MB, spilled to disk)."""
     return file_key(pseudonym(salt, text, "i"))
 
 

@@ -1242,10 +1242,11 @@ def _rg_tally(root: Path, out: bytes, literals: list[bytes],
         occ = [0] * len(literals)
         hit = False
         for text, times in found.items():
-            i = by.get(text.rstrip(b"\r"))
+            t = text.rstrip(b"\r")
+            i = by.get(t)
             if i is not None:
                 occ[i] += times
-            elif text.rstrip(b"\r") in hazards:
+            elif t in hazards:
                 hit = True
         if hit:
             tainted.append(len(names))
