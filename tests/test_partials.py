@@ -131,6 +131,42 @@ def test_split_queries_give_the_reference_rows_fresh_and_on_a_rerun(
     assert not any("split" in v for v in want.values()), "split without a cache to keep rows in"
 
 
+def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-run writes the rows of the parts it read into a file of its own beside the kept
+    ones (it does not write every kept row again), a file whose labels are all gone is
+    deleted, and past ``KEPT_FILES`` files the live rows go into one; the rows are the
+    reference's throughout."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    monkeypatch.setattr(partials, "KEPT_FILES", 2)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=11, sessions=12)
+    profile = get("claude_code")
+    names = [f.stem for f in splits("claude_code")]
+
+    def kept() -> dict[str, list[Path]]:
+        got: dict[str, list[Path]] = {n: [] for n in names}
+        for f in (tmp_path / "cache").rglob("*.census/*.parquet"):
+            got[f.name.rsplit("-", 2)[0]].append(f)
+        return got
+
+    counts = []
+    for i, date in enumerate(("d1", "d2", "d3")):
+        if i:
+            grow(root, "claude_code", seed=20 + i)
+        before = {f: f.stat().st_mtime_ns for fs in kept().values() for f in fs}
+        res = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date=date)
+        assert_splits_match(Path(res.snapshot), "claude_code", expect_split=True)
+        now = kept()
+        counts.append({n: len(fs) for n, fs in now.items()})
+        if i == 1:  # the first run's files are read in place, not written again
+            assert all(before[f] == f.stat().st_mtime_ns for fs in now.values() for f in fs if f in before)
+    assert set(counts[0].values()) == {1}
+    assert set(counts[1].values()) == {2}, "the re-run did not keep its rows beside the first run's"
+    assert set(counts[2].values()) == {1}, "past KEPT_FILES the rows were not written into one"
+
+
 def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(collect, "BATCH_FILES", 4)

@@ -22,8 +22,11 @@ rows are all in one part, and takes the part from one side, never joining on the
 (``<run>-part-000003``) is unique and its bytes never change (the walk's cache links parts
 from run to run, ``collect._write_cache``), so its partial rows are kept under that label, by
 the signature of the split's first statement, beside the walk's cache (``<cache>.census/``).
-The next run merges them with the new parts' rows. Labels no longer in the snapshot are
-dropped. A snapshot without labels (``--no-cache``) or a table written whole (the rare-key
+The next run merges them with the new parts' rows, read in place (a view, never copied), and
+keeps the new rows in a file of their own (``<query>-<signature>-<labels' hash>.parquet``): a
+re-run writes what it read, not every kept row again. Rows of labels no longer in the
+snapshot are passed over, a file with none left is deleted, and past ``KEPT_FILES`` files
+the live rows go into one. A snapshot without labels (``--no-cache``) or a table written whole (the rare-key
 collapse rewrites ``nodes`` and ``values``) runs the reference query.
 
 ``test_partials`` holds every split query's rows to its reference's, value and type, on every
@@ -48,6 +51,9 @@ import duckdb
 _WIDE = ("HUGEINT", "UHUGEINT")
 _PARTS_VAR = re.compile(r"getvariable\('(\w+)_parts'\)")
 _FRESH = ""  # the label of a part written for one snapshot only (never kept)
+# a split's kept rows are in a file per run that read new parts; past this many, one file
+# (the walk's cache relabels every part after ``collect.COMPACT_AFTER_RUNS`` runs anyway)
+KEPT_FILES = 8
 
 Labels = dict[str, list[str | None]]  # table -> the label of each of its snapshot parts, in order
 
@@ -102,8 +108,9 @@ class Splitter:
                 where[key][t] = self.snap_dir / "walk" / f"{t}.parquet" / f"part-{i:06d}.parquet"
         order.sort(key=lambda k: k == _FRESH)
         sig = hashlib.sha256(make.encode()).hexdigest()[:16]
-        kept_file = self.store / f"{split.stem}-{sig}.parquet" if self.store else None
-        have = self._kept_labels(cur, kept_file, order)
+        prefix = f"{split.stem}-{sig}"
+        kept = sorted(self.store.glob(f"{prefix}*.parquet")) if self.store else []
+        have, live = self._kept_labels(cur, kept, order)
         todo = [k for k in order if k not in have or k == _FRESH]
         try:
             if todo:
@@ -125,45 +132,60 @@ class Splitter:
                 self.read += len(todo)
                 self.kept += len(have)
             yield merge
-            if kept_file is not None and any(k != _FRESH for k in todo):
-                self._keep(cur, kept_file, split.stem, [k for k in order if k != _FRESH])
+            if self.store is not None and any(k != _FRESH for k in todo):
+                self._keep(cur, split.stem, prefix, [k for k in todo if k != _FRESH],
+                           [k for k in order if k != _FRESH], live)
         finally:  # the cursor runs the next query: leave nothing of this one on it
             for t in tables:
                 cur.execute(f"RESET VARIABLE {t}_parts")
             _drop(cur, "partials", "_new", "_kept", "_labels", "_live")
 
-    def _kept_labels(self, cur: duckdb.DuckDBPyConnection, kept_file: Path | None, live: list[str]) -> set[str]:
-        """Load the kept rows of the parts still in the snapshot into ``_kept``; the labels
-        of those parts (a part that gave no rows is kept as its label alone, ``_only_label``)."""
-        if kept_file is None or not kept_file.exists():
-            return set()
+    def _kept_labels(self, cur: duckdb.DuckDBPyConnection, kept: list[Path],
+                     live: list[str]) -> tuple[set[str], list[Path] | None]:
+        """Make ``_kept`` a view of the kept rows of the parts still in the snapshot; give the
+        labels of those parts (a part that gave no rows is kept as its label alone,
+        ``_only_label``) and the kept files holding any of them (None: the store could not be
+        read, and is written again whole)."""
+        if not kept:
+            return set(), []
         try:
             cur.execute("CREATE OR REPLACE TEMP TABLE _live AS SELECT unnest(?::VARCHAR[]) AS label",
                         [[k for k in live if k != _FRESH]])
-            src = f"read_parquet('{_quoted(kept_file)}') WHERE label IN (SELECT label FROM _live)"
-            have = {r[0] for r in cur.execute(f"SELECT DISTINCT label FROM {src}").fetchall()}  # one column
-            cur.execute(f"CREATE OR REPLACE TEMP TABLE _kept AS SELECT * EXCLUDE (_only_label) FROM {src} "
-                        "AND NOT _only_label")
-            return have
+            got = cur.execute(f"SELECT DISTINCT filename, label FROM {_kept_source(kept, True)}").fetchall()
+            named = {r[0] for r in got}
+            files = [f for f in kept if str(f) in named]
+            if files:  # a view: the kept rows are read by the merge, never copied (580k rows: 0.1 s)
+                cur.execute(f"CREATE OR REPLACE TEMP VIEW _kept AS SELECT * EXCLUDE (_only_label) "
+                            f"FROM {_kept_source(files, False)} AND NOT _only_label")
+            return {r[1] for r in got}, files
         except duckdb.Error as exc:  # an unreadable store is no store: every part is read again
             self._count(exc)
             _drop(cur, "_kept")
-            return set()
+            return set(), None
 
-    def _keep(self, cur: duckdb.DuckDBPyConnection, kept_file: Path, stem: str, labels: list[str]) -> None:
-        """Keep ``partials``' rows of the labelled parts, and the labels of those that gave no
-        rows, replacing the query's older files."""
+    def _keep(self, cur: duckdb.DuckDBPyConnection, stem: str, prefix: str, new: list[str],
+              every: list[str], live: list[Path] | None) -> None:
+        """Keep the rows of the parts read now (``new``), and the labels of those that gave no
+        rows, in a file of their own beside the kept files still ``live``; the query's other
+        files go. A re-run writes only its new parts' rows (rewriting 580k kept rows was a
+        third of a 1 GB Claude Code re-run's longest query). Past ``KEPT_FILES`` files, or
+        when the store could not be read, the rows of ``every`` part are written into one."""
         assert self.store is not None
+        whole = live is None or len(live) >= KEPT_FILES
+        rows, labels = ("partials", every) if whole else ("_new", new)
         try:
             self.store.mkdir(parents=True, exist_ok=True)
+            # named by its labels: a run that reads the same parts again writes the same file
+            dest = self.store / f"{prefix}-{hashlib.sha256(chr(0).join(labels).encode()).hexdigest()[:12]}.parquet"
             tmp = self.store / f".{stem}-{uuid.uuid4().hex[:8]}.tmp"
-            cur.execute("COPY (SELECT *, false AS _only_label FROM partials WHERE label <> '' "
+            cur.execute(f"COPY (SELECT *, false AS _only_label FROM {rows} WHERE label <> '' "
                         "UNION ALL BY NAME SELECT label, true AS _only_label FROM (SELECT unnest(?::VARCHAR[]) AS label) "
-                        "WHERE label NOT IN (SELECT label FROM partials)) "
+                        f"WHERE label NOT IN (SELECT label FROM {rows})) "
                         f"TO '{_quoted(tmp)}' (FORMAT parquet, COMPRESSION zstd)", [labels])
-            os.replace(tmp, kept_file)
+            os.replace(tmp, dest)
+            keep = {dest, *(live if not whole and live else [])}
             for old in self.store.glob(f"{stem}-*.parquet"):
-                if old != kept_file:
+                if old not in keep:
                     old.unlink(missing_ok=True)
         except (OSError, duckdb.Error) as exc:  # the census does not depend on its store
             self._count(exc)
@@ -201,6 +223,13 @@ def _narrow(cur: duckdb.DuckDBPyConnection, table: str) -> str:
     cols = cur.execute(f"DESCRIBE {table}").fetchall()
     return ", ".join(f'CAST(p."{c}" AS BIGINT) AS "{c}"' if t in _WIDE else f'p."{c}"'
                      for c, t, *_ in cols if c != "part")
+
+
+def _kept_source(files: list[Path], filename: bool) -> str:
+    """The kept rows of the parts still in the snapshot (``_live``), from ``files``."""
+    listed = ", ".join(f"'{_quoted(f)}'" for f in files)
+    return (f"read_parquet([{listed}], union_by_name = true{', filename = true' if filename else ''}) "
+            "WHERE label IN (SELECT label FROM _live)")
 
 
 def _quoted(p: Path) -> str:

@@ -1,0 +1,43 @@
+-- Question: usage_dedup.sql, split per Parquet part: the same rows, from each part's (census/partials.py).
+-- Parts: a record's usage numbers and its message and session ids are on one line of one file,
+--   so each part keeps its groups per (name, session, message): the largest value, the records
+--   and their sum. A message may repeat across files (a resumed session copies its history), so
+--   the merge groups those again across parts before deduplicating, as the reference does.
+-- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/parts/usage_dedup.sql"
+CREATE OR REPLACE TEMP TABLE partials AS
+WITH t AS (
+    SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
+), n AS (
+    SELECT n.file_index AS part, n.* FROM read_parquet(coalesce(getvariable('numbers_parts'), [getvariable('snap') || '/walk/numbers.parquet'])) AS n SEMI JOIN t USING (file_id) WHERE n.value IS NOT NULL
+), l AS (
+    SELECT file_key, line_no, kind, ref FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) WHERE kind IN ('message', 'session')
+), m AS (
+    SELECT file_key, line_no, ref AS msg FROM l WHERE kind = 'message'
+), s AS (
+    SELECT file_key, line_no, ref AS sess FROM l WHERE kind = 'session'
+)
+SELECT n.part, n.name, s.sess, m.msg, max(n.value) AS v, count(*) AS recs, sum(n.value) AS total
+FROM n JOIN m USING (file_key, line_no) LEFT JOIN s USING (file_key, line_no)   -- the part from n: a file's rows are in one part
+GROUP BY ALL;
+
+WITH per_msg AS (   -- usage may grow while a message streams, never shrink: keep the largest
+    SELECT name, sess, msg, max(v) AS v, CAST(sum(recs) AS BIGINT) AS recs, sum(total) AS total
+    FROM partials GROUP BY ALL
+), naive AS (
+    SELECT name, sum(total) AS naive_sum, sum(recs) AS records FROM per_msg GROUP BY name
+), dedup AS (
+    SELECT name, sum(v) AS dedup_sum, count(*) AS messages,
+           count(*) FILTER (WHERE recs > 1) AS messages_repeated, max(recs) AS max_records_per_message
+    FROM per_msg GROUP BY name
+)
+SELECT
+    name,
+    records,
+    messages,
+    messages_repeated,
+    max_records_per_message,
+    CAST(naive_sum AS BIGINT)                                   AS naive_sum,
+    CAST(dedup_sum AS BIGINT)                                   AS dedup_sum,
+    CASE WHEN dedup_sum > 0 THEN round(naive_sum / dedup_sum, 3) END AS factor
+FROM naive JOIN dedup USING (name)
+ORDER BY name;
