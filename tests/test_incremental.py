@@ -460,3 +460,33 @@ def test_an_existence_recheck_gives_the_walks_markers(tmp_path: Path) -> None:
     got = sorted(W.recheck_exists(prof, str(odd), str(odd), str(root)) or [])
     assert got == [(0, "persisted:missing", 1)]  # the escaped key is not seen: rows differ, a walk follows
     assert walked(odd) == [(0, "persisted:missing", 1), (1, "persisted:missing", 1)]  # so this file is walked
+
+
+def test_the_recheck_finds_the_lines_a_framing_of_every_line_finds(tmp_path: Path) -> None:
+    """``_lines_holding`` searches a small file whole for its needles: on random files (blank
+    lines, CRs, a BOM, a needle twice on a line, on the last line without LF, on a line past
+    the cap) it gives exactly the lines, numbered alike, that framing every line gives, and
+    a file past the cap is framed line by line."""
+    import random
+
+    from survey.census import walk as W
+    from survey.corpus.frames import split_frames
+
+    rng = random.Random(7)
+    needles = [b'"needle"', b'"other"']
+    pieces = [b"", b"{}", b'{"needle": 1}', b'{"a": "needle"}', b'{"other": "x", "needle": 2}',
+              b"\r", b'"needle""needle"', b"x" * 40, b'{"k": "' + b"y" * 30 + b'", "needle": 3}']
+    for trial in range(300):
+        lines = [rng.choice(pieces) for _ in range(rng.randint(0, 12))]
+        body = (W.BOM if trial % 7 == 0 else b"") + b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        f = tmp_path / f"t{trial}.jsonl"
+        f.write_bytes(body)
+        cap = rng.choice([20, 45, 1 << 20])
+        with open(f, "rb") as fh:
+            want = [(i, line) for i, (line, _, _) in enumerate(split_frames(fh, cap))
+                    if any(n in line for n in needles)]
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            assert list(W._lines_holding(fd, needles, cap)) == want, (body, cap)
+        finally:
+            os.close(fd)

@@ -34,7 +34,7 @@ import os
 import re
 import select
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,28 +115,59 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
     out: list[tuple[int, str, int]] = []
     needles = [c[2] for c in checks]
     try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            # framed as the walk frames (an oversized line comes empty): memory stays a chunk
-            for line_no, (line, _, _) in enumerate(split_frames(fh, max_line)):
-                if not any(n in line for n in needles):
-                    continue
-                if line_no == 0 and line.startswith(BOM):
-                    line = line[3:]
-                try:
-                    obj = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                for name, keys, _ in checks:
-                    v: Any = obj
-                    for k in keys:
-                        v = v.get(k) if isinstance(v, dict) else None
-                    if isinstance(v, str):
-                        out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
+        for line_no, line in _lines_holding(fd, needles, max_line):
+            if line_no == 0 and line.startswith(BOM):
+                line = line[3:]
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            for name, keys, _ in checks:
+                v: Any = obj
+                for k in keys:
+                    v = v.get(k) if isinstance(v, dict) else None
+                if isinstance(v, str):
+                    out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
     except OSError:
         return None
     finally:
         os.close(fd)
     return out
+
+
+def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
+    """``(line_no, line)`` of each line of the file that holds a needle, framed and numbered
+    as ``split_frames`` frames (a line past ``max_line`` is skipped, as the walk has it
+    empty). A file of at most ``max_line`` bytes (no line of it past the cap) is read whole and searched for the needles,
+    so only those lines are framed: framing every line in Python was two thirds of
+    rechecking 552 transcripts (1 GB of Claude Code sessions, 0.29 s). A larger one is
+    framed line by line, memory a chunk."""
+    if os.fstat(fd).st_size > max_line:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            for line_no, (line, _, _) in enumerate(split_frames(fh, max_line)):
+                if any(n in line for n in needles):
+                    yield line_no, line
+        return
+    chunks = []
+    while chunk := os.read(fd, 1 << 24):
+        chunks.append(chunk)
+    buf = b"".join(chunks)
+    starts = set()
+    for n in needles:
+        i = buf.find(n)
+        while i >= 0:
+            start = buf.rfind(b"\n", 0, i) + 1
+            starts.add(start)
+            end = buf.find(b"\n", i)
+            if end < 0:
+                break
+            i = buf.find(n, end)
+    line_no = prev = 0
+    for start in sorted(starts):
+        line_no += buf.count(b"\n", prev, start)
+        prev = start
+        end = buf.find(b"\n", start)
+        yield line_no, buf[start:end if end >= 0 else len(buf)]  # (no line of it passes the cap)
 
 
 def jtype(v: object) -> str:
