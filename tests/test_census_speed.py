@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
 
-from survey.census import sql
+from survey.census import partials, sql
 from survey.census.collect import KEYED, frame_counts, node_counts, ref_numbers
 from survey.corpus.privacy import file_key
 from survey.runtimes import get
@@ -822,7 +823,8 @@ def test_the_longest_queries_of_the_last_census_start_first(cursor_survey, tmp_p
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Each query's time is kept beside the partial rows; the next census starts the longest
     first (the census ends with its last query) and hands the rows back in the queries'
-    order. A damaged file of times is no times: the queries then start in file order."""
+    order. A damaged file of times is no times: the queries then start by the bytes of the
+    walk tables they read (their splits' too), most first, ties in file order."""
     _, _, snap = cursor_survey
     profile = get("cursor")
     files = [f.stem for f in sql.query_files(profile)]
@@ -845,4 +847,17 @@ def test_the_longest_queries_of_the_last_census_start_first(cursor_survey, tmp_p
     assert started[:3] == slowest and list(again) == files and again == first
     (store / sql.SECONDS_FILE).write_bytes(b"{not json")
     started.clear()
-    assert sql.run_census(snap, profile, "x", store=store) == first and started == files
+    assert sql.run_census(snap, profile, "x", store=store) == first
+
+    def on_disk(table: str) -> int:
+        p = snap / "walk" / f"{table}.parquet"
+        return sum(q.stat().st_size for q in p.iterdir()) if p.is_dir() else p.stat().st_size if p.exists() else 0
+
+    def read_bytes(f: Path) -> int:
+        split = partials.split_of(f)
+        text = f.read_text() + (split.read_text() if split else "")
+        return sum(on_disk(t) for t in set(re.findall(r"/walk/(\w+)\.parquet", text)))
+
+    size = {f.stem: read_bytes(f) for f in sql.query_files(profile)}
+    assert len(set(size.values())) > 3, "the queries read tables of too few sizes to tell an order"
+    assert started == sorted(files, key=lambda n: -size[n])

@@ -181,7 +181,7 @@ class Splitter:
             cur.execute(f"COPY (SELECT *, false AS _only_label FROM {rows} WHERE label <> '' "
                         "UNION ALL BY NAME SELECT label, true AS _only_label FROM (SELECT unnest(?::VARCHAR[]) AS label) "
                         f"WHERE label NOT IN (SELECT label FROM {rows})) "
-                        f"TO '{_quoted(tmp)}' (FORMAT parquet, COMPRESSION zstd)", [labels])
+                        f"TO '{_quoted(tmp)}' (FORMAT parquet, COMPRESSION lz4)", [labels])
             os.replace(tmp, dest)
             keep = {dest, *(live if not whole and live else [])}
             for old in self.store.glob(f"{stem}-*.parquet"):
