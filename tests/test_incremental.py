@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -490,3 +491,31 @@ def test_the_recheck_finds_the_lines_a_framing_of_every_line_finds(tmp_path: Pat
             assert list(W._lines_holding(fd, needles, cap)) == want, (body, cap)
         finally:
             os.close(fd)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads its memory from /proc (Linux)")
+def test_a_walker_keeps_freed_memory_for_the_next_file() -> None:
+    """``keep_freed_memory`` (each walk worker calls it): a freed 20 MB block stays with the
+    process for the next file's, where by default glibc hands it back to the kernel at once
+    (and the next file's pages fault in again)."""
+    code = (
+        "import os, sys\n"
+        "from survey.census.pool import keep_freed_memory\n"
+        "if sys.argv[1] == 'keep' and not keep_freed_memory(): sys.exit(3)\n"
+        "def rss(): return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "b = bytearray(20 << 20)\n"
+        "b[::4096] = bytes(len(range(0, 20 << 20, 4096)))  # every page touched\n"
+        "b[::4096] = b'\\x01' * len(range(0, 20 << 20, 4096))\n"
+        "before = rss(); del b\n"
+        "print((before - rss()) >> 20)\n"
+    )
+    got = {}
+    for how in ("default", "keep"):
+        out = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                             cwd=str(Path(__file__).parents[1]))
+        if out.returncode == 3:
+            pytest.skip("no glibc mallopt here: the allocator is left as it is")
+        assert out.returncode == 0, out.stderr
+        got[how] = int(out.stdout)
+    assert got["default"] >= 15, f"glibc returned only {got['default']} MB: this test tests nothing"
+    assert got["keep"] <= 1, f"{got['keep']} MB went back to the kernel"

@@ -41,6 +41,7 @@ from typing import Any
 import orjson
 import xxhash
 
+from survey.census.pool import keep_freed_memory
 from survey.corpus.frames import BOM, CHUNK, DEFAULT_MAX_LINE, classify, iter_frames, split_frames
 from survey.corpus.privacy import WITHHELD, Gate, id_ref, pseudonym
 from survey.corpus.stores import UNPARSED
@@ -967,6 +968,7 @@ def _init_worker(profile_name: str, mode: str, allow_mcp: bool, salt: bytes, max
     global _WORKER
     if survey_pid:
         end_with(survey_pid)
+    keep_freed_memory()
     _WORKER = make_walker(profile_name, mode, allow_mcp, salt, max_line)
     _WORKER.root = root
 
