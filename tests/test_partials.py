@@ -131,6 +131,29 @@ def test_split_queries_give_the_reference_rows_fresh_and_on_a_rerun(
     assert not any("split" in v for v in want.values()), "split without a cache to keep rows in"
 
 
+@pytest.mark.parametrize("runtime", ["claude_code", "codex", "cursor_stream"])
+def test_a_split_read_a_part_at_a_time_gives_the_reference_rows(
+        tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first statement of a split runs over ``CHUNK_BYTES`` of parts at a time: with one
+    part a chunk, fresh and on a re-run, every split still gives its reference's rows (each
+    chunk's part numbers name its own parts)."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 2)
+    monkeypatch.setattr(partials, "CHUNK_BYTES", 1)
+    runs = []
+    real = partials._chunks
+    monkeypatch.setattr(partials, "_chunks", lambda todo, where: runs.append(len(todo)) or real(todo, where))
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=11, sessions=12)
+    profile = get(runtime)
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    assert max(runs) > 1, "no split read more than one part: this test tests nothing"
+    assert_splits_match(Path(first.snapshot), runtime, expect_split=True)
+    grow(root, runtime, seed=12)
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert_splits_match(Path(again.snapshot), runtime, expect_split=True)
+
+
 def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-run writes the rows of the parts it read into a file of its own beside the kept

@@ -15,10 +15,8 @@ WITH t AS (
     FROM n JOIN m USING (file_key, line_no) LEFT JOIN s USING (file_key, line_no)   -- file_key: the file's id as a number
 ), per_msg AS (   -- usage may grow while a message streams, never shrink: keep the largest
     SELECT name, sess, msg, max(value) AS v, count(*) AS recs, sum(value) AS total FROM j GROUP BY ALL
-), naive AS (      -- every record, summed through its message's group (j is read once)
-    SELECT name, sum(total) AS naive_sum, sum(recs) AS records FROM per_msg GROUP BY name
-), dedup AS (
-    SELECT name, sum(v) AS dedup_sum, count(*) AS messages,
+), per_name AS (   -- every record summed through its message's group, and one per message: per_msg read once
+    SELECT name, sum(total) AS naive_sum, sum(recs) AS records, sum(v) AS dedup_sum, count(*) AS messages,
            count(*) FILTER (WHERE recs > 1) AS messages_repeated, max(recs) AS max_records_per_message
     FROM per_msg GROUP BY name
 )
@@ -31,5 +29,5 @@ SELECT
     CAST(naive_sum AS BIGINT)                                   AS naive_sum,
     CAST(dedup_sum AS BIGINT)                                   AS dedup_sum,
     CASE WHEN dedup_sum > 0 THEN round(naive_sum / dedup_sum, 3) END AS factor
-FROM naive JOIN dedup USING (name)
+FROM per_name
 ORDER BY name;

@@ -23,10 +23,8 @@ GROUP BY ALL;
 WITH per_msg AS (   -- usage may grow while a message streams, never shrink: keep the largest
     SELECT name, sess, msg, max(v) AS v, CAST(sum(recs) AS BIGINT) AS recs, sum(total) AS total
     FROM partials GROUP BY ALL
-), naive AS (
-    SELECT name, sum(total) AS naive_sum, sum(recs) AS records FROM per_msg GROUP BY name
-), dedup AS (
-    SELECT name, sum(v) AS dedup_sum, count(*) AS messages,
+), per_name AS (   -- every record summed through its message's group, and one per message: per_msg read once
+    SELECT name, sum(total) AS naive_sum, sum(recs) AS records, sum(v) AS dedup_sum, count(*) AS messages,
            count(*) FILTER (WHERE recs > 1) AS messages_repeated, max(recs) AS max_records_per_message
     FROM per_msg GROUP BY name
 )
@@ -39,5 +37,5 @@ SELECT
     CAST(naive_sum AS BIGINT)                                   AS naive_sum,
     CAST(dedup_sum AS BIGINT)                                   AS dedup_sum,
     CASE WHEN dedup_sum > 0 THEN round(naive_sum / dedup_sum, 3) END AS factor
-FROM naive JOIN dedup USING (name)
+FROM per_name
 ORDER BY name;
