@@ -154,6 +154,39 @@ def test_a_split_read_a_part_at_a_time_gives_the_reference_rows(
     assert_splits_match(Path(again.snapshot), runtime, expect_split=True)
 
 
+def test_a_split_out_of_memory_beside_the_others_runs_split_again_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A split query DuckDB cannot fit in memory beside the others runs again alone, split
+    (its kept rows still serve), not as its reference; its rows are the reference's."""
+    from contextlib import contextmanager
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 2)
+    root = tmp_path / "corpus"
+    generator("cursor_stream")(root, seed=5, sessions=6)
+    profile = get("cursor_stream")
+    run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    grow(root, "cursor_stream", seed=6)
+    real = partials.Splitter.partials
+    seen: list[str] = []
+
+    @contextmanager
+    def flaky(self, cur, split):  # type: ignore[no-untyped-def]
+        if split.stem == "frame_status" and not seen:
+            seen.append(split.stem)
+            raise duckdb.OutOfMemoryException("Out of Memory Error: planted")
+        with real(self, cur, split) as merge:
+            yield merge
+
+    monkeypatch.setattr(partials.Splitter, "partials", flaky)
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert seen == ["frame_status"]
+    census = load_json(Path(again.snapshot), "census")
+    assert census["frame_status"].get("split"), "run again as its reference, not split"
+    assert again.cache["census_parts_kept"] > 0
+    assert_splits_match(Path(again.snapshot), "cursor_stream", expect_split=True)
+
+
 def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-run writes the rows of the parts it read into a file of its own beside the kept
