@@ -417,3 +417,45 @@ def test_uuid_dag_split_finds_dangling_parents_in_parts_old_and_new(tmp_path: Pa
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
     assert again.cache["census_parts_kept"] > 0
     assert found(Path(again.snapshot)) == 3  # the old part's dangling parent resolves now
+
+
+def test_tool_pairs_split_finds_orphan_results_called_in_parts_old_and_new(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tool_pairs``' split keeps each file's pairs per part, but whether an orphan result's
+    id is a call in another file is asked at the merge, of every part: a result whose call is
+    in a file surveyed before (an old part), and one whose call appears only in a file added
+    since (its own part kept, the call in a new one), both count."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=11, sessions=3)
+    parent = sorted(p for p in root.glob("*/*.jsonl"))[0]
+    called = next(c["id"] for line in parent.read_bytes().splitlines() if line.strip()
+                  for c in (orjson.loads(line).get("message") or {}).get("content") or []
+                  if isinstance(c, dict) and c.get("type") == "tool_use")
+
+    def session(name: str, content: dict, role: str) -> None:
+        rec = {"parentUuid": None, "isSidechain": False, "sessionId": name, "type": role, "uuid": f"u-{name}",
+               "message": {"role": role, "content": [content]}, "timestamp": "2025-09-03T17:12:39.649Z"}
+        (parent.parent / f"{name}.jsonl").write_bytes(orjson.dumps(rec) + b"\n")
+
+    def result(tool_id: str) -> dict:
+        return {"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}
+
+    session("11111111-1111-4111-8111-111111111111", result(called), "user")          # called in an old file
+    session("22222222-2222-4222-8222-222222222222", result("toolu_later"), "user")   # not called, for now
+    profile = get("claude_code")
+    ref = next(f for f in splits("claude_code") if f.stem == "tool_pairs")
+
+    def elsewhere(snap: Path) -> int:
+        got = load_json(snap, "census")["tool_pairs"]
+        assert "split" in got and orjson.dumps(got["rows"]) == reference_rows(snap, ref)
+        return sum(r[6] for r in got["rows"])
+
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    assert elsewhere(Path(first.snapshot)) == 1
+    session("33333333-3333-4333-8333-333333333333",
+            {"type": "tool_use", "id": "toolu_later", "name": "Read", "input": {}}, "assistant")
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_kept"] > 0
+    assert elsewhere(Path(again.snapshot)) == 2  # the old part's orphan finds its call now

@@ -10,12 +10,14 @@ WITH inv AS (
     SELECT i.file_id, i.surface, i.parent_id, l.ref
     FROM inv AS i LEFT JOIN l ON l.file_id = i.file_id AND l.kind = 'meta_tool_use'
     WHERE i.surface IN ('subagent_meta', 'workflow_meta') AND i.sampled
+), calls AS (   -- the calls whose id a meta file names (few: the links hashed are the metas', not every call)
+    SELECT l.file_id, l.ref FROM l WHERE l.kind = 'tool_use' AND l.ref IN (SELECT ref FROM metas)
 ), parent_calls AS (
-    SELECT i.session_id, l.ref
-    FROM inv AS i JOIN l USING (file_id)
-    WHERE i.surface = 'parent' AND l.kind = 'tool_use'
+    SELECT i.session_id, c.ref
+    FROM inv AS i JOIN calls AS c USING (file_id)
+    WHERE i.surface = 'parent'
 ), any_calls AS (
-    SELECT DISTINCT ref FROM l WHERE kind = 'tool_use'
+    SELECT DISTINCT ref FROM calls
 )
 SELECT
     m.surface,
