@@ -47,8 +47,9 @@ WITH t AS (
 ), found AS (   -- an orphan's id has no call in its own file, so a call equal to it is in another file
     SELECT surface, sum(orphan_n) AS orphans_paired_in_another_file
     FROM partials
-    WHERE orphan_ref IN (SELECT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
-                         WHERE l.kind = 'tool_use')
+    WHERE orphan_ref IN (   -- the calls equal to an orphan's id: the few ids hashed, every call read past them
+        SELECT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
+        WHERE l.kind = 'tool_use' AND l.ref IN (SELECT orphan_ref FROM partials WHERE orphan_ref IS NOT NULL))
     GROUP BY surface
 )
 SELECT

@@ -42,8 +42,9 @@ WITH t AS (
 ), found AS (   -- a dangling ref is absent from its own file, so a uuid equal to it is in another file
     SELECT file_id, sum(dangling) AS dangling_found_elsewhere
     FROM partials
-    WHERE dangling_ref IN (SELECT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
-                           WHERE l.kind = 'uuid')
+    WHERE dangling_ref IN (   -- the uuids equal to a dangling ref: the few refs hashed, every uuid read past them
+        SELECT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
+        WHERE l.kind = 'uuid' AND l.ref IN (SELECT dangling_ref FROM partials WHERE dangling_ref IS NOT NULL))
     GROUP BY file_id
 ), per_file AS (
     SELECT
