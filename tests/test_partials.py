@@ -459,3 +459,33 @@ def test_tool_pairs_split_finds_orphan_results_called_in_parts_old_and_new(
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
     assert again.cache["census_parts_kept"] > 0
     assert elsewhere(Path(again.snapshot)) == 2  # the old part's orphan finds its call now
+
+
+def test_usage_dedup_split_groups_a_message_found_in_two_parts(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``usage_dedup``'s merge groups again only the messages found in more than one part: a
+    resumed session that copies an assistant record (its usage, message and session ids)
+    into a file of its own, surveyed with the first (two parts) and added after it (an old
+    part kept, the copy in a new one), is counted once either way, as the reference has it."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=11, sessions=3)
+    parent = sorted(p for p in root.glob("*/*.jsonl"))[0]
+    record = next(line for line in parent.read_bytes().splitlines() if line.strip()
+                  and ((orjson.loads(line).get("message") or {}).get("usage") or {}).get("output_tokens"))
+    profile = get("claude_code")
+    ref = next(f for f in splits("claude_code") if f.stem == "usage_dedup")
+
+    def rows(snap: Path) -> dict:
+        got = load_json(snap, "census")["usage_dedup"]
+        assert "split" in got and orjson.dumps(got["rows"]) == reference_rows(snap, ref)
+        return {r[0]: r for r in got["rows"]}
+
+    first = rows(Path(run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1").snapshot))
+    (parent.parent / "copy-1.jsonl").write_bytes(record + b"\n")  # in a new part, beside an old one
+    again = rows(Path(run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2").snapshot))
+    out = again["output_tokens"]
+    assert out[1] == first["output_tokens"][1] + 1, "the copy's record is not counted"
+    assert out[2] == first["output_tokens"][2], "the copied message counted as a new one"
+    assert out[3] >= 1 and out[6] == first["output_tokens"][6]  # repeated, and deduplicated
