@@ -187,6 +187,39 @@ def test_a_split_out_of_memory_beside_the_others_runs_split_again_alone(
     assert_splits_match(Path(again.snapshot), "cursor_stream", expect_split=True)
 
 
+def test_a_kept_file_gone_before_the_merge_reads_it_runs_the_reference(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge reads kept files in place: one deleted between the listing and the merge
+    (another survey of the same root kept its own rows) is a counted store error and the
+    reference query's rows, never a failed census."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 2)
+    root = tmp_path / "corpus"
+    generator("cursor_stream")(root, seed=5, sessions=6)
+    profile = get("cursor_stream")
+    run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    grow(root, "cursor_stream", seed=6)
+    real = partials.Splitter._kept_labels
+    gone: list[str] = []
+
+    def then_deleted(self, cur, kept, live):  # type: ignore[no-untyped-def]
+        got = real(self, cur, kept, live)
+        if kept and kept[0].name.startswith("frame_status-"):
+            for f in kept:
+                f.unlink()
+                gone.append(f.name)
+        return got
+
+    monkeypatch.setattr(partials.Splitter, "_kept_labels", then_deleted)
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert gone, "no kept file of frame_status was listed: this test tests nothing"
+    census = load_json(Path(again.snapshot), "census")
+    assert "split" not in census["frame_status"]
+    assert orjson.dumps(census["frame_status"]["rows"]) == reference_rows(
+        Path(again.snapshot), next(f for f in splits("cursor_stream") if f.stem == "frame_status"))
+    assert again.cache["census_store_errors"] == {"IOException": 1}
+
+
 def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-run writes the rows of the parts it read into a file of its own beside the kept

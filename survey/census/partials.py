@@ -179,7 +179,7 @@ class Splitter:
                             f"FROM read_parquet([{listed}], union_by_name = true) WHERE NOT _only_label{dead}")
             return have, files
         except (duckdb.Error, orjson.JSONDecodeError, ValueError) as exc:  # an unreadable store is no store
-            self._count(exc)
+            self.count(exc)
             _drop(cur, "_kept")
             return set(), None
 
@@ -209,9 +209,9 @@ class Splitter:
                 if old not in keep:
                     old.unlink(missing_ok=True)
         except (OSError, duckdb.Error) as exc:  # the census does not depend on its store
-            self._count(exc)
+            self.count(exc)
 
-    def _count(self, exc: Exception) -> None:
+    def count(self, exc: Exception) -> None:
         with self._lock:  # the error's type only: its message may name a path
             self.store_errors[type(exc).__name__] = self.store_errors.get(type(exc).__name__, 0) + 1
 
