@@ -17,6 +17,7 @@ from survey.census import collect, partials
 from survey.census.sql import SHARED, fetch, query_files, run_query
 from survey.pipeline import run_survey
 from survey.runtimes import NAMES, get
+from survey.runtimes.base import Profile
 from survey.snapshot.store import load_json
 from survey.synth.demo import generator
 
@@ -154,12 +155,9 @@ def test_a_split_read_a_part_at_a_time_gives_the_reference_rows(
     assert_splits_match(Path(again.snapshot), runtime, expect_split=True)
 
 
-def test_a_split_out_of_memory_beside_the_others_runs_split_again_alone(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A split query DuckDB cannot fit in memory beside the others runs again alone, split
-    (its kept rows still serve), not as its reference; its rows are the reference's."""
-    from contextlib import contextmanager
-
+def surveyed_then_grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Profile, Path]:
+    """A cursor_stream corpus surveyed once with kept partial rows, then grown: the next run
+    is a re-run that reads kept rows and new parts."""
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(collect, "BATCH_FILES", 2)
     root = tmp_path / "corpus"
@@ -167,6 +165,16 @@ def test_a_split_out_of_memory_beside_the_others_runs_split_again_alone(
     profile = get("cursor_stream")
     run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
     grow(root, "cursor_stream", seed=6)
+    return profile, root
+
+
+def test_a_split_out_of_memory_beside_the_others_runs_split_again_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A split query DuckDB cannot fit in memory beside the others runs again alone, split
+    (its kept rows still serve), not as its reference; its rows are the reference's."""
+    from contextlib import contextmanager
+
+    profile, root = surveyed_then_grown(tmp_path, monkeypatch)
     real = partials.Splitter.partials
     seen: list[str] = []
 
@@ -192,13 +200,7 @@ def test_a_kept_file_gone_before_the_merge_reads_it_runs_the_reference(
     """The merge reads kept files in place: one deleted between the listing and the merge
     (another survey of the same root kept its own rows) is a counted store error and the
     reference query's rows, never a failed census."""
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(collect, "BATCH_FILES", 2)
-    root = tmp_path / "corpus"
-    generator("cursor_stream")(root, seed=5, sessions=6)
-    profile = get("cursor_stream")
-    run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    grow(root, "cursor_stream", seed=6)
+    profile, root = surveyed_then_grown(tmp_path, monkeypatch)
     real = partials.Splitter._kept_labels
     gone: list[str] = []
 

@@ -145,23 +145,10 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
             took[f.stem] = round(time.perf_counter() - t0, 4)
 
     def _one(f: Path) -> dict | None:
-        split = split_of(f) if splitter is not None else None
-        got = None
         try:
-            if splitter is not None and split is not None:
-                try:
-                    with splitter.partials(cursor(), split) as merge:
-                        got = fetch(cursor(), merge) if merge is not None else None
-                except duckdb.IOException as exc:  # a kept file gone since it was listed (another
-                    splitter.count(exc)  # survey of this root kept its own): the reference runs
-                    got = None
-            cols, rows = got if got is not None else run_query(cursor(), f)
+            return _record(f, snap_label, *_rows(cursor(), f, splitter))
         except duckdb.OutOfMemoryException:
             return None  # run again below, alone and with more memory
-        out = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows}
-        if got is not None:  # the same rows, merged from per-part rows (test_partials)
-            out["split"] = rel(split)  # type: ignore[arg-type]
-        return out
 
     # the longest queries of the last run first: the census ends with the last query to end,
     # and a long one started last kept one core busy alone (a Claude Code re-run's
@@ -183,16 +170,40 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
     for i, f in enumerate(files):
         if results[i] is None:
             t0 = time.perf_counter()
-            cols, rows, split = _run_alone(f, snap_dir, spill, splitter)
+            results[i] = _record(f, snap_label, *_run_alone(f, snap_dir, spill, splitter))
             took[f.stem] = round(took.get(f.stem, 0.0) + time.perf_counter() - t0, 4)  # (first, next time)
-            results[i] = {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows,
-                          **({"split": rel(split)} if split is not None else {})}
     _keep_seconds(store, took)
     if stats is not None and splitter is not None:
         stats.update(census_parts_read=splitter.read, census_parts_kept=splitter.kept)
         if splitter.store_errors:
             stats["census_store_errors"] = splitter.store_errors
     return {f.stem: r for f, r in zip(files, results, strict=True) if r is not None}
+
+
+def _rows(con: duckdb.DuckDBPyConnection, f: Path,
+          splitter: Splitter | None) -> tuple[list[str], list[list], Path | None]:
+    """A query's columns and rows, and the split they were merged by: by its split where
+    this snapshot serves one (the same rows, from per-part rows: test_partials), else by
+    the query itself. A kept file gone since it was listed (another survey of this root
+    kept its own) is a counted store error, and the query itself runs."""
+    split = split_of(f) if splitter is not None else None
+    if splitter is not None and split is not None:
+        try:
+            with splitter.partials(con, split) as merge:
+                got = fetch(con, merge) if merge is not None else None
+        except duckdb.IOException as exc:
+            splitter.count(exc)
+            got = None
+        if got is not None:
+            return (*got, split)
+    return (*run_query(con, f), None)
+
+
+def _record(f: Path, snap_label: str, cols: list[str], rows: list[list], split: Path | None) -> dict:
+    """A query's census record: its file, the pasteable command, its rows, and the split
+    they were merged by, if any."""
+    return {"sql": rel(f), "command": command(f, snap_label), "columns": cols, "rows": rows,
+            **({"split": rel(split)} if split is not None else {})}
 
 
 SECONDS_FILE = "seconds.json"
@@ -251,8 +262,7 @@ def _run_alone(f: Path, snap_dir: Path, spill: str,
     """A query that ran out of memory beside the others: alone, with a larger limit each try
     (up to half the machine's memory), so a big corpus costs memory, never the census. A
     split query runs split again (its kept rows still serve: at 5 GB of Claude Code a
-    re-run's ``usage_dedup`` took 3 s as its reference, alone); the split it ran by, or None."""
-    split = split_of(f) if splitter is not None else None
+    re-run's ``usage_dedup`` took 3 s as its reference, alone)."""
     limits = [1 << 31, 1 << 32]
     try:
         half = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
@@ -264,12 +274,7 @@ def _run_alone(f: Path, snap_dir: Path, spill: str,
         try:
             con.execute(f"SET memory_limit = '{limit // (1 << 20)}MB'")
             con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
-            if splitter is not None and split is not None:
-                with splitter.partials(con, split) as merge:
-                    got = fetch(con, merge) if merge is not None else None
-                if got is not None:
-                    return (*got, split)
-            return (*run_query(con, f), None)
+            return _rows(con, f, splitter)
         except duckdb.OutOfMemoryException:
             if i == len(limits) - 1:
                 raise RuntimeError(f"census query {rel(f)} needs more than {limit >> 20} MB of memory: "

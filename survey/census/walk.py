@@ -139,10 +139,10 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
 def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` of each line of the file that holds a needle, framed and numbered
     as ``split_frames`` frames (a line past ``max_line`` is skipped, as the walk has it
-    empty). A file of at most ``max_line`` bytes (no line of it past the cap) is read whole and searched for the needles,
-    so only those lines are framed: framing every line in Python was two thirds of
-    rechecking 552 transcripts (1 GB of Claude Code sessions, 0.29 s). A larger one is
-    framed line by line, memory a chunk."""
+    empty). A file of at most ``max_line`` bytes (so no line of it past the cap) is read
+    whole and searched for the needles, and only those lines are framed: framing every line
+    in Python was two thirds of rechecking 552 transcripts (1 GB of Claude Code sessions,
+    0.29 s). A larger one is framed line by line, memory a chunk."""
     if os.fstat(fd).st_size > max_line:
         with os.fdopen(fd, "rb", closefd=False) as fh:
             for line_no, (line, _, _) in enumerate(split_frames(fh, max_line)):
