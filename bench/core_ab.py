@@ -86,7 +86,8 @@ def cpu(runtime: str, root: Path, versions: list[str], repeat: int) -> list[floa
 
     salt, profile = load_salt(), get(runtime)
     inv = crawl(root, profile, salt)
-    todo, needles = C._todo(inv, root, profile)
+    todo, children = C._todo(inv, root, profile)
+    needles = C._needles(inv, children, todo)
     tasks = [C._batch_tasks(b, needles) for b in C._batches(todo.select("path", "file_id", "kind", "size"), 2)]
     fields = list(profile.frame_fields)
     walkers = []

@@ -342,9 +342,9 @@ def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkey
 def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The crawl takes the class of each file the last crawl of the root saw from the cache
     (its surface, kind, extension and id pseudonyms follow from its path, and its file_id is
-    the path's HMAC): the profile's regexes run only on new names and on children, whose raw
-    session ids are never kept. The inventory is a fresh crawl's, and the cache holds
-    nothing the snapshot's inventory does not."""
+    the path's HMAC): the profile's regexes run only on new names. Children's raw session ids
+    are kept nowhere: they are read from their paths when asked for. The inventory is a
+    fresh crawl's, and the cache holds nothing the snapshot's inventory does not."""
     import polars as pl
 
     from survey.corpus import crawl as C
@@ -362,8 +362,8 @@ def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monke
     # pseudonyms and classes only: every kept row is a row of the snapshot's inventory
     assert kept.drop("sig").join(inventory.select(kept.drop("sig").columns), on=kept.drop("sig").columns,
                                  how="anti", nulls_equal=True).height == 0
-    children = inventory.filter(pl.col("parent_id").is_not_null()).height
-    assert 0 < kept.height < inventory.height and children > 0
+    regular = inventory.filter(~pl.col("kind").is_in(C.NOT_FILES) & pl.col("mtime").is_not_null())
+    assert kept.height == regular.height and kept.filter(pl.col("parent_id").is_not_null()).height > 0
 
     # new files, one renamed and one gone since
     extra = tmp_path / "extra"
@@ -377,7 +377,7 @@ def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monke
     fresh = C.crawl(root, prof, salt)
     seen = set(kept["file_id"].to_list())
     regular = fresh.frame.filter(~pl.col("kind").is_in(C.NOT_FILES) & pl.col("mtime").is_not_null())
-    to_classify = regular.filter(~pl.col("file_id").is_in(list(seen)) | pl.col("parent_id").is_not_null()).height
+    to_classify = regular.filter(~pl.col("file_id").is_in(list(seen))).height
     assert 0 < to_classify < regular.height
 
     calls = []
@@ -386,7 +386,12 @@ def test_a_rerun_classifies_only_the_names_it_has_not_seen(tmp_path: Path, monke
     again = C.crawl(root, prof, salt, known=C.load_classes(kept_file.parent, prof))
     assert len(calls) == to_classify + (fresh.frame.height - regular.height)
     assert again.frame.equals(fresh.frame) and again.names.equals(fresh.names)
-    assert again.raw_ids == fresh.raw_ids
+    # (a child with a session id of its own: a subagent's transcript, not its sidecar)
+    children = fresh.frame.filter(pl.col("parent_id").is_not_null() & pl.col("session_id").is_not_null())[
+        "file_id"].to_list()
+    raw = again.child_session_ids(children)
+    assert raw == fresh.child_session_ids(children) and len(raw) == len(children) > 0
+    assert all(raw[fid] in os.fsencode(p) for fid, p in zip(children, again.paths_of(children), strict=True))
 
 
 def test_kept_classes_from_another_crawl_code_or_profile_are_not_used(tmp_path: Path) -> None:

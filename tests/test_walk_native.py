@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from survey.census import build
 from survey.census import walk as W
-from survey.census.collect import _batch_tasks, _todo
+from survey.census.collect import _batch_tasks, _needles, _todo
 from survey.corpus import frames as F
 from survey.corpus.crawl import crawl
 from survey.runtimes import NAMES, get
@@ -55,8 +55,8 @@ def assert_same(native: W.FileResult, python: W.FileResult, what: str) -> None:
 
 def corpus_tasks(runtime: str, root: Path) -> list[tuple]:
     inv = crawl(root, get(runtime), SALT)
-    todo, needles = _todo(inv, root, get(runtime))
-    return _batch_tasks(todo, needles)
+    todo, children = _todo(inv, root, get(runtime))
+    return _batch_tasks(todo, _needles(inv, children, todo))
 
 
 @needs_native
@@ -298,6 +298,8 @@ def test_the_c_folder_scan_is_os_scandirs(tmp_path: Path) -> None:
 @pytest.mark.parametrize("runtime", ["cursor_stream", "claude_code"])
 def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import polars as pl
+
     from survey.corpus import crawl as C
     from survey.synth import hostile
 
@@ -307,7 +309,8 @@ def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_pat
     monkeypatch.setattr(C, "NATIVE", None)
     python = C.crawl(tmp_path / "h", get(runtime), SALT)
     assert native.frame.equals(python.frame) and native.names.equals(python.names)
-    assert native.raw_ids == python.raw_ids
+    children = python.frame.filter(pl.col("parent_id").is_not_null())["file_id"].to_list()
+    assert native.child_session_ids(children) == python.child_session_ids(children)
     # files' paths drained every two and frames made every three rows: the same rows, in order
     monkeypatch.setattr(C, "DRAIN_ROWS", 2)
     monkeypatch.setattr(C, "CHUNK_ROWS", 3)

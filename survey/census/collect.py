@@ -81,21 +81,20 @@ _NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
 READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file the walk reads
 
 
-def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list]]:
+def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     """The files to walk, largest first, as a frame (``path``, ``file_id``, ``kind``, ``size``
-    and the cache ``key``), and the children each parent transcript is searched for (by
-    file_id; only parents that have any). Per-file bookkeeping stays in frames, not Python
-    objects: a corpus of many small files would otherwise cost a kilobyte or more per file."""
+    and the cache ``key``), and the children each parent transcript is searched for (their
+    file_ids, by the parent's; only parents that have any: ``_needles``). Per-file
+    bookkeeping stays in frames, not Python objects: a corpus of many small files would
+    otherwise cost a kilobyte or more per file."""
     df = inv.frame
     todo = df.filter(pl.col("kind").is_in(READ_KINDS)
                      & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
-    # children per parent session, for the lineage check (child id found in parent bytes)
-    kids: dict[str, list[tuple[str, bytes]]] = {}
-    sub = df.filter(pl.col("parent_id").is_not_null())
-    for fid, pid in zip(sub["file_id"].to_list(), sub["parent_id"].to_list(), strict=True):
-        raw = inv.raw_ids.get(fid)
-        if raw:
-            kids.setdefault(pid, []).append((fid, raw.encode()))
+    # children per parent session, for the lineage check (child id found in parent bytes),
+    # in the inventory's order
+    kids: dict[str, list[str]] = dict(
+        df.filter(pl.col("parent_id").is_not_null() & pl.col("session_id").is_not_null())
+        .group_by("parent_id", maintain_order=True).agg("file_id").iter_rows())
     if "sampled" in df.columns:  # outside the sample: hashed and counted, not walked
         todo = todo.with_columns(kind=pl.when(pl.col("kind").is_in(["jsonl", "json", "sqlite"]) & ~pl.col("sampled"))
                                  .then(pl.lit("blob")).otherwise(pl.col("kind")))
@@ -110,14 +109,22 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     # the cache key: how the file is walked, its stat, the children it is searched for and,
     # for a SQLite store, its WAL (a live store changes its -wal, not its main file); ctime
     # too: a rewrite that keeps the size and puts the mtime back still moves it
-    nsig = {fid: hashlib.sha1("|".join(sorted(n for n, _ in nd)).encode()).hexdigest()[:12]
-            for fid, nd in needles.items()}
+    nsig = {fid: hashlib.sha1("|".join(sorted(nd)).encode()).hexdigest()[:12] for fid, nd in needles.items()}
     wal = {fid: _wal_key(os.fsdecode(path)) for fid, path in todo.filter(pl.col("kind") == "sqlite")
            .select("file_id", "path").iter_rows()}
     key = pl.concat_str([pl.col(c).cast(pl.String) for c in ("kind", "size", "mtime_ns", "ctime_ns", "inode")]
                         + [_lookup("file_id", nsig, _NO_NEEDLES)], separator=":") + _lookup("file_id", wal, "")
     todo = todo.select("path", "file_id", "kind", "size", key.alias("key")).sort("size", descending=True)
     return todo, needles
+
+
+def _needles(inv: Inventory, children: dict[str, list[str]], walk: pl.DataFrame,
+             ) -> dict[str, list[tuple[str, bytes]]]:
+    """The children each parent in ``walk`` is searched for (``_todo``'s ``children``), with
+    their raw session ids, read from their paths now: only the parents walked need them."""
+    children = {fid: children[fid] for fid in walk["file_id"].to_list() if fid in children}
+    raw = inv.child_session_ids([c for cs in children.values() for c in cs])
+    return {fid: nd for fid, cs in children.items() if (nd := [(c, raw[c]) for c in cs if c in raw])}
 
 
 def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, root: str,
@@ -209,7 +216,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     jobs = walk_jobs(jobs)
     if int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES:
         start_walkers(jobs, cache_dir)  # (if ``run_survey`` has not already)
-    todo, needles = _todo(inv, root, profile)
+    todo, children = _todo(inv, root, profile)
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     volatile: list[str] = []  # files whose result depends on other files (meta says which)
     rechecked: list[str] = []  # of those, the ones served from the cache: their checks came out as before
@@ -243,6 +250,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     keys = todo.select("file_id", "key")
     walk = todo.filter(~hit).select("path", "file_id", "kind", "size")
     del todo, meta
+    needles = _needles(inv, children, walk)
     if stats is not None:
         stats.update({"files": keys.height, "cache_hits": where.height, "walked": walk.height,
                       "walker": W.ENGINE})

@@ -17,8 +17,9 @@ relative path alone, and its ``file_id`` is that path's HMAC. So a re-run takes 
 each file it has seen from the last crawl (``classes``, kept in the walk's cache beside a
 signature of the crawl code and the profile's surfaces) and runs the regexes on new names
 only: at 1 GB of cursor_stream captures the regexes and ``ext_of`` were a third of the crawl.
-A child's class is never taken (its raw session id, searched for in its parent's bytes, is
-not kept anywhere), so children are classified on every run.
+Children's classes are taken too: a child's raw session id (searched for in its parent's
+bytes, the lineage check) is kept nowhere, and is read from its path again only where its
+parent is walked (``Inventory.child_session_ids``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,8 @@ class Inventory:
     frame: pl.DataFrame
     # file_id -> relative path, as os.fsencode gives it (local only: never written)
     names: pl.DataFrame = field(default_factory=_no_names)
-    raw_ids: dict[str, str] = field(default_factory=dict)  # file_id -> session id of a child (local only)
+    # a path's class (``classifier``): the children's raw session ids come from it on demand
+    classify: Callable[[str], tuple] | None = None
 
     def with_names(self, frame: pl.DataFrame) -> pl.DataFrame:
         """``frame`` (with a ``file_id`` column) with each row's relative path as bytes
@@ -95,6 +97,15 @@ class Inventory:
         ids = (file_ids.alias("file_id").to_frame() if isinstance(file_ids, pl.Series)
                else pl.DataFrame({"file_id": list(file_ids)}, schema={"file_id": pl.String}))
         return [None if b is None else path_text(b) for b in self.with_names(ids)["path"].to_list()]
+
+    def child_session_ids(self, file_ids: list[str]) -> dict[str, bytes]:
+        """The raw session id of each of these children, from its path as the crawl read it
+        (local only: searched for in the parent's bytes, never written or kept)."""
+        if self.classify is None or not file_ids:
+            return {}
+        got = {fid: self.classify(p)[2] for fid, p in zip(file_ids, self.paths_of(file_ids), strict=True)
+               if p is not None}
+        return {fid: s.encode() for fid, s in got.items() if s}
 
 
 SCHEMA: dict[str, Any] = {
@@ -131,10 +142,9 @@ def classes_signature(profile: Profile) -> str:
 
 def classes(frame: pl.DataFrame) -> pl.DataFrame:
     """The class of each regular file of a crawl's ``frame`` (``file_id`` and
-    ``CLASS_COLUMNS``), for the next crawl of the same root to take (``crawl(known=...)``);
-    children (a parent id) are left out: their raw session ids are not kept."""
+    ``CLASS_COLUMNS``), for the next crawl of the same root to take (``crawl(known=...)``)."""
     return frame.filter(~pl.col("kind").is_in(NOT_FILES) & pl.col("mtime").is_not_null()
-                        & pl.col("parent_id").is_null()).select("file_id", *CLASS_COLUMNS)
+                        ).select("file_id", *CLASS_COLUMNS)
 
 
 CLASSES_FILE = "crawl.parquet"
@@ -250,7 +260,6 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     at a time (they are several times the frame's size, and memory Python has once taken
     it rarely gives back); the dates and strata are derived from ``mtime_ns`` in one
     vectorised step at the end."""
-    regexes = [(s, s.regex()) for s in profile.surfaces]
     # the numbers as packed int64 (``array``), the C core's ``file_rows`` columns as they come
     cols: dict[str, Any] = {k: array.array("q") if k in NUMBERS else [] for k in SCHEMA
                             if k not in ("mtime", "stratum")}
@@ -263,7 +272,6 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     deferred: list[bool] = []  # per row, with ``known``: its class is left to the end
     rels: list[str] = []  # per row: the relative path, named (file_id) when the chunk is flushed
     names: list[pl.DataFrame] = []
-    raw_ids: dict[str, str] = {}
     schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean,
               **({"_defer": pl.Boolean} if defer else {})}
     chunks: list[pl.DataFrame] = []
@@ -277,7 +285,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         # ids and pseudonyms (about 130 MB) to the end
         n = len(rels)
         if c_sess.count(None) < n or c_parent.count(None) < n:  # (a re-run defers them all)
-            c_sess[:], c_parent[:] = _id_pseudonyms(salt, fids, c_sess, c_parent, raw_ids)
+            c_sess[:], c_parent[:] = _id_pseudonyms(salt, c_sess, c_parent)
         names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
         c_fid.extend(fids)
         chunks.append(pl.DataFrame({**cols, "_stat": has_stat, **({"_defer": deferred} if defer else {})},
@@ -389,15 +397,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         any_surface = re.compile("")
     named_like_file = any_surface.match
 
-    def classify(rel: str) -> tuple[str, str, str | None, str | None, bool | None]:
-        """(surface, kind, session id, parent id, whether the session id is the stem)."""
-        for s, rx in regexes:
-            m = rx.match(rel)
-            if m:
-                g = m.groupdict()
-                sess, parent, stem = g.get("session") or None, g.get("parent") or None, g.get("stem")
-                return s.name, s.kind, sess, parent, (sess == stem) if (sess and stem) else None
-        return "other", "blob", None, None, None
+    classify = classifier(profile)
 
     euid = os.geteuid() if hasattr(os, "geteuid") else -1
     scan = NATIVE.scan_dir if NATIVE is not None else scan_dir
@@ -460,34 +460,45 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     names_frame = pl.concat(names, rechunk=True)
     if defer:
         assert known is not None
-        base = _take_classes(base, known, names_frame, classify, salt, raw_ids)
+        base = _take_classes(base, known, names_frame, classify, salt)
     # the mtime to the nearest microsecond (as datetime.fromtimestamp(st_mtime) rounds), and its stratum
     mtime = pl.from_epoch((pl.col("mtime_ns") + 500) // 1000, time_unit="us").dt.replace_time_zone("UTC")
     frame = base.with_columns(
         mtime=pl.when(pl.col("_stat")).then(mtime),
         stratum=pl.when(pl.col("_stat")).then(_strata(mtime, stratum)).otherwise(pl.lit("unknown")),
     ).select(list(SCHEMA))
-    return Inventory(frame=frame, names=names_frame, raw_ids=raw_ids)
+    return Inventory(frame=frame, names=names_frame, classify=classify)
 
 
-def _id_pseudonyms(salt: bytes, fids: list[str], sess: list[str | None], parent: list[str | None],
-                   raw_ids: dict[str, str]) -> tuple[list[str | None], list[str | None]]:
-    """Files' raw session and parent ids as pseudonyms (a session's files share one). A
-    child's own raw id goes to ``raw_ids``: it is searched for in its parent's bytes (the
-    lineage check), and only files with a parent need it (a flat folder of 567k captures:
-    110 MB kept for none)."""
+def classifier(profile: Profile) -> Callable[[str], tuple[str, str, str | None, str | None, bool | None]]:
+    """A relative path's class by the profile's surfaces: (surface, kind, raw session id, raw
+    parent id, whether the session id is the stem); the first surface whose regex matches wins."""
+    regexes = [(s, s.regex()) for s in profile.surfaces]
+
+    def classify(rel: str) -> tuple[str, str, str | None, str | None, bool | None]:
+        for s, rx in regexes:
+            m = rx.match(rel)
+            if m:
+                g = m.groupdict()
+                sess, parent, stem = g.get("session") or None, g.get("parent") or None, g.get("stem")
+                return s.name, s.kind, sess, parent, (sess == stem) if (sess and stem) else None
+        return "other", "blob", None, None, None
+    return classify
+
+
+def _id_pseudonyms(salt: bytes, sess: list[str | None], parent: list[str | None],
+                   ) -> tuple[list[str | None], list[str | None]]:
+    """Files' raw session and parent ids as pseudonyms (a session's files share one)."""
     raw = list({r for r in (*sess, *parent) if r is not None})
     ids = dict(zip(raw, pseudonyms(salt, raw, "i"), strict=True))
-    raw_ids.update((fid, s) for fid, s, par in zip(fids, sess, parent, strict=True)
-                   if s is not None and par is not None)
     return ([None if r is None else ids[r] for r in sess], [None if r is None else ids[r] for r in parent])
 
 
 def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, classify,
-                  salt: bytes, raw_ids: dict[str, str]) -> pl.DataFrame:
+                  salt: bytes) -> pl.DataFrame:
     """The deferred rows of ``base`` with their class: ``known``'s where the file_id is
     there, else the regexes' (``classify`` of the path, its raw ids pseudonymised as a
-    chunk's are, and a child's raw id kept in ``raw_ids``)."""
+    chunk's are)."""
     cols = list(CLASS_COLUMNS)
     known = known.select("file_id", *cols)
     taken = base.select("file_id", "_defer").join(known, on="file_id", how="left", maintain_order="left")
@@ -499,7 +510,7 @@ def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, 
         paths = [path_text(b) for b in new.join(names, on="file_id", how="left", maintain_order="left")["path"]]
         got = [(*classify(p), ext_of(p)) for p in paths]
         fids = new["file_id"].to_list()
-        sess, parent = _id_pseudonyms(salt, fids, [g[2] for g in got], [g[3] for g in got], raw_ids)
+        sess, parent = _id_pseudonyms(salt, [g[2] for g in got], [g[3] for g in got])
         found = pl.DataFrame(
             [(fid, s, k, ext, a, b, agree)
              for fid, (s, k, _, _, agree, ext), a, b in zip(fids, got, sess, parent, strict=True)],
