@@ -311,3 +311,28 @@ def test_needles_are_found_in_the_bytes_as_read_at_any_chunking(tmp_path: Path) 
         finally:
             os.close(fd)
         assert reader.found == {f"n{i}" for i in range(len(ids))}, size
+
+
+def test_a_target_from_another_machine_is_found_by_its_suffix_under_the_root(tmp_path: Path) -> None:
+    """A path written elsewhere is present when a suffix of at least two of its names is a
+    file under the survey root; the run's memo of the root's first names gives the same
+    answers as looking every suffix up."""
+    from survey.census.walk import target_exists
+
+    root = tmp_path / "root"
+    (root / "p" / "s" / "tool-results").mkdir(parents=True)
+    (root / "p" / "s" / "tool-results" / "a.txt").write_text("x")
+    (root / "b.txt").write_text("x")
+    cur = str(root / "p" / "s.jsonl")
+    targets = {"/home/u/.claude/projects/p/s/tool-results/a.txt": True,
+               "/home/u/.claude/projects/p/s/tool-results/gone.txt": False,
+               "/home/u/p/s": False,  # a folder, not a file
+               "/x/b.txt": False,  # one name under the root: too short a suffix to count
+               "/x/p/s/tool-results/a.txt": True,
+               "/p/./s/../tool-results/a.txt": True,  # "." and ".." are dropped, not resolved
+               "tool-results/a.txt": False}  # beside the transcript: not there
+    memo: dict = {}
+    for t, want in targets.items():
+        assert target_exists(t, cur, str(root)) is want, t
+        assert target_exists(t, cur, str(root), memo) is want, t
+    assert memo[str(root), "home"] is False and memo[str(root), "p"] is True

@@ -3867,6 +3867,94 @@ static PyObject *found(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     return out;
 }
 
+/* lines_holding(data, needles) -> list of (line_no, start, end): each line of the data
+ * (LF-ended; the last may not be) that holds any needle (bytes), once, in order: its number
+ * (0-based), and where it starts and ends (the LF not included). memmem and memchr with the
+ * GIL released: a recheck of the existence checks in 550 MB of volatile transcripts (5 GB of
+ * Claude Code sessions) spent 0.23 s in bytes.find and bytes.count (walk.recheck_exists). */
+static int cmp_ssize(const void *a, const void *b) {
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *lines_holding(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "lines_holding(data, needles: list of bytes)");
+        return NULL;
+    }
+    Py_ssize_t nn = PyList_GET_SIZE(args[1]);
+    for (Py_ssize_t i = 0; i < nn; i++)
+        if (!PyBytes_Check(PyList_GET_ITEM(args[1], i)) || PyBytes_GET_SIZE(PyList_GET_ITEM(args[1], i)) == 0) {
+            PyErr_SetString(PyExc_TypeError, "lines_holding: needles are non-empty bytes");
+            return NULL;
+        }
+    Py_buffer b;
+    if (PyObject_GetBuffer(args[0], &b, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *nl = PySequence_List(args[1]);  /* our own reference to the needles' bytes */
+    if (!nl) { PyBuffer_Release(&b); return NULL; }
+    const char *buf = b.buf;
+    size_t len = (size_t)b.len;
+    Py_ssize_t *starts = NULL, *lnos = NULL;
+    size_t n = 0, cap = 0;
+    int nomem = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < nn && !nomem; k++) {
+        PyObject *nb = PyList_GET_ITEM(nl, k);
+        const char *nd = PyBytes_AS_STRING(nb);
+        size_t m = (size_t)PyBytes_GET_SIZE(nb), at = 0;
+        while (at + m <= len) {
+            const char *hit = memmem(buf + at, len - at, nd, m);
+            if (!hit) break;
+            size_t i = (size_t)(hit - buf), st = i;
+            while (st > 0 && buf[st - 1] != '\n') st--;  /* the line's start */
+            if (n == cap) {
+                size_t c2 = cap ? cap * 2 : 64;
+                void *a = realloc(starts, c2 * sizeof *starts);
+                if (!a) { nomem = 1; break; }
+                starts = a;
+                cap = c2;
+            }
+            starts[n++] = (Py_ssize_t)st;
+            const char *eol = memchr(hit, '\n', len - i);
+            if (!eol) break;
+            at = (size_t)(eol - buf) + 1;  /* the next line */
+        }
+    }
+    if (!nomem && n) {
+        qsort(starts, n, sizeof *starts, cmp_ssize);
+        size_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!u || starts[i] != starts[u - 1]) starts[u++] = starts[i];
+        n = u;
+        lnos = malloc(n * sizeof *lnos);
+        if (!lnos) nomem = 1;
+        else {
+            Py_ssize_t line = 0;
+            size_t pos = 0;
+            for (size_t i = 0; i < n; i++) {  /* the LFs before each start */
+                const char *e = buf + starts[i], *q = buf + pos;
+                while ((q = memchr(q, '\n', (size_t)(e - q)))) { line++; q++; }
+                lnos[i] = line;
+                pos = (size_t)starts[i];
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = nomem ? PyErr_NoMemory() : PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        const char *eol = memchr(buf + starts[i], '\n', len - (size_t)starts[i]);
+        Py_ssize_t end = eol ? (Py_ssize_t)(eol - buf) : (Py_ssize_t)len;
+        PyObject *t = Py_BuildValue("(nnn)", lnos[i], starts[i], end);
+        if (!t) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+    free(starts); free(lnos);
+    Py_DECREF(nl);
+    PyBuffer_Release(&b);
+    return out;
+}
+
 /* rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): ``rg -o --heading
  * --null`` output read as grep._rg_files and counted as grep.rg_grep does. A file's block is
  * its path, a NUL, one line per match, then a blank line (a match is never empty; a path
@@ -3960,6 +4048,8 @@ static PyMethodDef module_methods[] = {
      "rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): rg -o --heading --null output counted"},
     {"found", (PyCFunction)(void (*)(void))found, METH_FASTCALL,
      "found(data, needles) -> list of bool: whether each needle occurs in data"},
+    {"lines_holding", (PyCFunction)(void (*)(void))lines_holding, METH_FASTCALL,
+     "lines_holding(data, needles) -> (line_no, start, end) of each line holding a needle"},
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> whether the bytes are strict UTF-8"},
     {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
     {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,

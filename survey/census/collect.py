@@ -149,9 +149,10 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
     for fid, line_no, name, n in rows.iter_rows():
         kept.setdefault(fid, []).append((line_no, name, n))
     out = []
+    tops: dict[tuple[str, str], bool] = {}
     for raw, fid in cands.select("path", "file_id").iter_rows():
         path = os.fsdecode(raw)
-        now = W.recheck_exists(profile, path, path, root, max_line)
+        now = W.recheck_exists(profile, path, path, root, max_line, tops)
         if now and sorted(now) == sorted(kept.get(fid, ())):  # (none found: walked)
             out.append(fid)
     return out

@@ -62,11 +62,15 @@ def _bracket_lines(buf: bytes, cut: int) -> Iterable[bytes]:
         pos = buf.find(b"\n[", end, cut) + 1 or cut
 
 
-def target_exists(target: str, cur_path: str, root: str) -> bool:
+def target_exists(target: str, cur_path: str, root: str, tops: dict[tuple[str, str], bool] | None = None) -> bool:
     """Whether the file a record names (an existence check's string) exists now: as written
     (a relative one beside the file being walked, ``cur_path``), else, when it was written
     on another machine (or the store was copied), the longest suffix of at least two
-    components that exists under the survey ``root``."""
+    components that exists under the survey ``root``.
+
+    ``tops``: a memo, for one run, of whether ``root``/name exists for a suffix's first
+    name; a suffix whose first name is not there is not looked for (most suffixes of a
+    path from another machine: ``home``, ``user``, ...). It cost a stat and a join each."""
     try:
         p = os.path.expanduser(target)
         if not os.path.isabs(p):
@@ -74,7 +78,14 @@ def target_exists(target: str, cur_path: str, root: str) -> bool:
         ok = os.path.exists(p)
         if not ok and root and os.path.isabs(p):
             parts = [x for x in p.split(os.sep) if x and x not in (".", "..")]
-            ok = any(os.path.isfile(os.path.join(root, *parts[i:])) for i in range(len(parts) - 1))
+            if tops is None:
+                tops = {}
+            for i in range(len(parts) - 1):
+                top = tops.get((root, parts[i]))
+                if top is None:
+                    top = tops[root, parts[i]] = os.path.exists(os.path.join(root, parts[i]))
+                if top and os.path.isfile(os.path.join(root, *parts[i:])):
+                    return True
     except (OSError, ValueError):
         ok = False
     return ok
@@ -93,14 +104,15 @@ _PLAIN_PATH = re.compile(r"\$(\.[A-Za-z_][\w-]*)+\Z")
 
 
 def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
-                   max_line: int = DEFAULT_MAX_LINE) -> list[tuple[int, str, int]] | None:
+                   max_line: int = DEFAULT_MAX_LINE, tops: dict[tuple[str, str], bool] | None = None,
+                   ) -> list[tuple[int, str, int]] | None:
     """The existence markers (``markers`` rows) a walk of the JSONL file at ``path`` would
     record now, found without walking it: each line that holds a checked key is parsed and
     the check's string looked up by its keys. A file whose only dependence on other files is
     these checks can then be served from the cache when they come out as they did (collect
     compares them with the kept rows; any difference, one found or missed here included,
     means a walk). None where a checked path is not plain keys (``$.a.b``) or the file
-    cannot be read."""
+    cannot be read. ``tops``: ``target_exists``'s memo, for the run."""
     checks = []
     for name, jp in profile.exists_checks.items():
         if not _PLAIN_PATH.match(jp):
@@ -128,7 +140,7 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
                 for k in keys:
                     v = v.get(k) if isinstance(v, dict) else None
                 if isinstance(v, str):
-                    out.append((line_no, exists_marker(name, target_exists(v, cur_path, root)), 1))
+                    out.append((line_no, exists_marker(name, target_exists(v, cur_path, root, tops)), 1))
     except OSError:
         return None
     finally:
@@ -142,17 +154,23 @@ def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tup
     empty). A file of at most ``max_line`` bytes (so no line of it past the cap) is read
     whole and searched for the needles, and only those lines are framed: framing every line
     in Python was two thirds of rechecking 552 transcripts (1 GB of Claude Code sessions,
-    0.29 s). A larger one is framed line by line, memory a chunk."""
-    if os.fstat(fd).st_size > max_line:
+    0.29 s); the search is the C core's ``lines_holding`` where it is built (the GIL
+    released). A larger one is framed line by line, memory a chunk."""
+    size = os.fstat(fd).st_size
+    if size > max_line:
         with os.fdopen(fd, "rb", closefd=False) as fh:
             for line_no, (line, _, _) in enumerate(split_frames(fh, max_line)):
                 if any(n in line for n in needles):
                     yield line_no, line
         return
     chunks = []
-    while chunk := os.read(fd, 1 << 24):
+    while chunk := os.read(fd, size + 1):  # (one read, unless it grew since)
         chunks.append(chunk)
-    buf = b"".join(chunks)
+    buf = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if NATIVE is not None:
+        for line_no, start, end in NATIVE.lines_holding(buf, needles):
+            yield line_no, buf[start:end]
+        return
     starts = set()
     for n in needles:
         i = buf.find(n)
@@ -335,6 +353,7 @@ class Walker:
         self.carrier_depth = profile.carrier_depth
         self.cur_path = ""  # the file being walked (its folder anchors a relative exists check)
         self.root = ""  # the survey root (targets written on another machine resolve under it)
+        self._tops: dict[tuple[str, str], bool] = {}  # target_exists's memo (a walker lives for one run)
         # a JSONL file's counts stay in the C core for the batch to take (collect sets it)
         self.hold_counts = False
         self.native = native
@@ -571,7 +590,8 @@ class Walker:
 
     def _exists(self, res: FileResult, line_no: int, name: str, target: str) -> None:
         """Record only whether the named file exists here: never the path itself."""
-        res.markers.append((line_no, exists_marker(name, target_exists(target, self.cur_path, self.root)), 1))
+        res.markers.append((line_no, exists_marker(name, target_exists(target, self.cur_path, self.root,
+                                                                       self._tops)), 1))
 
     def _carrier(self, res: FileResult, rclass: str, path: str, v: str, depth: int, line_no: int) -> None:
         """JSON inside a string, decoded only at a declared carrier, at most ``carrier_depth``
