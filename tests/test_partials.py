@@ -524,35 +524,3 @@ def test_usage_dedup_split_groups_a_message_found_in_two_parts(tmp_path: Path,
     assert out[1] == first["output_tokens"][1] + 1, "the copy's record is not counted"
     assert out[2] == first["output_tokens"][2], "the copied message counted as a new one"
     assert out[3] >= 1 and out[6] == first["output_tokens"][6]  # repeated, and deduplicated
-
-
-def test_meta_join_split_joins_a_new_meta_to_a_call_in_an_old_part(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """``meta_join``'s split keeps each part's meta ids and call ids, and joins them at the
-    merge: a meta file added after its parent was surveyed (the call in an old part, the meta
-    in a new one) joins its parent's call, and one naming an id no call has joins none, as
-    the reference has it."""
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(collect, "BATCH_FILES", 1)
-    root = tmp_path / "corpus"
-    generator("claude_code")(root, seed=11, sessions=3)
-    parent = sorted(p for p in root.glob("*/*.jsonl"))[0]
-    called = next(c["id"] for line in parent.read_bytes().splitlines() if line.strip()
-                  for c in (orjson.loads(line).get("message") or {}).get("content") or []
-                  if isinstance(c, dict) and c.get("type") == "tool_use")
-    profile = get("claude_code")
-    ref = next(f for f in splits("claude_code") if f.stem == "meta_join")
-
-    def metas(snap: Path) -> tuple[int, int, int, int]:
-        got = load_json(snap, "census")["meta_join"]
-        assert "split" in got and orjson.dumps(got["rows"]) == reference_rows(snap, ref)
-        row = next(r for r in got["rows"] if r[0] == "subagent_meta")
-        return row[1], row[2], row[3], row[4]
-
-    first = metas(Path(run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1").snapshot))
-    subagents = parent.with_suffix("") / "subagents"
-    subagents.mkdir(parents=True, exist_ok=True)
-    (subagents / "agent-a1b2c3d.meta.json").write_bytes(orjson.dumps({"agentType": "x", "toolUseId": called}))
-    (subagents / "agent-d4e5f6a.meta.json").write_bytes(orjson.dumps({"agentType": "x", "toolUseId": "toolu_none"}))
-    again = metas(Path(run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2").snapshot))
-    assert again == (first[0] + 2, first[1] + 2, first[2] + 1, first[3] + 1)
