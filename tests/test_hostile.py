@@ -542,3 +542,27 @@ def test_a_file_name_that_is_not_utf8_is_surveyed_and_never_printed(tmp_path: Pa
     assert scope["duckdb_fallback"]["files_searched"] == 2 and "retry_error" not in scope["duckdb_fallback"]
     written = [p for base in (tmp_path / "snaps", tmp_path / "reports") for p in base.rglob("*") if p.is_file()]
     assert written and not any(b"secretname" in p.read_bytes() for p in written)
+
+
+def test_a_subagent_named_in_bytes_that_are_not_utf8_is_searched_for_as_those_bytes(tmp_path: Path) -> None:
+    """A Claude Code subagent transcript whose name is not UTF-8: its session id (from the
+    name, lone surrogates) is searched for in its parent's bytes as the name's bytes on
+    disk; the survey neither fails (it did, encoding the id) nor writes the name."""
+    from survey.synth import claude_code
+
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=3, sessions=2)
+    parent = sorted(root.glob("*/*.jsonl"))[0]
+    with open(parent, "ab") as fh:  # the child's id in the parent's bytes (not a JSON line: counted, not parsed)
+        fh.write(b'{"type":"user","agent":"\xff\xfesecretid"}\n')
+    sub = parent.with_suffix("") / "subagents"
+    sub.mkdir(parents=True, exist_ok=True)
+    with open(os.fsencode(sub) + b"/agent-\xff\xfesecretid.jsonl", "wb") as fh:
+        fh.write(b'{"type":"user","sessionId":"x"}\n')
+    res = run_survey(get("claude_code"), root, snapshots=tmp_path / "snaps", reports=tmp_path / "reports",
+                     cache=False, jobs=1)
+    needles = pl.read_parquet(Path(res.snapshot) / "walk" / "needles.parquet")
+    child = pseudonym(load_salt(), os.fsdecode(os.fsencode(sub.relative_to(root)) + b"/agent-\xff\xfesecretid.jsonl"), "f")
+    assert needles.filter(pl.col("needle_file") == child)["found"].to_list() == [True]
+    written = [p for base in (tmp_path / "snaps", tmp_path / "reports") for p in base.rglob("*") if p.is_file()]
+    assert written and not any(b"secretid" in p.read_bytes() for p in written)

@@ -100,12 +100,13 @@ class Inventory:
 
     def child_session_ids(self, file_ids: list[str]) -> dict[str, bytes]:
         """The raw session id of each of these children, from its path as the crawl read it
-        (local only: searched for in the parent's bytes, never written or kept)."""
+        (local only: searched for in the parent's bytes, never written or kept), as the bytes
+        of its file name: a name that is not UTF-8 is searched for as it is on disk."""
         if self.classify is None or not file_ids:
             return {}
         got = {fid: self.classify(p)[2] for fid, p in zip(file_ids, self.paths_of(file_ids), strict=True)
                if p is not None}
-        return {fid: s.encode() for fid, s in got.items() if s}
+        return {fid: path_bytes(s) for fid, s in got.items() if s}
 
 
 SCHEMA: dict[str, Any] = {
