@@ -1382,6 +1382,29 @@ def machine() -> dict:
             "python_impl": platform.python_implementation(), "versions": vers}
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def fresh_label(date: str, label: str) -> str:
+    """``label``, or ``label (2nd)``, ``(3rd)``, ... where the day's results already hold a run
+    under it: running the same command again the same day keeps the earlier run beside it
+    (``save`` replaces a run of the same label, which the run itself relies on for its
+    partial saves)."""
+    try:
+        runs = orjson.loads((RESULTS / f"{date}.json").read_bytes()).get("runs")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        runs = None
+    if not isinstance(runs, dict) or label not in runs:
+        return label
+    n = 2
+    while f"{label} ({ordinal(n)})" in runs:
+        n += 1
+    return f"{label} ({ordinal(n)})"
+
+
 def save(date: str, label: str, payload: dict) -> Path:
     """Merge this run into ``bench/results/<date>.json`` under its label (atomic)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -1491,6 +1514,7 @@ def main(argv: list[str] | None = None) -> int:
     if not plan:
         say("nothing to measure")
         return 1
+    label = fresh_label(date, label)  # a second run today is kept beside the first
 
     recs: list[dict] = []
     load_start = loadavg()
