@@ -3,8 +3,10 @@
 ``run_survey`` is what ``survey run`` calls for each runtime. Every stage reads what the
 previous one wrote; the page is rendered from the committed snapshot alone. The greps read
 the corpus, not the snapshot, so where the walk leaves a core idle they run beside it
-(``GrepsBesideWalk``) and only their key figures wait for the snapshot; on a re-run that
-read little, the census and the greps run side by side (``overlap_stages``).
+(``GrepsBesideWalk``) and only their key figures wait for the snapshot: on a first run whose
+walk is one large file, and on a re-run (the walk serves most files from its cache, a chain
+of small steps on one core). On a re-run that read little, the census and what is left of
+the greps run side by side (``overlap_stages``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
-from survey.census.collect import READ_KINDS, cache_base, collect, start_walkers, walk_jobs
+from survey.census.collect import (
+    READ_KINDS,
+    cache_base,
+    cache_serves,
+    collect,
+    start_walkers,
+    walk_jobs,
+)
 from survey.census.partials import Labels, store_of
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
@@ -102,8 +111,9 @@ def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
 
 
 class GrepsBesideWalk:
-    """A first run's greps, run in a thread beside the walk where the walk leaves a core
-    idle (``walk_leaves_core_idle``). They need two things only the walk gives: the files it
+    """The greps, run in a thread beside the walk where the walk leaves a core idle
+    (``walk_leaves_core_idle``, or a re-run: ``rerun_greps_beside``). They need two things
+    only the walk gives: the files it
     read cleanly (for a DuckDB retry, rarely: ``walked`` hands them over, and the greps wait
     for them only then) and the snapshot (for the key figures, taken after, by
     ``run_probes``). If the walk met a file that changed or vanished, their counts are
@@ -145,6 +155,16 @@ class GrepsBesideWalk:
             self._readable.set_exception(RuntimeError("the walk did not finish"))
         if self._pool is not None:
             self._pool.shutdown(wait=True)
+
+
+def rerun_greps_beside(inv: pl.DataFrame, cache_dir: Path | None, profile: Profile, mode: str,
+                       allow_mcp: bool) -> bool:
+    """Run a re-run's greps beside its walk? Where the walk's cache was made under this
+    walk's signature (its walk is then mostly look-ups and rechecks in one process, and the
+    new files), for at most ``OVERLAP_MAX_FILES`` files (the two stages' per-file state at
+    once). After the walk, the census then has the cores to itself, or shares them with
+    the greps' last files only."""
+    return 0 < inv.height <= OVERLAP_MAX_FILES and cache_serves(cache_dir, profile, mode, allow_mcp)
 
 
 def today() -> str:
@@ -265,8 +285,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     # the crawl's stat per file, for the greps: made when they start (567k files: 51 MB,
     # not held through the walk unless the greps run beside it)
     known: Known | None = None
-    if walk_leaves_core_idle(inv.frame, workers) and (
-            on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
+    if (walk_leaves_core_idle(inv.frame, workers) or rerun_greps_beside(inv.frame, cache_dir, profile, mode, allow_mcp)) \
+            and (on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
         known = known_files(inv)
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
                                                   known=known, rg_lists=rg_lists))
@@ -389,7 +409,10 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         # MB not held through the census and the greps)
         del full
 
-        greps = beside.result(stale)  # the greps' counts, if they ran beside the walk
+        overlap = overlap_stages(walk_stats)
+        # the greps' counts, if they ran beside the walk: waited for now, before the census,
+        # or, where the census and the greps run side by side, in the greps' stage
+        greps = None if overlap else beside.result(stale)
 
         def grep_known() -> Known:
             # made when the greps start, not before the census: at 567k files it is 51 MB,
@@ -412,18 +435,19 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
                 timings["census"] = time.perf_counter() - t
 
         def evidence_stage() -> dict:
+            got = beside.result(stale) if overlap else greps
             t = time.perf_counter()
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_files, readable,
                                   cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
-                                  greps=greps)
+                                  greps=got)
             finally:
                 timings["greps"] = time.perf_counter() - t
-                if greps is not None:  # their time beside the walk, and the part left after it
+                if got is not None:  # their time beside the walk, and the part left after it
                     timings["greps"] += beside.seconds
                     timings["greps_beside_walk"] = beside.seconds
 
-        if overlap_stages(walk_stats):
+        if overlap:
             # a re-run with little new to read: the census and the greps (mostly served from
             # their cache) are each a chain of small waits, so they run side by side
             with ThreadPoolExecutor(1, thread_name_prefix="evidence") as pool:

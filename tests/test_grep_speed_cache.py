@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1239,3 +1240,52 @@ def test_a_glob_matcher_is_its_regex(path: str, glob: str) -> None:
     want = bool(G.glob_regex(glob).match(path))
     assert bool(G.glob_matcher(glob)(path)) == want
     assert G.glob_filter(glob, [path]) == ([path] if want else [])
+
+
+def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-run whose walk cache was made under the same signature starts its greps beside
+    the walk (the walk is mostly look-ups on one core): the evidence is a run without any
+    cache's, figure for figure. A first run, a cache made under another walk (discover
+    mode), or more than ``OVERLAP_MAX_FILES`` files, and they wait for the walk."""
+    import threading
+
+    import survey.pipeline as P
+    from survey.synth import claude_code
+
+    root = tmp_path / "c"
+    claude_code.generate(root, seed=8, sessions=6)
+    calls: list[str] = []
+    real = G.duckdb_grep
+
+    def spy(*a: Any, **k: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        return real(*a, **k)
+
+    monkeypatch.setattr(G, "duckdb_grep", spy)
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(label: str, **kw: Any) -> Any:
+        calls.clear()
+        return run_survey(get("claude_code"), root, snapshots=tmp_path / label, reports=None, jobs=2, **kw)
+
+    first = run("first")
+    assert calls and "greps_beside_walk" not in first.timings
+    extra = tmp_path / "extra"
+    claude_code.generate(extra, seed=9, sessions=1)
+    for p in extra.iterdir():
+        shutil.move(str(p), str(root / f"new-{p.name}"))
+    again = run("again")
+    assert again.cache["cache_hits"] > 0 and again.timings["greps_beside_walk"] > 0
+    assert calls and all(name.startswith("greps") for name in calls)
+    fresh = run("fresh", cache=False)
+
+    def counts(res: Any) -> str:  # the evidence but how many files' counts came from the cache
+        return re.sub(r'"files_from_cache": \{[^}]*\}', "", _evidence_text(res))
+
+    assert counts(again) == counts(fresh) and '"files_from_cache"' in _evidence_text(again)
+    other = run("discover", mode="discover")  # the cache was made by a reviewed walk
+    assert "greps_beside_walk" not in other.timings
+    monkeypatch.setattr(P, "OVERLAP_MAX_FILES", 3)
+    many = run("many")
+    assert "greps_beside_walk" not in many.timings

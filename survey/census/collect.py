@@ -179,6 +179,19 @@ def cache_base() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "survey"
 
 
+def cache_serves(cache_dir: Path | None, profile: Profile, mode: str, allow_mcp: bool,
+                 max_line: int = W.DEFAULT_MAX_LINE) -> bool:
+    """Was the walk's cache in ``cache_dir`` made under this walk's signature (so a re-run
+    will serve the files it has not seen change from it)? Its first row's alone is read."""
+    if cache_dir is None:
+        return False
+    try:
+        sig = pl.read_parquet(cache_dir / "meta.parquet", columns=["sig"], n_rows=1)["sig"]
+    except (OSError, pl.exceptions.PolarsError):
+        return False
+    return sig.len() == 1 and sig[0] == walk_signature(profile, mode, allow_mcp, max_line)
+
+
 def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) -> str:
     """Everything that shapes a per-file walk result; any change invalidates the cache."""
     from survey import __version__
