@@ -783,6 +783,21 @@ def test_the_walk_leaves_a_core_idle_where_one_file_is_most_of_the_bytes() -> No
     assert not walk_leaves_core_idle(inv(1500 * mb, 20 * mb, kind="symlink"), 2)
 
 
+def grep_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of the thread each DuckDB grep runs in, appended as it starts."""
+    import threading
+
+    calls: list[str] = []
+    real = G.duckdb_grep
+
+    def spy(*a: Any, **k: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        return real(*a, **k)
+
+    monkeypatch.setattr(G, "duckdb_grep", spy)
+    return calls
+
+
 def _evidence_text(res: Any) -> str:
     """A run's evidence, its snapshot's own folder name taken out of the pasteable commands."""
     snap = Path(res.snapshot)
@@ -795,7 +810,6 @@ def test_greps_beside_the_walk_give_the_evidence_greps_after_it_give(
     the key figures after it: the evidence is the same, figure for
     figure, as when everything runs after the walk. If the walk met a file that changed,
     the counts made beside it are dropped and the greps run again after it."""
-    import threading
 
     import polars as pl
 
@@ -804,14 +818,7 @@ def test_greps_beside_the_walk_give_the_evidence_greps_after_it_give(
 
     root = tmp_path / "d"
     cursor_desktop.generate(root, seed=7, sessions=6)
-    calls: list[str] = []
-    real = G.duckdb_grep
-
-    def spy(*a: Any, **k: Any) -> Any:
-        calls.append(threading.current_thread().name)
-        return real(*a, **k)
-
-    monkeypatch.setattr(G, "duckdb_grep", spy)
+    calls = grep_threads(monkeypatch)
 
     def run(label: str, beside: bool, **kw: Any) -> Any:
         calls.clear()
@@ -1248,21 +1255,13 @@ def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
     the walk (the walk is mostly look-ups on one core): the evidence is a run without any
     cache's, figure for figure. A first run, a cache made under another walk (discover
     mode), or more than ``OVERLAP_MAX_FILES`` files, and they wait for the walk."""
-    import threading
 
     import survey.pipeline as P
     from survey.synth import claude_code
 
     root = tmp_path / "c"
     claude_code.generate(root, seed=8, sessions=6)
-    calls: list[str] = []
-    real = G.duckdb_grep
-
-    def spy(*a: Any, **k: Any) -> Any:
-        calls.append(threading.current_thread().name)
-        return real(*a, **k)
-
-    monkeypatch.setattr(G, "duckdb_grep", spy)
+    calls = grep_threads(monkeypatch)
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
 
     def run(label: str, **kw: Any) -> Any:
