@@ -22,9 +22,9 @@ from pathlib import Path
 import polars as pl
 
 from survey import __version__
+from survey.cachedir import cache_base
 from survey.census.collect import (
     READ_KINDS,
-    cache_base,
     cache_serves,
     collect,
     start_walkers,

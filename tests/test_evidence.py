@@ -241,3 +241,33 @@ def test_the_fingerprint_is_sha256_of_its_documented_lines() -> None:
     for df in (files, files.head(1), files.head(0)):
         assert fingerprint(df) == plain(df)
     assert fingerprint(files) != fingerprint(files.with_columns(pl.col("size") + (pl.int_range(n) == 5)))
+
+
+def test_compiled_templates_are_kept_and_a_bad_cache_still_renders(
+        tmp_path: Path, cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's compiled template is kept in the cache (``<cache>/templates``) and loaded on
+    the next render, the page the same; a damaged cache file is compiled again, and a cache
+    that cannot be written (a file where its folder should be) renders without it."""
+    import jinja2
+
+    _planted, _res, snap = cursor_survey
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    first = render_page(snap, tmp_path / "a.md").read_text()
+    kept = sorted((tmp_path / "cache" / "templates").iterdir())
+    assert kept and all(p.stat().st_size > 0 for p in kept)
+    compiled: list[str] = []
+    real = jinja2.Environment.compile
+
+    def spy(self, source, name=None, filename=None, raw=False, defer_init=False):  # type: ignore[no-untyped-def]
+        compiled.append(name)
+        return real(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", spy)
+    assert render_page(snap, tmp_path / "b.md").read_text() == first
+    assert compiled == [], "a kept template was compiled again"
+    for p in kept:
+        p.write_bytes(p.read_bytes()[:40] + b"\x00garbage")
+    assert render_page(snap, tmp_path / "c.md").read_text() == first and compiled
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "afile"))
+    (tmp_path / "afile").write_text("not a folder")
+    assert render_page(snap, tmp_path / "d.md").read_text() == first

@@ -172,13 +172,6 @@ def _wal_key(path: str) -> str:
     return f":wal{w.st_size}.{w.st_mtime_ns}"
 
 
-def cache_base() -> Path:
-    env = os.environ.get("SURVEY_CACHE_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "survey"
-
-
 def cache_serves(cache_dir: Path | None, profile: Profile, mode: str, allow_mcp: bool,
                  max_line: int = W.DEFAULT_MAX_LINE) -> bool:
     """Was the walk's cache in ``cache_dir`` made under this walk's signature (so a re-run

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 import orjson
 
+from survey.cachedir import cache_base
 from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_bytes
 from survey.snapshot.store import load_json
 
@@ -130,9 +131,34 @@ def code(s: Any) -> str:
     return "`" + str(s).replace("`", "'") + "`"
 
 
+class TemplateCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept between runs (``<cache>/templates``), keyed by each
+    template's source: compiling a runtime's page took 0.03 s of every run, a tenth of a
+    re-run at 100 MB. A cache that cannot be read or written is no cache: the template is
+    compiled, as without one."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # a damaged file (pickle and marshal fail many ways): compiled again, written over
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        bytecode_cache=TemplateCache(cache_base() / "templates"),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
