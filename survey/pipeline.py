@@ -113,11 +113,11 @@ def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
 class GrepsBesideWalk:
     """The greps, run in a thread beside the walk where the walk leaves a core idle
     (``walk_leaves_core_idle``, or a re-run: ``rerun_greps_beside``). They need two things
-    only the walk gives: the files it
-    read cleanly (for a DuckDB retry, rarely: ``walked`` hands them over, and the greps wait
-    for them only then) and the snapshot (for the key figures, taken after, by
-    ``run_probes``). If the walk met a file that changed or vanished, their counts are
-    dropped and the greps run again after the walk, as they would have."""
+    only the walk gives: the files it read cleanly (for a DuckDB retry, rarely: ``walked``
+    hands them over, and the greps wait for them only then) and the snapshot (for the key
+    figures, taken after, by ``run_probes``). If the walk met a file that changed or
+    vanished, their counts are dropped and the greps run again after the walk, as they
+    would have."""
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None

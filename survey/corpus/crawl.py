@@ -144,8 +144,8 @@ def classes_signature(profile: Profile) -> str:
 def classes(frame: pl.DataFrame) -> pl.DataFrame:
     """The class of each regular file of a crawl's ``frame`` (``file_id`` and
     ``CLASS_COLUMNS``), for the next crawl of the same root to take (``crawl(known=...)``)."""
-    return frame.filter(~pl.col("kind").is_in(NOT_FILES) & pl.col("mtime").is_not_null()
-                        ).select("file_id", *CLASS_COLUMNS)
+    regular = ~pl.col("kind").is_in(NOT_FILES) & pl.col("mtime").is_not_null()
+    return frame.filter(regular).select("file_id", *CLASS_COLUMNS)
 
 
 CLASSES_FILE = "crawl.parquet"
