@@ -532,3 +532,29 @@ def test_a_walker_keeps_freed_memory_for_the_next_file() -> None:
         got[how] = int(out.stdout)
     assert got["default"] >= 15, f"glibc returned only {got['default']} MB: this test tests nothing"
     assert got["keep"] <= 1, f"{got['keep']} MB went back to the kernel"
+
+
+def test_the_survey_writes_its_own_tables_lz4(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Parquet file a run and a re-run leave, in the snapshots and in the cache (the
+    walk's parts, the inventory, the cache's per-file tables, the kept classes, the greps'
+    counts), is written lz4 (``snapshot.store.WRITE_OPTIONS``): polars' default, zstd, took
+    twice as long to write and to read."""
+    import duckdb
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "projects"
+    generate(root, seed=4, sessions=12)
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    (next(root.rglob("*.jsonl"))).write_bytes(b'{"role":"user"}\n')  # a re-run rewrites the cache's tables
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    codecs: dict[str, set[str]] = {}
+    for where in ("s", "cache"):
+        for f in (tmp_path / where).rglob("*.parquet"):
+            if f.is_file():
+                rel = duckdb.sql("SELECT DISTINCT compression FROM parquet_metadata(?)", params=[str(f)])
+                assert rel is not None
+                for (codec,) in rel.fetchall():  # (none: a file of no rows)
+                    codecs.setdefault(codec, set()).add(f.relative_to(tmp_path).as_posix())
+    assert set(codecs) == {"LZ4_RAW"}, {k: sorted(v)[:5] for k, v in codecs.items() if k != "LZ4_RAW"}
+    names = {Path(p).name for p in codecs["LZ4_RAW"]}
+    assert {"meta.parquet", "files.parquet", "00000000.parquet"} <= names

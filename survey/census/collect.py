@@ -46,7 +46,7 @@ from survey.census.pool import pool_context, walk_jobs
 from survey.corpus.crawl import Inventory
 from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
-from survey.snapshot.store import link_or_copy
+from survey.snapshot.store import WRITE_OPTIONS, link_or_copy
 
 # Tables derived from another table's part as each part is written, not walked: the frames'
 # per-file counts, so the census counts records and files without a distinct pass over every
@@ -960,7 +960,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
         d = tmp / name
         d.mkdir()
         if reuse and compact:
-            _scan_runs(cache_dir / name, where).sink_parquet(d / f"{run}-compact.parquet")
+            _scan_runs(cache_dir / name, where).sink_parquet(d / f"{run}-compact.parquet", **WRITE_OPTIONS)
         elif reuse:
             rewrite = []
             for p in _parts(cache_dir / name):
@@ -996,11 +996,11 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
     keys.join(new_where, on="file_id", how="left").select(
         "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
-        part=part).write_parquet(tmp / "meta.parquet")
+        part=part).write_parquet(tmp / "meta.parquet", **WRITE_OPTIONS)
     for name in ("files", "stores"):
         if name in out:
             df = out[name]
-            (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / f"{name}.parquet")
+            (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / f"{name}.parquet", **WRITE_OPTIONS)
     old_dir = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
     if cache_dir.exists():
         cache_dir.rename(old_dir)

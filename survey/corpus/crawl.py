@@ -171,7 +171,8 @@ def save_classes(cache_dir: Path, frame: pl.DataFrame, profile: Profile) -> None
     pseudonyms and classes only, as the snapshot's inventory holds), replaced in one step."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = cache_dir / f"{CLASSES_FILE}.tmp-{os.getpid()}"
-    classes(frame).with_columns(sig=pl.lit(classes_signature(profile))).write_parquet(tmp)
+    # lz4, as the survey's other tables (``snapshot.store.WRITE_OPTIONS``): written every run
+    classes(frame).with_columns(sig=pl.lit(classes_signature(profile))).write_parquet(tmp, compression="lz4")
     os.replace(tmp, cache_dir / CLASSES_FILE)
 
 

@@ -80,6 +80,7 @@ from survey.corpus.crawl import binary_paths, path_bytes, path_text
 from survey.corpus.privacy import pseudonym
 from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
+from survey.snapshot.store import WRITE_OPTIONS
 
 HERE = Path(__file__).parent / "queries"
 # paths decode as UTF-8 here (``path_text``), so a valid UTF-8 name is one polars cast away
@@ -556,7 +557,7 @@ class GrepCache:
             tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
             # not rechunked: each engine's rows are written as they are (at 567k files,
             # a copy of both and a unique() over them held 300 MB more)
-            pl.concat([self.new[e] for e in self.ENGINES], rechunk=False).write_parquet(tmp)
+            pl.concat([self.new[e] for e in self.ENGINES], rechunk=False).write_parquet(tmp, **WRITE_OPTIONS)
             os.replace(tmp, self.path)
             mine = re.compile(re.escape(self.stem) + r"(-[0-9a-f]{24}\.parquet|\.json)")
             for p in self.path.parent.iterdir():

@@ -55,6 +55,13 @@ def fingerprint(files: pl.DataFrame) -> str:
     return h.hexdigest()
 
 
+# How the survey writes its own tables (a snapshot's inventory and walk tables, the cache's
+# per-file tables): lz4, not polars' default zstd. They are written once a run and read a few
+# times; at 114k files (1 GB of cursor_stream captures) zstd took twice as long to write
+# (the cache's meta.parquet 0.031 -> 0.018 s, files.parquet 0.034 -> 0.015 s) and to read,
+# for files 1.7x smaller.
+WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4"}
+
 class SnapshotWriter:
     def __init__(self, base: Path, date: str, runtime: str) -> None:
         self.final = base / date / runtime
@@ -72,15 +79,15 @@ class SnapshotWriter:
         if inv.height == 0:  # an empty corpus still gets a readable (empty) inventory
             part = self.tmp / "inventory" / "stratum=none"
             part.mkdir(parents=True)
-            inv.drop("stratum").write_parquet(part / "00000000.parquet")
+            inv.drop("stratum").write_parquet(part / "00000000.parquet", **WRITE_OPTIONS)
             return
-        inv.write_parquet(self.tmp / "inventory", partition_by="stratum")
+        inv.write_parquet(self.tmp / "inventory", partition_by="stratum", **WRITE_OPTIONS)
 
     def write_table(self, name: str, df: pl.DataFrame | pl.LazyFrame) -> None:
         if isinstance(df, pl.LazyFrame):  # streamed from the walk's spilled parts
-            df.sink_parquet(self.tmp / "walk" / f"{name}.parquet")
+            df.sink_parquet(self.tmp / "walk" / f"{name}.parquet", **WRITE_OPTIONS)
         else:
-            df.write_parquet(self.tmp / "walk" / f"{name}.parquet")
+            df.write_parquet(self.tmp / "walk" / f"{name}.parquet", **WRITE_OPTIONS)
 
     def link_table(self, name: str, files: list[Path], rest: pl.LazyFrame | None = None) -> None:
         """A table as a folder of Parquet parts: ``files`` (parts the walk already wrote, whose
@@ -91,7 +98,7 @@ class SnapshotWriter:
         for i, p in enumerate(files):
             link_or_copy(p, d / f"part-{i:06d}.parquet")
         if rest is not None:
-            rest.sink_parquet(d / f"part-{len(files):06d}.parquet")
+            rest.sink_parquet(d / f"part-{len(files):06d}.parquet", **WRITE_OPTIONS)
 
     def write_json(self, name: str, obj: Any) -> None:
         (self.tmp / f"{name}.json").write_bytes(dumps(obj))
