@@ -686,7 +686,7 @@ class Instrument:
 def _child_survey(spec: dict) -> dict:
     from survey.census.pool import prestart
 
-    prestart(spec["jobs"])  # as ``survey run`` does, before the survey's imports
+    prestart(spec["jobs"], [spec["runtime"]])  # as ``survey run`` does, before the survey's imports
     import survey.evidence.grep as G
     import survey.pipeline as P
     import survey.render.render as R

@@ -128,7 +128,7 @@ def run(
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
     from survey.census.pool import prestart
 
-    prestart(jobs)  # the walk's fork server imports beside the survey's own imports (pool.py)
+    prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
     from survey.pipeline import run_survey
     from survey.render.index import render_index
     from survey.synth.demo import demo_root, ensure_demo

@@ -558,3 +558,27 @@ def test_the_survey_writes_its_own_tables_lz4(tmp_path: Path, monkeypatch: pytes
     assert set(codecs) == {"LZ4_RAW"}, {k: sorted(v)[:5] for k, v in codecs.items() if k != "LZ4_RAW"}
     names = {Path(p).name for p in codecs["LZ4_RAW"]}
     assert {"meta.parquet", "files.parquet", "00000000.parquet"} <= names
+
+
+def test_the_fork_server_is_not_started_first_thing_for_a_rerun(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``survey run`` starts the walk's fork server before its own imports, but not where a
+    run of the same runtime left a walk cache: a re-run walks little, and the server's
+    imports took a core beside its crawl and greps. ``collect`` starts it when it is needed."""
+    import survey.census.pool as pool
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path))
+    started: list[bool] = []
+    monkeypatch.setattr(pool, "pool_context", lambda start=False: started.append(start))
+    pool.prestart(2, ["cursor"])
+    assert started == [True] and not pool.left_cache(None)
+    (tmp_path / "cursor" / "r-0123").mkdir(parents=True)
+    (tmp_path / "cursor" / "r-0123" / "meta.parquet").write_bytes(b"")
+    assert pool.left_cache(["cursor"]) and pool.left_cache(None) and not pool.left_cache(["codex"])
+    started.clear()
+    pool.prestart(2, ["cursor"])
+    pool.prestart(2, None)
+    pool.prestart(1, ["codex"])  # one job: no workers at all
+    assert started == []
+    pool.prestart(2, ["codex"])
+    pool.prestart(2, ["cursor"], cache=False)  # --no-cache walks everything again
+    assert started == [True, True]
