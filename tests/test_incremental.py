@@ -582,3 +582,34 @@ def test_the_fork_server_is_not_started_first_thing_for_a_rerun(tmp_path: Path, 
     pool.prestart(2, ["codex"])
     pool.prestart(2, ["cursor"], cache=False)  # --no-cache walks everything again
     assert started == [True, True]
+
+
+def test_a_rerun_with_workers_to_come_starts_them_before_its_rechecks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-run whose new and changed files pass ``POOL_MIN_BYTES`` starts the walk's fork
+    server as soon as it knows (before the existence rechecks, which take a core for a
+    while at 5 GB), not at its first batch; one with less to walk never starts it."""
+    import survey.census.collect as C
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    real = C.pool_context
+    early: list[int] = []
+
+    def spy(start: bool = False):  # type: ignore[no-untyped-def]
+        if start:
+            early.append(1)
+            return None
+        return real()
+
+    monkeypatch.setattr(C, "pool_context", spy)
+    root = tmp_path / "projects"
+    generate(root, seed=5, sessions=10)
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d1", jobs=2)
+    first = len(early)  # (a first run's: its own rule, start_walkers)
+    (next(root.rglob("*.jsonl"))).write_bytes(b'{"role":"user"}\n' * 50)  # 800 bytes to walk
+    monkeypatch.setattr(C, "POOL_MIN_BYTES", 1 << 20)
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d2", jobs=2)
+    assert len(early) == first
+    monkeypatch.setattr(C, "POOL_MIN_BYTES", 100)
+    (next(root.rglob("*.jsonl"))).write_bytes(b'{"role":"user"}\n' * 60)
+    again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", jobs=2)
+    assert len(early) == first + 1 and again.cache["walked"] == 1 and again.cache["worker_cpu"] > 0

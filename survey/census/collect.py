@@ -242,6 +242,10 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         todo = todo.join(meta.select("file_id", pl.col("key").alias("_old"), pl.col("part").alias("_part")),
                          on="file_id", how="left", maintain_order="left")
         same = (pl.col("key") == pl.col("_old")).fill_null(False)
+        if jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
+            # a re-run with workers to come (new and changed files alone pass the bound):
+            # their fork server imports beside the existence rechecks, not after them
+            pool_context(start=True)
         rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir, profile,
                                       str(root), max_line)
         hit = same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
