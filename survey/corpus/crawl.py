@@ -405,9 +405,10 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
     scan = NATIVE.scan_dir if NATIVE is not None else scan_dir
     file_rows = NATIVE.file_rows if NATIVE is not None else None
     stack = [""]
+    base_dir = os.path.join(os.fspath(root), "")  # with its separator: a folder's path by one concatenation
     while stack:
         reldir = stack.pop()
-        full = os.path.join(root, reldir) if reldir else str(root)
+        full = base_dir + reldir if reldir else os.fspath(root)
         try:
             listed, kinds, packed = scan(full)
         except OSError:
