@@ -613,3 +613,52 @@ def test_a_rerun_with_workers_to_come_starts_them_before_its_rechecks(tmp_path: 
     (next(root.rglob("*.jsonl"))).write_bytes(b'{"role":"user"}\n' * 60)
     again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", jobs=2)
     assert len(early) == first + 1 and again.cache["walked"] == 1 and again.cache["worker_cpu"] > 0
+
+
+def test_a_recheck_reads_the_checked_lines_where_the_cache_says_they_are(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk keeps, for each volatile transcript, where its checked lines are
+    (``spans.parquet``); a re-run's recheck reads those lines only, not the whole file, and
+    finds what a whole read finds. Spans that do not hold a checked line (a bug, or a cache
+    from elsewhere) are not trusted: the file is read whole."""
+    import polars as pl
+
+    import survey.census.collect as C
+    from survey.census import walk as W
+    from survey.synth import claude_code
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=6, sessions=12)
+    prof = get("claude_code")
+    run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    [spans_file] = list((tmp_path / "cache").rglob(C.SPANS_FILE))
+    kept = pl.read_parquet(spans_file)
+    volatile = set(pl.read_parquet(spans_file.with_name("meta.parquet")).filter("volatile")["file_id"])
+    assert kept.height and set(kept["file_id"]) <= volatile and len(set(kept["file_id"])) >= 2
+    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    for fid, *span in kept.iter_rows():
+        by_file.setdefault(fid, []).append(tuple(span))  # type: ignore[arg-type]
+    # each file's spans against a whole read: the same lines and markers
+    for p in sorted(root.rglob("*.jsonl")):
+        read: list = []
+        whole = W.recheck_exists(prof, str(p), str(p), str(root), spans_out=read)
+        if not read:
+            continue
+        fid = next((f for f, sp in by_file.items() if sorted(sp) == sorted(read)), None)
+        assert fid is not None, p.name  # the walk kept the spans a whole read finds
+        assert W.recheck_exists(prof, str(p), str(p), str(root), spans=by_file[fid]) == whole
+        wrong = [(n, s + 1, e) for n, s, e in by_file[fid]]  # off by one byte: not a checked line
+        assert W.recheck_exists(prof, str(p), str(p), str(root), spans=wrong) == whole
+    whole_reads: list[int] = []
+    real = W._lines_holding
+
+    def counting(*a, **k):  # type: ignore[no-untyped-def]
+        whole_reads.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(W, "_lines_holding", counting)
+    again = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["walked"] == 0 and again.cache["cache_hits"] == again.cache["files"]
+    assert whole_reads == []  # every volatile file's checks read from its spans
+    assert pl.read_parquet(spans_file).sort(pl.all()).equals(kept.sort(pl.all()))  # carried to the new cache

@@ -34,7 +34,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,10 @@ SPILLED = (*W.COLUMNS, *DERIVED)
 ROLLUPS = {"node_counts": "nodes"}
 
 CACHE_LAYOUT = "parts-9"  # how the cache folder is laid out: a change starts it afresh
+# where the volatile files' checked lines are (file_id, line_no, start, end), for their
+# rechecks (``_recheck_volatile``); a cache without it has each of them read whole
+SPANS_FILE = "spans.parquet"
+SPANS_SCHEMA = {"file_id": pl.String, "line_no": pl.Int64, "start": pl.Int64, "end": pl.Int64}
 
 # Below this many bytes to walk, the walk runs in this process: starting the pool (a fork
 # server that imports polars, then its workers) costs about what walking 20-30 MB does.
@@ -128,13 +132,17 @@ def _needles(inv: Inventory, children: dict[str, list[str]], walk: pl.DataFrame,
 
 
 def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, root: str,
-                      max_line: int) -> list[str]:
+                      max_line: int, spans: list[tuple] | None = None) -> list[str]:
     """Of the volatile files unchanged since the last run (``cands``: ``path``, ``file_id``,
     ``kind``, ``_part``), those whose existence checks come out now as the kept rows say
     (``walk.recheck_exists``): served from the cache, not walked again. A volatile file's
     result depends on other files only through those checks, so equal checks mean the rows
     a walk would give are the kept ones; any difference, or a check that cannot be redone
-    without a walk, and it is walked."""
+    without a walk, and it is walked.
+
+    Each file's checked lines are read where the cache's ``spans.parquet`` says they are
+    (``walk.check_spans``), not found by reading the file; ``spans`` gets (file_id, *span)
+    of the files served, for the next cache."""
     cands = cands.filter(pl.col("kind") == "jsonl")
     if not cands.height or not _part_names(cache_dir / "markers"):
         return []
@@ -148,13 +156,24 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
         return []  # an unreadable cache serves nothing
     for fid, line_no, name, n in rows.iter_rows():
         kept.setdefault(fid, []).append((line_no, name, n))
+    where: dict[str, list[W.Span]] = {}
+    try:
+        if (cache_dir / SPANS_FILE).exists():
+            for fid, *span in pl.read_parquet(cache_dir / SPANS_FILE).join(
+                    cands.select("file_id"), on="file_id", how="semi").iter_rows():
+                where.setdefault(fid, []).append(tuple(span))  # type: ignore[arg-type]
+    except (OSError, pl.exceptions.PolarsError):
+        where = {}  # (each file is read whole, as without spans)
     out = []
     tops: dict[tuple[str, str], bool] = {}
     for raw, fid in cands.select("path", "file_id").iter_rows():
         path = os.fsdecode(raw)
-        now = W.recheck_exists(profile, path, path, root, max_line, tops)
+        read: list[W.Span] = []
+        now = W.recheck_exists(profile, path, path, root, max_line, tops, where.get(fid), read)
         if now and sorted(now) == sorted(kept.get(fid, ())):  # (none found: walked)
             out.append(fid)
+            if spans is not None:
+                spans.extend((fid, *x) for x in read)
     return out
 
 
@@ -227,6 +246,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     volatile: list[str] = []  # files whose result depends on other files (meta says which)
     rechecked: list[str] = []  # of those, the ones served from the cache: their checks came out as before
+    spans: list[tuple] = []  # (file_id, line_no, start, end): where volatile files' checked lines are
     sig = walk_signature(profile, mode, allow_mcp, max_line)
     cache_error = None
     try:
@@ -247,7 +267,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             # their fork server imports beside the existence rechecks, not after them
             pool_context(start=True)
         rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir, profile,
-                                      str(root), max_line)
+                                      str(root), max_line, spans)
         hit = same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
         where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
         if where.height:
@@ -289,6 +309,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             # store facts are flat, gated by the reader (counts, table names, flags): one row per store
             stores.append(pl.DataFrame(b.stores, infer_schema_length=None))
         walked_volatile.extend(b.volatile)
+        spans.extend(b.spans)
         if progress:
             progress(len(b.files), b.nbytes)
 
@@ -343,7 +364,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if cache_dir is not None:
         try:
             where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
-                                         walked.select("file_id", "_batch"), {*walked_volatile, *rechecked})
+                                         walked.select("file_id", "_batch"), {*walked_volatile, *rechecked},
+                                         pl.DataFrame(spans, schema=SPANS_SCHEMA, orient="row"))
             # the cached rows now live in the new cache: scan them there, not in the old one
             # (the rollups too: made above from the old cache's parts, which are gone)
             for name in SPILLED:
@@ -422,6 +444,7 @@ class BatchOut:
     nbytes: int
     cpu: float  # CPU seconds the batch took in its worker (fork-server workers are not our children)
     index: int  # the batch's number: its parts are ``part-<index>.parquet``
+    spans: list[tuple] = field(default_factory=list)  # (file_id, *walk.Span) of its volatile files
 
 
 def start_walkers(jobs: int | None, cache_dir: Path | None) -> None:
@@ -738,6 +761,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
     files: list[tuple] = []
     stores: list[dict] = []
     volatile: list[str] = []
+    spans: list[tuple] = []
     nbytes = 0
     cpu0 = time.process_time()
     spilled = False  # the file walking now has handed rows to the batch's part mid-file
@@ -765,6 +789,8 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
                 if len(parts) == 1:
                     parts.append(_BatchTables(schemas))
                 part = parts[1]
+            if split_volatile and kind == "jsonl":  # where its checked lines are, for the next run
+                spans.extend((fid, *x) for x in W.check_spans(walker.p, path, walker.max_line) or ())
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         part.add(r)
@@ -772,7 +798,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
     out = Path(spill)
     for k, part in enumerate(parts):
         part.write(out, schemas, part_label(index, k == 1))
-    return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index)
+    return BatchOut(files, stores, volatile, nbytes, time.process_time() - cpu0, index, spans)
 
 
 def part_label(index: int, volatile: bool = False) -> str:
@@ -930,8 +956,8 @@ COMPACT_AFTER_RUNS = 8
 
 
 def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, sig: str,
-                 where: pl.DataFrame, walked: pl.DataFrame,
-                 volatile: set[str]) -> tuple[pl.DataFrame, dict[str, int]]:
+                 where: pl.DataFrame, walked: pl.DataFrame, volatile: set[str],
+                 spans: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
     ``keys``: every file's cache key; ``where``: the part (``<run>-<part>``) of each file
     served from the old cache; ``walked``: the batch of each file walked now. Returns, per
@@ -946,7 +972,8 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     (whose label begins with its run), and whether it is ``volatile`` (``volatile``: the files
     whose result depends on other files, walked now or served after their checks were redone,
     ``_recheck_volatile``). After ``COMPACT_AFTER_RUNS`` runs, all
-    live rows are rewritten into one part."""
+    live rows are rewritten into one part. ``spans``: where the volatile files' checked lines
+    are (``SPANS_FILE``), of the files walked now and of those served after their checks."""
     tmp = cache_dir.with_name(cache_dir.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -1001,6 +1028,8 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     keys.join(new_where, on="file_id", how="left").select(
         "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
         part=part).write_parquet(tmp / "meta.parquet", **WRITE_OPTIONS)
+    if spans is not None and spans.height:
+        spans.write_parquet(tmp / SPANS_FILE, **WRITE_OPTIONS)
     for name in ("files", "stores"):
         if name in out:
             df = out[name]

@@ -103,8 +103,66 @@ def exists_marker(name: str, ok: bool) -> str:
 _PLAIN_PATH = re.compile(r"\$(\.[A-Za-z_][\w-]*)+\Z")
 
 
+def _checks(profile: Profile) -> list[tuple[str, list[str], bytes]] | None:
+    """The profile's existence checks as (name, keys, the last key as JSON: the needle a line
+    holding the check holds); None where a checked path is not plain keys (``$.a.b``)."""
+    checks = []
+    for name, jp in profile.exists_checks.items():
+        if not _PLAIN_PATH.match(jp):
+            return None
+        keys = jp.split(".")[1:]
+        checks.append((name, keys, orjson.dumps(keys[-1])))
+    return checks
+
+
+def _open(path: str) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+
+
+Span = tuple[int, int, int]  # a line of a file: (line_no, its first byte, the byte past its end)
+
+
+def check_spans(profile: Profile, path: str, max_line: int = DEFAULT_MAX_LINE) -> list[Span] | None:
+    """Where the lines a recheck reads are in the file at ``path`` (``recheck_exists``): kept
+    in the cache for a file found volatile, so the next run reads those lines, not the file.
+    None where there are none to keep (no plain checks, unreadable, past ``max_line``)."""
+    checks = _checks(profile)
+    fd = _open(path) if checks else None
+    if fd is None:
+        return None
+    spans: list[Span] = []
+    try:
+        for _ in _lines_holding(fd, [c[2] for c in checks or ()], max_line, spans):
+            pass
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return spans if os.path.getsize(path) <= max_line else None
+
+
+def _lines_at(fd: int, spans: list[Span], needles: list[bytes]) -> list[tuple[int, bytes]] | None:
+    """The lines ``spans`` name, each read where it is; None unless each is a whole line (an
+    LF or the file's start before it, an LF or its end after it) that holds a needle (then
+    the file is read as if there were no spans)."""
+    out = []
+    for line_no, start, end in spans:
+        lo = start - 1 if start > 0 else 0
+        b = os.pread(fd, end + 1 - lo, lo)
+        line = b[start - lo:end - lo]
+        if (len(line) != end - start or (start > 0 and b[:1] != b"\n")
+                or (len(b) > end - lo and b[end - lo:end - lo + 1] != b"\n") or not any(n in line for n in needles)):
+            return None
+        out.append((line_no, line))
+    return out
+
+
 def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
                    max_line: int = DEFAULT_MAX_LINE, tops: dict[tuple[str, str], bool] | None = None,
+                   spans: list[Span] | None = None, spans_out: list[Span] | None = None,
                    ) -> list[tuple[int, str, int]] | None:
     """The existence markers (``markers`` rows) a walk of the JSONL file at ``path`` would
     record now, found without walking it: each line that holds a checked key is parsed and
@@ -112,23 +170,26 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
     these checks can then be served from the cache when they come out as they did (collect
     compares them with the kept rows; any difference, one found or missed here included,
     means a walk). None where a checked path is not plain keys (``$.a.b``) or the file
-    cannot be read. ``tops``: ``target_exists``'s memo, for the run."""
-    checks = []
-    for name, jp in profile.exists_checks.items():
-        if not _PLAIN_PATH.match(jp):
-            return None
-        keys = jp.split(".")[1:]
-        checks.append((name, keys, orjson.dumps(keys[-1])))
+    cannot be read. ``tops``: ``target_exists``'s memo, for the run.
+
+    ``spans``: where those lines were when the file, unchanged since (its cache key), was
+    walked or rechecked (``check_spans``): only they are read (a 5 GB re-run read 550 MB of
+    transcripts for their checks). ``spans_out`` gets the spans of the lines read."""
+    checks = _checks(profile)
+    if checks is None:
+        return None
     if not checks:
         return []
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    fd = _open(path)
+    if fd is None:
         return None
     out: list[tuple[int, str, int]] = []
     needles = [c[2] for c in checks]
     try:
-        for line_no, line in _lines_holding(fd, needles, max_line):
+        lines = _lines_at(fd, spans, needles) if spans else None
+        if lines is not None and spans_out is not None:
+            spans_out.extend(spans or ())
+        for line_no, line in lines if lines is not None else _lines_holding(fd, needles, max_line, spans_out):
             if line_no == 0 and line.startswith(BOM):
                 line = line[3:]
             try:
@@ -148,14 +209,16 @@ def recheck_exists(profile: Profile, path: str, cur_path: str, root: str,
     return out
 
 
-def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
+def _lines_holding(fd: int, needles: list[bytes], max_line: int,
+                   spans: list[Span] | None = None) -> Iterator[tuple[int, bytes]]:
     """``(line_no, line)`` of each line of the file that holds a needle, framed and numbered
     as ``split_frames`` frames (a line past ``max_line`` is skipped, as the walk has it
     empty). A file of at most ``max_line`` bytes (so no line of it past the cap) is read
     whole and searched for the needles, and only those lines are framed: framing every line
     in Python was two thirds of rechecking 552 transcripts (1 GB of Claude Code sessions,
     0.29 s); the search is the C core's ``lines_holding`` where it is built (the GIL
-    released). A larger one is framed line by line, memory a chunk."""
+    released). A larger one is framed line by line, memory a chunk. ``spans`` gets each
+    line's place in a file read whole (``check_spans``)."""
     size = os.fstat(fd).st_size
     if size > max_line:
         with os.fdopen(fd, "rb", closefd=False) as fh:
@@ -169,6 +232,8 @@ def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tup
     buf = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if NATIVE is not None:
         for line_no, start, end in NATIVE.lines_holding(buf, needles):
+            if spans is not None:
+                spans.append((line_no, start, end))
             yield line_no, buf[start:end]
         return
     starts = set()
@@ -186,7 +251,10 @@ def _lines_holding(fd: int, needles: list[bytes], max_line: int) -> Iterator[tup
         line_no += buf.count(b"\n", prev, start)
         prev = start
         end = buf.find(b"\n", start)
-        yield line_no, buf[start:end if end >= 0 else len(buf)]  # (no line of it passes the cap)
+        end = end if end >= 0 else len(buf)
+        if spans is not None:
+            spans.append((line_no, start, end))
+        yield line_no, buf[start:end]  # (no line of it passes the cap)
 
 
 def jtype(v: object) -> str:
