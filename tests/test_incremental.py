@@ -662,3 +662,49 @@ def test_a_recheck_reads_the_checked_lines_where_the_cache_says_they_are(tmp_pat
     assert again.cache["walked"] == 0 and again.cache["cache_hits"] == again.cache["files"]
     assert whole_reads == []  # every volatile file's checks read from its spans
     assert pl.read_parquet(spans_file).sort(pl.all()).equals(kept.sort(pl.all()))  # carried to the new cache
+
+
+def test_the_kept_existence_markers_are_the_parts_and_serve_a_recheck(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache keeps the volatile files' existence markers beside them (``checks.parquet``),
+    row for row what the walk's ``markers`` parts hold for those files; a re-run compares its
+    rechecks with them, not with a scan of every part, and a cache without the file (an
+    older one) has them read from the parts, serving the same files."""
+    import polars as pl
+
+    import survey.census.collect as C
+    from survey.synth import claude_code
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=8, sessions=12)
+    prof = get("claude_code")
+    run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    [kept] = list((tmp_path / "cache").rglob(C.CHECKS_FILE))
+    cache = kept.parent
+    rows = pl.read_parquet(kept)
+    name = pl.col("name").cast(pl.String)
+    parts = (pl.scan_parquet(cache / "markers" / "*.parquet").select("file_id", "line_no", name, "count")
+             .filter(pl.any_horizontal(name.str.ends_with(m) for m in (":present", ":missing"))).collect())
+    assert rows.height >= 2 and rows.sort(pl.all()).equals(parts.sort(pl.all()))
+    scans: list[bool] = []  # the recheck's scans of the markers parts
+    rechecking = [False]
+    real_scan, real_recheck = C._scan_runs, C._recheck_volatile
+
+    def recheck(*a, **k):  # type: ignore[no-untyped-def]
+        rechecking[0] = True
+        try:
+            return real_recheck(*a, **k)
+        finally:
+            rechecking[0] = False
+
+    monkeypatch.setattr(C, "_recheck_volatile", recheck)
+    monkeypatch.setattr(C, "_scan_runs", lambda d, w: (scans.append(rechecking[0] and d.name == "markers"),
+                                                       real_scan(d, w))[1])
+    again = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["walked"] == 0 and not any(scans)
+    assert pl.read_parquet(kept).sort(pl.all()).equals(rows.sort(pl.all()))
+    kept.unlink()  # an older cache: the kept markers come from the parts
+    scans.clear()
+    third = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d3")
+    assert third.cache["walked"] == 0 and any(scans)
