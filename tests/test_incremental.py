@@ -615,6 +615,20 @@ def test_a_rerun_with_workers_to_come_starts_them_before_its_rechecks(tmp_path: 
     assert len(early) == first + 1 and again.cache["walked"] == 1 and again.cache["worker_cpu"] > 0
 
 
+def _claude_surveyed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int):  # type: ignore[no-untyped-def]
+    """A synthetic Claude Code corpus (with persisted tool outputs: volatile transcripts)
+    surveyed once into a cache of its own: (profile, root, that root's walk cache folder)."""
+    from survey.synth import claude_code
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "claude"
+    claude_code.generate(root, seed=seed, sessions=12)
+    prof = get("claude_code")
+    run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    [meta] = list((tmp_path / "cache").rglob("meta.parquet"))
+    return prof, root, meta.parent
+
+
 def test_a_recheck_reads_the_checked_lines_where_the_cache_says_they_are(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk keeps, for each volatile transcript, where its checked lines are
@@ -625,14 +639,9 @@ def test_a_recheck_reads_the_checked_lines_where_the_cache_says_they_are(tmp_pat
 
     import survey.census.collect as C
     from survey.census import walk as W
-    from survey.synth import claude_code
 
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "claude"
-    claude_code.generate(root, seed=6, sessions=12)
-    prof = get("claude_code")
-    run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    [spans_file] = list((tmp_path / "cache").rglob(C.SPANS_FILE))
+    prof, root, cache = _claude_surveyed_once(tmp_path, monkeypatch, seed=6)
+    spans_file = cache / C.SPANS_FILE
     kept = pl.read_parquet(spans_file)
     volatile = set(pl.read_parquet(spans_file.with_name("meta.parquet")).filter("volatile")["file_id"])
     assert kept.height and set(kept["file_id"]) <= volatile and len(set(kept["file_id"])) >= 2
@@ -673,15 +682,9 @@ def test_the_kept_existence_markers_are_the_parts_and_serve_a_recheck(tmp_path: 
     import polars as pl
 
     import survey.census.collect as C
-    from survey.synth import claude_code
 
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "claude"
-    claude_code.generate(root, seed=8, sessions=12)
-    prof = get("claude_code")
-    run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    [kept] = list((tmp_path / "cache").rglob(C.CHECKS_FILE))
-    cache = kept.parent
+    prof, root, cache = _claude_surveyed_once(tmp_path, monkeypatch, seed=8)
+    kept = cache / C.CHECKS_FILE
     rows = pl.read_parquet(kept)
     name = pl.col("name").cast(pl.String)
     parts = (pl.scan_parquet(cache / "markers" / "*.parquet").select("file_id", "line_no", name, "count")
