@@ -711,3 +711,21 @@ def test_the_kept_existence_markers_are_the_parts_and_serve_a_recheck(tmp_path: 
     scans.clear()
     third = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date="d3")
     assert third.cache["walked"] == 0 and any(scans)
+
+
+def test_check_spans_are_the_lines_a_whole_read_finds_and_none_past_the_cap(tmp_path: Path) -> None:
+    """``check_spans`` gives the places of the lines a recheck reads (its ``spans_out`` on a
+    whole read), and none for a file past ``max_line``, which is framed line by line."""
+    from survey.census import walk as W
+
+    prof = get("claude_code")
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(b'{"a": 1}\n{"toolUseResult": {"persistedOutputPath": "/x/y.txt"}}\n\n'
+                  b'{"toolUseResult": {"persistedOutputPath": "/x/z.txt"}}')
+    read: list = []
+    W.recheck_exists(prof, str(f), str(f), str(tmp_path), spans_out=read)
+    spans = W.check_spans(prof, str(f))
+    assert spans == read and [n for n, _, _ in spans] == [1, 3]
+    assert all(f.read_bytes()[s:e].startswith(b'{"toolUseResult"') for _, s, e in spans)
+    assert W.check_spans(prof, str(f), max_line=20) is None
+    assert W.check_spans(prof, str(tmp_path / "gone.jsonl")) is None

@@ -135,13 +135,15 @@ def check_spans(profile: Profile, path: str, max_line: int = DEFAULT_MAX_LINE) -
         return None
     spans: list[Span] = []
     try:
+        if os.fstat(fd).st_size > max_line:  # (framed line by line: no places kept)
+            return None
         for _ in _lines_holding(fd, [c[2] for c in checks or ()], max_line, spans):
             pass
     except OSError:
         return None
     finally:
         os.close(fd)
-    return spans if os.path.getsize(path) <= max_line else None
+    return spans
 
 
 def _lines_at(fd: int, spans: list[Span], needles: list[bytes]) -> list[tuple[int, bytes]] | None:
