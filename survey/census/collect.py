@@ -152,25 +152,24 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
     cands = cands.filter(pl.col("kind") == "jsonl")
     if not cands.height or not _part_names(cache_dir / "markers"):
         return []
-    kept: dict[str, list[tuple[int, str, int]]] = {}
+    def by_file(rows: pl.DataFrame) -> dict[str, list[tuple]]:  # the candidates' rows, per file
+        out: dict[str, list[tuple]] = {}
+        for fid, *row in rows.join(cands.select("file_id"), on="file_id", how="semi").iter_rows():
+            out.setdefault(fid, []).append(tuple(row))
+        return out
+
     try:
         if (cache_dir / CHECKS_FILE).exists():
-            rows = pl.read_parquet(cache_dir / CHECKS_FILE).join(cands.select("file_id"), on="file_id", how="semi")
+            kept = by_file(pl.read_parquet(cache_dir / CHECKS_FILE))
         else:
             name = pl.col("name").cast(pl.String)  # (Categorical in the parts)
-            rows = (_scan_runs(cache_dir / "markers", cands.select("file_id", pl.col("_part").alias("part")))
-                    .filter(pl.any_horizontal(name.str.ends_with(m) for m in W.EXISTS_MARKERS))
-                    .select("file_id", "line_no", name, "count").collect())
+            kept = by_file(_scan_runs(cache_dir / "markers", cands.select("file_id", pl.col("_part").alias("part")))
+                           .filter(pl.any_horizontal(name.str.ends_with(m) for m in W.EXISTS_MARKERS))
+                           .select("file_id", "line_no", name, "count").collect())
     except (OSError, pl.exceptions.PolarsError):
         return []  # an unreadable cache serves nothing
-    for fid, line_no, name, n in rows.iter_rows():
-        kept.setdefault(fid, []).append((line_no, name, n))
-    where: dict[str, list[W.Span]] = {}
     try:
-        if (cache_dir / SPANS_FILE).exists():
-            for fid, *span in pl.read_parquet(cache_dir / SPANS_FILE).join(
-                    cands.select("file_id"), on="file_id", how="semi").iter_rows():
-                where.setdefault(fid, []).append(tuple(span))  # type: ignore[arg-type]
+        where = by_file(pl.read_parquet(cache_dir / SPANS_FILE)) if (cache_dir / SPANS_FILE).exists() else {}
     except (OSError, pl.exceptions.PolarsError):
         where = {}  # (each file is read whole, as without spans)
     out = []
@@ -797,7 +796,8 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
         nbytes += r.nbytes
         files.append((fid, r.status, r.nbytes, r.lines, r.hash, r.truncations))
         part = parts[0]
-        if checks and r.markers and any(m[1].endswith(W.EXISTS_MARKERS) for m in r.markers):
+        exists = [m for m in r.markers if m[1].endswith(W.EXISTS_MARKERS)] if checks else []
+        if exists:
             volatile.append(fid)
             # a file whose rows went to the batch's part mid-walk keeps the rest there too
             # (the part is then rewritten by the next run's cache, as a mixed part is)
@@ -807,7 +807,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
                 part = parts[1]
             if split_volatile and kind == "jsonl":  # where its checked lines are, for the next run
                 spans.extend((fid, *x) for x in W.check_spans(walker.p, path, walker.max_line) or ())
-                exists_rows.extend((fid, *m) for m in r.markers if m[1].endswith(W.EXISTS_MARKERS))
+                exists_rows.extend((fid, *m) for m in exists)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
         part.add(r)

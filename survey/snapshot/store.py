@@ -62,6 +62,7 @@ def fingerprint(files: pl.DataFrame) -> str:
 # for files 1.7x smaller.
 WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4"}
 
+
 class SnapshotWriter:
     def __init__(self, base: Path, date: str, runtime: str) -> None:
         self.final = base / date / runtime
