@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import sqlite3
@@ -728,23 +729,47 @@ def test_a_store_read_in_place_is_never_written_locked_or_waited_on(tmp_path: Pa
     assert list(private_tmp.iterdir()) == []
 
 
-@settings(max_examples=300, deadline=None)
-@given(escape=st.lists(st.booleans(), min_size=8, max_size=8), upper=st.booleans(),
-       other=st.dictionaries(st.text(max_size=6), st.text(max_size=12), max_size=4), where=st.integers(0, 4))
-def test_a_bubble_that_may_hold_thinking_is_always_parsed(escape: list[bool], upper: bool,
-                                                          other: dict[str, str], where: int) -> None:
-    """The desktop reader parses a bubble for its thinking tallies only when its text may
-    hold a ``thinking`` key (the walk takes every record as text). JSON can write any letter
-    of the key as a \\u escape: the test may never miss one, however the key is spelled."""
-    key = "".join(f"\\u{ord(ch):04{'X' if upper else 'x'}}" if e else ch for ch, e in zip("thinking", escape, strict=True))
-    items = [json.dumps(k) + ":" + json.dumps(v) for k, v in other.items()]
-    items.insert(min(where, len(items)), f'"{key}":{{"text":"x"}}')
-    data = ("{" + ",".join(items) + "}").encode()
-    assert "thinking" in json.loads(data)
-    assert stores._maybe_thinking(data)
-    plain = json.dumps(other).encode()
-    if "thinking" not in other and b"\\u00" not in plain:
-        assert not stores._maybe_thinking(plain) or b'"thinking"' in plain
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_thinking_blocks_are_tallied_however_their_key_is_spelled(engine: str, tmp_path: Path) -> None:
+    """A bubble's top-level ``thinking`` object is tallied (text, a signature alone, blank)
+    wherever it stands among the keys and however JSON spells its key (any letter a \\u
+    escape, in either case); a ``thinking`` that is not an object, or one nested deeper, is
+    not. The C core hands the object over from its tape (the walk's own pass), the Python
+    walker from the parsed record: both tally what a parse of every bubble would."""
+    from survey.census import walk as W
+
+    rnd = random.Random(7)
+    values = [{"text": "some thought"}, {"text": " \u2003\n", "signature": "sig"}, {"text": "", "signature": ""},
+              {"signature": "s"}, {}, {"text": 3, "signature": None}, "not an object", None, [1]]
+    want = {"thinking_with_text": 0, "thinking_signature_only": 0, "thinking_blank": 0}
+    rows = []
+    for i in range(400):
+        key = "".join(f"\\u{ord(ch):04{rnd.choice('xX')}}" if rnd.random() < 0.3 else ch for ch in "thinking")
+        items = [f'"k{j}":{json.dumps(rnd.choice(["x", 1, {"thinking": {"text": "deep"}}]))}'
+                 for j in range(rnd.randrange(4))]
+        if i % 5:
+            th = rnd.choice(values)
+            items.insert(rnd.randrange(len(items) + 1), f'"{key}":{json.dumps(th)}')
+            if isinstance(th, dict):
+                text, sig = th.get("text"), th.get("signature")
+                want["thinking_with_text" if isinstance(text, str) and text.strip() else
+                     "thinking_signature_only" if sig else "thinking_blank"] += 1
+        rows.append((f"bubbleId:c:{i}", "{" + ",".join(items) + "}"))
+    assert sum(want.values()) > 100 and all(want.values())
+    db = tmp_path / "state.vscdb"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    con.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", rows)
+    con.commit()
+    con.close()
+    walker = W.make_walker("cursor_desktop", "reviewed", False, b"s" * 32)
+    if engine == "python":
+        walker._core = None
+    elif walker._core is None:
+        pytest.skip("the C core is not built here")
+    res = W.walk_file(walker, str(db), "f-1", "sqlite", db.stat().st_size)
+    assert res.status == "ok" and res.store["kv_rows"] == 400
+    assert {k: res.store[k] for k in want} == want
 
 
 def test_a_desktop_value_that_is_not_utf8_is_one_records_outcome(tmp_path: Path) -> None:

@@ -2496,15 +2496,27 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
  * of the text (or it is not an object): the caller parses it and calls record(), as the
  * Python walker always does. */
 static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyLong_Check(args[1]) || !PyUnicode_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "record_text(res, line_no: int, data: bytes, rclass: str)");
+    if (nargs < 4 || nargs > 5 || !PyLong_Check(args[1]) || !PyUnicode_Check(args[3]) ||
+        (nargs == 5 && !PyUnicode_CheckExact(args[4]))) {
+        PyErr_SetString(PyExc_TypeError, "record_text(res, line_no: int, data: bytes, rclass: str, probe: str = None)");
         return NULL;
     }
     if (!c->use_tape) Py_RETURN_FALSE;
     PyObject *res = args[0];
+    PyObject *probe = NULL;  /* a top-level key: the span of its value, if an object */
+    if (nargs == 5) {
+        probe = Py_NewRef(args[4]);
+        PyUnicode_InternInPlace(&probe);  /* keys on the tape are interned: found by identity */
+    }
+    Py_ssize_t span_off = -1, span_len = 0;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) { Py_XDECREF(probe); return NULL; }
     int rc = scan_text(c, (const char *)view.buf, view.len, 0);
+    if (rc == SC_OK && probe && c->tape[0].t == T_OBJ) {
+        Py_ssize_t v = t_field(c->tape, 0, probe);
+        if (v >= 0 && c->tape[v].t == T_OBJ) span_off = c->tape[v].off, span_len = c->tape[v].len;
+    }
+    Py_XDECREF(probe);
     if (rc == SC_OK) {
         PyObject *a[4] = {args[1], S_ok, PyLong_FromSsize_t(view.len), PyLong_FromLong(0)};
         rc = (a[2] && a[3]) ? t_record(c, res, (const char *)view.buf, a, args[3]) : -1;
@@ -2515,6 +2527,7 @@ static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nar
     if (c->scap > (1 << 20)) { PyMem_Free(c->scratch); c->scratch = NULL; c->scap = 0; }
     if (rc <= 0 && res != c->lines_res && tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
     if (rc < 0) return NULL;
+    if (rc == SC_OK && span_off >= 0) return Py_BuildValue("(nn)", span_off, span_len);
     return PyBool_FromLong(rc == SC_OK);
 }
 
@@ -2774,7 +2787,8 @@ static PyMethodDef Core_methods[] = {
     {"take", (PyCFunction)(void (*)(void))Core_take, METH_FASTCALL,
      "take(res, file_id, nodes, node_keys, values, value_keys, nodes_from, values_from): the held counts into two batch Tables"},
     {"record_text", (PyCFunction)(void (*)(void))Core_record_text, METH_FASTCALL,
-     "record_text(res, line_no, data, rclass) -> bool: a store record's JSON text on the tape"},
+     "record_text(res, line_no, data, rclass, probe=None) -> bool: a store record's JSON text on the tape;\n"
+     "with probe (a key): (offset, length) of that top-level key's value in data where it is an object"},
     {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,
      "lines(res, data, line_no, max_line, tail) -> next line_no: frame, parse and record"},
     {NULL, NULL, 0, NULL},

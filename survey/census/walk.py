@@ -947,6 +947,9 @@ class Walker:
         res.hash = facts.get("hash", "")
         res.nbytes = facts.get("nbytes", 0)
         parse = getattr(reader, "parse", None)  # a reader that hands some records over unparsed
+        # a record kind -> (a top-level key, a tally of the store's facts): the key's value,
+        # where it is an object, goes to the tally (found on the C core's tape in its pass)
+        probes: dict[str, tuple[str, Any]] = getattr(reader, "probes", {})
         core = self._core
         n = 0
         if core is not None:
@@ -961,9 +964,17 @@ class Walker:
                     spill(res)
                     due += SPILL_RECORDS
                 if status == UNPARSED:  # the record's JSON text: on the tape if it can, else parsed here
-                    if core is not None and core.record_text(res, n, obj, rclass):
-                        continue
+                    probe = probes.get(rclass)
+                    if core is not None:
+                        got = core.record_text(res, n, obj, rclass, probe[0]) if probe else \
+                            core.record_text(res, n, obj, rclass)
+                        if got is not False:
+                            if got is not True:  # where the probed key's object is in the text
+                                probe[1](facts, orjson.loads(memoryview(obj)[got[0]:got[0] + got[1]]))  # type: ignore[index]
+                            continue
                     status, obj = parse(obj)  # type: ignore[misc]
+                    if probe and isinstance(obj, dict) and isinstance(obj.get(probe[0]), dict):
+                        probe[1](facts, obj[probe[0]])
                 if obj is None:
                     res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
                     continue
