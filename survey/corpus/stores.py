@@ -51,7 +51,9 @@ after the records are exhausted. ``records`` yields ``(rclass, status, obj | Non
 ``UNPARSED`` with ``obj`` the record's JSON text (the desktop reader hands every record
 over so, having parsed the few it tallies): the walk reads it on the C core's tape, as it
 does a JSONL line, or else parses it with the reader's ``parse`` (``_classify_bytes``), as
-the Python walker always does.
+the Python walker always does. A reader's ``probes`` (record kind -> a top-level key and a
+tally) have the walk hand that key's object to the tally with the facts: a bubble's
+thinking block, found on the tape of the walk's own pass.
 Every fact a reader sets is declared in its template, so every store of a runtime has the
 same columns whatever its outcome (the walk turns facts into the ``stores`` table).
 
@@ -59,7 +61,7 @@ Why a few census figures are facts rather than walked values: the walk records s
 gated values per path and lengths per file, so a figure that needs *two strings of one
 record judged together* (thinking text blank while its signature is set) or *ids compared
 across records* (a composer's bubble list against the rowid order of its bubble keys) is
-tallied here, as counts only, from objects the reader has in hand anyway. Numbers per record
+tallied here (or by a probe the walk applies), as counts only, from objects in hand anyway. Numbers per record
 (``_v``, token counts) come from the walk's ``numbers`` table instead.
 """
 
