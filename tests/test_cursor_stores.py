@@ -772,6 +772,50 @@ def test_thinking_blocks_are_tallied_however_their_key_is_spelled(engine: str, t
     assert {k: res.store[k] for k in want} == want
 
 
+def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small stores are read in memory through one kept connection, not one each: store
+    after store gives the records and facts a fresh connection gives, including after a
+    store abandoned half read (its cursor closed before the next store's bytes go in: a
+    deserialize under an open statement crashes the process), two stores read interleaved
+    (the second gets a connection of its own) and a store that failed (never kept)."""
+    import gc
+
+    cursor_chats.generate(tmp_path, seed=5, sessions=6)
+    dbs = sorted(str(p) for p in tmp_path.rglob("store.db"))
+    assert len(dbs) >= 4
+
+    def read(path: str) -> tuple[dict, list]:
+        facts, recs = stores.read_chat_store(path)
+        got = list(recs)
+        return facts, got
+
+    stores._SPARE.clear()
+    want = [read(p) for p in dbs]  # the first made the connection the rest reused
+    made = []
+    real = stores._memory_connection
+    monkeypatch.setattr(stores, "_memory_connection", lambda: made.append(1) or real())
+    stores._SPARE.clear()
+    assert [read(p) for p in dbs] == want and len(made) == 1
+    half_facts, half = stores.read_chat_store(dbs[0])
+    next(half)  # abandoned half read
+    del half
+    gc.collect()
+    assert [read(p) for p in dbs[1:]] == want[1:] and len(made) == 1
+    (fa, ra), (fb, rb) = stores.read_chat_store(dbs[0]), stores.read_chat_store(dbs[1])
+    got_a, got_b = [], []
+    for a, b in zip(ra, rb, strict=False):
+        got_a.append(a), got_b.append(b)
+    got_a += list(ra)
+    got_b += list(rb)
+    assert ((fa, got_a), (fb, got_b)) == (want[0], want[1]) and len(made) == 2
+    bad = tmp_path / "bad" / "store.db"
+    bad.parent.mkdir()
+    bad.write_bytes(Path(dbs[0]).read_bytes()[:4096] + b"\xff" * 8192)  # pages past the first are garbage
+    facts, _ = read(str(bad))
+    assert facts["status"] != "ok"
+    assert [read(p) for p in dbs] == want
+
+
 def test_a_desktop_value_that_is_not_utf8_is_one_records_outcome(tmp_path: Path) -> None:
     """A ``cursorDiskKV`` TEXT value that is not UTF-8 is read as its bytes: that record is
     counted as not parsed, the records around it are walked, and the store is ``ok``
