@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import random
 import shutil
 import subprocess
 import sys
@@ -597,38 +596,6 @@ def test_table_columns_types_nulls_and_failed_rows() -> None:
         pl.Series(cols[0])
     with pytest.raises(UnicodeEncodeError):  # as polars itself refuses a lone surrogate
         W.NATIVE.Table(("a",), "s").add([("x\ud800",)], ())
-
-
-@needs_native
-def test_freed_column_buffers_serve_the_next_table_without_stale_values() -> None:
-    """A column's buffers, freed once polars is done with them, wait in the pool (up to its
-    bounds) and are taken by the next table's columns as they grow: that table's values,
-    nulls and strings are its own, none left over from the buffers' last use."""
-    import gc
-
-    import polars as pl
-
-    def fill(seed: int) -> tuple[list[tuple], pl.DataFrame]:
-        rnd = random.Random(seed)
-        rows = [(None if rnd.random() < 0.1 else rnd.randrange(-10**12, 10**12),
-                 None if rnd.random() < 0.05 else "x" * rnd.randrange(0, 40),
-                 None if rnd.random() < 0.2 else rnd.random() < 0.5) for _ in range(60_000)]
-        t = W.NATIVE.Table(("file_id", "n", "s", "b"), "sisb")
-        for i in range(0, len(rows), 1000):  # grows through every class from 8 KB up
-            t.add(rows[i:i + 1000], (f"f{seed}",))
-        return rows, pl.DataFrame([pl.Series(c) for c in t.columns()])
-
-    gc.collect()
-    rows, df = fill(1)
-    assert df.rows() == [("f1", *r) for r in rows]
-    before = W.NATIVE.pool()
-    del df
-    gc.collect()
-    kept = W.NATIVE.pool()
-    assert kept[0] > before[0] and kept[1] > before[1]  # the frame's buffers came back
-    rows2, df2 = fill(2)  # other values, other nulls, in the same buffers
-    assert W.NATIVE.pool()[1] < kept[1]  # taken again
-    assert df2.rows() == [("f2", *r) for r in rows2]
 
 
 @needs_native

@@ -2882,68 +2882,10 @@ typedef struct {
     Py_ssize_t dcap, dused;
 } Col;
 
-/* ---- Freed column buffers, kept for the next batch ----
- * A batch's columns grow by doubling and are freed once polars has written its part; the
- * next batch's grew again into memory the kernel had to fault in and zero (glibc maps a
- * buffer past 32 MB afresh and unmaps it on free, and trims the heap's free top): a batch's
- * data and string buffers were over half of a walk's page faults, about a tenth of its CPU.
- * They are sized in powers of two (from POOL_MIN) and, when freed, wait in their size's
- * class for the next column that grows to that size (at most POOL_PER_CLASS each, and
- * POOL_BYTES in all; past that, free()). polars releases an array's buffers on its own
- * threads, without the GIL: a mutex. */
-#define POOL_MIN_LOG 13          /* 8 KB */
-#define POOL_MAX_LOG 34
-#define POOL_PER_CLASS 8
-#define POOL_BYTES ((size_t)192 << 20)
-static void *pool_bufs[POOL_MAX_LOG + 1][POOL_PER_CLASS];
-static int pool_count[POOL_MAX_LOG + 1];
-static size_t pool_held;
-static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* the class (log2 of the size) of a buffer of at least ``n`` bytes */
-static int pool_class(size_t n) {
-    int k = POOL_MIN_LOG;
-    while (k < POOL_MAX_LOG && ((size_t)1 << k) < n) k++;
-    return k;
-}
-
-/* a buffer of exactly 2**k bytes: a kept one if any (its pages already touched), else new */
-static void *pool_take(int k) {
-    void *p = NULL;
-    pthread_mutex_lock(&pool_mu);
-    if (pool_count[k]) {
-        p = pool_bufs[k][--pool_count[k]];
-        pool_held -= (size_t)1 << k;
-    }
-    pthread_mutex_unlock(&pool_mu);
-    return p ? p : malloc((size_t)1 << k);
-}
-
-/* give back a buffer of ``size`` bytes: kept if its size is a class's and there is room */
-static void pool_give(void *p, size_t size) {
-    if (!p) return;
-    int k = size >= ((size_t)1 << POOL_MIN_LOG) && !(size & (size - 1)) ? pool_class(size) : -1;
-    if (k >= 0 && ((size_t)1 << k) == size) {
-        pthread_mutex_lock(&pool_mu);
-        if (pool_count[k] < POOL_PER_CLASS && pool_held + size <= POOL_BYTES) {
-            pool_bufs[k][pool_count[k]++] = p;
-            pool_held += size;
-            p = NULL;
-        }
-        pthread_mutex_unlock(&pool_mu);
-    }
-    free(p);
-}
-
-/* a column's data buffer's size in bytes ('s': n+1 offsets) */
-static inline size_t data_size(const Col *c) {
-    return c->data ? (size_t)(c->cap + 1) * (c->kind == 'b' ? 1 : 8) : 0;
-}
-
 static void col_free(Col *c) {
     free(c->valid);
-    pool_give(c->data, data_size(c));
-    pool_give(c->chars, (size_t)c->charcap);
+    free(c->data);
+    free(c->chars);
     free(c->dmap);
     Py_CLEAR(c->dvals);
     c->valid = NULL, c->data = NULL, c->chars = NULL, c->dmap = NULL;
@@ -2968,18 +2910,13 @@ static int64_t dict_code(Col *c, PyObject *v) {
 static int col_reserve(Col *c, int64_t extra) {
     int64_t need = c->n + extra;
     if (need <= c->cap) return 0;
+    int64_t cap = c->cap ? c->cap : 1024;
+    while (cap < need) cap *= 2;
     size_t w = c->kind == 'b' ? 1 : 8;
-    /* 's' keeps n+1 offsets; the buffer is a pool class's size, the capacity all it holds */
-    int k = pool_class((size_t)(need + 1) * w);
-    unsigned char *d = pool_take(k);
+    /* 's' keeps n+1 offsets */
+    unsigned char *d = realloc(c->data, (size_t)(cap + 1) * w);
     if (!d) { PyErr_NoMemory(); return -1; }
-    if (c->data) {
-        memcpy(d, c->data, (size_t)(c->n + (c->kind == 's')) * w);
-        pool_give(c->data, data_size(c));
-    } else if (c->kind == 's') {
-        ((int64_t *)d)[0] = 0;
-    }
-    int64_t cap = (int64_t)(((size_t)1 << k) / w) - 1;
+    if (!c->data && c->kind == 's') ((int64_t *)d)[0] = 0;
     c->data = d;
     if (c->valid) {
         uint8_t *v = realloc(c->valid, (size_t)(cap / 8 + 1));
@@ -3009,14 +2946,11 @@ static int col_null(Col *c) {  /* call after col_reserve(c, 1) */
 /* room for ``extra`` more bytes of strings */
 static int chars_room(Col *c, int64_t extra) {
     if (c->nchars + extra > c->charcap) {
-        int k = pool_class((size_t)(c->nchars + extra));
-        char *d = pool_take(k);
+        int64_t cap = c->charcap ? c->charcap : 16384;
+        while (cap < c->nchars + extra) cap *= 2;
+        char *d = realloc(c->chars, (size_t)cap);
         if (!d) { PyErr_NoMemory(); return -1; }
-        if (c->chars) {
-            memcpy(d, c->chars, (size_t)c->nchars);
-            pool_give(c->chars, (size_t)c->charcap);
-        }
-        c->chars = d, c->charcap = (int64_t)1 << k;
+        c->chars = d, c->charcap = cap;
     }
     return 0;
 }
@@ -3130,8 +3064,7 @@ static void Column_dealloc(Column *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* an array's buffers, and each one's size where the pool may keep it (else 0: freed) */
-typedef struct { void *bufs[3]; const void *ptrs[3]; size_t sizes[3]; } Exported;
+typedef struct { void *bufs[3]; const void *ptrs[3]; } Exported; /* an array's buffers */
 
 static void release_schema(struct ArrowSchema *s) {
     free((void *)s->name);
@@ -3140,7 +3073,7 @@ static void release_schema(struct ArrowSchema *s) {
 
 static void release_array(struct ArrowArray *a) {
     Exported *e = a->private_data;
-    for (int i = 0; i < 3; i++) pool_give(e->bufs[i], e->sizes[i]);
+    for (int i = 0; i < 3; i++) free(e->bufs[i]);
     free(e);
     a->release = NULL;
 }
@@ -3182,12 +3115,11 @@ static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t na
         free(s), free(a), free(e), free(name), free(bits);
         return PyErr_NoMemory();
     }
-    size_t dsize = data_size(c);
     if (bits) {
         for (int64_t i = 0; i < c->n; i++)
             if (c->data[i]) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-        pool_give(c->data, dsize);
-        c->data = bits, dsize = 0;
+        free(c->data);
+        c->data = bits;
     }
     memcpy(name, nm, (size_t)nlen + 1);
     static const char *formats[] = {"U", "l", "L", "g", "b", "l"};  /* 'd': its numbers */
@@ -3198,8 +3130,7 @@ static PyObject *Column_arrow(Column *self, PyObject *const *args, Py_ssize_t na
     s->release = release_schema;
     e->bufs[0] = c->valid, e->bufs[1] = c->data;
     e->bufs[2] = c->kind == 's' ? c->chars : NULL;
-    e->sizes[1] = dsize, e->sizes[2] = c->kind == 's' ? (size_t)c->charcap : 0;
-    if (c->kind != 's') pool_give(c->chars, (size_t)c->charcap);
+    if (c->kind != 's') free(c->chars);
     e->ptrs[0] = c->valid, e->ptrs[1] = c->data, e->ptrs[2] = e->bufs[2];
     a->length = c->n;
     a->null_count = c->nulls;
@@ -4185,19 +4116,7 @@ done:
     return ret;
 }
 
-/* pool() -> (buffers, bytes): the freed column buffers kept for reuse (tests, diagnostics) */
-static PyObject *pool_stats(PyObject *self, PyObject *unused) {
-    int n = 0;
-    pthread_mutex_lock(&pool_mu);
-    for (int k = 0; k <= POOL_MAX_LOG; k++) n += pool_count[k];
-    size_t held = pool_held;
-    pthread_mutex_unlock(&pool_mu);
-    return Py_BuildValue("(in)", n, (Py_ssize_t)held);
-}
-
 static PyMethodDef module_methods[] = {
-    {"pool", (PyCFunction)pool_stats, METH_NOARGS,
-     "pool() -> (buffers, bytes): freed column buffers kept for the next batch"},
     {"rg_tally", (PyCFunction)(void (*)(void))rg_tally, METH_FASTCALL,
      "rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): rg -o --heading --null output counted"},
     {"found", (PyCFunction)(void (*)(void))found, METH_FASTCALL,
