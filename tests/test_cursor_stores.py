@@ -796,7 +796,7 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
     monkeypatch.setattr(stores, "_memory_connection", lambda: made.append(1) or real())
     stores._SPARE.clear()
     assert [read(p) for p in dbs] == want and len(made) == 1
-    half_facts, half = stores.read_chat_store(dbs[0])
+    _, half = stores.read_chat_store(dbs[0])
     next(half)  # abandoned half read
     del half
     gc.collect()
