@@ -808,6 +808,30 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
     got_a += list(ra)
     got_b += list(rb)
     assert ((fa, got_a), (fb, got_b)) == (want[0], want[1]) and len(made) == 2
+    # two stores whose schemas carry the same cookie, their tables at other root pages: a
+    # statement prepared for the first may not run on the second's bytes
+    swapped = []
+    for order in (("meta", "blobs"), ("blobs", "meta")):
+        db = tmp_path / "swap" / "-".join(order) / "store.db"
+        db.parent.mkdir(parents=True)
+        con = sqlite3.connect(db)
+        for t in order:
+            con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)" if t == "blobs" else
+                        "CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB)")
+        con.execute("INSERT INTO meta VALUES ('0', ?)", [json.dumps({"agentId": "a"}).encode().hex()])
+        con.executemany("INSERT INTO blobs VALUES (?, ?)",
+                        [(hashlib.sha256(b).hexdigest(), b) for b in
+                         (json.dumps({"role": r, "content": "x" * 40}).encode() for r in ("user", "assistant"))])
+        con.commit()
+        con.close()
+        swapped.append(str(db))
+    stores._SPARE.clear()
+    fresh = []
+    for p in swapped:
+        fresh.append(read(p))
+        stores._SPARE.clear()
+    assert [read(p) for p in swapped] == fresh
+    assert [f["status"] for f, _ in fresh] == ["ok", "ok"] and [len(r) for _, r in fresh] == [3, 3]
     bad = tmp_path / "bad" / "store.db"
     bad.parent.mkdir()
     bad.write_bytes(Path(dbs[0]).read_bytes()[:4096] + b"\xff" * 8192)  # pages past the first are garbage
