@@ -294,8 +294,8 @@ def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
 
 
 # An in-memory store's connection is kept, once its store is closed cleanly, for the next
-# store this process reads: opening and closing one per store was a fifth of a walk of 38k
-# small chat stores (one process: 17.2-20.1 s against 14.0-14.2 s). A kept connection only ever takes a new store's bytes (``deserialize``) with
+# store this process reads: opening and closing one per store was a seventh of a walk of
+# 38k small chat stores (one process: 18.0-20.4 s against 15.7-16.1 s). A kept connection only ever takes a new store's bytes (``deserialize``) with
 # none of its statements open: ``Store.close`` closes the cursors it handed out first (a
 # deserialize under a stepped statement crashes the process), and a store that failed, or
 # was read from a file, closes its connection as before. At most one waits; a fork's child
