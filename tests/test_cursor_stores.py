@@ -777,7 +777,8 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
     after store gives the records and facts a fresh connection gives, including after a
     store abandoned half read (its cursor closed before the next store's bytes go in: a
     deserialize under an open statement crashes the process), two stores read interleaved
-    (the second gets a connection of its own) and a store that failed (never kept)."""
+    (the second gets a connection of its own) and a store that failed (never kept). Its
+    prepared statements serve only a store whose schema is the same to the byte."""
     import gc
 
     cursor_chats.generate(tmp_path, seed=5, sessions=6)
@@ -832,6 +833,22 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
         stores._SPARE.clear()
     assert [read(p) for p in swapped] == fresh
     assert [f["status"] for f, _ in fresh] == ["ok", "ok"] and [len(r) for _, r in fresh] == [3, 3]
+    # a schema past page 1 (a record spilling to an overflow page, or a schema table of two
+    # levels) gives no signature: its connection's statements serve no other store
+    for name, tables in (("long", ["CREATE TABLE blobs (id TEXT, data BLOB, " +
+                                   ", ".join(f"c{i} INT" for i in range(900)) + ")"]),
+                         ("many", [f"CREATE TABLE t{i} (a, b, c, d, e, f)" for i in range(200)])):
+        db = tmp_path / "schema" / name / "store.db"
+        db.parent.mkdir(parents=True)
+        con = sqlite3.connect(db)
+        for sql in tables:
+            con.execute(sql)
+        con.commit()
+        con.close()
+        data = db.read_bytes()
+        assert stores._schema_bytes(data) is None, name
+        assert read(str(db))[0]["status"] == "ok" and not stores._SPARE
+    assert stores._schema_bytes(Path(dbs[0]).read_bytes()) is not None
     bad = tmp_path / "bad" / "store.db"
     bad.parent.mkdir()
     bad.write_bytes(Path(dbs[0]).read_bytes()[:4096] + b"\xff" * 8192)  # pages past the first are garbage

@@ -144,6 +144,7 @@ class StoreCopy:
     data: bytes | None = None  # the db's bytes, until SQLite has them (in memory only)
     head: bytes = b""  # the db's first 100 bytes
     in_place: os.stat_result | None = None  # read where it lies (``db`` is the store): its stat then
+    schema: bytes | None = None  # in memory: the bytes its schema is read from (``_schema_bytes``)
 
     def cleanup(self) -> None:
         if self.dir is not None:
@@ -280,9 +281,12 @@ def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
         assert copy.db is not None
         flags = "mode=ro&immutable=1" if copy.in_place is not None else "mode=ro"
         return sqlite3.connect(f"{sqlite_uri(copy.db)}?{flags}", uri=True, timeout=0, check_same_thread=False)
-    con = _SPARE.pop() if _SPARE else _memory_connection()
+    data = copy.data
+    copy.schema = _schema_bytes(data)
+    if _SPARE and (copy.schema is None or _SPARE[0][1] != copy.schema):
+        _SPARE.pop()[0].close()  # its statements were prepared for another schema
+    con = _SPARE.pop()[0] if _SPARE else _memory_connection()
     try:
-        data = copy.data
         if wal_mode:  # header bytes 18/19: WAL -> rollback journal (see the module's docstring)
             data = data[:18] + b"\x01\x01" + data[20:]
         con.deserialize(data)
@@ -294,24 +298,54 @@ def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
 
 
 # An in-memory store's connection is kept, once its store is closed cleanly, for the next
-# store this process reads: opening and closing one per store was a seventh of a walk of
-# 38k small chat stores (one process: 18.0-20.4 s against 15.7-16.1 s). A kept connection only ever takes a new store's bytes (``deserialize``) with
-# none of its statements open: ``Store.close`` closes the cursors it handed out first (a
-# deserialize under a stepped statement crashes the process), and a store that failed, or
-# was read from a file, closes its connection as before. At most one waits; a fork's child
-# starts without it.
-_SPARE: list[sqlite3.Connection] = []
+# store this process reads, with the statements Python's cache keeps prepared: opening and
+# closing a connection per store, and preparing each statement for each store, were a
+# quarter of a walk of 38k small chat stores (one process: 18.0-20.4 s against 14.0-14.2 s;
+# the connection kept without its statements, 15.7-16.1 s). A kept connection only ever
+# takes a new store's bytes (``deserialize``) with none of its statements open:
+# ``Store.close`` closes the cursors it handed out first (a deserialize under a stepped
+# statement crashes the process). Its prepared statements serve only a store whose schema
+# is the same to the byte (``_schema_bytes``): SQLite runs a prepared statement on new bytes
+# without preparing it again where the schema cookie agrees, and would read tables at the
+# last store's root pages. A store that failed, or was read from a file, closes its
+# connection; at most one waits; a fork's child starts without it.
+_SPARE: list[tuple[sqlite3.Connection, bytes]] = []
 os.register_at_fork(after_in_child=_SPARE.clear)
 
 
 def _memory_connection() -> sqlite3.Connection:
-    # No statement cache: a statement prepared for one store and kept by Python's cache may
-    # run on the next store's bytes unprepared again when the two schemas' cookies agree,
-    # reading its tables at the first store's root pages (a store misread as corrupt, in a
-    # test that walks one store after another). Each statement is prepared for its store.
-    con = sqlite3.connect(":memory:", check_same_thread=False, cached_statements=0)
+    con = sqlite3.connect(":memory:", check_same_thread=False)
     con.execute("PRAGMA query_only = ON")  # a connection's own setting: it outlives a deserialize
     return con
+
+
+def _schema_bytes(data: bytes | None) -> bytes | None:
+    """What a store's schema is read from, where that is its first page alone: the header's
+    fields that shape it (page size, reserved bytes, schema cookie and format, encoding) and
+    page 1, the schema table's only page (a leaf) with no record spilling to an overflow
+    page. Two stores with the same bytes here have the same tables at the same root pages.
+    None when the schema may reach past page 1 (a kept connection's statements then serve
+    no other store)."""
+    if data is None or len(data) < 108:
+        return None
+    size = int.from_bytes(data[16:18], "big")
+    size = 65536 if size == 1 else size
+    if size < 512 or len(data) < size or data[100] != 0x0D:  # 0x0D: a table b-tree leaf
+        return None
+    usable = size - data[20]
+    cells = int.from_bytes(data[103:105], "big")
+    for k in range(cells):
+        at = int.from_bytes(data[108 + 2 * k:110 + 2 * k], "big")
+        payload, n = 0, 0
+        while n < 9 and at + n < size:  # the cell's payload size (a varint)
+            b = data[at + n]
+            payload = (payload << 7) | (b & 0x7F)
+            n += 1
+            if b < 0x80:
+                break
+        if at + n >= size or payload > usable - 35:  # past the page: part of it overflows
+            return None
+    return data[16:24] + data[40:72] + data[100:size]
 
 
 # --------------------------------------------------------------------------- classifying
@@ -396,8 +430,9 @@ class Store:
         self.facts = facts
         self.tables = tables
         self._cursors: list[sqlite3.Cursor] = []  # ``rows``': closed before the connection is kept
-        # whether the connection may serve the next in-memory store (``_SPARE``)
-        self._reuse = [copy.db is None]
+        # the schema the connection's statements were prepared for, if it may serve the next
+        # in-memory store (``_SPARE``); None: it may not
+        self._reuse: list[bytes | None] = [copy.schema if copy.db is None else None]
         # A record iterator that is never started never runs its ``finally``: the finalizer
         # still removes the temp folder when the store is garbage-collected.
         self._finalizer = weakref.finalize(self, _close, con, copy.dir, self._cursors, self._reuse)
@@ -417,7 +452,7 @@ class Store:
         self._finalizer()
 
     def fail(self, exc: BaseException) -> None:
-        self._reuse[0] = False
+        self._reuse[0] = None
         f = self.facts
         f["status"] = classify_error(exc, self.copy.nbytes, _expected_size(self.copy.head))
         f["error_class"] = _error_class(exc)
@@ -440,16 +475,17 @@ class Store:
 
 
 def _close(con: sqlite3.Connection, folder: Path | None, cursors: list[sqlite3.Cursor] | None = None,
-           reuse: list[bool] | None = None) -> None:
+           reuse: list[bytes | None] | None = None) -> None:
     try:
-        keep = bool(reuse and reuse[0]) and not _SPARE
+        schema = reuse[0] if reuse else None
+        keep = schema is not None and not _SPARE
         try:
             for cur in cursors or ():
                 cur.close()
         except sqlite3.Error:
             keep = False
         if keep:
-            _SPARE.append(con)
+            _SPARE.append((con, schema))  # type: ignore[arg-type]
         else:
             con.close()
     finally:
