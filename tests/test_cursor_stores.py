@@ -848,7 +848,9 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
         data = db.read_bytes()
         assert stores._schema_bytes(data) is None, name
         assert read(str(db))[0]["status"] == "ok" and not stores._SPARE
-    assert stores._schema_bytes(Path(dbs[0]).read_bytes()) is not None
+    first = Path(dbs[0]).read_bytes()
+    assert stores._schema_bytes(first) is not None
+    assert stores._schema_bytes(first[:103] + b"\xff\xff" + first[105:]) is None  # pointers past the page
     bad = tmp_path / "bad" / "store.db"
     bad.parent.mkdir()
     bad.write_bytes(Path(dbs[0]).read_bytes()[:4096] + b"\xff" * 8192)  # pages past the first are garbage
