@@ -283,9 +283,13 @@ def _connect(copy: StoreCopy, wal_mode: bool) -> sqlite3.Connection:
         return sqlite3.connect(f"{sqlite_uri(copy.db)}?{flags}", uri=True, timeout=0, check_same_thread=False)
     data = copy.data
     copy.schema = _schema_bytes(data)
-    if _SPARE and (copy.schema is None or _SPARE[0][1] != copy.schema):
-        _SPARE.pop()[0].close()  # its statements were prepared for another schema
-    con = _SPARE.pop()[0] if _SPARE else _memory_connection()
+    try:
+        con, schema = _SPARE.pop()  # one pop: another thread may be reading a store too
+        if copy.schema is None or schema != copy.schema:  # prepared for another schema
+            con.close()
+            con = _memory_connection()
+    except IndexError:
+        con = _memory_connection()
     try:
         if wal_mode:  # header bytes 18/19: WAL -> rollback journal (see the module's docstring)
             data = data[:18] + b"\x01\x01" + data[20:]
