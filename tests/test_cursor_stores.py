@@ -853,9 +853,11 @@ def test_one_memory_connection_serves_store_after_store(tmp_path: Path, monkeypa
     assert stores._schema_bytes(first[:103] + b"\xff\xff" + first[105:]) is None  # pointers past the page
     bad = tmp_path / "bad" / "store.db"
     bad.parent.mkdir()
-    bad.write_bytes(Path(dbs[0]).read_bytes()[:4096] + b"\xff" * 8192)  # pages past the first are garbage
+    good = Path(dbs[0]).read_bytes()
+    bad.write_bytes(good[:4096] + b"\xff" * (len(good) - 4096))  # its size, pages past the first garbage
+    assert read(dbs[0]) == want[0] and stores._SPARE  # a connection waits; the bad store takes it
     facts, _ = read(str(bad))
-    assert facts["status"] != "ok"
+    assert facts["status"] != "ok" and not stores._SPARE  # and closes it
     assert [read(p) for p in dbs] == want
 
 
