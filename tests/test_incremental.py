@@ -256,6 +256,14 @@ def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_pat
     assert after[store] != before[store]
     assert {p: k for p, k in after.items() if p != store and p in before} == \
         {p: k for p, k in before.items() if p != store}
+    # the key takes the -wal from the crawl's listing: a -wal that grows moves it again, and
+    # one checkpointed away gives back the key of a store without one
+    with open(chats / (store + "-wal"), "ab") as f:
+        f.write(b"\0" * 32)
+    grown = _keys("cursor_chats", chats)
+    assert grown[store] not in (before[store], after[store])
+    (chats / (store + "-wal")).unlink()
+    assert _keys("cursor_chats", chats)[store] == before[store]
 
     cc = tmp_path / "claude"
     claude_code.generate(cc, seed=5, sessions=6)
