@@ -1,9 +1,9 @@
 -- Question: Which top-level key sets does each role's message blob have?
 -- Used by: cursor_chats page: Messages (key sets)
--- Inputs: walk/frames.parquet, inventory
+-- Inputs: walk/frame_counts.parquet (the frames counted per file and (status, class, key set)), inventory
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor_chats'" -c ".read survey/runtimes/cursor_chats/queries/message_keysets.sql"
-SELECT f.rclass AS role, f.keyset, count(*) AS blobs, count(DISTINCT f.file_id) AS stores
-FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
+SELECT f.rclass AS role, f.keyset, sum(f.records) AS blobs, count(DISTINCT f.file_id) AS stores
+FROM read_parquet(getvariable('snap') || '/walk/frame_counts.parquet') AS f
 JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
 WHERE i.surface = 'store' AND f.frame_status = 'ok' AND f.rclass <> 'meta:0'
 GROUP BY ALL
