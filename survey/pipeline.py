@@ -200,7 +200,7 @@ def problem_examples(inv: pl.DataFrame, files: pl.DataFrame, frame_counts: pl.Da
     out: dict[str, list[str]] = {}
     for cls, col, df in (("file", "problem", inv), ("file", "read_status", files), ("frame", "frame_status", frame_counts)):
         bad = (df.lazy().filter(pl.col(col).is_not_null() & (pl.col(col) != "ok") & ~pl.col(col).is_in(sorted(expected)))
-               .group_by(col).agg(pl.col("file_id").unique().sort().head(k)).collect())
+               .group_by(col).agg(pl.col("file_id").cast(pl.String).unique().sort().head(k)).collect())
         for name, ids in bad.iter_rows():
             out[f"{cls}:{name}"] = list(ids)
     return dict(sorted(out.items()))

@@ -183,8 +183,9 @@ def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
                             schema=schema, orient="row")
     assert len(agg.keys) == 3  # the shared key is numbered once
     assert agg.frame().equals(expected)
-    # key columns as the parts are written (``collect.written``), the file id as it is
-    assert dict(agg.frame().schema) == {**expected.schema, **dict.fromkeys(("rclass", "path", "jtype", "keyset"), pl.Categorical)}
+    # as the parts are written (``collect.written``): every str column Categorical, the file id too
+    assert dict(agg.frame().schema) == {**expected.schema, **dict.fromkeys(
+        ("file_id", "rclass", "path", "jtype", "keyset"), pl.Categorical)}
 
     vschema = _schemas([])["values"]
     vals = _Aggregated(vschema, 3)

@@ -628,7 +628,7 @@ def test_a_d_column_numbers_each_str_object_once(monkeypatch: pytest.MonkeyPatch
         table.add(rows, ("f",))
         frames.append(C._frame(table, schema))
     c, lists = frames
-    assert dict(c.schema) == dict(lists.schema) == {"file_id": pl.String, "line_no": pl.Int64, "rclass": pl.Categorical}
+    assert dict(c.schema) == dict(lists.schema) == {"file_id": pl.Categorical, "line_no": pl.Int64, "rclass": pl.Categorical}
     assert c.rows() == lists.rows() == [("f", 0, "user"), ("f", 1, None), ("f", 2, "user"), ("f", 3, "assistant")]
     codes = c["rclass"].to_physical().to_list()
     assert codes[0] == codes[2] != codes[3]  # "user" under two addresses: one category

@@ -178,10 +178,10 @@ def _recheck_volatile(cands: pl.DataFrame, cache_dir: Path, profile: Profile, ro
         if (cache_dir / CHECKS_FILE).exists():
             kept = by_file(pl.read_parquet(cache_dir / CHECKS_FILE))
         else:
-            name = pl.col("name").cast(pl.String)  # (Categorical in the parts)
+            name = pl.col("name").cast(pl.String)  # (Categorical in the parts, as file_id)
             kept = by_file(_scan_runs(cache_dir / "markers", cands.select("file_id", pl.col("_part").alias("part")))
                            .filter(pl.any_horizontal(name.str.ends_with(m) for m in W.EXISTS_MARKERS))
-                           .select("file_id", "line_no", name, "count").collect())
+                           .select(pl.col("file_id").cast(pl.String), "line_no", name, "count").collect())
     except (OSError, pl.exceptions.PolarsError):
         return []  # an unreadable cache serves nothing
     try:
@@ -447,7 +447,11 @@ def _rollup_set(source: PartSet, d: Path) -> PartSet:
 
 
 def _files_of(where: pl.DataFrame, label: str) -> pl.LazyFrame:
-    return where.lazy().filter(pl.col("part") == label).select("file_id")
+    return where.lazy().filter(pl.col("part") == label).select(FILE_ID)
+
+
+# ``file_id`` of a String frame (``where``) as the walk's parts hold it, to join on (``written``)
+FILE_ID = pl.col("file_id").cast(pl.Categorical)
 
 
 # -- the walk, in batches: each worker writes its own Parquet parts -----------------------
@@ -584,10 +588,8 @@ def _table(schema: dict) -> Any:
 
 
 def _kind(name: str, dtype: Any) -> str:
-    """A column's kind in a batch Table: a file id as it is, any other str column numbered
-    per distinct value ('d': written Categorical, ``written``)."""
-    if name == "file_id":
-        return "s"
+    """A column's kind in a batch Table: a str column numbered per distinct value ('d':
+    written Categorical, ``written``), the others as they are."""
     return "d" if dtype == pl.String else _KINDS[dtype]
 
 
@@ -924,16 +926,17 @@ def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
 # ``file_key``, for the census to join on (``privacy.file_key``).
 KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in schema)
 
-# Every str column of the walk's tables but ``file_id`` is Categorical in every part written
-# (Parquet: one dictionary per column chunk, as the writer would make of strings). Made so
-# in the worker from the few distinct values a batch has: the aggregates' key columns from
-# its few hundred keys, the per-record tables' from the str objects the walk hands again
-# and again (a Table's 'd' columns, ``_kind``); never by hashing every row's strings. At
-# 100 MB of cursor_stream captures (1.5 M node rows) the aggregates alone took the walk's
-# CPU in one process from 2.15-2.38 to 1.93-2.11 s. DuckDB reads them as VARCHAR; polars
-# as Categorical, and it refuses to scan a table whose parts mix the two: parts rolled up
-# or rewritten from parts keep the type they read, and an empty part gets it from
-# ``written``. ``file_id`` stays String: the walk and the pipeline join on it in polars.
+# Every str column of the walk's tables is Categorical in every part written (Parquet: one
+# dictionary per column chunk, as the writer would make of strings). Made so in the worker
+# from the few distinct values a batch has: the aggregates' key columns from its few
+# hundred keys, the other columns (a file's id, a record class, a key set) from the str
+# objects the walk hands again and again (a Table's 'd' columns, ``_kind``); never by
+# hashing every row's strings. At 100 MB of cursor_stream captures (1.5 M node rows) the
+# aggregates alone took the walk's CPU in one process from 2.15-2.38 to 1.93-2.11 s.
+# DuckDB reads them as VARCHAR; polars as Categorical, and it refuses to scan a table whose
+# parts mix the two: parts rolled up or rewritten from parts keep the type they read, an
+# empty part gets it from ``written``, and the cache's joins on ``file_id`` cast the other
+# side (``FILE_ID``).
 
 
 def written(df: pl.DataFrame) -> pl.DataFrame:
@@ -964,7 +967,7 @@ def _run_of(name: str) -> str:
 def _scan_runs(d: Path, where: pl.DataFrame) -> pl.LazyFrame:
     """The rows of each file (``where``: file_id -> part) from the run that last walked it
     (older rows of a file that has changed since are in the parts too, and are never read)."""
-    want = where.lazy().select("file_id", _run=_run_expr(pl.col("part")))
+    want = where.lazy().select(FILE_ID, _run=_run_expr(pl.col("part")))
     parts = _parts(d)
     return (pl.scan_parquet(parts, include_file_paths="_part")
             .with_columns(pl.col("_part").str.extract(r"([^/]+?)-[^/]*$", 1).alias("_run"))

@@ -10,8 +10,9 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
                          frame_counts, node_counts (counts derived from frames and nodes)
                          (a per-record table may be a folder of parts, as Spark writes one:
                          DuckDB >= 1.4 and polars read ``walk/frames.parquet`` either way;
-                         every str column but file_id is dictionary-encoded: VARCHAR in
-                         DuckDB, Categorical in polars)
+                         every str column is dictionary-encoded: VARCHAR in DuckDB,
+                         Categorical in polars, where a join with the inventory's String
+                         file_id casts one side)
     census.json          every query: file, command, columns, rows
     evidence.json        every probe: DuckDB and ripgrep results, both commands
     claims.json          every sentence of the page, with its evidence and provenance
@@ -29,10 +30,10 @@ from typing import Any
 import orjson
 import polars as pl
 
-SCHEMA_VERSION = 6  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
+SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
 # 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read;
 # 5: walk/node_counts (nodes rolled up per part of the walk), which the key-set census reads;
-# 6: the walk tables' str columns but file_id are Categorical (``collect.written``)
+# 6: the walk tables' str columns but file_id are Categorical (``collect.written``); 7: file_id too
 
 
 class SnapshotExists(Exception):
