@@ -11,8 +11,8 @@ outcome, hash, line count) — all keyed by the pseudonymous file_id.
 Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
 more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
 (file pseudonym, how it is walked, size, mtime_ns, ctime_ns, inode, the children it is
-searched for, a store's ``-wal`` as the crawl listed it) and by a signature of everything that shapes a walk (tool version, walk code,
-profile settings, vocabulary, mode). A changed or vanished file is never served from the
+searched for, a store's ``-wal`` as the crawl listed it) and by a signature of everything
+that shapes a walk (tool version, walk code, profile settings, vocabulary, mode). A changed or vanished file is never served from the
 cache; files whose results depend on other files (existence checks) are always walked
 again. A rewrite that restores size and mtime still moves the ctime, which only the kernel
 sets; ``--no-cache`` walks everything regardless.
