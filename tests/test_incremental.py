@@ -264,6 +264,16 @@ def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_pat
     assert grown[store] not in (before[store], after[store])
     (chats / (store + "-wal")).unlink()
     assert _keys("cursor_chats", chats)[store] == before[store]
+    # a -wal that is a symlink is read through by the store's reader: keyed by what it
+    # points at, so the key moves when that grows, though the link itself does not change
+    target = tmp_path / "elsewhere-wal"
+    target.write_bytes(b"\0" * 32)
+    (chats / (store + "-wal")).symlink_to(target)
+    linked = _keys("cursor_chats", chats)[store]
+    assert linked not in (before[store], grown[store])
+    with open(target, "ab") as f:
+        f.write(b"\0" * 32)
+    assert _keys("cursor_chats", chats)[store] not in (before[store], linked)
 
     cc = tmp_path / "claude"
     claude_code.generate(cc, seed=5, sessions=6)

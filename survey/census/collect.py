@@ -116,7 +116,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     # too: a rewrite that keeps the size and puts the mtime back still moves it
     nsig = {fid: hashlib.sha1("|".join(sorted(nd)).encode()).hexdigest()[:12] for fid, nd in needles.items()}
     key = pl.concat_str([pl.col(c).cast(pl.String) for c in ("kind", "size", "mtime_ns", "ctime_ns", "inode")]
-                        + [_lookup("file_id", nsig, _NO_NEEDLES)], separator=":") + _wal_keys(inv, todo)
+                        + [_lookup("file_id", nsig, _NO_NEEDLES)], separator=":") + _wal_keys(inv, todo, root)
     # paths as bytes (os.fsencode): a file name that is not UTF-8 comes from os.scandir with
     # lone surrogates, which a polars string cannot hold
     prefix = os.fsencode(os.path.join(str(root), ""))
@@ -125,23 +125,37 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     return todo, needles
 
 
-def _wal_keys(inv: Inventory, todo: pl.DataFrame) -> pl.Series | pl.Expr:
+def _wal_keys(inv: Inventory, todo: pl.DataFrame, root: Path) -> pl.Series | pl.Expr:
     """Per row of ``todo`` (relative ``path`` as bytes): a SQLite store's ``-wal`` as the crawl
     listed it (``:wal<size>.<mtime_ns>``, ``:wal-`` where it listed none), "" for any other
     kind. From the crawl's own rows, not a ``stat`` per store: the listing already holds every
     ``-wal`` (1 GB of chat stores, 116k stores: 0.39 s of a re-run's 1.1 s walk stage). A
-    ``-wal`` that appears or goes after the crawl is the next crawl's, as any change is."""
+    ``-wal`` listed as a symlink or a special file (the crawl does not follow it, the store's
+    reader does) is ``stat``ed, as the reader would read it. A ``-wal`` that appears or goes
+    after the crawl is the next crawl's, as any change is; one that is a folder is not a row,
+    and keys as none (Known limits)."""
     if not (todo["kind"] == "sqlite").any():  # (no join over every file for none)
         return pl.lit("")
     wal = pl.lit(b"-wal", dtype=pl.Binary)
-    listed = inv.with_names(inv.frame.select("file_id", "size", "mtime_ns")).select(
-        "size", "mtime_ns", wal_of=pl.col("path"))
-    return (todo.select("kind", wal_of=pl.col("path") + wal)
-            .join(listed, on="wal_of", how="left", maintain_order="left", nulls_equal=False)
-            .select(pl.when(pl.col("kind") != "sqlite").then(pl.lit(""))
-                    .when(pl.col("size").is_null()).then(pl.lit(":wal-"))
-                    .otherwise(pl.format(":wal{}.{}", "size", "mtime_ns")))
-            .to_series())
+    listed = inv.with_names(inv.frame.select("file_id", "size", "mtime_ns", pl.col("kind").alias("wal_kind"))).select(
+        "size", "mtime_ns", "wal_kind", wal_of=pl.col("path"))
+    got = (todo.select("kind", wal_of=pl.col("path") + wal)
+           .join(listed, on="wal_of", how="left", maintain_order="left", nulls_equal=False)
+           .with_columns(key=pl.when(pl.col("kind") != "sqlite").then(pl.lit(""))
+                         .when(pl.col("size").is_null()).then(pl.lit(":wal-"))
+                         .otherwise(pl.format(":wal{}.{}", "size", "mtime_ns"))))
+    odd = got.select(pl.int_range(pl.len()).alias("i"), "wal_of").filter(
+        (got["kind"] == "sqlite") & got["wal_kind"].is_in(["link", "special"]))
+    if not odd.height:
+        return got["key"]
+    keys = got["key"].to_list()
+    for i, rel in odd.iter_rows():  # (few: a -wal is a regular file)
+        try:
+            st = os.stat(os.path.join(os.fsencode(root), rel))
+            keys[i] = f":wal{st.st_size}.{st.st_mtime_ns}"
+        except OSError:
+            keys[i] = ":wal-"
+    return pl.Series(keys, dtype=pl.String)
 
 
 def _needles(inv: Inventory, children: dict[str, list[str]], walk: pl.DataFrame,
