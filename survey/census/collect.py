@@ -12,10 +12,10 @@ Incremental re-surveys: per-file results are cached (already gated and pseudonym
 more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
 (file pseudonym, how it is walked, size, mtime_ns, ctime_ns, inode, the children it is
 searched for, a store's ``-wal`` as the crawl listed it) and by a signature of everything
-that shapes a walk (tool version, walk code, profile settings, vocabulary, mode). A changed or vanished file is never served from the
-cache; files whose results depend on other files (existence checks) are always walked
-again. A rewrite that restores size and mtime still moves the ctime, which only the kernel
-sets; ``--no-cache`` walks everything regardless.
+that shapes a walk (tool version, walk code, profile settings, vocabulary, mode). A changed
+or vanished file is never served from the cache; files whose results depend on other files
+(existence checks) are always walked again. A rewrite that restores size and mtime still
+moves the ctime, which only the kernel sets; ``--no-cache`` walks everything regardless.
 
 The cache keeps the walk's Parquet parts as they were written, per run, and ``meta.parquet``
 says which run holds each file's rows (see ``_write_cache``).
@@ -144,14 +144,14 @@ def _wal_keys(inv: Inventory, todo: pl.DataFrame, root: Path) -> pl.Series | pl.
            .with_columns(key=pl.when(pl.col("kind") != "sqlite").then(pl.lit(""))
                          .when(pl.col("size").is_null()).then(pl.lit(":wal-"))
                          .otherwise(pl.format(":wal{}.{}", "size", "mtime_ns"))))
-    odd = got.select(pl.int_range(pl.len()).alias("i"), "wal_of").filter(
-        (got["kind"] == "sqlite") & got["wal_kind"].is_in(["link", "special"]))
+    odd = got.with_row_index("i").filter((pl.col("kind") == "sqlite") & pl.col("wal_kind").is_in(["link", "special"]))
     if not odd.height:
         return got["key"]
     keys = got["key"].to_list()
-    for i, rel in odd.iter_rows():  # (few: a -wal is a regular file)
+    base = os.fsencode(root)
+    for i, rel in odd.select("i", "wal_of").iter_rows():  # (few: a -wal is a regular file)
         try:
-            st = os.stat(os.path.join(os.fsencode(root), rel))
+            st = os.stat(os.path.join(base, rel))
             keys[i] = f":wal{st.st_size}.{st.st_mtime_ns}"
         except OSError:
             keys[i] = ":wal-"
@@ -563,7 +563,7 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
 # strings are spread back in one vectorised gather when the part is written, instead of a
 # str per cell (at 1 GB of cursor_stream captures, 15 M node rows).
 AGGREGATES = {"nodes": 4, "values": 3, "headings": 2}  # table -> columns in its key tuple
-_KINDS = {pl.String: "s", pl.Int64: "i", pl.UInt64: "u", pl.Float64: "f", pl.Boolean: "b"}
+_KINDS = {pl.Int64: "i", pl.UInt64: "u", pl.Float64: "f", pl.Boolean: "b"}  # str columns: 'd' (``_kind``)
 
 
 class _ListTable:
@@ -956,9 +956,9 @@ KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in sch
 
 
 def written(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` (a part of a walk table) as every part of one is written: its 'd' columns
-    (``_kind``) Categorical."""
-    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String and _kind(c, t) == "d"})
+    """``df`` (a part of a walk table) as every part of one is written: its str columns
+    Categorical (a batch Table's 'd' columns, ``_kind``)."""
+    return df.cast({c: pl.Categorical for c, t in df.schema.items() if t == pl.String})
 
 
 def _part_names(d: Path) -> list[str]:
