@@ -626,10 +626,12 @@ def test_a_d_column_numbers_each_str_object_once(monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(W, "NATIVE", native)
         table = C._table(schema)
         table.add(rows, ("f",))
+        table.add(rows[:2], ("g",))  # a file's id, in a 'd' column too, numbered once for its rows
         frames.append(C._frame(table, schema))
     c, lists = frames
     assert dict(c.schema) == dict(lists.schema) == {"file_id": pl.Categorical, "line_no": pl.Int64, "rclass": pl.Categorical}
-    assert c.rows() == lists.rows() == [("f", 0, "user"), ("f", 1, None), ("f", 2, "user"), ("f", 3, "assistant")]
+    assert c.rows() == lists.rows() == [("f", 0, "user"), ("f", 1, None), ("f", 2, "user"), ("f", 3, "assistant"),
+                                        ("g", 0, "user"), ("g", 1, None)]
     codes = c["rclass"].to_physical().to_list()
     assert codes[0] == codes[2] != codes[3]  # "user" under two addresses: one category
 

@@ -2962,10 +2962,15 @@ static int col_chars(Col *c, const char *s, Py_ssize_t len) {
     return 0;
 }
 
-/* col_put of a str or an int n > 1 times (a file's id columns): converted once, not per row */
+/* col_put of a str or an int n > 1 times (a file's id columns): converted (or numbered, in a
+ * 'd' column) once, not per row */
 static int col_repeat(Col *c, PyObject *v, Py_ssize_t n) {
     if (col_reserve(c, n) < 0) return -1;
-    if (c->kind == 's') {
+    if (c->kind == 'd') {
+        int64_t code = dict_code(c, v);
+        if (code < 0) return -1;
+        for (Py_ssize_t i = 0; i < n; i++) memcpy(c->data + (c->n + i) * 8, &code, 8);
+    } else if (c->kind == 's') {
         Py_ssize_t len;
         const char *s = PyUnicode_AsUTF8AndSize(v, &len);
         if (!s || chars_room(c, (int64_t)len * n) < 0) return -1;
@@ -2988,7 +2993,8 @@ static int col_repeat(Col *c, PyObject *v, Py_ssize_t n) {
 
 /* Append v to c n times (n > 1 only for a file's id columns). */
 static int col_put(Col *c, PyObject *v, Py_ssize_t n) {
-    if (n > 1 && ((c->kind == 's' && PyUnicode_Check(v)) || ((c->kind == 'i' || c->kind == 'u') && PyLong_Check(v))))
+    if (n > 1 && (((c->kind == 's' || c->kind == 'd') && PyUnicode_Check(v)) ||
+                  ((c->kind == 'i' || c->kind == 'u') && PyLong_Check(v))))
         return col_repeat(c, v, n);
     if (col_reserve(c, n) < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
