@@ -494,10 +494,12 @@ def test_id_pseudonyms_without_the_cpus_sha_extensions() -> None:
 
 # -- batch tables: _walkcore.Table against the Python lists ---------------------------------
 
-def _parts(spill: Path) -> dict[str, list]:
+def _parts(spill: Path) -> dict[str, tuple]:
+    """Each part's schema as polars reads it and its rows."""
     import polars as pl
 
-    return {f"{p.parent.name}/{p.name}": pl.read_parquet(p).rows() for p in sorted(spill.rglob("*.parquet"))}
+    return {f"{p.parent.name}/{p.name}": (dict(df.schema), df.rows())
+            for p in sorted(spill.rglob("*.parquet")) for df in [pl.read_parquet(p)]}
 
 
 @needs_native
@@ -521,9 +523,9 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     monkeypatch.setattr(W, "NATIVE", None)  # the walker keeps its C core; only the tables change
     C.walk_batch(walker, tasks, str(tmp_path / "b"), 0, fc)
     a, b = _parts(tmp_path / "a"), _parts(tmp_path / "b")
-    assert a == b
+    assert a == b  # the C core's parts (``write_parquet``) read as polars's, Categorical and all
     assert {"frames/part-000000.parquet", "nodes/part-000000.parquet"} <= set(a)
-    assert any(None in row for rows in a.values() for row in rows), "no null was exercised"
+    assert any(None in row for _, rows in a.values() for row in rows), "no null was exercised"
 
 
 @pytest.mark.parametrize("runtime", ["cursor_desktop", "cursor_chats"])
@@ -634,6 +636,91 @@ def test_a_d_column_numbers_each_str_object_once(monkeypatch: pytest.MonkeyPatch
                                         ("g", 0, "user"), ("g", 1, None)]
     codes = c["rclass"].to_physical().to_list()
     assert codes[0] == codes[2] != codes[3]  # "user" under two addresses: one category
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_parquet_written_from_table_columns_reads_back_in_polars_and_duckdb(seed: int, tmp_path: Path) -> None:
+    """``_walkcore.write_parquet`` writes a part from a Table's columns: every kind, nulls
+    (None rows, and a None among a 'd' column's values), row groups cut anywhere, a 'd'
+    column's equal strings under two numbers as one dictionary entry, pages that LZ4
+    compresses to almost nothing and ones it cannot compress. polars and DuckDB read back
+    the rows written; polars reads the str columns Categorical, from the metadata given."""
+    import random
+
+    import duckdb
+    import polars as pl
+
+    from survey.census import collect as C
+
+    rng = random.Random(seed)
+    schema = {"file_id": pl.String, "file_key": pl.UInt64, "n": pl.Int64, "s": pl.String,
+              "x": pl.Float64, "b": pl.Boolean, "same": pl.Int64}
+    words = ["".join(rng.choice("abcé✓") for _ in range(rng.randrange(0, 12))) for _ in range(rng.randrange(1, 400))]
+    twins = ["".join(list(w)) for w in words]  # equal strings, other objects: other numbers in the column
+    t = W.NATIVE.Table(tuple(schema), "duidfbi")
+    want = []
+    for f in range(rng.randrange(1, 30)):
+        rows = [(rng.choice([None, rng.randrange(-2**63, 2**63)]) if rng.random() < 0.05 else j,
+                 None if rng.random() < 0.05 else rng.choice(rng.choice([words, twins])),
+                 None if rng.random() < 0.02 else rng.random() * 1e300 * rng.choice([1, -1]),
+                 None if rng.random() < 0.03 else rng.random() < 0.5, 7)
+                for j in range(rng.choice([0, 1, 7, 8, 9, rng.randrange(0, 5000)]))]
+        t.add(list(rows), (f"f-{f:016x}", 2**64 - 1 - f))
+        want += [(f"f-{f:016x}", 2**64 - 1 - f, *r) for r in rows]
+    n = len(t)
+    cols = dict(zip(schema, t.columns(), strict=True))
+    numbers, values = cols["s"]
+    values.append(None)  # a value that is None: a null wherever a row has its number
+    specs = [("d", *c) if isinstance(c, tuple) else (C._KINDS[schema[k]], c, None) for k, c in cols.items()]
+    path = tmp_path / "p.parquet"
+    group = rng.choice([8, 64, 1 << 16])
+    W.NATIVE.write_parquet(str(path), tuple(schema), specs, n, group, C._arrow_kv(schema))
+    got = pl.read_parquet(path)
+    assert dict(got.schema) == {**schema, "file_id": pl.Categorical, "s": pl.Categorical}
+    assert got.rows() == want
+    con = duckdb.connect()
+    assert con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetchall() == want
+    meta = con.execute("SELECT DISTINCT compression FROM parquet_metadata(?)", [str(path)]).fetchall()
+    assert meta == ([("LZ4_RAW",)] if n else [])
+
+    # one dictionary entry per distinct string: a long one under two numbers, every row
+    # alternating, is written once (2 entries would be twice its bytes before compression)
+    long, twin = "é" * 1000, "".join(["é" * 500, "é" * 500])
+    t = W.NATIVE.Table(("s",), "d")
+    t.add([(long,), (twin,)] * 500, ())
+    (numbers, values), = t.columns()
+    assert values == [long, twin] and values[0] is not values[1]
+    W.NATIVE.write_parquet(str(path), ("s",), [("d", numbers, values)], 1000, 1 << 16, ())
+    assert pl.read_parquet(path)["s"].to_list() == [long] * 1000
+    (raw,), = con.execute("SELECT total_uncompressed_size FROM parquet_metadata(?)", [str(path)]).fetchall()
+    assert 2000 < raw < 2 * 2000
+
+
+@needs_native
+def test_parquet_writer_refuses_what_it_cannot_write(tmp_path: Path) -> None:
+    """A column of another length or kind, a number outside its values, a value that is not
+    a str: a clear error and no part; an unwritable place: an OSError that names no path."""
+    import polars as pl
+
+    t = W.NATIVE.Table(("a", "s"), "id")
+    t.add([(1, "x"), (2, "y")], ())
+    a, (num, vals) = t.columns()
+    p = str(tmp_path / "p.parquet")
+    with pytest.raises(ValueError, match="another kind or length"):
+        W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals)], 3, 8, ())
+    with pytest.raises(ValueError, match="another kind or length"):
+        W.NATIVE.write_parquet(p, ("a", "s"), [("u", a, None), ("d", num, vals)], 2, 8, ())
+    with pytest.raises(ValueError, match="not in its values"):
+        W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals[:1])], 2, 8, ())
+    with pytest.raises(TypeError, match="str or None"):
+        W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, [1, 2])], 2, 8, ())
+    secret = tmp_path / "no-such-folder-7f3a" / "p.parquet"
+    with pytest.raises(OSError) as e:
+        W.NATIVE.write_parquet(str(secret), ("a", "s"), [("i", a, None), ("d", num, vals)], 2, 8, ())
+    assert "7f3a" not in str(e.value) and e.value.filename is None
+    W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals)], 2, 8, ())
+    assert pl.read_parquet(p).rows() == [(1, "x"), (2, "y")]
 
 
 @needs_native

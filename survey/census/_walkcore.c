@@ -4122,6 +4122,548 @@ done:
     return ret;
 }
 
+/* ---- Parquet parts written from a Table's columns, without polars ----
+ *
+ * polars built a frame of each batch table (its str columns Categorical) and encoded it to
+ * Parquet: 14-17 % of a JSONL walk's CPU, at 10-15 ns a cell. The columns are already typed
+ * buffers here, and a str column already numbered ('d'), so the part is written straight
+ * from them: plain int64 / float64 / boolean values, a 'd' column as a dictionary page of the
+ * values a row group uses and their indices (RLE / bit-packed hybrid), definition levels for
+ * nulls, data page v1, no compression, no statistics (as PART_OPTIONS). The footer carries
+ * the key-value metadata it is given: collect.py passes the ``ARROW:schema`` polars writes
+ * for the same frame, so polars reads these parts with the types of the parts it writes
+ * (Categorical), and DuckDB reads them as it reads any. write_parquet only reads the
+ * columns: they can be exported to polars afterwards. */
+
+typedef struct { unsigned char *p; size_t n, cap; int err; } PqBuf;
+
+static void pq_need(PqBuf *b, size_t k) {
+    if (b->err || b->n + k <= b->cap) return;
+    size_t c = b->cap ? b->cap : 4096;
+    while (c < b->n + k) c *= 2;
+    unsigned char *q = realloc(b->p, c);
+    if (!q) { b->err = 1; return; }
+    b->p = q, b->cap = c;
+}
+
+static void pq_put(PqBuf *b, const void *s, size_t k) {
+    pq_need(b, k);
+    if (b->err) return;
+    memcpy(b->p + b->n, s, k);
+    b->n += k;
+}
+
+static void pq_byte(PqBuf *b, unsigned x) { unsigned char c = (unsigned char)x; pq_put(b, &c, 1); }
+
+static void pq_varint(PqBuf *b, uint64_t x) {
+    unsigned char t[10];
+    int k = 0;
+    while (x >= 0x80) t[k++] = (unsigned char)(x | 0x80), x >>= 7;
+    t[k++] = (unsigned char)x;
+    pq_put(b, t, (size_t)k);
+}
+
+static void pq_u32(PqBuf *b, uint32_t x) {
+    unsigned char t[4] = {(unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16), (unsigned char)(x >> 24)};
+    pq_put(b, t, 4);
+}
+
+/* Thrift compact protocol: a field header carries the delta from the last field id of its
+ * struct (kept per nesting depth) and the type; ints are zigzag varints. */
+enum { TC_TRUE = 1, TC_FALSE = 2, TC_BYTE = 3, TC_I32 = 5, TC_I64 = 6, TC_BIN = 8, TC_LIST = 9, TC_STRUCT = 12 };
+typedef struct { PqBuf *b; int last[8]; int depth; } Thrift;
+
+static void tc_field(Thrift *t, int id, int type) {
+    int d = id - t->last[t->depth];
+    if (d > 0 && d <= 15) pq_byte(t->b, (unsigned)(d << 4 | type));
+    else { pq_byte(t->b, (unsigned)type); pq_varint(t->b, (uint64_t)(id << 1) ^ (uint64_t)(id >> 31)); }
+    t->last[t->depth] = id;
+}
+static void tc_int(Thrift *t, int id, int type, int64_t v) {
+    tc_field(t, id, type);
+    pq_varint(t->b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+static void tc_bin(Thrift *t, int id, const char *s, size_t n) {
+    tc_field(t, id, TC_BIN);
+    pq_varint(t->b, n);
+    pq_put(t->b, s, n);
+}
+static void tc_struct(Thrift *t, int id) { tc_field(t, id, TC_STRUCT); t->last[++t->depth] = 0; }
+static void tc_elem(Thrift *t) { t->last[++t->depth] = 0; }  /* a struct element of a list */
+static void tc_end(Thrift *t) { pq_byte(t->b, 0); t->depth--; }
+static void tc_list(Thrift *t, int id, int etype, int64_t n) {
+    tc_field(t, id, TC_LIST);
+    if (n < 15) pq_byte(t->b, (unsigned)(n << 4 | etype));
+    else { pq_byte(t->b, (unsigned)(0xf0 | etype)); pq_varint(t->b, (uint64_t)n); }
+}
+static void tc_i32_elem(Thrift *t, int64_t v) { pq_varint(t->b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+/* values (each < 2^w) in the RLE / bit-packed hybrid: a run of 8 or more equal values at a
+ * multiple of 8 as one RLE run, the rest bit-packed in groups of 8 (the last padded) */
+static void pq_packed(PqBuf *b, const uint32_t *v, int64_t from, int64_t to, int64_t n, int w) {
+    /* values from..to (to - from a multiple of 8; past n: 0) as one bit-packed run */
+    int64_t groups = (to - from) / 8;
+    pq_varint(b, (uint64_t)groups << 1 | 1);
+    pq_need(b, (size_t)(groups * w));
+    if (b->err) return;
+    unsigned char *out = b->p + b->n;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (int64_t k = from; k < to; k++) {
+        acc |= (uint64_t)(k < n ? v[k] : 0) << bits, bits += w;
+        while (bits >= 8) *out++ = (unsigned char)acc, acc >>= 8, bits -= 8;
+    }
+    b->n += (size_t)(groups * w);
+}
+
+static void pq_hybrid(PqBuf *b, const uint32_t *v, int64_t n, int w) {
+    int64_t i = 0, bp_start = -1;  /* where the pending bit-packed groups start */
+    int bytes_w = (w + 7) / 8;
+    while (i < n) {
+        int64_t j = i + 1;
+        while (j < n && v[j] == v[i]) j++;
+        /* the run of v[i] from i, cut to whole groups unless it reaches the end */
+        int64_t run = j - i;
+        if (run >= 8 || (j == n && bp_start < 0)) {
+            if (bp_start >= 0) {  /* close the bit-packed groups before i; i is a group boundary */
+                pq_packed(b, v, bp_start, i, n, w);
+                bp_start = -1;
+            }
+            pq_varint(b, (uint64_t)run << 1);
+            for (int k = 0; k < bytes_w; k++) pq_byte(b, (v[i] >> (8 * k)) & 0xff);
+            i = j;
+            continue;
+        }
+        /* too short: one group of 8 (or what is left, padded) goes bit-packed */
+        if (bp_start < 0) bp_start = i;
+        i = i + 8 < n ? i + 8 : n;
+        if (i == n) {
+            pq_packed(b, v, bp_start, bp_start + (n - bp_start + 7) / 8 * 8, n, w);
+            bp_start = -1;
+        }
+    }
+}
+
+/* One column to write: its kind ('i' int64, 'u' uint64, 'f' float64, 'b' boolean, 'd' a
+ * str dictionary: ``col`` holds each row's number in ``vals``, a None there is a null) */
+typedef struct {
+    char kind;
+    Col *col;
+    PyObject *vals;
+    const char *name;
+    Py_ssize_t name_len;
+    /* per row group, kept for the footer: where its pages start, its bytes, before compression */
+    int64_t *dict_off, *data_off, *size, *raw;
+} PqCol;
+
+/* LZ4 block format (Parquet's LZ4_RAW), greedy: a 4-byte hash of each position, the last
+ * position seen for it, a match at least 4 long and within 64 KB; the block's last 5 bytes
+ * literals and no match starting in its last 12 (the format's rules). ``dst`` holds
+ * n + n / 255 + 16. Returns the compressed size. */
+#define LZ4_HBITS 13
+static size_t lz4_block(const unsigned char *src, size_t n, unsigned char *dst, uint32_t *ht) {
+    unsigned char *op = dst;
+    size_t anchor = 0, ip = 0;
+    if (n >= 13) {
+        memset(ht, 0, sizeof(uint32_t) << LZ4_HBITS);
+        size_t limit = n - 12, mlimit = n - 5;
+        while (ip < limit) {
+            uint32_t seq, cand;
+            memcpy(&seq, src + ip, 4);
+            uint32_t h = (seq * 2654435761u) >> (32 - LZ4_HBITS);
+            size_t ref = ht[h];
+            ht[h] = (uint32_t)ip;
+            memcpy(&cand, src + ref, 4);
+            if (ref >= ip || ip - ref > 65535 || cand != seq) {
+                ip += 1 + ((ip - anchor) >> 6);  /* faster through what does not compress */
+                continue;
+            }
+            size_t ml = 4;
+            while (ip + ml < mlimit && src[ref + ml] == src[ip + ml]) ml++;
+            size_t lit = ip - anchor, m = ml - 4, off = ip - ref;
+            unsigned char *tok = op++;
+            if (lit >= 15) {
+                *tok = 15 << 4;
+                size_t l = lit - 15;
+                for (; l >= 255; l -= 255) *op++ = 255;
+                *op++ = (unsigned char)l;
+            } else *tok = (unsigned char)(lit << 4);
+            memcpy(op, src + anchor, lit);
+            op += lit;
+            *op++ = (unsigned char)(off & 0xff), *op++ = (unsigned char)(off >> 8);
+            if (m >= 15) {
+                *tok |= 15;
+                for (m -= 15; m >= 255; m -= 255) *op++ = 255;
+                *op++ = (unsigned char)m;
+            } else *tok |= (unsigned char)m;
+            ip += ml;
+            anchor = ip;
+        }
+    }
+    size_t lit = n - anchor;
+    if (lit >= 15) {
+        *op++ = 15 << 4;
+        size_t l = lit - 15;
+        for (; l >= 255; l -= 255) *op++ = 255;
+        *op++ = (unsigned char)l;
+    } else *op++ = (unsigned char)(lit << 4);
+    memcpy(op, src + anchor, lit);
+    return (size_t)(op + lit - dst);
+}
+
+typedef struct {
+    FILE *f;
+    int64_t off, raw;  /* the bytes written; those before compression */
+    int err;
+    PqBuf z;           /* a page compressed */
+    uint32_t *ht;      /* lz4_block's hash table */
+} PqOut;
+
+static void pq_write(PqOut *o, const void *p, size_t n) {
+    if (o->err || !n) return;
+    if (fwrite(p, 1, n, o->f) != n) o->err = errno ? errno : EIO;
+    o->off += (int64_t)n;
+}
+
+/* a page: its header (type 0 data, 2 dictionary) and body */
+static void pq_page(PqOut *o, PqBuf *hdr, int type, const PqBuf *body, int64_t nvalues, int encoding) {
+    if (o->err) return;
+    if (body->err) { o->err = ENOMEM; return; }
+    o->z.n = 0;
+    pq_need(&o->z, body->n + body->n / 255 + 16);
+    if (o->z.err) { o->err = ENOMEM; return; }
+    o->z.n = lz4_block(body->p, body->n, o->z.p, o->ht);
+    hdr->n = 0;
+    Thrift t = {.b = hdr};
+    tc_int(&t, 1, TC_I32, type);
+    tc_int(&t, 2, TC_I32, (int64_t)body->n);
+    tc_int(&t, 3, TC_I32, (int64_t)o->z.n);
+    tc_struct(&t, type == 2 ? 7 : 5);
+    tc_int(&t, 1, TC_I32, nvalues);
+    tc_int(&t, 2, TC_I32, encoding);
+    if (type == 0) {
+        tc_int(&t, 3, TC_I32, 3);  /* definition levels: RLE */
+        tc_int(&t, 4, TC_I32, 3);  /* repetition levels: RLE (none) */
+    }
+    tc_end(&t);
+    pq_byte(hdr, 0);
+    if (hdr->err) { o->err = ENOMEM; return; }
+    pq_write(o, hdr->p, hdr->n);
+    pq_write(o, o->z.p, o->z.n);
+    o->raw += (int64_t)(hdr->n + body->n);
+}
+
+static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* write_parquet(path, names, specs, rows, row_group, kv) */
+    if (nargs != 6 || !PyTuple_Check(args[1]) || !PyList_Check(args[2]) || !PyTuple_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "write_parquet(path, names: tuple, specs: list, rows, row_group, kv: tuple)");
+        return NULL;
+    }
+    PyObject *path = NULL;
+    if (!PyUnicode_FSConverter(args[0], &path)) return NULL;
+    Py_ssize_t ncols = PyTuple_GET_SIZE(args[1]);
+    int64_t rows = PyLong_AsLongLong(args[3]), rg = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred()) { Py_DECREF(path); return NULL; }
+    if (PyList_GET_SIZE(args[2]) != ncols || rows < 0 || rg < 8 || rg % 8) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_ValueError, "write_parquet: a spec per name, rows >= 0, row groups a multiple of 8");
+        return NULL;
+    }
+    int64_t ngroups = rows ? (rows + rg - 1) / rg : 0;
+    PqCol *cols = calloc((size_t)ncols + 1, sizeof(PqCol));
+    int64_t *offs = calloc((size_t)(ncols * ngroups * 4) + 1, sizeof(int64_t));
+    uint32_t *idx = malloc((size_t)(rg < rows ? rg : rows + 1) * sizeof(uint32_t));
+    int32_t *remap = NULL;
+    uint32_t *used = NULL, *touched = NULL;
+    PyObject *seen = NULL;
+    AddrSlot *amap = NULL;  /* a str object's address -> its dictionary entry (the list holds it) */
+    Py_ssize_t acap = 0, aused = 0;
+    Py_ssize_t remap_n = 0;
+    PqBuf body = {0}, hdr = {0};
+    PqOut o = {0};
+    PyObject *ret = NULL;
+    if (!cols || !offs || !idx) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < ncols; i++) {
+        PyObject *spec = PyList_GET_ITEM(args[2], i), *nm = PyTuple_GET_ITEM(args[1], i);
+        const char *kind;
+        PyObject *column, *vals;
+        if (!PyTuple_Check(spec) || !PyArg_ParseTuple(spec, "sO!O", &kind, &ColumnType, &column, &vals)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "write_parquet: a spec is (kind, Column, values)");
+            goto done;
+        }
+        PqCol *c = &cols[i];
+        c->kind = kind[0];
+        c->col = &((Column *)column)->col;
+        if (!(c->name = PyUnicode_AsUTF8AndSize(nm, &c->name_len))) goto done;
+        int want_d = c->kind == 'd';
+        /* a 'd' spec reads int64 numbers: a 'd' column's, or a key number column's */
+        if (!kind[0] || kind[1] || !strchr("iufbd", kind[0]) || c->col->cap < 0 || c->col->n != rows
+                || (want_d ? !strchr("id", c->col->kind) || !PyList_Check(vals) : c->col->kind != c->kind)) {
+            PyErr_SetString(PyExc_ValueError, "write_parquet: a column of another kind or length");
+            goto done;
+        }
+        if (want_d) {
+            c->vals = vals;
+            Py_ssize_t nv = PyList_GET_SIZE(vals);
+            for (Py_ssize_t k = 0; k < nv; k++) {
+                PyObject *s = PyList_GET_ITEM(vals, k);
+                if (s != Py_None && !PyUnicode_Check(s)) {
+                    PyErr_SetString(PyExc_TypeError, "write_parquet: dictionary values are str or None");
+                    goto done;
+                }
+            }
+            if (nv > remap_n) remap_n = nv;
+        }
+        c->dict_off = offs + (i * ngroups * 4), c->data_off = c->dict_off + ngroups, c->size = c->data_off + ngroups;
+        c->raw = c->size + ngroups;
+    }
+    if (remap_n) {
+        remap = malloc((size_t)remap_n * sizeof(int32_t));
+        used = malloc((size_t)remap_n * sizeof(uint32_t));
+        touched = malloc((size_t)remap_n * sizeof(uint32_t));
+        if (!remap || !used || !touched) { PyErr_NoMemory(); goto done; }
+        if (!(seen = PyDict_New())) goto done;
+        memset(remap, 0xff, (size_t)remap_n * sizeof(int32_t));
+    }
+    if (!(o.ht = malloc(sizeof(uint32_t) << LZ4_HBITS))) { PyErr_NoMemory(); goto done; }
+    if (!(o.f = fopen(PyBytes_AS_STRING(path), "wb"))) { PyErr_SetFromErrno(PyExc_OSError); goto done; }
+    pq_write(&o, "PAR1", 4);
+    for (int64_t g = 0; g < ngroups && !o.err; g++) {
+        int64_t r0 = g * rg, n = rows - r0 < rg ? rows - r0 : rg;
+        for (Py_ssize_t i = 0; i < ncols && !o.err; i++) {
+            PqCol *c = &cols[i];
+            Col *src = c->col;
+            const uint8_t *valid = src->valid;
+            const int64_t *v64 = (const int64_t *)src->data;
+            int64_t start = o.off, raw0 = o.raw, nn = 0;  /* nn: the row group's non-null values */
+            body.n = 0;
+            c->dict_off[g] = -1;
+            if (c->kind == 'd') {  /* the dictionary of the values this row group uses */
+                /* numbered by value (``seen``), not by number: equal strings under two
+                 * numbers (two str objects, or one key part of many keys) are one entry */
+                Py_ssize_t nused = 0, ntouched = 0, nv = PyList_GET_SIZE(c->vals);
+                PyDict_Clear(seen);
+                if (acap) memset(amap, 0, (size_t)acap * sizeof(AddrSlot));
+                aused = 0;
+                for (int64_t r = r0; r < r0 + n; r++) {
+                    if (valid && !(valid[r >> 3] >> (r & 7) & 1)) continue;
+                    int64_t code = v64[r];
+                    if (code < 0 || code >= nv) { o.err = -1; break; }
+                    PyObject *s = PyList_GET_ITEM(c->vals, code);
+                    if (s == Py_None) continue;
+                    if (remap[code] < 0) {
+                        /* the same object as a number seen before: its entry, no hashing */
+                        if (acap) {
+                            AddrSlot *e = addr_slot(amap, acap, s);
+                            if (e->p) {
+                                remap[code] = (int32_t)e->v;
+                                touched[ntouched++] = (uint32_t)code;
+                                idx[nn++] = (uint32_t)remap[code];
+                                continue;
+                            }
+                        }
+                        PyObject *at = PyDict_GetItemWithError(seen, s);
+                        if (at) remap[code] = (int32_t)PyLong_AsLong(at);
+                        else {
+                            PyObject *num = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(nused);
+                            int rc = num ? PyDict_SetItem(seen, s, num) : -1;
+                            Py_XDECREF(num);
+                            if (rc < 0) { o.err = -2; break; }
+                            remap[code] = (int32_t)nused, used[nused++] = (uint32_t)code;
+                        }
+                        if (addr_room(&amap, &acap, aused, 256) < 0) { o.err = -2; break; }
+                        *addr_slot(amap, acap, s) = (AddrSlot){s, remap[code]};
+                        aused++;
+                        touched[ntouched++] = (uint32_t)code;
+                    }
+                    idx[nn++] = (uint32_t)remap[code];
+                }
+                for (Py_ssize_t k = 0; k < ntouched; k++) remap[touched[k]] = -1;
+                if (o.err) break;
+                for (Py_ssize_t k = 0; k < nused; k++) {
+                    Py_ssize_t len;
+                    const char *s = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(c->vals, used[k]), &len);
+                    if (!s) { o.err = -2; break; }
+                    pq_u32(&body, (uint32_t)len);
+                    pq_put(&body, s, (size_t)len);
+                }
+                if (o.err) break;
+                c->dict_off[g] = o.off;
+                pq_page(&o, &hdr, 2, &body, nused, 0);
+                body.n = 0;
+                /* definition levels: the rows that have a value */
+                int w = 1;
+                while (w < 32 && ((Py_ssize_t)1 << w) < nused) w++;
+                if (nn == n) {
+                    pq_u32(&body, 0);
+                    size_t at = body.n;
+                    pq_varint(&body, (uint64_t)n << 1);
+                    pq_byte(&body, 1);
+                    if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
+                } else {
+                    /* levels from the same test as above, into a bit per row */
+                    uint32_t *lv = malloc((size_t)n * sizeof(uint32_t));
+                    if (!lv) { o.err = ENOMEM; break; }
+                    for (int64_t r = r0; r < r0 + n; r++)
+                        lv[r - r0] = !(valid && !(valid[r >> 3] >> (r & 7) & 1))
+                                     && PyList_GET_ITEM(c->vals, v64[r]) != Py_None;
+                    pq_u32(&body, 0);
+                    size_t at = body.n;
+                    pq_hybrid(&body, lv, n, 1);
+                    free(lv);
+                    if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
+                }
+                pq_byte(&body, (unsigned)w);
+                pq_hybrid(&body, idx, nn, w);
+                c->data_off[g] = o.off;
+                pq_page(&o, &hdr, 0, &body, n, 8);
+            } else {
+                int64_t nulls = 0;
+                if (valid)
+                    for (int64_t r = r0; r < r0 + n; r++) nulls += !(valid[r >> 3] >> (r & 7) & 1);
+                pq_u32(&body, 0);
+                size_t at = body.n;
+                if (!nulls) {
+                    pq_varint(&body, (uint64_t)n << 1);
+                    pq_byte(&body, 1);
+                } else {  /* r0 is a multiple of 8: the validity bytes are the levels, bit-packed */
+                    int64_t groups = (n + 7) / 8;
+                    pq_varint(&body, (uint64_t)groups << 1 | 1);
+                    pq_put(&body, valid + r0 / 8, (size_t)groups);
+                }
+                if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
+                if (c->kind == 'b') {
+                    uint8_t acc = 0;
+                    int bits = 0;
+                    for (int64_t r = r0; r < r0 + n; r++) {
+                        if (nulls && !(valid[r >> 3] >> (r & 7) & 1)) continue;
+                        acc |= (uint8_t)((src->data[r] & 1) << bits);
+                        if (++bits == 8) pq_byte(&body, acc), acc = 0, bits = 0;
+                    }
+                    if (bits) pq_byte(&body, acc);
+                } else if (!nulls) {
+                    pq_put(&body, src->data + r0 * 8, (size_t)n * 8);
+                } else {
+                    for (int64_t r = r0; r < r0 + n; r++)
+                        if (valid[r >> 3] >> (r & 7) & 1) pq_put(&body, src->data + r * 8, 8);
+                }
+                c->data_off[g] = o.off;
+                pq_page(&o, &hdr, 0, &body, n, 0);
+            }
+            c->size[g] = o.off - start, c->raw[g] = o.raw - raw0;
+            if (body.err) o.err = ENOMEM;
+        }
+    }
+    if (o.err == -1) { PyErr_SetString(PyExc_ValueError, "write_parquet: a row's number is not in its values"); goto done; }
+    if (o.err == -2) goto done;
+    if (!o.err) {  /* the footer: FileMetaData */
+        body.n = 0;
+        Thrift t = {.b = &body};
+        tc_int(&t, 1, TC_I32, 1);
+        tc_list(&t, 2, TC_STRUCT, ncols + 1);
+        tc_elem(&t);
+        tc_bin(&t, 4, "root", 4);
+        tc_int(&t, 5, TC_I32, ncols);
+        tc_end(&t);
+        for (Py_ssize_t i = 0; i < ncols; i++) {
+            PqCol *c = &cols[i];
+            tc_elem(&t);
+            tc_int(&t, 1, TC_I32, c->kind == 'd' ? 6 : c->kind == 'b' ? 0 : c->kind == 'f' ? 5 : 2);
+            tc_int(&t, 3, TC_I32, 1);  /* OPTIONAL */
+            tc_bin(&t, 4, c->name, (size_t)c->name_len);
+            if (c->kind == 'd' || c->kind == 'u') {
+                tc_int(&t, 6, TC_I32, c->kind == 'd' ? 0 : 14);  /* UTF8, UINT_64 */
+                tc_struct(&t, 10);  /* LogicalType */
+                if (c->kind == 'd') { tc_struct(&t, 1); tc_end(&t); }  /* STRING */
+                else {  /* INTEGER(64, unsigned) */
+                    tc_struct(&t, 10);
+                    tc_field(&t, 1, TC_BYTE); pq_byte(&body, 64);
+                    tc_field(&t, 2, TC_FALSE);
+                    tc_end(&t);
+                }
+                tc_end(&t);
+            }
+            tc_end(&t);
+        }
+        tc_int(&t, 3, TC_I64, rows);
+        tc_list(&t, 4, TC_STRUCT, ngroups);
+        for (int64_t g = 0; g < ngroups; g++) {
+            int64_t n = rows - g * rg < rg ? rows - g * rg : rg, total = 0;
+            tc_elem(&t);
+            tc_list(&t, 1, TC_STRUCT, ncols);
+            for (Py_ssize_t i = 0; i < ncols; i++) {
+                PqCol *c = &cols[i];
+                int64_t first = c->dict_off[g] >= 0 ? c->dict_off[g] : c->data_off[g];
+                total += c->raw[g];
+                tc_elem(&t);
+                tc_int(&t, 2, TC_I64, first);
+                tc_struct(&t, 3);  /* ColumnMetaData */
+                tc_int(&t, 1, TC_I32, c->kind == 'd' ? 6 : c->kind == 'b' ? 0 : c->kind == 'f' ? 5 : 2);
+                tc_list(&t, 2, TC_I32, c->kind == 'd' ? 3 : 2);
+                tc_i32_elem(&t, 0);
+                tc_i32_elem(&t, 3);
+                if (c->kind == 'd') tc_i32_elem(&t, 8);
+                tc_list(&t, 3, TC_BIN, 1);
+                pq_varint(&body, (uint64_t)c->name_len);
+                pq_put(&body, c->name, (size_t)c->name_len);
+                tc_int(&t, 4, TC_I32, 7);  /* LZ4_RAW */
+                tc_int(&t, 5, TC_I64, n);
+                tc_int(&t, 6, TC_I64, c->raw[g]);
+                tc_int(&t, 7, TC_I64, c->size[g]);
+                tc_int(&t, 9, TC_I64, c->data_off[g]);
+                if (c->dict_off[g] >= 0) tc_int(&t, 11, TC_I64, c->dict_off[g]);
+                tc_end(&t);
+                tc_end(&t);
+            }
+            tc_int(&t, 2, TC_I64, total);
+            tc_int(&t, 3, TC_I64, n);
+            tc_end(&t);
+        }
+        Py_ssize_t nkv = PyTuple_GET_SIZE(args[5]);
+        if (nkv) {
+            tc_list(&t, 5, TC_STRUCT, nkv);
+            for (Py_ssize_t k = 0; k < nkv; k++) {
+                PyObject *kv = PyTuple_GET_ITEM(args[5], k);
+                const char *key, *val;
+                Py_ssize_t klen, vlen;
+                if (!PyTuple_Check(kv) || !PyArg_ParseTuple(kv, "s#s#", &key, &klen, &val, &vlen)) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "write_parquet: kv is ((key, value), ...)");
+                    goto done;
+                }
+                tc_elem(&t);
+                tc_bin(&t, 1, key, (size_t)klen);
+                tc_bin(&t, 2, val, (size_t)vlen);
+                tc_end(&t);
+            }
+        }
+        tc_bin(&t, 6, "survey", 6);
+        pq_byte(&body, 0);
+        if (body.err) o.err = ENOMEM;
+        pq_write(&o, body.p, body.n);
+        unsigned char tail[8];
+        uint32_t len = (uint32_t)body.n;
+        memcpy(tail, &len, 4), memcpy(tail + 4, "PAR1", 4);
+        pq_write(&o, tail, 8);
+    }
+    if (o.err) {
+        if (o.err == ENOMEM) PyErr_NoMemory();
+        else errno = o.err, PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
+    ret = Py_NewRef(Py_None);
+done:
+    if (o.f && fclose(o.f) != 0 && ret) {
+        Py_CLEAR(ret);
+        PyErr_SetFromErrno(PyExc_OSError);
+    }
+    Py_DECREF(path);
+    Py_XDECREF(seen);
+    free(amap);
+    free(cols), free(offs), free(idx), free(remap), free(used), free(touched), free(body.p), free(hdr.p);
+    free(o.z.p), free(o.ht);
+    return ret;
+}
+
 static PyMethodDef module_methods[] = {
     {"rg_tally", (PyCFunction)(void (*)(void))rg_tally, METH_FASTCALL,
      "rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): rg -o --heading --null output counted"},
@@ -4137,6 +4679,8 @@ static PyMethodDef module_methods[] = {
      "pseudonyms(salt, kind, texts) -> privacy.pseudonym(salt, text, kind) of each text"},
     {"scan_dir", scan_dir, METH_O,
      "scan_dir(path) -> (names, kinds, numbers: six int64 an entry) of one folder"},
+    {"write_parquet", (PyCFunction)(void (*)(void))write_parquet, METH_FASTCALL,
+     "write_parquet(path, names, specs, rows, row_group, kv): a Parquet file of Table columns (see collect.py)"},
     {"file_rows", (PyCFunction)(void (*)(void))file_rows, METH_FASTCALL,
      "file_rows(prefix, names, numbers, run, euid) -> the crawl's columns for a run of regular files"},
     {NULL, NULL, 0, NULL},

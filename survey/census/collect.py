@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import gc
 import hashlib
+import io
 import os
 import shutil
 import tempfile
@@ -632,6 +633,73 @@ def _frame(table: Any, schema: dict) -> pl.DataFrame:
     return pl.DataFrame(cols)
 
 
+# A part is written by the C core from a native Table's columns (``_walkcore.write_parquet``:
+# polars's frame and encoder were 14-17 % of a JSONL walk's CPU), with the key-value metadata
+# polars writes for the same schema: its ``ARROW:schema`` has polars read the part's str
+# columns as Categorical, as it reads the parts it writes (``written``). Without the C core,
+# or where polars writes no such metadata, polars writes the part.
+def _arrow_kv(schema: dict) -> tuple | None:
+    """The key-value metadata polars writes for a part of ``schema`` (memoised), or None
+    when it holds no ``ARROW:schema``."""
+    key = tuple(schema.items())
+    if key not in _ARROW_KV:
+        buf = io.BytesIO()
+        written(pl.DataFrame(schema=schema)).write_parquet(buf)
+        buf.seek(0)
+        md = pl.read_parquet_metadata(buf) if hasattr(pl, "read_parquet_metadata") else {}
+        _ARROW_KV[key] = tuple(md.items()) if "ARROW:schema" in md else None
+    return _ARROW_KV[key]
+
+
+_ARROW_KV: dict[tuple, tuple | None] = {}
+
+
+def _write_table(table: Any, schema: dict, d: Path, label: str) -> pl.DataFrame | dict:
+    """The table's rows written as the part ``d/<label>.parquet``, and handed back for
+    ``_frame_counts_of``: a native Table's columns (name -> Column, or (Column, values) for a
+    'd' one), else the frame polars wrote. The table is empty afterwards."""
+    d.mkdir(exist_ok=True)
+    if _is_native(table) and _arrow_kv(schema) is not None:
+        rows = len(table)
+        cols = dict(zip(schema, table.columns(), strict=True))
+        specs = [("d", *c) if isinstance(c, tuple) else (_KINDS[schema[n]], c, None) for n, c in cols.items()]
+        W.NATIVE.write_parquet(str(d / f"{label}.parquet"), tuple(schema), specs, rows,
+                               PART_OPTIONS["row_group_size"], _arrow_kv(schema))
+        return cols
+    df = _frame(table, schema)
+    _write_part(df, d, label)
+    return df
+
+
+def _is_native(table: Any) -> bool:
+    return W.NATIVE is not None and isinstance(table, W.NATIVE.Table)
+
+
+def _numbers(col: Any, name: str) -> pl.Series:
+    """A 'd' column's numbers, each value's first (equal strings under two numbers, two str
+    objects, are one value), for grouping; or a column's values."""
+    if not isinstance(col, tuple):
+        return pl.Series(col).alias(name)
+    numbers, values = col
+    first: dict[str, int] = {}
+    canon = [first.setdefault(v, i) for i, v in enumerate(values)]
+    s = pl.Series(numbers).alias(name)
+    return s if len(first) == len(values) else pl.Series(name, canon, dtype=pl.Int64).gather(s)
+
+
+def _frame_counts_of(cols: pl.DataFrame | dict) -> pl.DataFrame:
+    """``frame_counts`` of a frames part from what ``_write_table`` handed back: with a
+    native Table's columns, grouped on the 'd' columns' numbers and their strings gathered
+    after (a Categorical, as the frame's)."""
+    if isinstance(cols, pl.DataFrame):
+        return frame_counts(cols)
+    names = [*FRAME_COUNT_KEYS, "nbytes", "flags"]
+    out = frame_counts(pl.DataFrame([_numbers(cols[n], n) for n in names]))
+    return out.with_columns(
+        pl.Series(n, cols[n][1], dtype=pl.String).cast(pl.Categorical).gather(out[n])
+        for n in FRAME_COUNT_KEYS if isinstance(cols[n], tuple))
+
+
 class _Aggregated:
     """One dict-shaped table's rows of a batch: file_ids, key numbers and counts as columns."""
 
@@ -652,6 +720,33 @@ class _Aggregated:
         """The rows with their key strings back, in the table's schema."""
         return self.frames(rolled=False)[0]
 
+    def write(self, d: Path, label: str, rolled: bool) -> pl.DataFrame | None:
+        """The rows written as the part ``d/<label>.parquet`` (in C from a native Table: each
+        key column is the key numbers beside that part of every key); with ``rolled`` also
+        nodes' rollup, as ``frames``. The table is empty afterwards."""
+        d.mkdir(exist_ok=True)
+        if not (_is_native(self.table) and _arrow_kv(self.schema) is not None):
+            df, out = self.frames(rolled)
+            _write_part(df, d, label)
+            return out
+        rows = len(self.table)
+        fid, number, *counts = self.table.columns()
+        keys = list(self.keys)
+        specs = [("d", *fid), *(("d", number, [k[j] for k in keys]) for j in range(len(self.key_schema))),
+                 *((_KINDS[t], c, None) for t, c in zip(list(self.rows_schema.values())[2:], counts, strict=True))]
+        W.NATIVE.write_parquet(str(d / f"{label}.parquet"), tuple(self.schema), specs, rows,
+                               PART_OPTIONS["row_group_size"], _arrow_kv(self.schema))
+        if not rolled:
+            return None
+        return self._rolled(pl.DataFrame([pl.Series(number), *(pl.Series(c) for c in counts)]))
+
+    def _rolled(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """nodes' rollup (``node_counts``) of rows of key numbers and counts."""
+        keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row").cast(pl.Categorical)
+        by_key = rows.group_by("key_number", maintain_order=True).agg(**_node_count_aggs())
+        number = by_key["key_number"]
+        return by_key.select(*[keys[k].gather(number) for k in NODE_COUNT_KEYS], "occurrences", "files", "max_len")
+
     def frames(self, rolled: bool) -> tuple[pl.DataFrame, pl.DataFrame | None]:
         """``frame()``, and with ``rolled`` also nodes' rollup (``node_counts`` of that frame,
         row for row): grouped on the key's number before its strings come back, a quarter
@@ -662,12 +757,7 @@ class _Aggregated:
         rows = _frame(self.table, self.rows_schema)
         number = rows["key_number"]
         df = rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
-        if not rolled:
-            return df, None
-        by_key = rows.group_by("key_number", maintain_order=True).agg(**_node_count_aggs())
-        number = by_key["key_number"]
-        return df, by_key.select(*[keys[k].gather(number) for k in NODE_COUNT_KEYS],
-                                 "occurrences", "files", "max_len")
+        return df, self._rolled(rows) if rolled else None
 
 
 # A batch's row tables are written out as they pass this many rows, mid-store, into held
@@ -702,7 +792,7 @@ class _BatchTables:
         """The table's rows as its next held piece; the table is empty afterwards."""
         pieces = self.held.setdefault(name, [])
         stem = f"{label}-{name}-{len(pieces)}"
-        _write_part(_frame(table, schema), held_dir, stem)
+        _write_table(table, schema, held_dir, stem)
         pieces.append(held_dir / f"{stem}.parquet")
 
     def add(self, r: W.FileResult, rows_only: bool = False) -> None:
@@ -755,16 +845,14 @@ class _BatchTables:
                     _write_part(frame_counts(pl.read_parquet(out / name / f"{label}.parquet", columns=cols)),
                                 out / "frame_counts", label)
             elif len(table):
-                df = _frame(table, schemas[name])
-                _write_part(df, out / name, label)
-                if name == "frames":  # counted from the frame in hand (eager: 40 % less CPU than lazily)
-                    _write_part(frame_counts(df), out / "frame_counts", label)
-                del df
+                handed = _write_table(table, schemas[name], out / name, label)
+                if name == "frames":  # counted from the columns in hand
+                    _write_part(_frame_counts_of(handed), out / "frame_counts", label)
+                del handed
         for name in list(self.aggs):
             agg = self.aggs.pop(name)
             if len(agg.table):
-                df, rolled = agg.frames(rolled=name == "nodes")
-                _write_part(df, out / name, label)
+                rolled = agg.write(out / name, label, rolled=name == "nodes")
                 if rolled is not None:
                     _write_part(rolled, out / "node_counts", label)
 
@@ -951,8 +1039,9 @@ KEYED = tuple(name for name, schema in _schemas([]).items() if "file_key" in sch
 # aggregates alone took the walk's CPU in one process from 2.15-2.38 to 1.93-2.11 s.
 # DuckDB reads them as VARCHAR; polars as Categorical, and it refuses to scan a table whose
 # parts mix the two: parts rolled up or rewritten from parts keep the type they read, an
-# empty part gets it from ``written``, and the cache's joins on ``file_id`` cast the other
-# side (``FILE_ID``).
+# empty part gets it from ``written``, a part the C core writes from the polars metadata
+# of ``written`` (``_arrow_kv``), and the cache's joins on ``file_id`` cast the other side
+# (``FILE_ID``).
 
 
 def written(df: pl.DataFrame) -> pl.DataFrame:
