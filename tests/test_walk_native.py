@@ -724,6 +724,45 @@ def test_parquet_writer_refuses_what_it_cannot_write(tmp_path: Path) -> None:
 
 
 @needs_native
+def test_a_row_sink_takes_cells_then_ids_and_moves_a_files_rows() -> None:
+    """A batch Table as a row sink (``Walker.row_sinks``): the C core appends a row's cells
+    (``append``), the batch fills the file's ids once at its end (``fill_ids``); until then
+    nothing reads or adds to it. A volatile file's rows move to its own part's Table
+    (``move_rows``) with every kind, null and str intact; a failed row is taken back."""
+    import polars as pl
+
+    from survey.census import collect as C
+
+    schema = {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "s": pl.String,
+              "x": pl.Float64, "b": pl.Boolean}
+    sink, other = C._table(schema), C._table(schema)
+    a = [(0, "user", 1.5, True), (1, None, None, None), (2, "x" * 40, 2, False)]
+    b = [(0, "assistant", None, True), (1, "user", 0.5, None)]
+    for r in a:
+        sink.append(r)
+    with pytest.raises(TypeError):
+        sink.append((3, 7, 1.0, True))  # an int in a 'd' column: the row is taken back
+    with pytest.raises(ValueError, match="not filled in"):
+        sink.columns()
+    with pytest.raises(ValueError, match="not filled in"):
+        sink.add([(9, "y", 1.0, True)], ("f", 5))
+    sink.fill_ids(("f-a", 1))
+    start = len(sink)
+    for r in b:
+        sink.append(r)
+    sink.fill_ids(("f-b", 2))
+    other.add([(7, "z", 0.0, False)], ("f-c", 3))
+    other.move_rows(sink, start)
+    assert len(sink) == 3 and len(other) == 3
+    assert C._frame(sink, schema).rows() == [("f-a", 1, *r) for r in a]
+    assert C._frame(other, schema).rows() == [("f-c", 3, 7, "z", 0.0, False), *(("f-b", 2, *r) for r in b)]
+    # what the sink holds afterwards is whole again: rows add to it as to any table
+    sink.append((5, "q", None, None))
+    sink.fill_ids(("f-d", 4))
+    assert C._frame(sink, schema).rows() == [("f-d", 4, 5, "q", None, None)]
+
+
+@needs_native
 def test_table_counts_number_each_key_once() -> None:
     import polars as pl
 

@@ -269,6 +269,12 @@ typedef struct {
     Py_ssize_t kt_cap, kt_used;
 } Core;
 
+/* A row of a per-record table (frames, blocks, links, numbers) goes to ``dest``: a list (as a tuple), or a
+ * batch Table that takes its cells straight into its columns (collect.py's row sinks:
+ * no tuple to keep, nothing to transpose later). Defined with the Table below. */
+static PyTypeObject TableType;
+static int emit_row(PyObject *dest, PyObject *const *cells, Py_ssize_t n);
+
 /* what a path is declared as (Walker._prepare's sets), so a node costs no set lookup */
 enum { F_SPECIAL = 1, F_STRING_ROLES = 2, F_OBJ_SPECIAL = 4, F_OPAQUE = 8, F_VOCAB_ONLY = 16,
        F_NUMBER_ONLY = 32, F_CARRIER_ONLY = 64, F_VOCAB = 128, F_LINK = 256, F_MARKER = 512,
@@ -559,9 +565,8 @@ static int number_row(PyObject *res, PyObject *name, PyObject *v, PyObject *line
     if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
     PyObject *f = PyFloat_FromDouble(d);
     PyObject *numbers = f ? PyObject_GetAttr(res, S_numbers) : NULL;
-    PyObject *row = numbers ? PyTuple_Pack(3, line_no, name, f) : NULL;
-    int rc = row ? PyList_Append(numbers, row) : -1;
-    Py_XDECREF(row); Py_XDECREF(numbers); Py_XDECREF(f);
+    int rc = numbers ? emit_row(numbers, (PyObject *[]){line_no, name, f}, 3) : -1;
+    Py_XDECREF(numbers); Py_XDECREF(f);
     return rc < 0 ? -1 : 1;
 }
 
@@ -660,9 +665,8 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
         if (PyDict_SetItem(c->pcache, v, ref) < 0) { Py_DECREF(ref); return -1; }
     have_ref:;
         PyObject *links = PyObject_GetAttr(res, S_links);
-        PyObject *row = links ? PyTuple_Pack(3, line_no, kind, ref) : NULL;
-        int rc = row ? PyList_Append(links, row) : -1;
-        Py_XDECREF(row); Py_XDECREF(links); Py_XDECREF(ref);
+        int rc = links ? emit_row(links, (PyObject *[]){line_no, kind, ref}, 3) : -1;
+        Py_XDECREF(links); Py_XDECREF(ref);
         if (rc < 0) return -1;
     } else if (PyErr_Occurred()) {
         return -1;
@@ -1147,10 +1151,10 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
         PyObject *idx = PyLong_FromSsize_t(i);
         if (!idx) return -1;
         if (!PyDict_CheckExact(b)) {
-            PyObject *row = PyTuple_Pack(9, line_no, carrier, idx, bracket_type(b), Py_None, Py_None,
-                                         Py_None, Py_None, Py_None);
+            int rc = emit_row(blocks, (PyObject *[]){line_no, carrier, idx, bracket_type(b), Py_None, Py_None,
+                                                     Py_None, Py_None, Py_None}, 9);
             Py_DECREF(idx);
-            if (append_new(blocks, row) < 0) return -1;
+            if (rc < 0) return -1;
             continue;
         }
         Py_INCREF(b);
@@ -1207,9 +1211,7 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
             if (!iks) goto done;
         }
         if (!(ks = keyset(c, b))) goto done;
-        row = PyTuple_Pack(9, line_no, carrier, idx, btype, ks, name, itype, iks, plen);
-        if (!row) goto done;
-        rc = PyList_Append(blocks, row);
+        rc = emit_row(blocks, (PyObject *[]){line_no, carrier, idx, btype, ks, name, itype, iks, plen}, 9);
     done:
         Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
         Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx); Py_DECREF(b);
@@ -1242,7 +1244,7 @@ static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     for (int i = 0; i < 4; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(args[1 + i]));
     if (obj == Py_None) {
         for (Py_ssize_t i = 4; i < 6 + nff; i++) PyTuple_SET_ITEM(row, i, Py_NewRef(Py_None));
-        if (PyList_Append(frames, row) < 0) goto out;
+        if (emit_row(frames, &PyTuple_GET_ITEM(row, 0), PyTuple_GET_SIZE(row)) < 0) goto out;
         ret = Py_NewRef(Py_None);
         goto out;
     }
@@ -1282,7 +1284,7 @@ static PyObject *record_impl(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *ks = PyDict_GET_SIZE(obj) <= c->max_keys ? keyset(c, obj) : Py_NewRef(S_map);
     if (!ks) goto out;
     PyTuple_SET_ITEM(row, 5, ks);
-    if (PyList_Append(frames, row) < 0) goto out;
+    if (emit_row(frames, &PyTuple_GET_ITEM(row, 0), PyTuple_GET_SIZE(row)) < 0) goto out;
     if (Py_EnterRecursiveCall(" in the native walk")) goto out;
     {   /* counted in the node table; the entry point's flush checks and fills res.nodes */
         int rc = walk_obj(c, res, rclass, S_root, c->root_flags, obj, 0, line_no);
@@ -2223,9 +2225,8 @@ static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i) {
             if (e) vc_fill(c, e, M_VALUE, u, n, h, ref);
         }
         PyObject *links = PyObject_GetAttr(w->res, S_links);
-        PyObject *row = links ? PyTuple_Pack(3, w->line_no, kind, ref) : NULL;
-        int rc = row ? PyList_Append(links, row) : -1;
-        Py_XDECREF(row); Py_XDECREF(links); Py_DECREF(ref);
+        int rc = links ? emit_row(links, (PyObject *[]){w->line_no, kind, ref}, 3) : -1;
+        Py_XDECREF(links); Py_DECREF(ref);
         if (rc < 0) return -1;
     }
     if (!ms) return 0;
@@ -2253,10 +2254,10 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
         PyObject *idx = PyLong_FromSsize_t(i);
         if (!idx) return -1;
         if (T[b].t != T_OBJ) {
-            PyObject *row = PyTuple_Pack(9, w->line_no, carrier, idx, t_bracket_type(&T[b]), Py_None, Py_None,
-                                         Py_None, Py_None, Py_None);
+            int rc = emit_row(blocks, (PyObject *[]){w->line_no, carrier, idx, t_bracket_type(&T[b]), Py_None,
+                                                     Py_None, Py_None, Py_None, Py_None}, 9);
             Py_DECREF(idx);
-            if (append_new(blocks, row) < 0) return -1;
+            if (rc < 0) return -1;
             continue;
         }
         PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL,
@@ -2304,9 +2305,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
             if (!iks) goto done;
         }
         if (!(ks = t_keyset(c, T, b))) goto done;
-        row = PyTuple_Pack(9, w->line_no, carrier, idx, btype, ks, name, itype, iks, plen);
-        if (!row) goto done;
-        rc = PyList_Append(blocks, row);
+        rc = emit_row(blocks, (PyObject *[]){w->line_no, carrier, idx, btype, ks, name, itype, iks, plen}, 9);
     done:
         Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
         Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx);
@@ -2357,7 +2356,7 @@ static int t_record(Core *c, PyObject *res, const char *line, PyObject *const *a
     PyObject *ks = (Py_ssize_t)T[0].n <= c->max_keys ? t_keyset(c, T, 0) : Py_NewRef(S_map);
     if (!ks) goto out;
     PyTuple_SET_ITEM(row, 5, ks);
-    if (PyList_Append(frames, row) < 0) goto out;
+    if (emit_row(frames, &PyTuple_GET_ITEM(row, 0), PyTuple_GET_SIZE(row)) < 0) goto out;
     if (Py_EnterRecursiveCall(" in the native walk")) goto out;
     {
         int rc = t_walk_obj(&w, S_root, c->root_flags, 0, 0);
@@ -3279,6 +3278,147 @@ static int Table_init(Table *t, PyObject *args, PyObject *kw) {
     return 0;
 }
 
+/* whether every column holds every row (a row sink's id columns lag until fill_ids) */
+static int table_whole(Table *t, const char *what) {
+    for (Py_ssize_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].n != t->rows) {
+            PyErr_Format(PyExc_ValueError, "%s: the ids of the rows appended are not filled in", what);
+            return 0;
+        }
+    return 1;
+}
+
+/* One row's cells into the last n columns (a row sink: the id columns before them are
+ * filled per file by fill_ids); a failed row is taken back. */
+static int table_cells(Table *t, PyObject *const *cells, Py_ssize_t n) {
+    Py_ssize_t k = t->ncols - n;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "a row of more cells than the table has columns");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Col *c = &t->cols[k + j];
+        Mark m = {c->n, c->nulls, c->nchars};
+        if (col_put(c, cells[j], 1) < 0) {
+            c->n = m.n, c->nulls = m.nulls, c->nchars = m.nchars;
+            for (Py_ssize_t i = 0; i < j; i++) {  /* the cells put before it */
+                Col *d = &t->cols[k + i];
+                d->n--;
+                if (d->valid && !(d->valid[d->n >> 3] >> (d->n & 7) & 1)) d->nulls--;
+                if (d->kind == 's') d->nchars = ((int64_t *)d->data)[d->n];
+            }
+            return -1;
+        }
+    }
+    t->rows++;
+    return 0;
+}
+
+static int emit_row(PyObject *dest, PyObject *const *cells, Py_ssize_t n) {
+    if (Py_IS_TYPE(dest, &TableType)) return table_cells((Table *)dest, cells, n);
+    PyObject *row = PyTuple_New(n);
+    if (!row) return -1;
+    for (Py_ssize_t j = 0; j < n; j++) PyTuple_SET_ITEM(row, j, Py_NewRef(cells[j]));
+    int rc = PyList_Check(dest) ? PyList_Append(dest, row) : -2;
+    if (rc == -2) {  /* anything else with an append */
+        PyObject *r = PyObject_CallMethod(dest, "append", "O", row);
+        rc = r ? 0 : -1;
+        Py_XDECREF(r);
+    }
+    Py_DECREF(row);
+    return rc;
+}
+
+/* append(row): one row's cells (a tuple), the ids left for fill_ids (a row sink's rows) */
+static PyObject *Table_append(Table *t, PyObject *row) {
+    if (!PyTuple_Check(row)) {
+        PyErr_SetString(PyExc_TypeError, "append(row: tuple)");
+        return NULL;
+    }
+    if (table_cells(t, &PyTuple_GET_ITEM(row, 0), PyTuple_GET_SIZE(row)) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* fill_ids(ids): the id columns (the first len(ids)) of every row appended since, each id
+ * converted or numbered once */
+static PyObject *Table_fill_ids(Table *t, PyObject *ids) {
+    if (!PyTuple_Check(ids) || PyTuple_GET_SIZE(ids) > t->ncols) {
+        PyErr_SetString(PyExc_TypeError, "fill_ids(ids: tuple), no more ids than columns");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(ids); j++) {
+        Col *c = &t->cols[j];
+        int64_t n = t->rows - c->n, n0 = c->n, nulls0 = c->nulls, nchars0 = c->nchars;
+        if (n > 0 && col_put(c, PyTuple_GET_ITEM(ids, j), (Py_ssize_t)n) < 0) {
+            c->n = n0, c->nulls = nulls0, c->nchars = nchars0;
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* move_rows(src, start): src's rows from start on appended to this table (same kinds) and
+ * cut from src; both tables whole. A 'd' cell is numbered here by its str object. */
+static PyObject *Table_move_rows(Table *t, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !Py_IS_TYPE(args[0], &TableType) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "move_rows(src: Table, start: int)");
+        return NULL;
+    }
+    Table *src = (Table *)args[0];
+    int64_t start = PyLong_AsLongLong(args[1]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (src == t || src->ncols != t->ncols || start < 0 || start > src->rows) {
+        PyErr_SetString(PyExc_ValueError, "move_rows: another table of the same columns, start within it");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < t->ncols; i++)
+        if (src->cols[i].kind != t->cols[i].kind) {
+            PyErr_SetString(PyExc_ValueError, "move_rows: another table of the same columns");
+            return NULL;
+        }
+    if (!table_whole(t, "move_rows") || !table_whole(src, "move_rows")) return NULL;
+    int64_t n = src->rows - start, rows0 = t->rows;
+    table_mark(t);
+    for (Py_ssize_t i = 0; i < t->ncols; i++) {
+        Col *c = &t->cols[i], *s = &src->cols[i];
+        if (col_reserve(c, n) < 0) return table_cut(t, rows0);
+        for (int64_t r = start; r < src->rows; r++) {
+            int null = s->valid && !(s->valid[r >> 3] >> (r & 7) & 1);
+            if (null) {
+                if (col_null(c) < 0) return table_cut(t, rows0);
+                continue;
+            }
+            if (c->kind == 'd') {
+                int64_t code;
+                memcpy(&code, s->data + r * 8, 8);
+                int64_t mine = dict_code(c, PyList_GET_ITEM(s->dvals, code));
+                if (mine < 0) return table_cut(t, rows0);
+                memcpy(c->data + c->n * 8, &mine, 8);
+            } else if (c->kind == 's') {
+                int64_t *off = (int64_t *)s->data;
+                if (col_chars(c, s->chars + off[r], off[r + 1] - off[r]) < 0) return table_cut(t, rows0);
+                ((int64_t *)c->data)[c->n + 1] = c->nchars;
+            } else if (c->kind == 'b') {
+                c->data[c->n] = s->data[r];
+            } else {
+                memcpy(c->data + c->n * 8, s->data + r * 8, 8);
+            }
+            if (c->valid) c->valid[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+            c->n++;
+        }
+    }
+    t->rows += n;
+    for (Py_ssize_t i = 0; i < src->ncols; i++) {  /* src cut back to start */
+        Col *s = &src->cols[i];
+        if (s->valid)
+            for (int64_t r = start; r < s->n; r++) s->nulls -= !(s->valid[r >> 3] >> (r & 7) & 1);
+        if (s->kind == 's') s->nchars = ((int64_t *)s->data)[start];
+        s->n = start;
+    }
+    src->rows = start;
+    Py_RETURN_NONE;
+}
+
 /* add(rows, ids): each row of a file (a tuple) after the file's ids (file_id[, file_key]) */
 static PyObject *Table_add(Table *t, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_Check(args[0]) || !PyTuple_Check(args[1])) {
@@ -3291,6 +3431,7 @@ static PyObject *Table_add(Table *t, PyObject *const *args, Py_ssize_t nargs) {
         PyErr_SetString(PyExc_ValueError, "add: more ids than columns");
         return NULL;
     }
+    if (!table_whole(t, "add")) return NULL;
     int64_t rows0 = t->rows;
     table_mark(t);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -3363,6 +3504,7 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
  * leave it before anything can fail, so on an error (no memory) none is owned twice: the
  * columns made are dropped with the list, the rest are freed, and the table is empty. */
 static PyObject *Table_columns(Table *t, PyObject *unused) {
+    if (!table_whole(t, "columns")) return NULL;
     PyObject *out = PyList_New(t->ncols);
     int ok = out != NULL;
     for (Py_ssize_t i = 0; i < t->ncols; i++) {
@@ -3397,6 +3539,12 @@ static PyMethodDef Table_methods[] = {
      "add(rows, ids): append a file's rows (tuples), each after the file's ids"},
     {"add_counts", (PyCFunction)(void (*)(void))Table_add_counts, METH_FASTCALL,
      "add_counts(file_id, counts, keys): append a file's count dict, keys numbered in keys"},
+    {"append", (PyCFunction)Table_append, METH_O,
+     "append(row): a row's cells into the last columns, its ids left for fill_ids (a row sink)"},
+    {"fill_ids", (PyCFunction)Table_fill_ids, METH_O,
+     "fill_ids(ids): the id columns of the rows appended since, each id once"},
+    {"move_rows", (PyCFunction)(void (*)(void))Table_move_rows, METH_FASTCALL,
+     "move_rows(src, start): src's rows from start on, moved to the end of this table"},
     {"columns", (PyCFunction)Table_columns, METH_NOARGS,
      "columns() -> list of Column (Arrow arrays); the table is empty afterwards"},
     {NULL, NULL, 0, NULL},

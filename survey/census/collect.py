@@ -805,7 +805,11 @@ class _BatchTables:
             if rows_only and name == "markers":
                 continue
             rows = getattr(r, name)
-            if rows:
+            if rows is table:  # this part's row sink: the file's cells are in, not its ids
+                if keyed and keyed_ids is None:
+                    keyed_ids = (fid, file_key(fid))
+                table.fill_ids(keyed_ids if keyed else ids)
+            elif rows:
                 if keyed and keyed_ids is None:
                     keyed_ids = (fid, file_key(fid))
                 table.add(rows, keyed_ids if keyed else ids)
@@ -824,6 +828,17 @@ class _BatchTables:
             # release() and add_counts, in their order (for a file walked in one piece)
             r.held.take(r, fid, nodes.table, nodes.keys, values.table, values.keys, *start)
             r.held = None
+
+    def take_sunk(self, r: W.FileResult, src: _BatchTables, starts: dict[str, int]) -> None:
+        """A file's rows that went straight into ``src``'s tables (its row sinks) from rows
+        ``starts`` on, moved to this part's (a volatile file's part)."""
+        ids = (r.file_id, file_key(r.file_id))
+        for name, start in starts.items():
+            sunk = src.tables[name]
+            if getattr(r, name) is sunk:
+                sunk.fill_ids(ids)
+                self.tables[name].move_rows(sunk, start)
+                setattr(r, name, [])
 
     def write(self, out: Path, schemas: dict[str, dict], label: str) -> None:
         """One table at a time, each part written before the next is built; a table with
@@ -861,6 +876,13 @@ class _BatchTables:
 # dict per file (``Core.take``): walk and table work of 100 MB of cursor_stream captures,
 # 1.32-1.37 -> 1.17-1.22 CPU s. False: through res.nodes and res.values (tests compare both).
 HOLD_COUNTS = True
+# A JSONL file's per-record rows (``SUNK``) go from the C core straight into the batch's
+# Tables (``Walker.row_sinks``): no tuple per row kept until the file's end and transposed.
+# False: through res.frames and res.blocks (tests compare both).
+ROW_SINKS = True
+# the tables sunk so: per-record rows read by nothing but the batch's tables (not markers,
+# which the volatile check reads at the file's end), all keyed by file_id and file_key
+SUNK = ("frames", "blocks", "links", "numbers")
 
 
 def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
@@ -878,10 +900,14 @@ def _walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
     # a JSONL file's node and value counts go from the C core straight into its part's
     # tables (``Core.take``); reset afterwards: other callers of walk_file get res.nodes
     walker.hold_counts = HOLD_COUNTS and walker._core is not None and W.NATIVE is not None  # C tables too
+    # and its per-record rows go from the C core straight into the part's Tables
+    if ROW_SINKS and walker.hold_counts:
+        walker.row_sinks = {name: parts[0].tables[name] for name in SUNK}
     try:
         return _walk_files(walker, batch, spill, index, schemas, parts, split_volatile)
     finally:
         walker.hold_counts = False
+        walker.row_sinks = None
 
 
 def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, schemas: dict[str, dict],
@@ -903,8 +929,10 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
         if parts[0].rows() >= FLUSH_ROWS:
             parts[0].flush(Path(spill) / "held", schemas, part_label(index))
 
+    sinks = walker.row_sinks
     for path, file_id, kind, size, needles in batch:  # ``_batch_tasks``
         spilled = False
+        starts = {name: len(t) for name, t in sinks.items()} if sinks is not None else {}
         r = W.walk_file(walker, path, file_id, kind, size, needles, hand_over if kind == "sqlite" else None)
         fid = r.file_id
         nbytes += r.nbytes
@@ -924,6 +952,8 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
                 exists_rows.extend((fid, *m) for m in exists)
         if r.store:
             stores.append({"file_id": fid, **{k: v for k, v in r.store.items() if k not in ("hash", "nbytes")}})
+        if part is not parts[0]:
+            part.take_sunk(r, parts[0], starts)
         part.add(r)
         del r
     out = Path(spill)

@@ -433,6 +433,9 @@ class Walker:
         self._tops: dict[tuple[str, str], bool] = {}  # target_exists's memo (a walker lives for one run)
         # a JSONL file's counts stay in the C core for the batch to take (collect sets it)
         self.hold_counts = False
+        # a JSONL file's rows of these tables go straight into batch Tables, not into its
+        # FileResult's lists as tuples (collect sets them: ``_BatchTables.add``)
+        self.row_sinks: dict[str, Any] | None = None
         self.native = native
         self._keycache: dict[str, str] = {}
         self._vcache: dict[tuple[str, str], str | None] = {}
@@ -1020,6 +1023,9 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
     reader = HashingReader(fd, size)
     try:
         if kind == "jsonl":
+            if walker.row_sinks is not None:
+                for name, sink in walker.row_sinks.items():
+                    setattr(res, name, sink)
             walker.walk_jsonl(res, reader, needles)
         elif kind == "json":
             walker.walk_json(res, reader)
