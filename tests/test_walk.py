@@ -196,10 +196,14 @@ def test_aggregated_rows_spread_back_the_keys_numbered_once_per_batch() -> None:
                                           ("f-02", "$.role", "user", None, 2)]
 
 
-def test_text_headings_and_lines_at_any_chunking() -> None:
+@pytest.mark.parametrize("memo", [(4096, 256), (2, 18)])
+def test_text_headings_and_lines_at_any_chunking(memo: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
     """``walk_text`` finds headings by searching each chunk for LF + "[": the same lines and the
     same headings as splitting every line, wherever the reads cut the text (mid-line, at an
-    LF, inside a heading), with CRs, blank lines, lines too long to hold and no final LF."""
+    LF, inside a heading), with CRs, blank lines, lines too long to hold and no final LF.
+    Each heading line's keys come from a memo of the walker's (``HEADING_MEMO``): the same
+    counts when it holds every line, and when it starts afresh every two lines and takes
+    none longer than 18 bytes."""
     import os
     import random
     import tempfile
@@ -210,6 +214,8 @@ def test_text_headings_and_lines_at_any_chunking() -> None:
     from survey.census import walk as W
     from survey.corpus.privacy import WITHHELD
 
+    monkeypatch.setattr(W, "HEADING_MEMO", memo[0])
+    monkeypatch.setattr(W, "HEADING_MEMO_LINE", memo[1])
     w = W.make_walker("cursor", "reviewed", False, b"salt", max_line=64)
     (name, rx), = w.headings
     pieces = ["[Tool call] Read", "[Tool call] Shell\r", "[Tool call]  x", "[Tool result] ok", " [Tool call] Grep",
