@@ -684,6 +684,18 @@ def test_parquet_written_from_table_columns_reads_back_in_polars_and_duckdb(seed
     meta = con.execute("SELECT DISTINCT compression FROM parquet_metadata(?)", [str(path)]).fetchall()
     assert meta == ([("LZ4_RAW",)] if n else [])
 
+    # a row group with no value at all: every kind's column all null, a 'd' column's rows
+    # numbered to a None value too (an empty dictionary page)
+    t = W.NATIVE.Table(("d", "v", "i", "b"), "ddib")
+    t.add([(None, "w", None, None)] * 9 + [("x", "w", 1, True)], ())
+    (dn, dv), (vn, vv), i_col, b_col = t.columns()
+    vv[vv.index("w")] = None
+    W.NATIVE.write_parquet(str(path), ("d", "v", "i", "b"), [("d", dn, dv), ("d", vn, vv), ("i", i_col, None),
+                                                          ("b", b_col, None)], 10, 8, ())
+    nulls = [(None, None, None, None)] * 9 + [("x", None, 1, True)]
+    assert pl.read_parquet(path).rows() == nulls
+    assert con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetchall() == nulls
+
     # one dictionary entry per distinct string: a long one under two numbers, every row
     # alternating, is written once (2 entries would be twice its bytes before compression)
     long, twin = "é" * 1000, "".join(["é" * 500, "é" * 500])
