@@ -2813,7 +2813,9 @@ static PyTypeObject CoreType = {
  * count dicts) into one table per spilled table and writes each as a Parquet part. In
  * Python that meant transposing every row tuple, extending a list per column and building
  * each polars Series from a list of Python objects again: a quarter of the walk stage. A
- * Table appends each cell to a typed buffer once; Table.columns() hands the buffers to polars
+ * Table appends each cell to a typed buffer once (a JSONL file's per-record cells straight
+ * from the walk: emit_row); write_parquet writes a part from the buffers (see there), and
+ * Table.columns() hands the buffers to polars
  * through the Arrow C data interface (``__arrow_c_array__``, which polars imports without
  * pyarrow). The buffers are malloc'd, not PyMem: polars may release them on a thread that
  * does not hold the GIL. Kinds: 's' UTF-8 (Arrow large_utf8), 'i' int64, 'u' uint64,
