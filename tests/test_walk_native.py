@@ -506,9 +506,11 @@ def _parts(spill: Path) -> dict[str, tuple]:
 @pytest.mark.parametrize("runtime", NAMES)
 def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch's rows become Parquet parts through ``_walkcore.Table`` (Arrow buffers) or,
-    without the C core, through ``_ListTable`` (lists): the parts are equal, row for row,
-    with every null, uint64 file key, float and boolean of every runtime's canaries."""
+    """A batch's rows become Parquet parts through ``_walkcore.Table`` (written by the C core,
+    a JSONL file's rows put in by the walk or, without ``ROW_SINKS``, added from its lists)
+    or, without the C core, through ``_ListTable`` (lists, written by polars): the parts are
+    equal, row for row and type for type, with every null, uint64 file key, float and
+    boolean of every runtime's canaries."""
     import importlib
 
     from survey.census import collect as C
@@ -518,12 +520,15 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     tasks = corpus_tasks(runtime, tmp_path / "c")
     walker = W.make_walker(runtime, "reviewed", False, SALT)
     fc = list(prof.frame_fields)
-    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "s").mkdir()
     C.walk_batch(walker, tasks, str(tmp_path / "a"), 0, fc)
+    monkeypatch.setattr(C, "ROW_SINKS", False)  # C tables, a JSONL file's rows through its lists
+    C.walk_batch(walker, tasks, str(tmp_path / "s"), 0, fc)
     monkeypatch.setattr(W, "NATIVE", None)  # the walker keeps its C core; only the tables change
     C.walk_batch(walker, tasks, str(tmp_path / "b"), 0, fc)
     a, b = _parts(tmp_path / "a"), _parts(tmp_path / "b")
     assert a == b  # the C core's parts (``write_parquet``) read as polars's, Categorical and all
+    assert _parts(tmp_path / "s") == a
     assert {"frames/part-000000.parquet", "nodes/part-000000.parquet"} <= set(a)
     assert any(None in row for _, rows in a.values() for row in rows), "no null was exercised"
 
