@@ -507,8 +507,9 @@ def _parts(spill: Path) -> dict[str, tuple]:
 def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch's rows become Parquet parts through ``_walkcore.Table`` (written by the C core,
-    a JSONL file's rows put in by the walk or, without ``ROW_SINKS``, added from its lists)
-    or, without the C core, through ``_ListTable`` (lists, written by polars): the parts are
+    or by polars where it gives no ``ARROW:schema``; a JSONL file's rows put in by the walk
+    or, without ``ROW_SINKS``, added from its lists) or, without the C core, through
+    ``_ListTable`` (lists, written by polars): the parts are
     equal, row for row and type for type, with every null, uint64 file key, float and
     boolean of every runtime's canaries."""
     import importlib
@@ -520,8 +521,12 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     tasks = corpus_tasks(runtime, tmp_path / "c")
     walker = W.make_walker(runtime, "reviewed", False, SALT)
     fc = list(prof.frame_fields)
-    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "s").mkdir()
+    for d in "absp":
+        (tmp_path / d).mkdir()
     C.walk_batch(walker, tasks, str(tmp_path / "a"), 0, fc)
+    with monkeypatch.context() as m:  # C tables written by polars (no ARROW:schema to give the C writer)
+        m.setattr(C, "_arrow_kv", lambda schema: None)
+        C.walk_batch(walker, tasks, str(tmp_path / "p"), 0, fc)
     monkeypatch.setattr(C, "ROW_SINKS", False)  # C tables, a JSONL file's rows through its lists
     C.walk_batch(walker, tasks, str(tmp_path / "s"), 0, fc)
     monkeypatch.setattr(W, "NATIVE", None)  # the walker keeps its C core; only the tables change
@@ -529,6 +534,7 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     a, b = _parts(tmp_path / "a"), _parts(tmp_path / "b")
     assert a == b  # the C core's parts (``write_parquet``) read as polars's, Categorical and all
     assert _parts(tmp_path / "s") == a
+    assert _parts(tmp_path / "p") == a
     assert {"frames/part-000000.parquet", "nodes/part-000000.parquet"} <= set(a)
     assert any(None in row for _, rows in a.values() for row in rows), "no null was exercised"
 
