@@ -6,10 +6,12 @@ WITH t AS (
     SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
 ), n AS (
     SELECT n.* FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n SEMI JOIN t USING (file_id) WHERE n.value IS NOT NULL
+), l AS (   -- links read once for both kinds, as the split does (two reads: 13-15 % slower at 1 GB)
+    SELECT file_key, line_no, kind, ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind IN ('message', 'session')
 ), m AS (
-    SELECT file_key, line_no, ref AS msg FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'message'
+    SELECT file_key, line_no, ref AS msg FROM l WHERE kind = 'message'
 ), s AS (
-    SELECT file_key, line_no, ref AS sess FROM read_parquet(getvariable('snap') || '/walk/links.parquet') WHERE kind = 'session'
+    SELECT file_key, line_no, ref AS sess FROM l WHERE kind = 'session'
 ), j AS (
     SELECT n.name, n.value, m.msg, s.sess
     FROM n JOIN m USING (file_key, line_no) LEFT JOIN s USING (file_key, line_no)   -- file_key: the file's id as a number
