@@ -723,7 +723,8 @@ def test_parquet_written_from_table_columns_reads_back_in_polars_and_duckdb(seed
 @needs_native
 def test_parquet_writer_refuses_what_it_cannot_write(tmp_path: Path) -> None:
     """A column of another length or kind, a number outside its values, a value that is not
-    a str: a clear error and no part; an unwritable place: an OSError that names no path."""
+    a str, metadata that is not str: a clear error and no part (none half written); an
+    unwritable place: an OSError that names no path."""
     import polars as pl
 
     t = W.NATIVE.Table(("a", "s"), "id")
@@ -734,8 +735,12 @@ def test_parquet_writer_refuses_what_it_cannot_write(tmp_path: Path) -> None:
         W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals)], 3, 8, ())
     with pytest.raises(ValueError, match="another kind or length"):
         W.NATIVE.write_parquet(p, ("a", "s"), [("u", a, None), ("d", num, vals)], 2, 8, ())
-    with pytest.raises(ValueError, match="not in its values"):
+    with pytest.raises(ValueError, match="not in its values"):  # found as it writes: no half part left
         W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals[:1])], 2, 8, ())
+    assert not Path(p).exists()
+    with pytest.raises(TypeError, match="kv is"):
+        W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, vals)], 2, 8, (("k", 1),))
+    assert not Path(p).exists()
     with pytest.raises(TypeError, match="str or None"):
         W.NATIVE.write_parquet(p, ("a", "s"), [("i", a, None), ("d", num, [1, 2])], 2, 8, ())
     secret = tmp_path / "no-such-folder-7f3a" / "p.parquet"

@@ -1158,8 +1158,7 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
             continue;
         }
         Py_INCREF(b);
-        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL,
-                 *row = NULL;
+        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL;
         int rc = -1;
         PyObject *bt = PyDict_GetItemWithError(b, S_type);
         if (!bt && PyErr_Occurred()) goto done;
@@ -1213,7 +1212,7 @@ static int do_blocks(Core *c, PyObject *res, PyObject *blocks, PyObject *line_no
         if (!(ks = keyset(c, b))) goto done;
         rc = emit_row(blocks, (PyObject *[]){line_no, carrier, idx, btype, ks, name, itype, iks, plen}, 9);
     done:
-        Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
+        Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
         Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx); Py_DECREF(b);
         if (rc < 0) return -1;
     }
@@ -2260,8 +2259,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
             if (rc < 0) return -1;
             continue;
         }
-        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL,
-                 *row = NULL, *itype;
+        PyObject *btype = NULL, *bp = NULL, *name = NULL, *plen = NULL, *iks = NULL, *ks = NULL, *itype;
         int rc = -1;
         Py_ssize_t bt = t_field(T, b, S_type);
         if (bt >= 0 && T[bt].t == T_STR) {
@@ -2307,7 +2305,7 @@ static int t_blocks(TW *w, PyObject *blocks, PyObject *carrier, PyObject *tpath,
         if (!(ks = t_keyset(c, T, b))) goto done;
         rc = emit_row(blocks, (PyObject *[]){w->line_no, carrier, idx, btype, ks, name, itype, iks, plen}, 9);
     done:
-        Py_XDECREF(row); Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
+        Py_XDECREF(ks); Py_XDECREF(iks); Py_XDECREF(plen); Py_XDECREF(name);
         Py_XDECREF(bp); Py_XDECREF(btype); Py_DECREF(idx);
         if (rc < 0) return -1;
     }
@@ -3318,15 +3316,14 @@ static int table_cells(Table *t, PyObject *const *cells, Py_ssize_t n) {
 
 static int emit_row(PyObject *dest, PyObject *const *cells, Py_ssize_t n) {
     if (Py_IS_TYPE(dest, &TableType)) return table_cells((Table *)dest, cells, n);
+    if (!PyList_Check(dest)) {
+        PyErr_SetString(PyExc_TypeError, "a FileResult's rows go to a list or a batch Table");
+        return -1;
+    }
     PyObject *row = PyTuple_New(n);
     if (!row) return -1;
     for (Py_ssize_t j = 0; j < n; j++) PyTuple_SET_ITEM(row, j, Py_NewRef(cells[j]));
-    int rc = PyList_Check(dest) ? PyList_Append(dest, row) : -2;
-    if (rc == -2) {  /* anything else with an append */
-        PyObject *r = PyObject_CallMethod(dest, "append", "O", row);
-        rc = r ? 0 : -1;
-        Py_XDECREF(r);
-    }
+    int rc = PyList_Append(dest, row);
     Py_DECREF(row);
     return rc;
 }
@@ -4279,7 +4276,7 @@ done:
  * buffers here, and a str column already numbered ('d'), so the part is written straight
  * from them: plain int64 / float64 / boolean values, a 'd' column as a dictionary page of the
  * values a row group uses and their indices (RLE / bit-packed hybrid), definition levels for
- * nulls, data page v1, no compression, no statistics (as PART_OPTIONS). The footer carries
+ * nulls, data page v1, LZ4_RAW (lz4_block), no statistics (as PART_OPTIONS). The footer carries
  * the key-value metadata it is given: collect.py passes the ``ARROW:schema`` polars writes
  * for the same frame, so polars reads these parts with the types of the parts it writes
  * (Categorical), and DuckDB reads them as it reads any. write_parquet only reads the
@@ -4393,6 +4390,31 @@ static void pq_hybrid(PqBuf *b, const uint32_t *v, int64_t n, int w) {
         }
     }
 }
+
+/* Definition levels (bit width 1) after their 4-byte length: every one 1 where all ``n``
+ * rows have a value, else one per row from ``lv``, or from ``bits`` (a validity bitmap from
+ * a multiple of 8 rows: its bytes are the levels, bit-packed) */
+static void pq_levels(PqBuf *b, int64_t n, int all, const uint32_t *lv, const uint8_t *bits) {
+    pq_u32(b, 0);
+    size_t at = b->n;
+    if (all) {
+        pq_varint(b, (uint64_t)n << 1);
+        pq_byte(b, 1);
+    } else if (lv) {
+        pq_hybrid(b, lv, n, 1);
+    } else {
+        int64_t groups = (n + 7) / 8;
+        pq_varint(b, (uint64_t)groups << 1 | 1);
+        pq_put(b, bits, (size_t)groups);
+    }
+    if (!b->err) {
+        uint32_t len = (uint32_t)(b->n - at);
+        memcpy(b->p + at - 4, &len, 4);
+    }
+}
+
+/* a column kind's Parquet physical type: BYTE_ARRAY, BOOLEAN, DOUBLE, else INT64 */
+static int pq_type(char kind) { return kind == 'd' ? 6 : kind == 'b' ? 0 : kind == 'f' ? 5 : 2; }
 
 /* One column to write: its kind ('i' int64, 'u' uint64, 'f' float64, 'b' boolean, 'd' a
  * str dictionary: ``col`` holds each row's number in ``vals``, a None there is a null) */
@@ -4575,6 +4597,15 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
         if (!(seen = PyDict_New())) goto done;
         memset(remap, 0xff, (size_t)remap_n * sizeof(int32_t));
     }
+    Py_ssize_t nkv = PyTuple_GET_SIZE(args[5]);
+    for (Py_ssize_t k = 0; k < nkv; k++) {
+        PyObject *kv = PyTuple_GET_ITEM(args[5], k);
+        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(kv, 0))
+                || !PyUnicode_Check(PyTuple_GET_ITEM(kv, 1))) {
+            PyErr_SetString(PyExc_TypeError, "write_parquet: kv is ((key, value), ...) of str");
+            goto done;
+        }
+    }
     if (!(o.ht = malloc(sizeof(uint32_t) << LZ4_HBITS))) { PyErr_NoMemory(); goto done; }
     if (!(o.f = fopen(PyBytes_AS_STRING(path), "wb"))) { PyErr_SetFromErrno(PyExc_OSError); goto done; }
     pq_write(&o, "PAR1", 4);
@@ -4603,27 +4634,23 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
                     if (s == Py_None) continue;
                     if (remap[code] < 0) {
                         /* the same object as a number seen before: its entry, no hashing */
-                        if (acap) {
-                            AddrSlot *e = addr_slot(amap, acap, s);
-                            if (e->p) {
-                                remap[code] = (int32_t)e->v;
-                                touched[ntouched++] = (uint32_t)code;
-                                idx[nn++] = (uint32_t)remap[code];
-                                continue;
+                        AddrSlot *e = acap ? addr_slot(amap, acap, s) : NULL;
+                        if (e && e->p) {
+                            remap[code] = (int32_t)e->v;
+                        } else {
+                            PyObject *at = PyDict_GetItemWithError(seen, s);
+                            if (at) remap[code] = (int32_t)PyLong_AsLong(at);
+                            else {
+                                PyObject *num = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(nused);
+                                int rc = num ? PyDict_SetItem(seen, s, num) : -1;
+                                Py_XDECREF(num);
+                                if (rc < 0) { o.err = -2; break; }
+                                remap[code] = (int32_t)nused, used[nused++] = (uint32_t)code;
                             }
+                            if (addr_room(&amap, &acap, aused, 256) < 0) { o.err = -2; break; }
+                            *addr_slot(amap, acap, s) = (AddrSlot){s, remap[code]};
+                            aused++;
                         }
-                        PyObject *at = PyDict_GetItemWithError(seen, s);
-                        if (at) remap[code] = (int32_t)PyLong_AsLong(at);
-                        else {
-                            PyObject *num = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(nused);
-                            int rc = num ? PyDict_SetItem(seen, s, num) : -1;
-                            Py_XDECREF(num);
-                            if (rc < 0) { o.err = -2; break; }
-                            remap[code] = (int32_t)nused, used[nused++] = (uint32_t)code;
-                        }
-                        if (addr_room(&amap, &acap, aused, 256) < 0) { o.err = -2; break; }
-                        *addr_slot(amap, acap, s) = (AddrSlot){s, remap[code]};
-                        aused++;
                         touched[ntouched++] = (uint32_t)code;
                     }
                     idx[nn++] = (uint32_t)remap[code];
@@ -4645,23 +4672,16 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
                 int w = 1;
                 while (w < 32 && ((Py_ssize_t)1 << w) < nused) w++;
                 if (nn == n) {
-                    pq_u32(&body, 0);
-                    size_t at = body.n;
-                    pq_varint(&body, (uint64_t)n << 1);
-                    pq_byte(&body, 1);
-                    if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
+                    pq_levels(&body, n, 1, NULL, NULL);
                 } else {
-                    /* levels from the same test as above, into a bit per row */
+                    /* levels from the same test as above, one per row */
                     uint32_t *lv = malloc((size_t)n * sizeof(uint32_t));
                     if (!lv) { o.err = ENOMEM; break; }
                     for (int64_t r = r0; r < r0 + n; r++)
                         lv[r - r0] = !(valid && !(valid[r >> 3] >> (r & 7) & 1))
                                      && PyList_GET_ITEM(c->vals, v64[r]) != Py_None;
-                    pq_u32(&body, 0);
-                    size_t at = body.n;
-                    pq_hybrid(&body, lv, n, 1);
+                    pq_levels(&body, n, 0, lv, NULL);
                     free(lv);
-                    if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
                 }
                 pq_byte(&body, (unsigned)w);
                 pq_hybrid(&body, idx, nn, w);
@@ -4671,17 +4691,7 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
                 int64_t nulls = 0;
                 if (valid)
                     for (int64_t r = r0; r < r0 + n; r++) nulls += !(valid[r >> 3] >> (r & 7) & 1);
-                pq_u32(&body, 0);
-                size_t at = body.n;
-                if (!nulls) {
-                    pq_varint(&body, (uint64_t)n << 1);
-                    pq_byte(&body, 1);
-                } else {  /* r0 is a multiple of 8: the validity bytes are the levels, bit-packed */
-                    int64_t groups = (n + 7) / 8;
-                    pq_varint(&body, (uint64_t)groups << 1 | 1);
-                    pq_put(&body, valid + r0 / 8, (size_t)groups);
-                }
-                if (!body.err) memcpy(body.p + at - 4, &(uint32_t){(uint32_t)(body.n - at)}, 4);
+                pq_levels(&body, n, !nulls, NULL, nulls ? valid + r0 / 8 : NULL);  /* r0: a multiple of 8 */
                 if (c->kind == 'b') {
                     uint8_t acc = 0;
                     int bits = 0;
@@ -4718,7 +4728,7 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
         for (Py_ssize_t i = 0; i < ncols; i++) {
             PqCol *c = &cols[i];
             tc_elem(&t);
-            tc_int(&t, 1, TC_I32, c->kind == 'd' ? 6 : c->kind == 'b' ? 0 : c->kind == 'f' ? 5 : 2);
+            tc_int(&t, 1, TC_I32, pq_type(c->kind));
             tc_int(&t, 3, TC_I32, 1);  /* OPTIONAL */
             tc_bin(&t, 4, c->name, (size_t)c->name_len);
             if (c->kind == 'd' || c->kind == 'u') {
@@ -4748,7 +4758,7 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
                 tc_elem(&t);
                 tc_int(&t, 2, TC_I64, first);
                 tc_struct(&t, 3);  /* ColumnMetaData */
-                tc_int(&t, 1, TC_I32, c->kind == 'd' ? 6 : c->kind == 'b' ? 0 : c->kind == 'f' ? 5 : 2);
+                tc_int(&t, 1, TC_I32, pq_type(c->kind));
                 tc_list(&t, 2, TC_I32, c->kind == 'd' ? 3 : 2);
                 tc_i32_elem(&t, 0);
                 tc_i32_elem(&t, 3);
@@ -4769,17 +4779,14 @@ static PyObject *write_parquet(PyObject *self, PyObject *const *args, Py_ssize_t
             tc_int(&t, 3, TC_I64, n);
             tc_end(&t);
         }
-        Py_ssize_t nkv = PyTuple_GET_SIZE(args[5]);
         if (nkv) {
             tc_list(&t, 5, TC_STRUCT, nkv);
             for (Py_ssize_t k = 0; k < nkv; k++) {
                 PyObject *kv = PyTuple_GET_ITEM(args[5], k);
-                const char *key, *val;
                 Py_ssize_t klen, vlen;
-                if (!PyTuple_Check(kv) || !PyArg_ParseTuple(kv, "s#s#", &key, &klen, &val, &vlen)) {
-                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "write_parquet: kv is ((key, value), ...)");
-                    goto done;
-                }
+                const char *key = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(kv, 0), &klen);
+                const char *val = key ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(kv, 1), &vlen) : NULL;
+                if (!val) goto done;
                 tc_elem(&t);
                 tc_bin(&t, 1, key, (size_t)klen);
                 tc_bin(&t, 2, val, (size_t)vlen);
@@ -4806,6 +4813,7 @@ done:
         Py_CLEAR(ret);
         PyErr_SetFromErrno(PyExc_OSError);
     }
+    if (o.f && !ret) unlink(PyBytes_AS_STRING(path));  /* no part half written */
     Py_DECREF(path);
     Py_XDECREF(seen);
     free(amap);
