@@ -659,20 +659,25 @@ def _write_table(table: Any, schema: dict, d: Path, label: str) -> pl.DataFrame 
     ``_frame_counts_of``: a native Table's columns (name -> Column, or (Column, values) for a
     'd' one), else the frame polars wrote. The table is empty afterwards."""
     d.mkdir(exist_ok=True)
-    if _is_native(table) and _arrow_kv(schema) is not None:
+    if _c_writes(table, schema):
         rows = len(table)
         cols = dict(zip(schema, table.columns(), strict=True))
-        specs = [("d", *c) if isinstance(c, tuple) else (_KINDS[schema[n]], c, None) for n, c in cols.items()]
-        W.NATIVE.write_parquet(str(d / f"{label}.parquet"), tuple(schema), specs, rows,
-                               PART_OPTIONS["row_group_size"], _arrow_kv(schema))
+        _c_write(d / f"{label}.parquet", schema, rows,
+                 [("d", *c) if isinstance(c, tuple) else (_KINDS[schema[n]], c, None) for n, c in cols.items()])
         return cols
     df = _frame(table, schema)
     _write_part(df, d, label)
     return df
 
 
-def _is_native(table: Any) -> bool:
-    return W.NATIVE is not None and isinstance(table, W.NATIVE.Table)
+def _c_writes(table: Any, schema: dict) -> bool:
+    """Does the C core write this table's part (a native Table, and polars's metadata to give)?"""
+    return W.NATIVE is not None and isinstance(table, W.NATIVE.Table) and _arrow_kv(schema) is not None
+
+
+def _c_write(path: Path, schema: dict, rows: int, specs: list) -> None:
+    """``_walkcore.write_parquet`` of ``specs`` (kind, Column, values) as a part of ``schema``."""
+    W.NATIVE.write_parquet(str(path), tuple(schema), specs, rows, PART_OPTIONS["row_group_size"], _arrow_kv(schema))
 
 
 def _numbers(col: Any, name: str) -> pl.Series:
@@ -725,24 +730,28 @@ class _Aggregated:
         key column is the key numbers beside that part of every key); with ``rolled`` also
         nodes' rollup, as ``frames``. The table is empty afterwards."""
         d.mkdir(exist_ok=True)
-        if not (_is_native(self.table) and _arrow_kv(self.schema) is not None):
+        if not _c_writes(self.table, self.schema):
             df, out = self.frames(rolled)
             _write_part(df, d, label)
             return out
         rows = len(self.table)
         fid, number, *counts = self.table.columns()
         keys = list(self.keys)
-        specs = [("d", *fid), *(("d", number, [k[j] for k in keys]) for j in range(len(self.key_schema))),
-                 *((_KINDS[t], c, None) for t, c in zip(list(self.rows_schema.values())[2:], counts, strict=True))]
-        W.NATIVE.write_parquet(str(d / f"{label}.parquet"), tuple(self.schema), specs, rows,
-                               PART_OPTIONS["row_group_size"], _arrow_kv(self.schema))
+        _c_write(d / f"{label}.parquet", self.schema, rows,
+                 [("d", *fid), *(("d", number, [k[j] for k in keys]) for j in range(len(self.key_schema))),
+                  *((_KINDS[t], c, None) for t, c in zip(list(self.rows_schema.values())[2:], counts, strict=True))])
         if not rolled:
             return None
         return self._rolled(pl.DataFrame([pl.Series(number), *(pl.Series(c) for c in counts)]))
 
-    def _rolled(self, rows: pl.DataFrame) -> pl.DataFrame:
-        """nodes' rollup (``node_counts``) of rows of key numbers and counts."""
-        keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row").cast(pl.Categorical)
+    def _keys(self) -> pl.DataFrame:
+        """The batch's keys in number order, a Categorical column per part of a key."""
+        return pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row").cast(pl.Categorical)
+
+    def _rolled(self, rows: pl.DataFrame, keys: pl.DataFrame | None = None) -> pl.DataFrame:
+        """nodes' rollup (``node_counts``) of rows of key numbers and counts (``keys``: the
+        batch's, if made already)."""
+        keys = self._keys() if keys is None else keys
         by_key = rows.group_by("key_number", maintain_order=True).agg(**_node_count_aggs())
         number = by_key["key_number"]
         return by_key.select(*[keys[k].gather(number) for k in NODE_COUNT_KEYS], "occurrences", "files", "max_len")
@@ -753,11 +762,11 @@ class _Aggregated:
         of the time of grouping on four strings."""
         # Categorical: the Parquet writer takes the dictionary it has (a batch's few hundred
         # keys) instead of hashing every row's strings again (``written``)
-        keys = pl.DataFrame(list(self.keys), schema=self.key_schema, orient="row").cast(pl.Categorical)
+        keys = self._keys()
         rows = _frame(self.table, self.rows_schema)
         number = rows["key_number"]
         df = rows.select(*[keys[k].gather(number) if k in keys.columns else pl.col(k) for k in self.schema])
-        return df, self._rolled(rows) if rolled else None
+        return df, self._rolled(rows, keys) if rolled else None
 
 
 # A batch's row tables are written out as they pass this many rows, mid-store, into held
@@ -805,13 +814,14 @@ class _BatchTables:
             if rows_only and name == "markers":
                 continue
             rows = getattr(r, name)
-            if rows is table:  # this part's row sink: the file's cells are in, not its ids
-                if keyed and keyed_ids is None:
-                    keyed_ids = (fid, file_key(fid))
+            sunk = rows is table  # this part's row sink: the file's cells are in, not its ids
+            if not (sunk or rows):
+                continue
+            if keyed and keyed_ids is None:
+                keyed_ids = (fid, file_key(fid))
+            if sunk:
                 table.fill_ids(keyed_ids if keyed else ids)
-            elif rows:
-                if keyed and keyed_ids is None:
-                    keyed_ids = (fid, file_key(fid))
+            else:
                 table.add(rows, keyed_ids if keyed else ids)
                 # a file's rows go as soon as they are in the table: one large file (a 1.5
                 # GB store, 543k records) would otherwise hold all of them twice at once
@@ -932,7 +942,7 @@ def _walk_files(walker: W.Walker, batch: list[tuple], spill: str, index: int, sc
     sinks = walker.row_sinks
     for path, file_id, kind, size, needles in batch:  # ``_batch_tasks``
         spilled = False
-        starts = {name: len(t) for name, t in sinks.items()} if sinks is not None else {}
+        starts = {name: len(t) for name, t in sinks.items()} if sinks is not None and kind == "jsonl" else {}
         r = W.walk_file(walker, path, file_id, kind, size, needles, hand_over if kind == "sqlite" else None)
         fid = r.file_id
         nbytes += r.nbytes
