@@ -266,32 +266,106 @@ def _odd_folder(root: Path) -> Path:
     return d
 
 
-@needs_native
-def test_the_c_folder_scan_is_os_scandirs(tmp_path: Path) -> None:
+def _too_deep(root: Path) -> None:
+    """Folders nested past PATH_MAX (made through folder descriptors): the deepest cannot be
+    listed by its path, even by root (ENAMETOOLONG), so it is an unreadable folder's row."""
+    import os
+
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for i in range(20):
+            name = f"{i:02d}" + "x" * 240
+            os.mkdir(name, dir_fd=fd)
+            nxt = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        os.close(os.open("deep.jsonl", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def _tree_in_python(root: Path) -> list[tuple]:
+    """What the C core's scan_tree should give for ``root``: the crawl's folder-by-folder
+    loop over ``crawl.scan_dir`` (names in str order, the last folder first), each entry as
+    (relative path, kind, six numbers); a folder that cannot be listed is (path, "u", 0...)."""
+    import os
+
     from survey.corpus import crawl as C
 
-    d = _odd_folder(tmp_path)
-
-    def by_name(scan: tuple) -> list[tuple]:
-        names, kinds, packed = scan
+    out: list[tuple] = []
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            names, kinds, packed = C.scan_dir(os.path.join(root, rel) if rel else str(root))
+        except OSError:
+            out.append((rel or ".", ord("u"), *(0,) * C.SCAN_FIELDS))
+            continue
         nums = memoryview(packed).cast("q").tolist()
-        assert len(nums) == C.SCAN_FIELDS * len(names) == C.SCAN_FIELDS * len(kinds)
-        return sorted(zip(names, kinds, *(nums[j::C.SCAN_FIELDS] for j in range(C.SCAN_FIELDS)), strict=True))
+        for i in sorted(range(len(names)), key=names.__getitem__):
+            path = f"{rel}/{names[i]}" if rel else names[i]
+            out.append((path, kinds[i], *nums[C.SCAN_FIELDS * i:C.SCAN_FIELDS * (i + 1)]))
+            if kinds[i] == ord("d"):
+                stack.append(path)
+    return out
 
-    native = by_name(W.NATIVE.scan_dir(str(d)))
-    assert native == by_name(C.scan_dir(str(d)))
-    assert {chr(row[1]) for row in native} >= {"f", "d", "l"}
-    assert any(chr(row[1]) == "s" for row in native) or not hasattr(__import__("os"), "mkfifo")
-    with pytest.raises(FileNotFoundError):
-        W.NATIVE.scan_dir(str(d / "gone"))
-    # a folder of more than SCAN_THREAD_MIN (8,192) entries is lstat'ed by two threads, each
-    # its half: every kind of entry still where it was, with its own numbers
-    for i in range(9000):
-        (d / f"n{i:05d}.jsonl").write_bytes(b"x" * (i % 7))
-    wide = by_name(W.NATIVE.scan_dir(str(d)))
-    assert wide == by_name(C.scan_dir(str(d))) and len(wide) == len(native) + 9000
-    assert {row[0]: row[1] for row in wide} == {**{row[0]: row[1] for row in native},
-                                                **{f"n{i:05d}.jsonl": ord("f") for i in range(9000)}}
+
+def _tree_in_c(root: Path, threads: int) -> list[tuple]:
+    import os
+
+    from survey.corpus import crawl as C
+
+    paths, offsets, kinds, packed = W.NATIVE.scan_tree(str(root), threads)
+    off = memoryview(offsets).cast("q").tolist()
+    nums = memoryview(packed).cast("q").tolist()
+    assert len(off) == len(kinds) + 1 and len(nums) == C.SCAN_FIELDS * len(kinds) and off[-1] == len(paths)
+    return [(os.fsdecode(paths[off[i]:off[i + 1]]), kinds[i], *nums[C.SCAN_FIELDS * i:C.SCAN_FIELDS * (i + 1)])
+            for i in range(len(kinds))]
+
+
+@needs_native
+def test_the_c_tree_scan_is_the_folder_by_folder_loops(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "t"
+    d = _odd_folder(root)
+    # names whose str order is not their bytes' order: an escaped byte (U+DCF8) sorts before
+    # U+FB00 and U+1F600, whose UTF-8 begins with a smaller byte (0xEF, 0xF0)
+    for raw in (b"\xf8x", "\ufb00".encode(), "\U0001f600".encode(), b"\xc3(", "\u00e9".encode(), b"A", b"a"):
+        (d / "sub" / os.fsdecode(raw)).mkdir()
+        (d / "sub" / os.fsdecode(raw) / "f.jsonl").write_bytes(b"{}\n")
+    deep = root / "deep"
+    for i in range(30):
+        deep = deep / f"d{i}"
+    deep.mkdir(parents=True)
+    (deep / "leaf.jsonl").write_bytes(b"{}\n")
+    (root / "empty-folder").mkdir()
+    _too_deep(root / "long")
+    shut = root / "shut"
+    (shut / "inside").mkdir(parents=True)
+    shut.chmod(0)
+    try:
+        want = _tree_in_python(root)
+        for threads in (1, 2, 5):
+            assert _tree_in_c(root, threads) == want
+        kinds = {chr(row[1]) for row in want}
+        assert {"f", "d", "l"} <= kinds
+        assert [r[0].count("/") for r in want if r[1] == ord("u")][-1] > 10  # (past PATH_MAX)
+        # (root reads a folder of mode 0)
+        assert any(r[0] == "shut" and r[1] == ord("u") for r in want) == (not os.access(shut, os.R_OK))
+        assert [r[0] for r in want if r[0].startswith("odd/sub/") and r[1] == ord("d")][:7] == [
+            "odd/sub/A", "odd/sub/a", "odd/sub/\u00e9", "odd/sub/" + os.fsdecode(b"\xc3("),
+            "odd/sub/" + os.fsdecode(b"\xf8x"), "odd/sub/\ufb00", "odd/sub/\U0001f600"]
+        # a folder of more than SCAN_THREAD_MIN (8,192) entries is lstat'ed by two threads, each
+        # its half: every kind of entry still where it was, with its own numbers
+        for i in range(9000):
+            (d / f"n{i:05d}.jsonl").write_bytes(b"x" * (i % 7))
+        wide = _tree_in_c(root, 2)
+        assert wide == _tree_in_python(root) and len(wide) == len(want) + 9000
+    finally:
+        shut.chmod(0o755)
+    assert _tree_in_c(tmp_path / "gone", 2) == [(".", ord("u"), *(0,) * 6)]
 
 
 @needs_native
@@ -303,6 +377,7 @@ def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_pat
 
     hostile.generate(tmp_path / "h", seed=3, big_line_mb=1)
     _odd_folder(tmp_path / "h")
+    _too_deep(tmp_path / "h" / "long")
     native = C.crawl(tmp_path / "h", get(runtime), SALT)
     monkeypatch.setattr(C, "NATIVE", None)
     python = C.crawl(tmp_path / "h", get(runtime), SALT)
@@ -312,7 +387,7 @@ def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_pat
     monkeypatch.setattr(C, "CHUNK_ROWS", 3)
     small = C.crawl(tmp_path / "h", get(runtime), SALT)
     assert small.frame.equals(python.frame) and small.names.equals(python.names)
-    assert {"symlink", "broken_symlink", "symlink_loop", "empty", "dir_named_like_file"} <= set(
+    assert {"symlink", "broken_symlink", "symlink_loop", "empty", "dir_named_like_file", "unreadable_dir"} <= set(
         native.frame["problem"].drop_nulls().to_list())
 
 
