@@ -36,8 +36,8 @@ from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_cla
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
     KNOWN_SCHEMA,
+    AnyListing,
     Known,
-    RgListing,
     ScopeGrep,
     grep_scopes,
     rg_listings,
@@ -271,7 +271,7 @@ def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            rg_lists: dict[str, RgListing], beside: GrepsBesideWalk, cache_dir: Path | None, *,
+            rg_lists: dict[str, AnyListing], beside: GrepsBesideWalk, cache_dir: Path | None, *,
             snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,

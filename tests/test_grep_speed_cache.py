@@ -1288,3 +1288,48 @@ def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
     monkeypatch.setattr(P, "OVERLAP_MAX_FILES", 3)
     many = run("many")
     assert "greps_beside_walk" not in many.timings
+
+
+def test_scopes_named_by_name_ends_share_one_rg_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two scopes whose globs name files by their ends alone (the chat stores' ``db`` and
+    ``json``) share one ``rg --files``: each takes the names with its own ends, and gets
+    exactly the names its own listing has, odd names included (a name that is only the
+    end, an end inside a name, a folder named like a scope's file, another case)."""
+    root = tmp_path / "c"
+    plant(root, {n: b"x" for n in (
+        "a/store.db", "a/store.db-wal", "a/store.db-shm", "a/meta.json", "a/.json", "b/x.json.db",
+        "b/x.db.json", "b/x.DB", "x.db/inside.txt", "x.db/inside.json", "top.json", "c\nd/e.db", "f/g.dbx")})
+    (root / os.fsdecode(b"h\xff.json")).write_bytes(b"x")
+    db = Scope("db", ("**/*.db", "**/*.db-wal"), ("*.db", "*.db-wal"), ("*",))
+    js = Scope("json", ("**/*.json",), ("*.json",), ("*",))
+    probes = (Probe("p", ("a",), "db"), Probe("q", ("b",), "json"))
+    profile = get("cursor_chats")
+    started: list[tuple[str, ...]] = []
+    real = G.RgListing.__init__
+
+    def counted(self: G.RgListing, root_: Path, scope: Scope) -> None:
+        started.append(scope.rg_globs)
+        real(self, root_, scope)
+
+    monkeypatch.setattr(G.RgListing, "__init__", counted)
+    shared = G.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, js), "probes": probes}))
+    assert started == [("*.db", "*.db-wal", "*.json")]
+    for sc in (db, js):
+        own = G.RgListing(root, sc)
+        try:
+            assert sorted(shared[sc.name].read().split(b"\0")) == sorted(own.read().split(b"\0"))
+        finally:
+            own.close()
+    assert len(shared["db"].read().split(b"\0")) - 1 == 4 and len(shared["json"].read().split(b"\0")) - 1 == 6
+    for lst in shared.values():
+        lst.close()
+    # a glob naming a folder, or any but a name's end, keeps a listing per scope
+    started.clear()
+    sub = Scope("sub", ("a/**/*.json",), ("a/**/*.json",), ("*",))
+    for other in (sub, Scope("q", ("**/m?ta.json",), ("m?ta.json",), ("*",))):
+        lists = G.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, other),
+                                               "probes": (probes[0], Probe("q", ("b",), other.name))}))
+        assert all(isinstance(x, G.RgListing) for x in lists.values()) and len(lists) == 2
+        for lst in lists.values():
+            lst.close()
+    assert started == [db.rg_globs, sub.rg_globs, db.rg_globs, ("m?ta.json",)]

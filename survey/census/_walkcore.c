@@ -1757,7 +1757,7 @@ static int sc_value(Core *c, Scan *S) {
     const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : ch == 'n' ? "null" : NULL;
     if (!lit) return SC_FALLBACK;
     size_t ln = strlen(lit);
-    if ((size_t)(S->e - S->p) < ln || !bytes_eq(S->p, lit, ln)) return SC_FALLBACK;
+    if ((size_t)(S->e - S->p) < ln || !bytes_eq((const char *)S->p, lit, ln)) return SC_FALLBACK;
     Py_ssize_t i = tape_push(c, S);
     if (i < 0) return PUSH_FAILED(i);
     Tok *t = &c->tape[i];

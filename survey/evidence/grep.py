@@ -1331,9 +1331,47 @@ class RgListing:
         self.file.close()
 
 
-def rg_listings(root: Path, profile: Profile) -> dict[str, RgListing]:
-    """An ``RgListing`` per scope that has probes."""
-    return {sc.name: RgListing(root, sc) for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)}
+class RgListingShare:
+    """One scope's files in an ``RgListing`` of several scopes' (``rg_listings``): the names
+    ending in one of its suffixes. Read and closed as a listing of its own is."""
+
+    def __init__(self, whole: RgListing, suffixes: tuple[bytes, ...]) -> None:
+        self.whole, self.suffixes = whole, suffixes
+        self.started_ns = whole.started_ns
+
+    def read(self) -> bytes:
+        names = [n for n in self.whole.read().split(b"\0")[:-1] if n.endswith(self.suffixes)]
+        return b"".join(n + b"\0" for n in names)
+
+    def close(self) -> None:
+        self.whole.close()
+
+
+AnyListing = RgListing | RgListingShare  # (a scope's listing, its own or its share of one)
+
+_NAME_SUFFIX = re.compile(r"\*([^*?\[\]{}\\/!]+)\Z")
+
+
+def _name_suffixes(globs: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """rg globs that each name files by the end of their name alone (``*.json``), as those
+    ends; None for any other (a glob with a folder, a class, a negation, or none at all)."""
+    ends = [m.group(1) for g in globs if (m := _NAME_SUFFIX.match(g))]
+    return tuple(os.fsencode(e) for e in ends) if globs and len(ends) == len(globs) else None
+
+
+def rg_listings(root: Path, profile: Profile) -> dict[str, AnyListing]:
+    """An ``RgListing`` per scope that has probes; scopes whose globs all name files by the
+    end of their name share one (rg with every scope's globs: a file is listed when one of
+    them matches its name, as in its own scope's listing), each taking the names with its
+    own ends. Two listings of 1 GB of chat stores (116k folders) each cost a core 0.35 s
+    beside the crawl."""
+    scopes = [sc for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)]
+    ends = {sc.name: _name_suffixes(sc.rg_globs) for sc in scopes}
+    if len(scopes) < 2 or any(e is None for e in ends.values()):
+        return {sc.name: RgListing(root, sc) for sc in scopes}
+    globs = tuple(dict.fromkeys(g for sc in scopes for g in sc.rg_globs))
+    whole = RgListing(root, Scope("+".join(sc.name for sc in scopes), (), globs, ()))
+    return {sc.name: RgListingShare(whole, e) for sc in scopes if (e := ends[sc.name]) is not None}
 
 
 def overlap(a: str, b: str) -> bool:
@@ -1363,7 +1401,7 @@ class SharedRg:
     queues a folder that wide."""
 
     def __init__(self, root: Path, scopes: list[tuple[Scope, list[str]]],
-                 listings: dict[str, RgListing] | None = None) -> None:
+                 listings: dict[str, AnyListing] | None = None) -> None:
         self.root = root
         self.scopes = [sc for sc, _ in scopes]
         self.listings = listings or {}
@@ -1463,7 +1501,7 @@ def _widest_folder(names: list[str] | list[bytes]) -> int:
 
 
 def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
-            known: Known | None = None, listing: RgListing | None = None,
+            known: Known | None = None, listing: AnyListing | None = None,
             shared: SharedRg | None = None, keys: Keys | None = None) -> dict:
     """rg's counts of the scope, listed by rg itself; files whose key is unchanged are served
     from the cache. ``keys``: DuckDB's keys of its own listing of the scope, reused when rg
@@ -1621,7 +1659,7 @@ class ScopeGrep:
 def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[], list[str]] | None = None, *,
                 cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
                 listing: Future[list[str] | None] | None = None,
-                rg_lists: dict[str, RgListing] | None = None) -> list[ScopeGrep]:
+                rg_lists: dict[str, AnyListing] | None = None) -> list[ScopeGrep]:
     """Both greps of every scope the profile's probes search (arguments as ``run_probes``).
     ``readable`` may be a function, called only if DuckDB cannot read a scope: the files the
     walk read cleanly are known only after it, and the greps may start beside it."""
@@ -1734,7 +1772,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                scope_files: dict[str, int], readable: list[str] | Callable[[], list[str]] | None = None, *,
                cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
                listing: Future[list[str] | None] | None = None,
-               rg_lists: dict[str, RgListing] | None = None, greps: list[ScopeGrep] | None = None) -> dict:
+               rg_lists: dict[str, AnyListing] | None = None, greps: list[ScopeGrep] | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
     ``readable`` lists (or gives) the relative paths the walk read cleanly: if DuckDB cannot read the
