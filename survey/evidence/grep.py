@@ -1338,10 +1338,12 @@ class RgListingShare:
     def __init__(self, whole: RgListing, suffixes: tuple[bytes, ...]) -> None:
         self.whole, self.suffixes = whole, suffixes
         self.started_ns = whole.started_ns
+        self._got: bytes | None = None
 
     def read(self) -> bytes:
-        names = [n for n in self.whole.read().split(b"\0")[:-1] if n.endswith(self.suffixes)]
-        return b"".join(n + b"\0" for n in names)
+        if self._got is None:  # (read twice a scope: a pass over 116k names is 0.04 s)
+            self._got = b"".join(n + b"\0" for n in self.whole.read().split(b"\0")[:-1] if n.endswith(self.suffixes))
+        return self._got
 
     def close(self) -> None:
         self.whole.close()
