@@ -3846,7 +3846,7 @@ static int read_folder(const char *path, Listing *L) {
         if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
         size_t len = strlen(nm);
         if (n == cap) {
-            size_t c2 = cap ? cap * 2 : 256;
+            size_t c2 = cap ? cap * 2 : 16;
             void *a = realloc(kinds, c2), *b = realloc(offs, (c2 + 1) * sizeof(Py_ssize_t)),
                  *c = realloc(st, c2 * sizeof(ScanStat));
             if (a) kinds = a;
@@ -3884,8 +3884,23 @@ static int read_folder(const char *path, Listing *L) {
     }
     closedir(d);
     *L = (Listing){names, offs, kinds, st, n};
-    if (nomem || err) listing_free(L);
-    return nomem ? -1 : err;
+    if (nomem || err) {
+        listing_free(L);
+        return nomem ? -1 : err;
+    }
+    /* held until the whole tree is read (scan_tree): only what the entries take (at the
+     * capacity it grew to, 22k folders of a file or two held 320 MB) */
+    if (n && n < cap) {
+        void *a = realloc(kinds, n), *b = realloc(offs, (n + 1) * sizeof(Py_ssize_t)), *c = realloc(st, n * sizeof(ScanStat));
+        if (a) L->kinds = a;
+        if (b) L->offs = b;
+        if (c) L->st = c;
+    }
+    if (nbytes && nbytes < ncap) {
+        void *a = realloc(names, nbytes);
+        if (a) L->names = a;
+    }
+    return 0;
 }
 
 /* scan_tree(root, threads) -> (paths, offsets, kinds, numbers): every entry under ``root``
