@@ -295,18 +295,22 @@ def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_pat
     assert _keys("claude_code", cc)[rel] != after[rel]
 
 
-def test_volatile_files_leave_the_parts_around_them_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("threads", [1, 3])
+def test_volatile_files_leave_the_parts_around_them_clean(threads: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A file whose result depends on another file's existence (a Claude Code record naming
     a persisted output) is served from the cache while its existence checks come out as
     they did (``collect._recheck_volatile``), and walked again once one does not. Its rows
     go to a part of their own from the first run on, so a run that walks it again drops that
     part and links every other one from the cache as it is: nothing is rewritten, and the
-    census is a fresh run's."""
+    census is a fresh run's. The same with the rechecks on one thread and on three."""
     import polars as pl
 
     from survey.census import collect as C
     from survey.synth import claude_code
 
+    monkeypatch.setattr(C, "RECHECK_THREADS", threads)
+    monkeypatch.setattr(C, "RECHECK_THREAD_MIN", 1)
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(C, "BATCH_FILES", 9)  # several parts, volatile files among others
     root = tmp_path / "claude"
