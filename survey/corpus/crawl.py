@@ -215,6 +215,7 @@ NUMBERS = ("size", "mtime_ns", "ctime_ns", "inode")  # the crawl's int64 columns
 # scan_dir's kinds, one byte an entry, and its numbers an entry (size, mtime_ns, ctime_ns,
 # inode, uid, mode)
 _FILE, _DIR, _LINK, _SPECIAL, _ERROR = b"fdlse"
+_EMPTY = ord("e")  # a problem byte (``tree_rows``): an empty file
 _UNLISTED = ord("u")  # (scan_tree's only) a folder that could not be listed, where its entries would be
 SCAN_FIELDS = 6
 # threads of the C core's scan_tree: on two cores, 42k folders of Claude Code sessions listed
@@ -343,20 +344,19 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
             c_inode.extend([nums[j + 3] for j in at])
             # a file we own with its owner-read bit set is readable (its mode bits are the
             # owner's ACL entry): only other files cost an access() call (5 us a file)
-            take_rows([prefix + listed[i] for i in run[lo:lo + CHUNK_ROWS]], None, [None if n else "empty" for n in sz],
+            take_rows([prefix + listed[i] for i in run[lo:lo + CHUNK_ROWS]], None, bytes(0 if n else _EMPTY for n in sz),
                       [k for k, j in enumerate(at) if not (nums[j + 4] == euid and nums[j + 5] & stat.S_IRUSR)],
                       sum(sz))
 
-    def take_rows(rs: list[str], numbers: list[bytes] | None, codes: bytes | list[str | None],
-                  check: list[int], nbytes: int) -> None:
+    def take_rows(rs: list[str], numbers: list[bytes] | None, codes: bytes, check: list[int], nbytes: int) -> None:
         """Regular files' rows: their paths, their numbers (packed size, mtime_ns, ctime_ns
         and inode, from the C core; None where the caller added them), their problems (a
-        byte each from the C core, 0 none and e empty) and which of them access() is asked
-        about."""
+        byte each, 0 none and e empty, as the C core gives them) and which of them access()
+        is asked about."""
         if numbers is not None:
             for col, b in zip((c_size, c_mtime, c_ctime, c_inode), numbers, strict=True):
                 col.frombytes(b)
-        problems: list[str | None] = (codes if isinstance(codes, list) else [None] * len(rs) if b"e" not in codes
+        problems: list[str | None] = ([None] * len(rs) if _EMPTY not in codes
                                       else [None if c == 0 else "empty" for c in codes])
         for k in check:
             if not os.access(base_dir + rs[k], os.R_OK):
