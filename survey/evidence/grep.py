@@ -1351,13 +1351,12 @@ class RgListingShare:
 
 AnyListing = RgListing | RgListingShare  # (a scope's listing, its own or its share of one)
 
-_NAME_SUFFIX = re.compile(r"\*([^*?\[\]{}\\/!]+)\Z")
-
 
 def _name_suffixes(globs: tuple[str, ...]) -> tuple[bytes, ...] | None:
-    """rg globs that each name files by the end of their name alone (``*.json``), as those
-    ends; None for any other (a glob with a folder, a class, a negation, or none at all)."""
-    ends = [m.group(1) for g in globs if (m := _NAME_SUFFIX.match(g))]
+    """rg globs that each name files by the end of their name alone (``*.json``: a name glob
+    matches at any depth, as ``**/*.json`` does, which ``glob_suffix`` reads), as those ends;
+    None for any other (a glob with a folder, a class, a negation, or none at all)."""
+    ends = [e for g in globs if (e := glob_suffix("**/" + g)) is not None]
     return tuple(os.fsencode(e) for e in ends) if globs and len(ends) == len(globs) else None
 
 
