@@ -266,9 +266,11 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     seen: dict[str, list] = {"duckdb": [], "rg": [], "keys": []}
     per_file, rg_run, keys = G._per_file_rows, G._rg_run, G._keys
 
-    def keys_of(root, files, known):
+    def keys_of(root, files, known, distinct=False):
         seen["keys"].append(1)
-        return keys(root, files, known)
+        files = list(files)
+        assert not distinct or len(set(files)) == len(files), "a listing said to be distinct is not"
+        return keys(root, files, known, distinct)
 
     def per_file_rows(con, root, parts, literals, sizes):
         seen["duckdb"] += [g for part in parts[0] for g, _, _ in part]
@@ -723,8 +725,8 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     monkeypatch.undo()
     plant(root, {"grew.txt": b"aa " * 40})
     real_keys = G._keys
-    def shrunk(r: Path, files: list[str], known: G.Known | None) -> G.Keys:
-        keys = real_keys(r, files, known)
+    def shrunk(r: Path, files: list[str], known: G.Known | None, distinct: bool = False) -> G.Keys:
+        keys = real_keys(r, files, known, distinct)
         size = pl.when(pl.int_range(pl.len()) == keys.row.get("grew.txt", -1)).then(3).otherwise(pl.col("size"))
         return G.Keys(keys.row, keys.frame.with_columns(size=size))
 
@@ -1247,6 +1249,24 @@ def test_a_glob_matcher_is_its_regex(path: str, glob: str) -> None:
     want = bool(G.glob_regex(glob).match(path))
     assert bool(G.glob_matcher(glob)(path)) == want
     assert G.glob_filter(glob, [path]) == ([path] if want else [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(paths=st.lists(st.lists(st.text(alphabet="ab./\n*j-", max_size=6), min_size=1, max_size=3).map("/".join),
+                      max_size=8, unique=True),
+       globs=st.lists(st.sampled_from(["**/*.jsonl", "**/*.j", "**/*b", "**/*.a.b", "**/*.b", "**/*", "**/a/*.j",
+                                       "**/*.j*", "**"]), min_size=1, max_size=3))
+def test_a_listing_said_to_be_distinct_names_each_file_once(paths: list[str], globs: list[str]) -> None:
+    """``distinct_listing`` says a scope's listing names no file twice (its keys are then not
+    made distinct again): never wrong about any set of names, and it says so for every
+    runtime's scopes (their globs are one, or suffixes none of which ends another)."""
+    listed = G.duckdb_listing(duckdb.connect(), Path("/r"), globs, paths)
+    if G.distinct_listing(globs):
+        assert len(set(listed)) == len(listed)
+    if len(set(globs)) < len(globs) and listed:
+        assert not G.distinct_listing(globs)
+    for name in ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream", "claude_code", "codex"):
+        assert all(G.distinct_listing(sc.duckdb_globs) for sc in get(name).scopes), name
 
 
 def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
