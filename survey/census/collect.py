@@ -432,7 +432,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                 out[name] = _scan_runs(cache_dir / name, where)
             for name, source in ROLLUPS.items():
                 out[name] = node_counts(out[source].lazy())
-            parts = {name: _part_set(cache_dir / name, where, totals) for name in SPILLED}
+            # (``where`` counted per part is ``totals``: ``_write_cache`` made both; not
+            # counted again for each table, 567k files: 0.13-0.17 s)
+            parts = {name: _part_set(cache_dir / name, where, totals, live=totals) for name in SPILLED}
             for name, source in ROLLUPS.items():
                 parts[name] = _rollup_set(parts[source], cache_dir / name)
         except OSError as exc:  # the survey does not depend on its cache
@@ -457,10 +459,12 @@ class PartSet:
     rest: pl.LazyFrame | None
 
 
-def _part_set(d: Path, where: pl.DataFrame, totals: dict[str, int]) -> PartSet:
+def _part_set(d: Path, where: pl.DataFrame, totals: dict[str, int], live: dict[str, int] | None = None) -> PartSet:
     """Which of a table's cached parts are clean (every file they were written for is still
-    served from them) and the live rows of the others. ``where``: file_id -> part."""
-    live = dict(where.group_by("part").len().iter_rows())
+    served from them) and the live rows of the others. ``where``: file_id -> part; ``live``:
+    how many files each part serves (``where`` counted per part, if not given)."""
+    if live is None:
+        live = dict(where.group_by("part").len().iter_rows())
     clean, dirty = [], []
     for p in _parts(d):
         label = p.name.removesuffix(".parquet")
