@@ -433,7 +433,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             for name, source in ROLLUPS.items():
                 out[name] = node_counts(out[source].lazy())
             # (``where`` counted per part is ``totals``: ``_write_cache`` made both; not
-            # counted again for each table, 567k files: 0.13-0.17 s)
+            # counted again for each table: 567k files, 0.11 -> 0.01 s)
             parts = {name: _part_set(cache_dir / name, where, totals, live=totals) for name in SPILLED}
             for name, source in ROLLUPS.items():
                 parts[name] = _rollup_set(parts[source], cache_dir / name)
