@@ -32,7 +32,7 @@ from survey.census.collect import (
 )
 from survey.census.partials import Labels, store_of
 from survey.census.sql import run_census
-from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
+from survey.corpus.crawl import Inventory, crawl, join_ids, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
     KNOWN_SCHEMA,
@@ -314,7 +314,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         # rg lists the tree again (a file made after its listing started is caught by
         # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
         rg_lists = {}
-    full = inv.frame.join(files, on="file_id", how="left")
+    full = join_ids(inv.frame, files)
     ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"]
 
     def readable() -> list[str]:

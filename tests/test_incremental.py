@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from survey.pipeline import run_survey
 from survey.runtimes import get
@@ -23,6 +25,37 @@ CURSOR = get("cursor")
 def census_without_commands(snap: str) -> dict:
     c = load_json(Path(snap), "census")
     return {k: v["rows"] for k, v in c.items()}
+
+
+_IDS = st.one_of(st.integers(0, 40).map(lambda n: f"f-{n:016x}"), st.integers(0, 40).map(lambda n: f"f-{n:016X}"),
+                 st.integers(0, 40).map(lambda n: f"i-{n:016x}"), st.sampled_from(["f-", "f-zz", "", "f-1", "bad"]),
+                 st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(left=st.lists(_IDS, max_size=12), right=st.lists(_IDS, max_size=12), odd=st.booleans())
+def test_joining_file_ids_by_their_numbers_is_the_string_join(left: list, right: list, odd: bool) -> None:
+    """``join_ids`` joins pseudonyms on their 64 bits, not their strings: the same rows as the
+    string join, in the same order, for any ids (upper-case hex, another kind's prefix, no
+    number, nulls, repeats); with only pseudonyms it takes the numbers' way."""
+    import polars as pl
+
+    from survey.corpus import crawl as K
+
+    lf = pl.DataFrame({"file_id": left, "a": range(len(left))}, schema={"file_id": pl.String, "a": pl.Int64})
+    rf = pl.DataFrame({"file_id": right, "b": range(len(right))}, schema={"file_id": pl.String, "b": pl.Int64})
+    assert K.join_ids(lf, rf).equals(lf.join(rf, on="file_id", how="left", maintain_order="left"))
+    if not odd:
+        return
+    canon = pl.DataFrame({"file_id": [f"f-{n:016x}" for n in range(20)]})
+    ons: list[object] = []
+    real = pl.DataFrame.join
+    try:
+        pl.DataFrame.join = lambda self, *a, **k: ons.append(k.get("on")) or real(self, *a, **k)  # type: ignore[method-assign]
+        assert K.join_ids(canon, canon.slice(5)).height == 20
+    finally:
+        pl.DataFrame.join = real  # type: ignore[method-assign]
+    assert ons == ["_id_number"]
 
 
 def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:

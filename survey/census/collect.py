@@ -44,7 +44,7 @@ import polars as pl
 
 from survey.census import walk as W
 from survey.census.pool import pool_context, walk_jobs
-from survey.corpus.crawl import Inventory
+from survey.corpus.crawl import Inventory, join_ids
 from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
 from survey.snapshot.store import WRITE_OPTIONS, link_or_copy
@@ -317,8 +317,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
             and "part" in meta.columns:
         volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
-        todo = todo.join(meta.select("file_id", pl.col("key").alias("_old"), pl.col("part").alias("_part")),
-                         on="file_id", how="left", maintain_order="left")
+        todo = join_ids(todo, meta.select("file_id", pl.col("key").alias("_old"), pl.col("part").alias("_part")))
         same = (pl.col("key") == pl.col("_old")).fill_null(False)
         if jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
             # a re-run with workers to come (new and changed files alone pass the bound):
@@ -1226,7 +1225,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     ])
     totals = dict(new_where.group_by("part").len().iter_rows())
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
-    keys.join(new_where, on="file_id", how="left").select(
+    join_ids(keys, new_where).select(
         "file_id", "key", sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
         part=part).write_parquet(tmp / "meta.parquet", **WRITE_OPTIONS)
     if spans is not None and spans.height:

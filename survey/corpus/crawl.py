@@ -78,6 +78,29 @@ def path_text(raw: bytes) -> str:
 
 NAMES_SCHEMA = {"file_id": pl.String, "path": pl.Binary}
 
+_ID_NUMBER, _ID_RIGHT = "_id_number", "_id_right"
+
+
+def join_ids(left: pl.DataFrame, right: pl.DataFrame) -> pl.DataFrame:
+    """``left.join(right, on="file_id", how="left", maintain_order="left")``, joined on each
+    pseudonym's 64 bits (``privacy.file_key``: ``f-`` and 16 hex digits) instead of its
+    18-character string: 567k files 0.23 -> 0.09 s, and a re-run joins every file's id half
+    a dozen times. Exact: where an id has no such number, a number stands for two ids of
+    ``right``, or two ids joined by their number differ as strings (none of which a
+    pseudonym does), it is the string join."""
+    if left.schema["file_id"] != pl.String or right.schema["file_id"] != pl.String \
+            or _ID_NUMBER in left.columns or _ID_RIGHT in right.columns:
+        return left.join(right, on="file_id", how="left", maintain_order="left")
+    num = pl.col("file_id").str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=False)
+    lk, rk = left.select(num.alias(_ID_NUMBER))[_ID_NUMBER], right.select(num.alias(_ID_NUMBER))[_ID_NUMBER]
+    if not (lk.null_count() or rk.null_count()):
+        out = left.with_columns(lk).join(right.rename({"file_id": _ID_RIGHT}).with_columns(rk), on=_ID_NUMBER,
+                                         how="left", maintain_order="left")
+        if out.height == left.height and out.select(
+                (pl.col(_ID_RIGHT).is_null() | (pl.col(_ID_RIGHT) == pl.col("file_id"))).all()).item():
+            return out.drop(_ID_NUMBER, _ID_RIGHT)
+    return left.join(right, on="file_id", how="left", maintain_order="left")
+
 
 def _no_names() -> pl.DataFrame:
     return pl.DataFrame(schema=NAMES_SCHEMA)
@@ -96,7 +119,7 @@ class Inventory:
     def with_names(self, frame: pl.DataFrame) -> pl.DataFrame:
         """``frame`` (with a ``file_id`` column) with each row's relative path as bytes
         (``path``, null where the crawl did not list it), in ``frame``'s order."""
-        return frame.join(self.names, on="file_id", how="left", maintain_order="left")
+        return join_ids(frame, self.names)
 
     def paths_of(self, file_ids: pl.Series | Iterable[str]) -> list[str | None]:
         """The relative paths (as os.scandir gave them) of these file_ids, in their order."""
@@ -548,7 +571,7 @@ def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, 
     chunk's are)."""
     cols = list(CLASS_COLUMNS)
     known = known.select("file_id", *cols)
-    taken = base.select("file_id", "_defer").join(known, on="file_id", how="left", maintain_order="left")
+    taken = join_ids(base.select("file_id", "_defer"), known)
     if taken.height != base.height:  # a file_id twice (a path's HMAC is unique: a damaged cache)
         taken = base.select("file_id", "_defer").join(known.unique("file_id"), on="file_id", how="left",
                                                       maintain_order="left")
