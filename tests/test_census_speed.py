@@ -24,7 +24,8 @@ import polars as pl
 import pytest
 
 from survey.census import partials, sql
-from survey.census.collect import KEYED, frame_counts, node_counts, ref_numbers
+from survey.census.collect import KEYED, frame_counts, node_counts
+from survey.corpus.crawl import ref_numbers
 from survey.corpus.privacy import file_key
 from survey.runtimes import get
 

@@ -96,7 +96,7 @@ def test_ref_numbers_are_a_pseudonyms_64_bits() -> None:
     lossless, null kept; anything but a pseudonym is refused."""
     import polars as pl
 
-    from survey.census.collect import ref_numbers
+    from survey.corpus.crawl import ref_numbers
 
     refs = [pseudonym(SALT, v, "i") for v in ("a", "b", "secret-uuid-1")]
     got = ref_numbers(pl.Series("ref", [*refs, "i-00000000000000ff", "i-ffffffffffffffff", None]))

@@ -78,6 +78,13 @@ def path_text(raw: bytes) -> str:
 
 NAMES_SCHEMA = {"file_id": pl.String, "path": pl.Binary}
 
+def ref_numbers(refs: pl.Series, strict: bool = True) -> pl.Series:
+    """Pseudonyms as their 64 bits (``f-00000000000000ff`` -> 255; null stays null), as
+    ``privacy.file_key`` gives one; strict: anything else is a bug, never a value to guess at
+    (not strict: null)."""
+    return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=strict)
+
+
 _ID_NUMBER, _ID_RIGHT = "_id_number", "_id_right"
 
 
@@ -85,14 +92,13 @@ def join_ids(left: pl.DataFrame, right: pl.DataFrame) -> pl.DataFrame:
     """``left.join(right, on="file_id", how="left", maintain_order="left")``, joined on each
     pseudonym's 64 bits (``privacy.file_key``: ``f-`` and 16 hex digits) instead of its
     18-character string: 567k files 0.23 -> 0.14 s (CPU 0.36 -> 0.18 s), and a re-run joins
-    every file's id half a dozen times. Exact: where an id has no such number, a number stands for two ids of
-    ``right``, or two ids joined by their number differ as strings (none of which a
-    pseudonym does), it is the string join."""
+    every file's id half a dozen times. Exact: where an id has no such number, a number
+    stands for two ids of ``right``, or two ids joined by their number differ as strings
+    (none of which a pseudonym does), it is the string join."""
     if left.schema["file_id"] != pl.String or right.schema["file_id"] != pl.String \
             or _ID_NUMBER in left.columns or _ID_RIGHT in right.columns:
         return left.join(right, on="file_id", how="left", maintain_order="left")
-    num = pl.col("file_id").str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=False)
-    lk, rk = left.select(num.alias(_ID_NUMBER))[_ID_NUMBER], right.select(num.alias(_ID_NUMBER))[_ID_NUMBER]
+    lk, rk = (ref_numbers(f["file_id"], strict=False).alias(_ID_NUMBER) for f in (left, right))
     if not (lk.null_count() or rk.null_count()):
         out = left.with_columns(lk).join(right.rename({"file_id": _ID_RIGHT}).with_columns(rk), on=_ID_NUMBER,
                                          how="left", maintain_order="left")

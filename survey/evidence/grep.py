@@ -74,9 +74,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from survey.census.collect import ref_numbers
 from survey.census.sql import rel
-from survey.corpus.crawl import binary_paths, path_bytes, path_text
+from survey.corpus.crawl import binary_paths, path_bytes, path_text, ref_numbers
 from survey.corpus.privacy import pseudonym
 from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
