@@ -496,6 +496,55 @@ def test_tool_pairs_split_finds_orphan_results_called_in_parts_old_and_new(
     assert elsewhere(Path(again.snapshot)) == 2  # the old part's orphan finds its call now
 
 
+def test_meta_join_split_joins_metas_and_calls_of_parts_old_and_new(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``meta_join``'s split keeps each part's meta ids and call ids, and joins them at the
+    merge, over every part: a meta file added since, naming a call of a parent surveyed before
+    (the call in an old part), and a meta surveyed before whose call its parent appends since
+    (the meta's part kept, the call in a new one), both join, as the reference has it."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=11, sessions=3)
+    parent = next(p for p in sorted(root.glob("*/*.jsonl")) if (p.parent / p.stem / "subagents").is_dir())
+    subagents = parent.parent / parent.stem / "subagents"
+    records = []
+    for line in parent.read_bytes().splitlines():  # (the generator plants damaged lines too)
+        try:
+            records.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            continue
+    called = [c["id"] for r in records if isinstance(r, dict)
+              for c in (r.get("message") or {}).get("content") or []
+              if isinstance(c, dict) and c.get("type") == "tool_use"]
+
+    def meta(name: str, tool_use_id: str) -> None:
+        (subagents / f"agent-{name}.meta.json").write_bytes(orjson.dumps(
+            {"agentType": "general-purpose", "description": "d", "toolUseId": tool_use_id}))
+
+    meta("later01", "toolu_later")  # no call yet
+    profile = get("claude_code")
+    ref = next(f for f in splits("claude_code") if f.stem == "meta_join")
+
+    def joined(snap: Path) -> tuple[int, int]:
+        got = load_json(snap, "census")["meta_join"]
+        assert "split" in got and orjson.dumps(got["rows"]) == reference_rows(snap, ref)
+        row = next(r for r in got["rows"] if r[0] == "subagent_meta")
+        return row[3], row[4]
+
+    first = joined(Path(run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1").snapshot))
+    meta("newer01", called[-1])  # a new meta, its call in an old part
+    last = next(r for r in reversed(records) if isinstance(r, dict) and r.get("uuid"))
+    call = {**last, "type": "assistant", "uuid": "u-later", "parentUuid": last["uuid"],
+            "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_later", "name": "Task", "input": {}}]}}
+    with parent.open("ab") as f:  # the old meta's call, appended: its parent walked again
+        f.write(b"\n" + orjson.dumps(call) + b"\n")  # (on a line of its own: the file may end mid-line)
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_kept"] > 0
+    assert joined(Path(again.snapshot)) == (first[0] + 2, first[1] + 2)
+
+
 def test_usage_dedup_split_groups_a_message_found_in_two_parts(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """``usage_dedup``'s merge groups again only the messages found in more than one part: a
