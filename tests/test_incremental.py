@@ -293,15 +293,15 @@ def test_a_killed_survey_leaves_no_walk_worker_running(tmp_path: Path) -> None:
     assert not left, "walk workers outlived the survey"
 
 
-def _keys(runtime: str, root: Path) -> dict[str, str]:
-    from survey.census.collect import _todo
+def _keys(runtime: str, root: Path) -> dict[str, tuple]:
+    from survey.census.collect import KEY_COLS, _todo
     from survey.corpus.crawl import crawl
     from survey.corpus.privacy import load_salt
 
     prof = get(runtime)
     inv = crawl(root, prof, load_salt())
     todo, _needles = _todo(inv, root, prof)
-    return dict(zip(map(str, inv.paths_of(todo["file_id"])), todo["key"], strict=True))
+    return dict(zip(map(str, inv.paths_of(todo["file_id"])), todo.select(KEY_COLS).rows(), strict=True))
 
 
 def test_a_files_cache_key_moves_with_its_wal_its_children_and_its_ctime(tmp_path: Path) -> None:
