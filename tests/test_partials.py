@@ -258,6 +258,25 @@ def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
     assert set(counts[2].values()) == {1}, "past KEPT_FILES the rows were not written into one"
 
 
+def test_a_rerun_of_an_unchanged_corpus_reads_no_part_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every part a split read is kept: its rows, or its label alone where it gave none (most
+    parts give a narrow split nothing). So a re-run with nothing changed reads no part."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", 1)
+    root = tmp_path / "corpus"
+    generator("claude_code")(root, seed=5, sessions=6)
+    profile = get("claude_code")
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    kept = sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
+    [(bare,)] = duckdb.sql(f"SELECT count(*) FROM read_parquet({[str(f) for f in kept]}, union_by_name = true) "
+                           "WHERE _only_label").fetchall()
+    assert bare > 0, "no part kept as its label alone: the test tests nothing"
+    again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert again.cache["census_parts_read"] == 0
+    assert again.cache["census_parts_kept"] == first.cache["census_parts_read"]
+    assert_splits_match(Path(again.snapshot), "claude_code", expect_split=True)
+
+
 def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(collect, "BATCH_FILES", 4)
