@@ -1,5 +1,6 @@
 """``make bench`` keeps every run of a day: a second run of the same command is saved beside
-the first under a label of its own, never over it."""
+the first under a label of its own, never over it; and its repeated incremental re-runs
+each start from the state the full run left."""
 
 from __future__ import annotations
 
@@ -31,3 +32,44 @@ def test_a_second_run_of_the_day_is_kept_beside_the_first(tmp_path: Path, monkey
                     "default (2nd)": {"label": "default (2nd)", "n": 2, "done": True}}
     (tmp_path / "2026-12-07.json").write_bytes(b"{not json")  # a damaged file: the label as it is
     assert B.fresh_label("2026-12-07", "default") == "default"
+
+
+def _tree(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_each_repeated_rerun_starts_from_the_state_the_full_run_left(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's re-runs after the first start from hard-linked copies of the caches the full
+    run left: a survey replaces its cache files (never writes into one), so a re-run leaves
+    the copies as they were, and each re-run serves and walks what the first did."""
+    from survey.pipeline import run_survey
+    from survey.runtimes import get
+    from survey.synth.demo import generator
+
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(B.survey_cache(cwd)))
+    root = tmp_path / "corpus"
+    generator("codex")(root, seed=3, sessions=4)
+    run_survey(get("codex"), root, snapshots=tmp_path / "s", reports=None, date="d0")
+    generator("codex")(tmp_path / "more", seed=4, sessions=1)
+    for f in (tmp_path / "more").rglob("*.jsonl"):  # the increment
+        dest = root / f.relative_to(tmp_path / "more")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if not dest.exists():
+            f.rename(dest)
+    left = _tree(B.survey_cache(cwd))
+    saved = B.save_state(cwd)
+    assert [d for d, _ in saved] == [B.survey_cache(cwd)]
+    stats = []
+    for i, date in enumerate(("d1", "d2")):
+        if i:
+            assert _tree(B.survey_cache(cwd)) != left, "the re-run left the cache as it was: nothing tested"
+            B.restore_state(saved)
+            assert _tree(B.survey_cache(cwd)) == left
+        stats.append(run_survey(get("codex"), root, snapshots=tmp_path / "s", reports=None, date=date).cache)
+        assert _tree(saved[0][1]) == left, "a re-run wrote into the saved copy"
+    assert stats[0]["walked"] > 0 and stats[0]["cache_hits"] > 0
+    assert {k: stats[1][k] for k in ("files", "cache_hits", "walked")} == \
+        {k: stats[0][k] for k in ("files", "cache_hits", "walked")}
