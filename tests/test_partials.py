@@ -15,7 +15,7 @@ import pytest
 
 from survey.census import collect, partials
 from survey.census.sql import SHARED, fetch, query_files, run_query
-from survey.pipeline import run_survey
+from survey.pipeline import RunResult, run_survey
 from survey.runtimes import NAMES, get
 from survey.runtimes.base import Profile
 from survey.snapshot.store import load_json
@@ -258,16 +258,23 @@ def test_a_rerun_keeps_only_its_new_rows_and_the_store_stays_small(
     assert set(counts[2].values()) == {1}, "past KEPT_FILES the rows were not written into one"
 
 
+def surveyed_with_kept_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, sessions: int,
+                            batch_files: int) -> tuple[Profile, Path, RunResult, list[Path]]:
+    """A generated corpus surveyed once with a cache (``batch_files`` files a part): its
+    profile, root and run, and the files of partial rows the run kept."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(collect, "BATCH_FILES", batch_files)
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=5, sessions=sessions)
+    profile = get(runtime)
+    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    return profile, root, first, sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
+
+
 def test_a_rerun_of_an_unchanged_corpus_reads_no_part_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every part a split read is kept: its rows, or its label alone where it gave none (most
     parts give a narrow split nothing). So a re-run with nothing changed reads no part."""
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(collect, "BATCH_FILES", 1)
-    root = tmp_path / "corpus"
-    generator("claude_code")(root, seed=5, sessions=6)
-    profile = get("claude_code")
-    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    kept = sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
+    profile, root, first, kept = surveyed_with_kept_rows(tmp_path, monkeypatch, "claude_code", 6, 1)
     [(bare,)] = duckdb.sql(f"SELECT count(*) FROM read_parquet({[str(f) for f in kept]}, union_by_name = true) "
                            "WHERE _only_label").fetchall()
     assert bare > 0, "no part kept as its label alone: the test tests nothing"
@@ -278,13 +285,7 @@ def test_a_rerun_of_an_unchanged_corpus_reads_no_part_again(tmp_path: Path, monk
 
 
 def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(collect, "BATCH_FILES", 4)
-    root = tmp_path / "corpus"
-    generator("cursor_stream")(root, seed=5, sessions=10)
-    profile = get("cursor_stream")
-    first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    kept = sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
+    profile, root, first, kept = surveyed_with_kept_rows(tmp_path, monkeypatch, "cursor_stream", 10, 4)
     assert kept, "no partial rows kept"
     for f in kept:
         f.write_bytes(b"PAR1 not really")
