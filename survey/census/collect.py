@@ -96,11 +96,11 @@ READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file th
 
 
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
-    """The files to walk, largest first, as a frame (``path``, ``file_id`` and the cache key,
-    ``KEY_COLS``, ``kind`` and ``size`` among them), and the children each parent transcript is searched for (their
-    file_ids, by the parent's; only parents that have any: ``_needles``). Per-file
-    bookkeeping stays in frames, not Python objects: a corpus of many small files would
-    otherwise cost a kilobyte or more per file."""
+    """The files to walk, largest first, as a frame (``path``, ``file_id`` and the cache key's
+    columns, ``KEY_COLS``, ``kind`` and ``size`` among them), and the children each parent
+    transcript is searched for (their file_ids, by the parent's; only parents that have any:
+    ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
+    small files would otherwise cost a kilobyte or more per file."""
     df = inv.frame
     todo = df.filter(pl.col("kind").is_in(READ_KINDS)
                      & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
