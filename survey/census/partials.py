@@ -127,7 +127,8 @@ class Splitter:
                     cur.execute(f"SET VARIABLE {t}_parts = ?",
                                 [[str(where[k].get(t) or self._empty(cur, t)) for k in chunk]])
                 cur.execute(make)
-                gave.update(chunk[int(i)] for (i,) in cur.execute("SELECT DISTINCT part FROM partials").fetchall())
+                gave.update(chunk[int(i)] for (i,) in
+                            cur.execute("SELECT DISTINCT part FROM partials WHERE part IS NOT NULL").fetchall())
                 cur.execute(("INSERT INTO _new " if n else "CREATE OR REPLACE TEMP TABLE _new AS ")
                             + f"SELECT {_narrow(cur, 'partials')}, (?::VARCHAR[])[CAST(p.part AS BIGINT) + 1] AS label "
                             "FROM partials AS p", [chunk])
