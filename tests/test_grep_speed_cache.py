@@ -345,8 +345,9 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     after = {p["id"]: p for p in again["probes"]}["marker_ellipsis"]["duckdb"]["per_literal"]["[...]"]
     assert after["occurrences"] == before["occurrences"] + 1 + 1 + 1  # added, appended, rewritten
     assert all(p["agree"] for p in again["probes"])
-    # rg listed each scope's files as DuckDB did, and reused DuckDB's keys of them
-    assert len(fresh_seen["keys"]) == len(again["scopes"])
+    # DuckDB's listing came with its keys from the crawl's rows (``Known.listing``), and rg
+    # listed each scope's files as DuckDB did and reused those keys: none joined by path
+    assert fresh_seen["keys"] == []
 
 
 def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
@@ -461,10 +462,11 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
                  "a\nb/c.jsonl": b"{}\n", "x.jsonl\n": b"{}\n", "y\n.jsonl": b"{}\n"})
     corpora.append((root, get("cursor").scopes + get("claude_code").scopes, get("claude_code")))
     con = duckdb.connect()
-    checked = 0
+    checked = picked = 0
     for root, scopes, profile in corpora:
         everything = G.duckdb_everything(root)
-        crawled = G.crawled_files(known_files(crawl(root, profile, b"s" * 32)))
+        known = known_files(crawl(root, profile, b"s" * 32))
+        crawled = G.crawled_files(known)
         assert everything and crawled, root
         for sc in scopes:
             for g in sc.duckdb_globs:
@@ -472,7 +474,15 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
                 assert G.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
                 assert sorted(G.duckdb_listing(con, root, [g], crawled)) == sorted(own), (root.name, g)
                 checked += bool(own)
-    assert checked >= 8
+            # a scope listed from the crawl's rows: the same files, in the same order, with
+            # the rows ``_keys`` joins to them
+            got = known.listing(sc.duckdb_globs)
+            if got is not None:
+                listed = G.duckdb_listing(con, root, sc.duckdb_globs, crawled)
+                assert got[0] == listed, (root.name, sc.name)
+                assert got[1].equals(G._keys(root, listed, known, distinct=True).frame), (root.name, sc.name)
+                picked += bool(listed)
+    assert checked >= 8 and picked >= 6
 
 
 def test_the_crawl_classes_names_with_newlines_as_the_scopes_globs_list_them(tmp_path: Path) -> None:
@@ -728,7 +738,7 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     def shrunk(r: Path, files: list[str], known: G.Known | None, distinct: bool = False) -> G.Keys:
         keys = real_keys(r, files, known, distinct)
         size = pl.when(pl.int_range(pl.len()) == keys.row.get("grew.txt", -1)).then(3).otherwise(pl.col("size"))
-        return G.Keys(keys.row, keys.frame.with_columns(size=size))
+        return G.Keys(keys.names, keys.frame.with_columns(size=size))
 
     monkeypatch.setattr(G, "_keys", shrunk)
     dd, _ = G.duckdb_grep(root, SCOPE, ["aa"], files=["grew.txt", "a.txt"])
@@ -1178,7 +1188,7 @@ def test_no_shared_walk_queues_a_sharing_scopes_wide_folder(tmp_path: Path, monk
 def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> None:
     """rg's grep takes DuckDB's keys of its listing only when rg listed those very files,
     each once, in any order; a name listed twice in place of another is not the same."""
-    keys = G.Keys({"a": 0, "b": 1}, G.KNOWN_SCHEMA.to_frame())
+    keys = G.Keys(["a", "b"], G.KNOWN_SCHEMA.to_frame())
     assert G._same_files(keys, ["b", "a"])
     assert not G._same_files(keys, ["a", "a"])
     assert not G._same_files(keys, ["a"]) and not G._same_files(keys, ["a", "c"])

@@ -4,7 +4,8 @@
    with a blob-cast fallback for files that are not UTF-8): all of a scope's literals in one
    query. The scope's files are the ones ``read_blob`` would read for the scope's globs:
    a ``**/`` glob is matched against one listing of the whole tree, the crawl's own when
-   the caller has it (``crawled_files``; else DuckDB's ``glob``), other globs are listed
+   the caller has it (``crawled_files``, or for suffix globs its rows picked with their
+   keys, ``Known.listing``; else DuckDB's ``glob``), other globs are listed
    by DuckDB (``duckdb_listing``); then they are read by name; above ``PARALLEL_MIN_BYTES`` the
    list is split into one part per core, read concurrently by the same query.
    Reading: ``read_blob`` spends about 45 us of file-system calls per file (each name is
@@ -324,15 +325,37 @@ class Known:
         return cls(pl.DataFrame([(path_bytes(f), fid, *key) for f, (fid, key) in files.items()],
                                 schema=KNOWN_SCHEMA, orient="row"))
 
-    def utf8_paths(self) -> list[str] | None:
-        """Each path as ``paths`` gives it, in one cast (567k paths: 0.05 s, not 0.4); None
-        where a name is not UTF-8, or the file system's encoding is not."""
+    @functools.cached_property
+    def _utf8(self) -> pl.Series | None:
+        """Each path as a polars string, in one cast; None where a name is not UTF-8, or the
+        file system's encoding is not."""
         if not UTF8_FS:
             return None
         try:
-            return self.rows["path"].cast(pl.String).to_list()
+            return self.rows["path"].cast(pl.String)
         except pl.exceptions.PolarsError:  # a name that is not UTF-8
             return None
+
+    def utf8_paths(self) -> list[str] | None:
+        """Each path as ``paths`` gives it, in one cast (567k paths: 0.05 s, not 0.4); None
+        where a name is not UTF-8, or the file system's encoding is not."""
+        return None if self._utf8 is None else self._utf8.to_list()
+
+    def listing(self, globs: tuple[str, ...] | list[str]) -> tuple[list[str], pl.DataFrame] | None:
+        """``duckdb_listing(.., globs, crawled_files(self))`` for suffix globs none of which
+        ends another (``distinct_listing``), with each listed file's row (``KNOWN_SCHEMA``
+        without ``path``), as ``_keys`` would join them: picked by one vectorised suffix test
+        a glob, not a Python test per name and a join back on the path (567k files: 0.32 ->
+        0.1 s). None for any other globs, or where ``crawled_files`` would not list."""
+        if not self.lists(globs):
+            return None
+        rows = self.rows.with_columns(path=self._utf8)
+        picked = pl.concat([rows.filter(pl.col("path").str.ends_with(s)) for g in globs if (s := glob_suffix(g))])
+        return picked["path"].to_list(), picked.drop("path")
+
+    def lists(self, globs: tuple[str, ...] | list[str]) -> bool:
+        """Does ``listing`` list these globs?"""
+        return self._utf8 is not None and distinct_listing(globs) and all(glob_suffix(g) is not None for g in globs)
 
     def paths(self) -> list[str]:
         """Each path as the crawl's ``os.scandir`` gave it (``path_text``)."""
@@ -349,12 +372,25 @@ class Known:
 
 @dataclass
 class Keys:
-    """The listed files still there (``row``: relative path -> its row of ``frame``, in the
-    listing's order without repeats), each with its file_id (null for a file the crawl did
-    not see) and key: the crawl's stat, else a fresh one (``KNOWN_SCHEMA`` without ``path``)."""
+    """The listed files still there (``names``: relative paths, in the listing's order
+    without repeats; ``frame``: a row each, in the same order), each with its file_id (null
+    for a file the crawl did not see) and key: the crawl's stat, else a fresh one
+    (``KNOWN_SCHEMA`` without ``path``)."""
 
-    row: dict[str, int]
+    names: list[str]
     frame: pl.DataFrame
+
+    @functools.cached_property
+    def row(self) -> dict[str, int]:
+        """Relative path -> its row of ``frame``: made where a name is looked up (567k names:
+        0.1 s, which a re-run that reads a few files never needs: ``pick``)."""
+        return dict(zip(self.names, range(len(self.names)), strict=True))
+
+    def pick(self, rows: pl.Series | None) -> Keys:
+        """The keys of these rows alone (None: all of them), in their order."""
+        if rows is None:
+            return self
+        return Keys([self.names[i] for i in rows.to_list()], self.frame[rows])
 
     def size(self, rows: pl.Series | None = None) -> list[int]:
         return (self.frame["size"] if rows is None else self.frame["size"].gather(rows)).to_list()
@@ -362,7 +398,7 @@ class Keys:
     def unserved(self, served: Served | None) -> tuple[list[str], pl.Series | None]:
         """The files ``served`` does not serve, in this listing's order, and their rows
         (None: all of them): picked by row number, not by a look-up per file name."""
-        names = list(self.row)
+        names = self.names
         if served is None or not served.count:
             return names, None
         if served.count == len(names):  # served names are distinct files of these
@@ -396,14 +432,14 @@ def _keys(root: Path, files: Iterable[str], known: Known | None, distinct: bool 
             keep = pl.Series([i not in gone for i in range(len(names))], dtype=pl.Boolean)
             got = got.filter(keep)
             names = [f for i, f in enumerate(names) if i not in gone]
-    return Keys(dict(zip(names, range(len(names)), strict=True)), got)
+    return Keys(names, got)
 
 
 def _same_files(keys: Keys | None, listed: list[str]) -> bool:
     """Whether ``keys`` were made for exactly the files of ``listed``, each listed once (in
-    any order): then they serve ``listed`` as ``_keys`` would. (One set compared in C: a
+    any order): then they serve ``listed`` as ``_keys`` would. (Two sets compared in C: a
     look-up per name in Python took 0.3 s at 567k files.)"""
-    return keys is not None and len(listed) == len(keys.row) and keys.row.keys() == set(listed)
+    return keys is not None and len(listed) == len(keys.names) and set(keys.names) == set(listed)
 
 
 def _relative(root: Path, path: str) -> str:
@@ -518,7 +554,7 @@ class GrepCache:
         columns (``KEY_COLUMNS``), picked from ``keys`` by row: no Python object per file
         and column."""
         if names is None:
-            names, rows = list(keys.row), keys.frame
+            names, rows = keys.names, keys.frame
         else:
             rows = keys.frame[pl.Series(list(map(keys.row.__getitem__, names)), dtype=pl.UInt32)]
         fids = rows["file_id"]
@@ -1173,45 +1209,55 @@ def _zeros(literals: list[str]) -> dict[str, dict]:
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
                 cache: GrepCache | None = None, known: Known | None = None,
-                everything: list[str] | None = None,
+                everything: list[str] | None = None, by_crawl: bool = False,
                 keys_out: list[Keys] | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
     per literal, and how many files' counts came from the cache instead of a read.
 
     DuckDB lists the scope (``glob``: the files ``read_blob`` reads for the same globs);
     files whose key is unchanged are served from the cache, the rest are read by name.
-    ``keys_out`` gets the listed files' keys, which rg's grep reuses when it lists the
-    same files (``_same_files``).
+    ``by_crawl``: the scope is listed from ``known``'s files (``crawled_files``), by
+    ``Known.listing`` where it can (else ``everything`` is needed). ``keys_out`` gets the
+    listed files' keys, which rg's grep reuses when it lists the same files (``_same_files``).
     """
     con = _connect()
     try:
-        try:
-            listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
-        except duckdb.Error as exc:
-            raise GrepReadError(type(exc).__name__) from None
-        keys = _keys(root, listed, known, distinct=files is None and distinct_listing(scope.duckdb_globs))
+        picked = known.listing(scope.duckdb_globs) if by_crawl and known is not None and files is None else None
+        if picked is not None:
+            listed = picked[0]
+            keys = Keys(listed, picked[1])
+        else:
+            try:
+                listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
+            except duckdb.Error as exc:
+                raise GrepReadError(type(exc).__name__) from None
+            keys = _keys(root, listed, known, distinct=files is None and distinct_listing(scope.duckdb_globs))
+        del picked
         if keys_out is not None:
             keys_out.append(keys)
-        if len(keys.row) != len(listed):  # else every file listed once, none gone
+        if len(keys.names) != len(listed):  # else every file listed once, none gone
             listed = [f for f in listed if f in keys.row]  # gone since listed: not in the scope
         served = cache.served("duckdb", keys) if cache else None
         # the files to read, and their sizes
         todo, at = keys.unserved(served)
+        asked = keys.pick(at)  # (their keys alone: the files read are looked up in these)
         sizes = dict(zip(todo, keys.size(at), strict=True))
         fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
         del sizes
         # a file read under a name it was not asked by (never expected) still counts, once
-        listed += [f for f in fresh.names if f not in keys.row]
+        # (a new list: ``listed`` may be the keys' own names)
+        if extra := [f for f in fresh.names if f not in asked.row]:
+            listed = [*listed, *extra]
     finally:
         con.close()
     if cache:
-        cache.put_many("duckdb", keys, fresh)
+        cache.put_many("duckdb", asked, fresh)
         cache.keep("duckdb", served)
     out = _zeros(literals)
     # sums over every file read, per literal, a file listed twice counted twice (read_blob
     # reads it twice): the files read now here, the files served from the cache in one
     # query over their rows
-    listed_times = Counter(listed) if len(listed) != len(keys.row) else None  # some file listed twice
+    listed_times = Counter(listed) if len(listed) != len(keys.names) else None  # some file listed twice
     n, nbytes, not_utf8, matched, occurrences = fresh.sums(
         [listed_times[f] for f in fresh.names] if listed_times is not None else None)
     if served is not None and served.count:
@@ -1563,10 +1609,12 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     keys = (keys if _same_files(keys, listed) else _keys(root, listed, known, distinct=True)) if cache else None
     served = cache.served("rg", keys) if cache and keys else None
     hits = served.count if served is not None else 0  # distinct files
+    asked = keys  # the keys of the files to read (all listed, or those ``unserved``)
     if served is None or not hits:
         todo = listed
-    elif keys is not None and len(keys.row) == len(listed):  # every file listed once, none gone
-        todo = keys.unserved(served)[0]
+    elif keys is not None and len(keys.names) == len(listed):  # every file listed once, none gone
+        todo, at = keys.unserved(served)
+        asked = keys.pick(at)
     else:
         seen = set(served.names)
         todo = [f for f in dict.fromkeys(listed) if f not in seen]
@@ -1615,8 +1663,8 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
-        if not errors and keys is not None:
-            cache.put_many("rg", keys, read)
+        if not errors and keys is not None and asked is not None:
+            cache.put_many("rg", keys if whole else asked, read)
         cache.keep("rg", served)
     # the files read, then the cache's
     _n, _b, _u, files_matched, occurrences = read.sums()
@@ -1689,20 +1737,25 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
     """Both greps of every scope the profile's probes search (arguments as ``run_probes``).
     ``readable`` may be a function, called only if DuckDB cannot read a scope: the files the
     walk read cleanly are known only after it, and the greps may start beside it."""
-    folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
-    everything = listing.result() if listing is not None else None
-    if listing is not None and listed_too_early(everything, known):
-        listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
-    if listing is None and lists_everything(profile):
-        everything = crawled_files(known) if known is not None else None
-        if everything is None:
-            everything = duckdb_everything(root)
     searched = [(sc, sorted({lit for p in profile.probes if p.scope == sc.name for lit in p.literals}))
                 for sc in profile.scopes if any(p.scope == sc.name for p in profile.probes)]
     for _sc, literals in searched:
         for lit in literals:
             if not lit or not lit.isascii():
                 raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
+    folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
+    everything = listing.result() if listing is not None else None
+    if listing is not None and listed_too_early(everything, known):
+        listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
+    # the crawl's files are the listing the ``**/`` globs are matched against: a scope
+    # ``Known.listing`` lists needs no list of every file (made below, for the others)
+    by_crawl = listing is None and known is not None
+    if listing is None and lists_everything(profile) and not all(
+            known is not None and known.lists(sc.duckdb_globs)
+            for sc, _ in searched if any(g.startswith("**/") for g in sc.duckdb_globs)):
+        everything = crawled_files(known) if known is not None else None
+        if everything is None:
+            everything = duckdb_everything(root)
     shared = SharedRg(root, searched, rg_lists)
     out = []
     for scope, literals in searched:
@@ -1714,7 +1767,7 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
             if scope is searched[-1][0]:
                 everything = None  # the last scope's: not held through its rg pass (567k names: 44 MB)
             dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=listing_of,
-                                        keys_out=dd_keys)
+                                        by_crawl=by_crawl, keys_out=dd_keys)
             del listing_of
         except GrepReadError as exc:
             files = in_scope(scope, (readable() if callable(readable) else readable) or [])
