@@ -814,3 +814,25 @@ def test_check_spans_are_the_lines_a_whole_read_finds_and_none_past_the_cap(tmp_
     assert all(f.read_bytes()[s:e].startswith(b'{"toolUseResult"') for _, s, e in spans)
     assert W.check_spans(prof, str(f), max_line=20) is None
     assert W.check_spans(prof, str(tmp_path / "gone.jsonl")) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(
+    st.one_of(st.integers(0, 2**64 - 1).map(lambda n: f"f-{n:016x}"),  # a pseudonym, as the crawl names files
+              st.integers(0, 2**64 - 1).map(lambda n: f"f-{n:016X}"),  # its digits in capitals: no longer in order
+              st.text(max_size=8)),
+    st.one_of(st.none(), st.integers(0, 2**40)), st.text(max_size=6)), unique_by=lambda r: r[0], max_size=40))
+def test_the_corpus_fingerprint_is_the_sha256_of_its_sorted_lines(rows: list[tuple[str, int | None, str]]) -> None:
+    """The fingerprint, however it is made (sorted by the pseudonyms' numbers, written by the
+    CSV writer), is its definition: sha256 over one "<file_id>\\t<size>\\t<hash>\\n" line per
+    file with no null, sorted by file_id as a string."""
+    import hashlib
+
+    import polars as pl
+
+    from survey.snapshot.store import fingerprint
+
+    frame = pl.DataFrame(rows, schema={"file_id": pl.String, "size": pl.Int64, "hash": pl.String}, orient="row")
+    lines = sorted((f, s, h) for f, s, h in rows if s is not None)
+    want = hashlib.sha256("".join(f"{f}\t{s}\t{h}\n" for f, s, h in lines).encode()).hexdigest()
+    assert fingerprint(frame) == want

@@ -22,6 +22,7 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 from pathlib import Path
@@ -46,14 +47,20 @@ def dumps(obj: Any) -> bytes:
 
 def fingerprint(files: pl.DataFrame) -> str:
     """A corpus fingerprint: sha256 over sorted (file_id, size, content hash), a line each
-    ("<file_id>\\t<size>\\t<hash>\\n"). The lines are formatted by polars and hashed a slice
-    at a time: a Python line per file took 1.5 s at 567k files."""
-    h = hashlib.sha256()
-    lines = files.select("file_id", "size", "hash").sort("file_id").select(
-        pl.format("{}\t{}\t{}\n", "file_id", "size", "hash").alias("line"))
-    for chunk in lines.iter_slices(1 << 16):
-        h.update(chunk["line"].str.join("").item().encode())
-    return h.hexdigest()
+    ("<file_id>\\t<size>\\t<hash>\\n"; a row with a null has none). The lines are written
+    by polars' CSV writer (a Python line per file took 1.5 s at 567k files, lines formatted
+    by ``pl.format`` 0.3 s, this 0.13), sorted by each pseudonym's 64 bits (``f-`` and 16
+    lowercase hex digits: the order of the strings, at a third of the cost), checked as
+    strings and sorted as strings where that order is not theirs."""
+    rows = files.select("file_id", "size", "hash").drop_nulls()
+    number = rows["file_id"].str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=False)
+    if not number.null_count():
+        rows = rows.sort(number)
+    if not rows["file_id"].is_sorted():
+        rows = rows.sort("file_id")
+    out = io.BytesIO()
+    rows.write_csv(out, separator="\t", include_header=False, quote_style="never", line_terminator="\n")
+    return hashlib.sha256(out.getbuffer()).hexdigest()
 
 
 # How the survey writes its own tables (a snapshot's inventory and walk tables, the cache's
