@@ -361,8 +361,18 @@ def test_the_c_tree_scan_is_the_folder_by_folder_loops(tmp_path: Path) -> None:
         # its half: every kind of entry still where it was, with its own numbers
         for i in range(9000):
             (d / f"n{i:05d}.jsonl").write_bytes(b"x" * (i % 7))
+        # and put in name order beside the calls, eight bytes at a time while two names
+        # share ASCII: here names that share 16 bytes, then differ past a byte that is not
+        raw_names = (b"\xf8x", "\ufb00".encode(), "\U0001f600".encode(), b"\xc3(", "\u00e9".encode(), b"A", b"", b"\x7f")
+        shared = {b"shared-prefix-16" + raw + tail + b"-%d" % k
+                  for k, raw in enumerate(raw_names) for tail in (b"", b"z", raw)}
+        # (equal eight bytes that end in the first byte of a sequence, whose next byte
+        # decides: "\u00e9" sorts before an escaped 0xC3 and "(")
+        shared |= {b"shared-prefix-16abcdefg\xc3\xa9", b"shared-prefix-16abcdefg\xc3("}
+        for name in shared:
+            (d / os.fsdecode(name)).write_bytes(b"")
         wide = _tree_in_c(root, 2)
-        assert wide == _tree_in_python(root) and len(wide) == len(want) + 9000
+        assert wide == _tree_in_python(root) and len(wide) == len(want) + 9000 + len(shared)
     finally:
         shut.chmod(0o755)
     assert _tree_in_c(tmp_path / "gone", 2) == [(".", ord("u"), *(0,) * 6)]
