@@ -40,6 +40,7 @@ from survey.evidence.grep import (
     Known,
     ScopeGrep,
     grep_scopes,
+    key_hits,
     rg_listings,
     run_probes,
 )
@@ -439,13 +440,13 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             finally:
                 timings["census"] = time.perf_counter() - t
 
-        def evidence_stage() -> dict:
+        def evidence_stage(structural: dict[str, dict] | None = None) -> dict:
             got = beside.result(stale) if overlap else greps
             t = time.perf_counter()
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_files, readable,
                                   cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
-                                  greps=got)
+                                  greps=got, structural=structural)
             finally:
                 timings["greps"] = time.perf_counter() - t
                 if got is not None:  # their time beside the walk, and the part left after it
@@ -460,8 +461,13 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
                 census = census_stage()
                 evidence = later.result()
         else:  # a first run: one after the other, so their memory peaks never add up
-            census = census_stage()
-            evidence = evidence_stage()
+            # (but for the probes' key figures: one query that streams the snapshot's nodes
+            # past a few groups, beside the census; 567k files: 0.09 s)
+            with ThreadPoolExecutor(1, thread_name_prefix="key-figures") as pool:
+                keyed = pool.submit(key_hits, writer.dir, list(profile.probes), snap_label)
+                census = census_stage()
+                structural = keyed.result()
+            evidence = evidence_stage(structural)
         writer.write_json("census", census)
         evidence["fingerprint"] = fp
         writer.write_json("evidence", evidence)

@@ -1851,7 +1851,8 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                scope_files: dict[str, int], readable: list[str] | Callable[[], list[str]] | None = None, *,
                cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
                listing: Future[list[str] | None] | None = None,
-               rg_lists: dict[str, AnyListing] | None = None, greps: list[ScopeGrep] | None = None) -> dict:
+               rg_lists: dict[str, AnyListing] | None = None, greps: list[ScopeGrep] | None = None,
+               structural: dict[str, dict] | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
     ``readable`` lists (or gives) the relative paths the walk read cleanly: if DuckDB cannot read the
@@ -1866,9 +1867,10 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     which takes a while and needs no CPU of ours); both are taken again if ``known`` names a
     file the DuckDB listing lacks, and a scope's rg listing if ``known`` holds a file changed
     or made since it started that it lacks (``Known.since``).
-    ``greps``: ``grep_scopes`` already run (beside the walk); only the key figures are left.
+    ``greps``: ``grep_scopes`` already run (beside the walk); ``structural``: ``key_hits``
+    already taken (beside the census).
     """
-    structural_all = key_hits(snap_dir, list(profile.probes), snap_label)
+    structural_all = key_hits(snap_dir, list(profile.probes), snap_label) if structural is None else structural
     if greps is None:
         greps = grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt, known=known,
                             listing=listing, rg_lists=rg_lists)
