@@ -1195,6 +1195,34 @@ def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> No
     assert not G._same_files(None, ["a", "b"])
 
 
+def test_rgs_raw_listing_is_told_the_same_files_from_its_bytes() -> None:
+    """The C core tells from rg's raw listing (``--files --null``) whether it names exactly
+    the keys' files, each once, as ``_same_files`` tells from the names; where it cannot
+    tell (a name with no UTF-8, a path without the root), it says so, and the names decide."""
+    from survey.native import NATIVE
+
+    if NATIVE is None:
+        pytest.skip("the C core is not built (make)")
+    pre = b"/r/"
+    names = ["a/x.jsonl", "b.jsonl", "caf\u00e9/\U0001f600.jsonl", "d" * 40]
+
+    def raw(*paths: str) -> bytes:
+        return b"".join(pre + p.encode() + b"\0" for p in paths)
+
+    for listed, same in [(names[::-1], True), (names[:3], False), ([*names, "e"], False),
+                         ([*names[:3], names[0]], False), ([*names[:3], "d" * 39], False), ([], False)]:
+        keys = G.Keys(list(names), G.KNOWN_SCHEMA.to_frame())
+        assert NATIVE.same_names(raw(*listed), pre, keys.names) is same
+        assert G._same_raw(keys, raw(*listed), pre) is same is G._same_files(keys, listed)
+    assert NATIVE.same_names(b"", pre, []) is True
+    assert NATIVE.same_names(raw("a") + b"/elsewhere/b\0", pre, ["a", "b"]) is None  # not under the root
+    assert NATIVE.same_names(raw("a")[:-1], pre, ["a"]) is None  # no NUL after the last path
+    odd = os.fsdecode(b"not-utf8-\xff")
+    assert NATIVE.same_names(pre + b"not-utf8-\xff\0", pre, [odd]) is None
+    assert NATIVE.same_names(raw("a", "a"), pre, ["a", "a"]) is None  # (names are distinct files)
+    assert G._same_raw(G.Keys([odd], G.KNOWN_SCHEMA.to_frame()), pre + b"not-utf8-\xff\0", pre) is False
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos on this system")
 @pytest.mark.parametrize("native", [True, False])
 def test_a_file_that_became_a_fifo_since_the_crawl_is_read_without_waiting(tmp_path: Path, native: bool) -> None:

@@ -4518,6 +4518,112 @@ static PyObject *lines_holding(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* same_names(listing, prefix, names) -> True, False or None: does ``listing`` (``rg --files
+ * --null`` output: each path NUL-ended) name exactly the files of ``names`` (distinct
+ * relative paths, str), each once, once ``prefix`` is taken off each path? Told from the
+ * bytes: a list of 567k names decoded, split and compared as two sets took 0.3 s. None
+ * where it cannot tell: a name with no UTF-8 (not what os.fsdecode gives of rg's bytes),
+ * two equal names, or a path of the listing without the prefix or its NUL.
+ * The look-ups wait on memory, not on work (the table and the names are read at random,
+ * past the caches: 0.16 s at 567k paths, one at a time), so the listing is looked up
+ * SAME_BATCH paths at a time: their slots fetched ahead, then the names they point at. */
+typedef struct { uint32_t tag, len; const char *p; Py_ssize_t at; } NameSlot;  /* at: index + 1 (0: empty) */
+#define SAME_BATCH 32
+
+/* bytes_hash mixed once more: its low bits are the slot, its high bits the tag */
+static inline uint64_t name_hash(const char *p, Py_ssize_t n) {
+    uint64_t h = bytes_hash(p, n);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* the slot holding the name (tag, u, m), or the empty slot where it would go */
+static inline NameSlot *name_slot(NameSlot *tab, size_t mask, uint64_t h, const char *u, Py_ssize_t m) {
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t j = (size_t)h & mask;; j = (j + 1) & mask) {
+        NameSlot *e = &tab[j];
+        if (!e->at || (e->tag == tag && e->len == (uint32_t)m && memcmp(e->p, u, (size_t)m) == 0)) return e;
+    }
+}
+
+static PyObject *same_names(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 || !PyBytes_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "same_names(listing, prefix: bytes, names: list of str)");
+        return NULL;
+    }
+    PyObject *names = args[2];
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    size_t cap = 16;
+    while (cap < (size_t)n + (size_t)n / 2) cap <<= 1;
+    size_t mask = cap - 1;
+    NameSlot *tab = calloc(cap, sizeof *tab);
+    if (!tab) return PyErr_NoMemory();
+    int answer = -1;  /* -1 unknown (None), 0 no, 1 yes */
+    const char *bu[SAME_BATCH];
+    Py_ssize_t bm[SAME_BATCH];
+    uint64_t bh[SAME_BATCH];
+    for (Py_ssize_t i0 = 0; i0 < n; i0 += SAME_BATCH) {  /* (their slots fetched ahead too) */
+        int k = 0;
+        for (; k < SAME_BATCH && i0 + k < n; k++) {
+            PyObject *s = PyList_GET_ITEM(names, i0 + k);
+            bu[k] = PyUnicode_Check(s) ? PyUnicode_AsUTF8AndSize(s, &bm[k]) : NULL;
+            if (!bu[k]) {  /* (a lone surrogate: a name that is not UTF-8) */
+                PyErr_Clear();
+                goto out;
+            }
+            if (bm[k] >= (Py_ssize_t)UINT32_MAX) goto out;
+            bh[k] = name_hash(bu[k], bm[k]);
+            __builtin_prefetch(&tab[(size_t)bh[k] & mask], 1);
+        }
+        for (int q = 0; q < k; q++) {
+            NameSlot *e = name_slot(tab, mask, bh[q], bu[q], bm[q]);
+            if (e->at) goto out;  /* a name twice */
+            *e = (NameSlot){(uint32_t)(bh[q] >> 32), (uint32_t)bm[q], bu[q], i0 + q + 1};
+        }
+    }
+    Py_buffer b;
+    if (PyObject_GetBuffer(args[0], &b, PyBUF_SIMPLE) < 0) {
+        free(tab);
+        return NULL;
+    }
+    const char *pre = PyBytes_AS_STRING(args[1]);
+    size_t npre = (size_t)PyBytes_GET_SIZE(args[1]);
+    Py_ssize_t listed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const char *p = b.buf, *end = p + b.len;
+    answer = 1;
+    while (p < end && answer == 1) {
+        int k = 0;
+        for (; k < SAME_BATCH && p < end; k++) {  /* the batch's paths, their slots fetched ahead */
+            const char *nul = memchr(p, 0, (size_t)(end - p));
+            if (!nul || (size_t)(nul - p) < npre || memcmp(p, pre, npre) != 0) { answer = -1; break; }
+            bu[k] = p + npre, bm[k] = nul - bu[k], bh[k] = name_hash(bu[k], bm[k]);
+            __builtin_prefetch(&tab[(size_t)bh[k] & mask]);
+            p = nul + 1;
+        }
+        for (int q = 0; q < k; q++) {  /* the names the slots point at, fetched ahead */
+            NameSlot *e = &tab[(size_t)bh[q] & mask];
+            if (e->at) __builtin_prefetch(e->p);
+        }
+        for (int q = 0; q < k && answer == 1; q++) {
+            NameSlot *e = name_slot(tab, mask, bh[q], bu[q], bm[q]);
+            if (!e->at || e->at < 0) { answer = 0; break; }  /* not one of names, or listed twice */
+            e->at = -e->at;  /* seen */
+            listed++;
+        }
+    }
+    if (answer == 1 && listed != n) answer = 0;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b);
+out:
+    free(tab);
+    if (answer < 0) Py_RETURN_NONE;
+    return PyBool_FromLong(answer);
+}
+
 /* rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): ``rg -o --heading
  * --null`` output read as grep._rg_files and counted as grep.rg_grep does. A file's block is
  * its path, a NUL, one line per match, then a blank line (a match is never empty; a path
@@ -5160,6 +5266,8 @@ done:
 }
 
 static PyMethodDef module_methods[] = {
+    {"same_names", (PyCFunction)(void (*)(void))same_names, METH_FASTCALL,
+     "same_names(listing, prefix, names) -> whether an rg --files --null listing names exactly these files (None: cannot tell)"},
     {"rg_tally", (PyCFunction)(void (*)(void))rg_tally, METH_FASTCALL,
      "rg_tally(out, prefix, literals, hazards) -> (names, counts, tainted): rg -o --heading --null output counted"},
     {"found", (PyCFunction)(void (*)(void))found, METH_FASTCALL,
