@@ -96,7 +96,7 @@ READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file th
 
 
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
-    """The files to walk, largest first, as a frame (``path``, ``file_id`` and the cache key's
+    """The files to walk, in the crawl's order, as a frame (``path``, ``file_id`` and the cache key's
     columns, ``KEY_COLS``, ``kind`` and ``size`` among them), and the children each parent
     transcript is searched for (their file_ids, by the parent's; only parents that have any:
     ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
@@ -126,7 +126,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     prefix = os.fsencode(os.path.join(str(root), ""))
     todo = todo.select((pl.lit(prefix, dtype=pl.Binary) + pl.col("path")).alias("path"), "file_id",
                        *KEY_COLS[:5], needles=_lookup("file_id", nsig, _NO_NEEDLES),
-                       wal=_wal_keys(inv, todo, root)).sort("size", descending=True)
+                       wal=_wal_keys(inv, todo, root))
     return todo, needles
 
 
@@ -341,7 +341,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                 if f.exists():
                     cached[name] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
     keys = todo.select("file_id", *KEY_COLS)
-    walk = todo.filter(~hit).select("path", "file_id", "kind", "size")
+    # the files to walk largest first (``_batches``); the rest stay in the crawl's order: a
+    # frame sorted by size holds its ids in that order, scattered in memory, and each pass
+    # over them read them at random (567k files: a re-run's four reads of every id in the
+    # cache's joins 0.02 -> 0.1 s each)
+    walk = todo.filter(~hit).select("path", "file_id", "kind", "size").sort("size", descending=True)
     del todo, meta
     needles = _needles(inv, children, walk)
     if stats is not None:
