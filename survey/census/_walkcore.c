@@ -3855,9 +3855,10 @@ escaped:
     return 0xDC00u + c;
 }
 
-/* Two names of one read_folder buffer in the order of their str (code points): bytes order wherever both are ASCII
- * up to where they differ, else code points from the last ASCII byte they share (UTF-8's
- * byte order is its code points', but an escaped byte's U+DCxx is not). */
+/* Two names of one read_folder buffer in the order of their str (code points): bytes order
+ * wherever both are ASCII up to where they differ, else code points from the last ASCII
+ * byte they share (UTF-8's byte order is its code points', but an escaped byte's U+DCxx
+ * is not). */
 static int fs_name_cmp(const char *a, const char *b) {
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
     size_t i = 0;
