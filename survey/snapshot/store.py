@@ -31,6 +31,8 @@ from typing import Any
 import orjson
 import polars as pl
 
+from survey.corpus.crawl import ref_numbers
+
 SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
 # 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read;
 # 5: walk/node_counts (nodes rolled up per part of the walk), which the key-set census reads;
@@ -53,7 +55,7 @@ def fingerprint(files: pl.DataFrame) -> str:
     lowercase hex digits: the order of the strings, at a third of the cost), checked as
     strings and sorted as strings where that order is not theirs."""
     rows = files.select("file_id", "size", "hash").drop_nulls()
-    number = rows["file_id"].str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=False)
+    number = ref_numbers(rows["file_id"], strict=False)
     if not number.null_count():
         rows = rows.sort(number)
     if not rows["file_id"].is_sorted():
