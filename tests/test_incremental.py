@@ -34,28 +34,34 @@ _IDS = st.one_of(st.integers(0, 40).map(lambda n: f"f-{n:016x}"), st.integers(0,
 
 @settings(max_examples=300, deadline=None)
 @given(left=st.lists(_IDS, max_size=12), right=st.lists(_IDS, max_size=12), odd=st.booleans())
-def test_joining_file_ids_by_their_numbers_is_the_string_join(left: list, right: list, odd: bool) -> None:
-    """``join_ids`` joins pseudonyms on their 64 bits, not their strings: the same rows as the
-    string join, in the same order, for any ids (upper-case hex, another kind's prefix, no
-    number, nulls, repeats); with only pseudonyms it takes the numbers' way."""
+def test_joining_file_ids_is_the_string_join(left: list, right: list, odd: bool) -> None:
+    """``join_ids`` gives the string join's rows, in its order, for any ids (nulls, repeats,
+    anything that is not a pseudonym); where both sides hold the same distinct ids in the
+    same order it sets the columns side by side without a join, and with an id repeated
+    it joins."""
     import polars as pl
 
     from survey.corpus import crawl as K
 
     lf = pl.DataFrame({"file_id": left, "a": range(len(left))}, schema={"file_id": pl.String, "a": pl.Int64})
     rf = pl.DataFrame({"file_id": right, "b": range(len(right))}, schema={"file_id": pl.String, "b": pl.Int64})
-    assert K.join_ids(lf, rf).equals(lf.join(rf, on="file_id", how="left", maintain_order="left"))
+    same = pl.DataFrame({"file_id": left, "b": range(len(left))}, schema={"file_id": pl.String, "b": pl.Int64})
+    for r in (rf, same):
+        assert K.join_ids(lf, r).equals(lf.join(r, on="file_id", how="left", maintain_order="left"))
     if not odd:
         return
     canon = pl.DataFrame({"file_id": [f"f-{n:016x}" for n in range(20)]})
-    ons: list[object] = []
+    joins: list[object] = []
     real = pl.DataFrame.join
     try:
-        pl.DataFrame.join = lambda self, *a, **k: ons.append(k.get("on")) or real(self, *a, **k)  # type: ignore[method-assign]
-        assert K.join_ids(canon, canon.slice(5)).height == 20
+        pl.DataFrame.join = lambda self, *a, **k: joins.append(k.get("on")) or real(self, *a, **k)  # type: ignore[method-assign]
+        aligned = K.join_ids(canon, canon.with_columns(b=pl.lit(1)))
+        assert joins == [] and aligned.columns == ["file_id", "b"] and aligned.height == 20
+        repeated = pl.concat([canon.head(19), canon.head(1)])
+        assert K.join_ids(repeated, repeated.with_columns(b=pl.lit(1))).height == 22  # (20 + the repeat's 2)
+        assert joins == ["file_id"]
     finally:
         pl.DataFrame.join = real  # type: ignore[method-assign]
-    assert ons == ["_id_number"]
 
 
 def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:
@@ -124,7 +130,7 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
 
 
 def assert_same_walk_tables(a: Path, b: Path) -> None:
-    """Row for row (in any order), and the big tables of ``a`` are folders of parts linked
+    """Row for row (in any order), the inventory as well, and the big tables of ``a`` are folders of parts linked
     from the walk, not re-encoded copies. A rollup (a row per part and group) is compared
     rolled up over all its parts."""
     import polars as pl
@@ -137,6 +143,15 @@ def assert_same_walk_tables(a: Path, b: Path) -> None:
             df = df.group_by(NODE_COUNT_KEYS).agg(pl.col("occurrences", "files").sum(), pl.col("max_len").max())
         return df
 
+    # the inventory too: the crawl's rows with the walk's file rows (joined on the crawl's
+    # row of each file, ``_row``, not on its id)
+    inv_a, inv_b = (pl.read_parquet(s / "inventory") for s in (a, b))
+    assert inv_a.height == inv_b.height and inv_a["read_status"].null_count() < inv_a.height
+    assert inv_a.sort("file_id").equals(inv_b.sort("file_id"))
+    from survey.census.collect import FILE_COLS
+    walked = pl.read_parquet(a / "walk" / "files.parquet").select(*FILE_COLS)
+    assert walked.height > 0 and inv_a.select(*FILE_COLS).join(walked, on=[*FILE_COLS], how="semi",
+                                                                nulls_equal=True).height == walked.height
     names = sorted(p.name for p in (b / "walk").iterdir())
     assert names == sorted(p.name for p in (a / "walk").iterdir())
     for name in names:

@@ -18,7 +18,7 @@ or vanished file is never served from the cache; files whose results depend on o
 moves the ctime, which only the kernel sets; ``--no-cache`` walks everything regardless.
 
 The cache keeps the walk's Parquet parts as they were written, per run, and ``meta.parquet``
-says which run holds each file's rows (see ``_write_cache``).
+says which run holds each file's rows, with its row of the file table (see ``_write_cache``).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ SPILLED = (*W.COLUMNS, *DERIVED)
 # never filtered by file, so they are not SPILLED.
 ROLLUPS = {"node_counts": "nodes"}
 
-CACHE_LAYOUT = "parts-10"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-11"  # how the cache folder is laid out: a change starts it afresh
 # A file's cache key, a column each (``_todo``): how it is walked, its stat, the children it
 # is searched for and, for a SQLite store, its -wal. Kept and compared as columns: one
 # string of them all, made for every file every run, kept and read back, cost 0.18 s at
@@ -89,6 +89,10 @@ FILE_COLS = {
     "file_id": pl.String, "read_status": pl.String, "nbytes": pl.Int64, "lines": pl.Int64,
     "hash": pl.String, "truncations": pl.Int64,
 }
+# A file's row of the walk's file table, kept in the cache's meta.parquet beside its key and
+# part: the one join of every file to the cache serves both (a table of its own cost a
+# re-run at 567k files a join, a rewrite, and then a join of the crawl's frame to it).
+FILE_VALUES = tuple(c for c in FILE_COLS if c != "file_id")
 
 
 _NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
@@ -96,14 +100,15 @@ READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file th
 
 
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
-    """The files to walk, in the crawl's order, as a frame (``path``, ``file_id`` and the cache key's
-    columns, ``KEY_COLS``, ``kind`` and ``size`` among them), and the children each parent
+    """The files to walk, in the crawl's order, as a frame (``path``, ``file_id``, ``_row``: its
+    row of the crawl's frame, and the cache key's columns, ``KEY_COLS``, ``kind`` and ``size``
+    among them), and the children each parent
     transcript is searched for (their file_ids, by the parent's; only parents that have any:
     ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
     small files would otherwise cost a kilobyte or more per file."""
     df = inv.frame
-    todo = df.filter(pl.col("kind").is_in(READ_KINDS)
-                     & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
+    todo = df.with_row_index("_row").filter(pl.col("kind").is_in(READ_KINDS)
+                                            & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
     # children per parent session, for the lineage check (child id found in parent bytes),
     # in the inventory's order
     kids: dict[str, list[str]] = dict(
@@ -124,7 +129,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     # paths as bytes (os.fsencode): a file name that is not UTF-8 comes from os.scandir with
     # lone surrogates, which a polars string cannot hold
     prefix = os.fsencode(os.path.join(str(root), ""))
-    todo = todo.select((pl.lit(prefix, dtype=pl.Binary) + pl.col("path")).alias("path"), "file_id",
+    todo = todo.select((pl.lit(prefix, dtype=pl.Binary) + pl.col("path")).alias("path"), "file_id", "_row",
                        *KEY_COLS[:5], needles=_lookup("file_id", nsig, _NO_NEEDLES),
                        wal=_wal_keys(inv, todo, root))
     return todo, needles
@@ -319,10 +324,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     where = pl.DataFrame(schema={"file_id": pl.String, "part": pl.String})
     hit = pl.lit(False)
     if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
-            and {"part", *KEY_COLS} <= set(meta.columns):
+            and {"part", *KEY_COLS, *FILE_VALUES} <= set(meta.columns):
         volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
+        # each file's old key, part and file row, in the crawl's order
         todo = join_ids(todo, meta.select("file_id", *(pl.col(c).alias(f"_old_{c}") for c in KEY_COLS),
-                                          pl.col("part").alias("_part")))
+                                          pl.col("part").alias("_part"), *FILE_VALUES))
         same = pl.all_horizontal(pl.col(c) == pl.col(f"_old_{c}") for c in KEY_COLS).fill_null(False)
         if jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
             # a re-run with workers to come (new and changed files alone pass the bound):
@@ -336,11 +342,15 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             for name in SPILLED:
                 if _part_names(cache_dir / name):
                     cached[name] = _scan_runs(cache_dir / name, where)
-            for name in ("files", "stores"):
-                f = cache_dir / f"{name}.parquet"
-                if f.exists():
-                    cached[name] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
-    keys = todo.select("file_id", *KEY_COLS)
+            f = cache_dir / "stores.parquet"
+            if f.exists():
+                cached["stores"] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
+    # per file, in the crawl's order: its key, whether it is served (``_hit``), and its old
+    # part and file row, if any (as the join made them, not copied before the walk: 567k
+    # files, 45 MB more at the re-run's peak)
+    kept = todo.select("file_id", "_row", *KEY_COLS, hit.alias("_hit"),
+                       *(c if c in todo.columns else pl.lit(None, t).alias(c)
+                         for c, t in {"_part": pl.String, **FILE_COLS}.items() if c != "file_id"))
     # the files to walk largest first (``_batches``); the rest stay in the crawl's order: a
     # frame sorted by size holds its ids in that order, scattered in memory, and each pass
     # over them read them at random (567k files: a re-run's four reads of every id in the
@@ -349,7 +359,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     del todo, meta
     needles = _needles(inv, children, walk)
     if stats is not None:
-        stats.update({"files": keys.height, "cache_hits": where.height, "walked": walk.height,
+        stats.update({"files": kept.height, "cache_hits": where.height, "walked": walk.height,
                       "walker": W.ENGINE})
         if cache_error:
             stats["cache_error"] = cache_error
@@ -416,7 +426,13 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             written(pl.DataFrame(schema=schemas[name])).write_parquet(d / "part-empty.parquet")
         out[name] = pl.scan_parquet(d / "*.parquet")
     walked = pl.concat(files) if files else pl.DataFrame(schema={**FILE_COLS, "_batch": pl.Int64})
-    out["files"] = walked.drop("_batch")
+    # the files' rows in the crawl's order, served or walked now (those walked: a join to
+    # the few of a re-run), with the batch that walked each (its part, for the cache)
+    now = pl.col("_batch").is_not_null()
+    kept = kept.join(walked, on="file_id", how="left", maintain_order="left", suffix="_now").with_columns(
+        pl.when(now).then(pl.col(f"{c}_now")).when("_hit").then(pl.col(c)).alias(c) for c in FILE_VALUES
+    ).drop(*(f"{c}_now" for c in FILE_VALUES))
+    out["files"] = kept.select(*FILE_COLS, "_row")
     if stores:
         out["stores"] = pl.concat(stores, how="diagonal_relaxed")
     for name, df in cached.items():
@@ -430,8 +446,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
-            where, totals = _write_cache(cache_dir, spill, out, keys, sig, where,
-                                         walked.select("file_id", "_batch"), {*walked_volatile, *rechecked},
+            where, totals = _write_cache(cache_dir, spill, out, kept, sig, {*walked_volatile, *rechecked},
                                          pl.DataFrame(spans, schema=SPANS_SCHEMA, orient="row"),
                                          pl.DataFrame(checks, schema=CHECKS_SCHEMA, orient="row"))
             # the cached rows now live in the new cache: scan them there, not in the old one
@@ -1143,13 +1158,13 @@ def _run_expr(label: pl.Expr) -> pl.Expr:
 COMPACT_AFTER_RUNS = 8
 
 
-def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, sig: str,
-                 where: pl.DataFrame, walked: pl.DataFrame, volatile: set[str],
-                 spans: pl.DataFrame | None = None,
+def _write_cache(cache_dir: Path, spill: Path, out: dict, kept: pl.DataFrame, sig: str,
+                 volatile: set[str], spans: pl.DataFrame | None = None,
                  checks: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
     """Replace the cache in one step: build it beside the old one, then swap folders.
-    ``keys``: every file's cache key; ``where``: the part (``<run>-<part>``) of each file
-    served from the old cache; ``walked``: the batch of each file walked now. Returns, per
+    ``kept``: every file's cache key (``KEY_COLS``), its row of the file table
+    (``FILE_VALUES``), and either ``_batch``, the batch that walked it now, or (``_hit``)
+    ``_part``, the part (``<run>-<part>``) of the old cache it is served from. Returns, per
     file, the part that now holds its rows, and how many files each part holds.
 
     Walk tables are kept as Parquet parts named ``<run>-…``: this run's parts and the old
@@ -1158,7 +1173,8 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     ``parts.json`` counts the files each part was written for, and an old part that no
     longer serves all of them (a file changed or vanished) is dropped, its live rows
     rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its part
-    (whose label begins with its run), and whether it is ``volatile`` (``volatile``: the files
+    (whose label begins with its run), its key and file row, and whether it is ``volatile``
+    (``volatile``: the files
     whose result depends on other files, walked now or served after their checks were redone,
     ``_recheck_volatile``). After ``COMPACT_AFTER_RUNS`` runs, all
     live rows are rewritten into one part. ``spans``: where the volatile files' checked lines
@@ -1168,6 +1184,7 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     run = uuid.uuid4().hex[:10]
+    where = kept.filter("_hit").select("file_id", part="_part")
     reuse = where.height > 0
     old_runs = {_run_of(n) for name in SPILLED for n in _part_names(cache_dir / name)} if reuse else set()
     compact = len(old_runs) >= COMPACT_AFTER_RUNS
@@ -1204,28 +1221,25 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, keys: pl.DataFrame, si
         for p in _parts(tmp / source):  # a part linked as it was, or this run's: its rollup exists
             _roll_up(p, d / p.name, [cache_dir / name / p.name,
                                       spill / name / p.name.removeprefix(f"{run}-")])
-    part = pl.col("part")
-    new_where = pl.concat([
-        # the labels ``part_label`` gave this run's parts (a volatile file's: its batch's "v" part)
-        walked.select("file_id", part=pl.format("{}-part-{}{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6),
-                                                pl.when(pl.col("file_id").is_in(list(volatile))).then(pl.lit("v"))
-                                                .otherwise(pl.lit("")))),
-        where.select("file_id", part=pl.lit(f"{run}-compact") if compact else
-                     pl.when(part.is_in(dirty)).then(pl.lit(f"{run}-rest")).otherwise(part)),
-    ])
+    old, is_volatile = pl.col("_part"), pl.col("file_id").is_in(list(volatile))
+    # the labels ``part_label`` gave this run's parts (a volatile file's: its batch's "v" part)
+    part = pl.when(pl.col("_batch").is_not_null()).then(
+        pl.format("{}-part-{}{}", pl.lit(run), pl.col("_batch").cast(pl.String).str.zfill(6),
+                  pl.when(is_volatile).then(pl.lit("v")).otherwise(pl.lit("")))
+    ).when("_hit").then(pl.lit(f"{run}-compact") if compact else
+                        pl.when(old.is_in(dirty)).then(pl.lit(f"{run}-rest")).otherwise(old))
+    meta = kept.select("file_id", *KEY_COLS, *FILE_VALUES, sig=pl.lit(sig), volatile=is_volatile, part=part)
+    new_where = meta.select("file_id", "part")
     totals = dict(new_where.group_by("part").len().iter_rows())
     (tmp / "parts.json").write_bytes(orjson.dumps(totals))
-    join_ids(keys, new_where).select(
-        "file_id", *KEY_COLS, sig=pl.lit(sig), volatile=pl.col("file_id").is_in(list(volatile)),
-        part=part).write_parquet(tmp / "meta.parquet", **WRITE_OPTIONS)
+    meta.write_parquet(tmp / "meta.parquet", **WRITE_OPTIONS)
     if spans is not None and spans.height:
         spans.write_parquet(tmp / SPANS_FILE, **WRITE_OPTIONS)
     if checks is not None:  # (written when empty too: no file is volatile, none to read)
         checks.write_parquet(tmp / CHECKS_FILE, **WRITE_OPTIONS)
-    for name in ("files", "stores"):
-        if name in out:
-            df = out[name]
-            (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / f"{name}.parquet", **WRITE_OPTIONS)
+    if "stores" in out:
+        df = out["stores"]
+        (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / "stores.parquet", **WRITE_OPTIONS)
     old_dir = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
     if cache_dir.exists():
         cache_dir.rename(old_dir)
