@@ -329,6 +329,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         # each file's old key, part and file row, in the crawl's order
         todo = join_ids(todo, meta.select("file_id", *(pl.col(c).alias(f"_old_{c}") for c in KEY_COLS),
                                           pl.col("part").alias("_part"), *FILE_VALUES))
+        meta = None  # (joined: not held through the walk, 567k files' rows 90 MB)
         same = pl.all_horizontal(pl.col(c) == pl.col(f"_old_{c}") for c in KEY_COLS).fill_null(False)
         if jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
             # a re-run with workers to come (new and changed files alone pass the bound):
@@ -336,7 +337,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             pool_context(start=True)
         rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir, profile,
                                       str(root), max_line, spans, checks)
-        hit = same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
+        # served: a column once (each use of the expression made its columns again), the
+        # old keys dropped
+        todo = todo.with_columns(_hit=same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
+                                 ).drop(*(f"_old_{c}" for c in KEY_COLS))
+        hit = pl.col("_hit")
         where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
         if where.height:
             for name in SPILLED:
@@ -356,7 +361,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     # over them read them at random (567k files: a re-run's four reads of every id in the
     # cache's joins 0.02 -> 0.1 s each)
     walk = todo.filter(~hit).select("path", "file_id", "kind", "size").sort("size", descending=True)
-    del todo, meta
+    del todo
     needles = _needles(inv, children, walk)
     if stats is not None:
         stats.update({"files": kept.height, "cache_hits": where.height, "walked": walk.height,
