@@ -85,12 +85,17 @@ def _drop_spill(stats: dict) -> None:
 OVERLAP_MAX_FILES = 200_000
 
 
-def overlap_stages(walk_stats: dict) -> bool:
-    """Run the census and the greps side by side? Only on a re-run that served nearly every
-    file from the cache, of at most ``OVERLAP_MAX_FILES`` files: then the greps read little,
-    and the two stages' memory stays small."""
+def mostly_served(walk_stats: dict) -> bool:
+    """A re-run: did the walk serve nearly every file from its cache? Then the census and
+    the greps read little, and their memory stays small."""
     files = int(walk_stats.get("files", 0) or 0)
-    return 0 < files <= OVERLAP_MAX_FILES and int(walk_stats.get("cache_hits", 0) or 0) >= 0.9 * files
+    return files > 0 and int(walk_stats.get("cache_hits", 0) or 0) >= 0.9 * files
+
+
+def overlap_stages(walk_stats: dict) -> bool:
+    """Run the census and the greps side by side? Only on a re-run (``mostly_served``) of at
+    most ``OVERLAP_MAX_FILES`` files."""
+    return mostly_served(walk_stats) and int(walk_stats.get("files", 0) or 0) <= OVERLAP_MAX_FILES
 
 
 # below this many bytes the greps never start beside the walk: there is little to gain
@@ -388,6 +393,11 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         found = problems_of(inv.frame, files, counts, expected=profile.expected_statuses)
         problems, examples, n_frames, n_ok = found.counts, found.examples, found.frames, found.frames_ok
         n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
+        if known is None and not stale and mostly_served(walk_stats):
+            # a re-run's census is small: the greps' stat per file (567k files: 51 MB) is
+            # made now, from the crawl's frame, whose ids are its paths' in order (0.03 s),
+            # not after the census from the inventory read back and joined (0.13 s)
+            known = known_files(inv)
         # the crawl's frame and the walk's file table live on in ``full``: let them go
         # before the census (567k files: about 100 MB held through it and the greps)
         inv.frame = inv.frame.clear()

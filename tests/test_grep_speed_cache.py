@@ -1346,6 +1346,14 @@ def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
     monkeypatch.setattr(P, "OVERLAP_MAX_FILES", 3)
     many = run("many")
     assert "greps_beside_walk" not in many.timings
+    # a re-run of more files: its greps after the census, their files made from the crawl's
+    # frame before it (not from the inventory read back)
+    made: list[bool] = []
+    real = P.known_files
+    monkeypatch.setattr(P, "known_files", lambda inv, frame=None: made.append(frame is None) or real(inv, frame))
+    again_many = run("again-many")
+    assert again_many.cache["cache_hits"] == again_many.cache["files"] and "greps_beside_walk" not in again_many.timings
+    assert made == [True] and counts(again_many) == counts(fresh)
 
 
 def test_scopes_named_by_name_ends_share_one_rg_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
