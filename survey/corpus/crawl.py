@@ -570,16 +570,20 @@ def _take_classes(base: pl.DataFrame, known: pl.DataFrame, names: pl.DataFrame, 
                   salt: bytes) -> pl.DataFrame:
     """The deferred rows of ``base`` with their class: ``known``'s where the file_id is
     there, else the regexes' (``classify`` of the path, its raw ids pseudonymised as a
-    chunk's are)."""
+    chunk's are). ``names``: the path of each row of ``base``, in its order."""
     cols = list(CLASS_COLUMNS)
     known = known.select("file_id", *cols)
     taken = join_ids(base.select("file_id", "_defer"), known)
     if taken.height != base.height:  # a file_id twice (a path's HMAC is unique: a damaged cache)
         taken = base.select("file_id", "_defer").join(known.unique("file_id"), on="file_id", how="left",
                                                       maintain_order="left")
-    new = taken.filter(pl.col("_defer") & pl.col("surface").is_null()).select("file_id")
+    unknown = pl.col("_defer") & pl.col("surface").is_null()
+    new = taken.filter(unknown).select("file_id")
     if new.height:
-        paths = [path_text(b) for b in new.join(names, on="file_id", how="left", maintain_order="left")["path"]]
+        # ``names`` holds ``base``'s rows' paths in its order (both made chunk by chunk), as
+        # does ``taken``: the new files' paths picked by the same mask, not joined
+        # (567k files: 0.04 s)
+        paths = [path_text(b) for b in names.filter(taken.select(unknown).to_series())["path"]]
         got = [(*classify(p), ext_of(p)) for p in paths]
         fids = new["file_id"].to_list()
         sess, parent = _id_pseudonyms(salt, [g[2] for g in got], [g[3] for g in got])
