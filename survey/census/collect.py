@@ -102,9 +102,8 @@ READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file th
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
     """The files to walk, in the crawl's order, as a frame (``path``, ``file_id``, ``_row``: its
     row of the crawl's frame, and the cache key's columns, ``KEY_COLS``, ``kind`` and ``size``
-    among them), and the children each parent
-    transcript is searched for (their file_ids, by the parent's; only parents that have any:
-    ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
+    among them), and the children each parent transcript is searched for (their file_ids, by
+    the parent's; only parents that have any: ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
     small files would otherwise cost a kilobyte or more per file."""
     df = inv.frame
     todo = df.with_row_index("_row").filter(pl.col("kind").is_in(READ_KINDS)
@@ -351,8 +350,8 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             if f.exists():
                 cached["stores"] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
     # per file, in the crawl's order: its key, whether it is served (``_hit``), and its old
-    # part and file row, if any (as the join made them, not copied before the walk: 567k
-    # files, 45 MB more at the re-run's peak)
+    # part and file row, if any, as the join made them (copied here, masked to the files
+    # served, they took a re-run's peak at 567k files 45 MB higher)
     kept = todo.select("file_id", "_row", *KEY_COLS, hit.alias("_hit"),
                        *(c if c in todo.columns else pl.lit(None, t).alias(c)
                          for c, t in {"_part": pl.String, **FILE_COLS}.items() if c != "file_id"))
@@ -1179,9 +1178,8 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, kept: pl.DataFrame, si
     longer serves all of them (a file changed or vanished) is dropped, its live rows
     rewritten once into this run's ``rest`` part. ``meta.parquet`` names, per file, its part
     (whose label begins with its run), its key and file row, and whether it is ``volatile``
-    (``volatile``: the files
-    whose result depends on other files, walked now or served after their checks were redone,
-    ``_recheck_volatile``). After ``COMPACT_AFTER_RUNS`` runs, all
+    (``volatile``: the files whose result depends on other files, walked now or served after
+    their checks were redone, ``_recheck_volatile``). After ``COMPACT_AFTER_RUNS`` runs, all
     live rows are rewritten into one part. ``spans``: where the volatile files' checked lines
     are (``SPANS_FILE``), of the files walked now and of those served after their checks;
     ``checks``: their existence markers (``CHECKS_FILE``), the same files'."""
