@@ -12,6 +12,7 @@ the greps run side by side (``overlap_stages``).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import orjson
 import polars as pl
 
 from survey import __version__
@@ -46,9 +48,50 @@ from survey.evidence.grep import (
 )
 from survey.evidence.kit import Kit
 from survey.runtimes.base import Profile
-from survey.snapshot.store import SCHEMA_VERSION, SnapshotWriter, fingerprint, load_json
+from survey.snapshot.store import (
+    SCHEMA_VERSION,
+    SnapshotWriter,
+    fingerprint,
+    inventory_parts,
+    load_json,
+)
 
 Progress = Callable[[str, int, int], None]
+
+# Beside the walk's cache: where the last snapshot of this root has each partition of its
+# inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``)
+INVENTORY_PARTS = ".inventory.json"
+
+
+def _parts_file(cache_dir: Path) -> Path:
+    return cache_dir.with_name(cache_dir.name + INVENTORY_PARTS)
+
+
+def load_inventory_parts(cache_dir: Path | None) -> dict | None:
+    """The last snapshot's inventory partitions (``inventory_parts``), or None: none kept,
+    no cache, or an unreadable file (then every partition is written)."""
+    if cache_dir is None:
+        return None
+    try:
+        got = orjson.loads(_parts_file(cache_dir).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
+def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
+    """Record a committed snapshot's inventory partitions for the next run (the survey does
+    not depend on it: a failure leaves the next run to write every partition)."""
+    if cache_dir is None or not written:
+        return
+    f = _parts_file(cache_dir)
+    tmp = f.with_name(f".{f.name}.{os.getpid()}")
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(orjson.dumps(inventory_parts(written)))
+        os.replace(tmp, f)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 @dataclass
@@ -371,7 +414,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     snap_label = str(snapshots / date / profile.name)
     try:
         t = time.perf_counter()
-        writer.write_inventory(full)
+        parts_written = writer.write_inventory(full, load_inventory_parts(cache_dir))
         labels: Labels = {}  # each linked table's part labels (unique per walk, so only from its cache)
         for name, df in tables.items():
             ps = parts.get(name)
@@ -506,6 +549,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
         writer.write_json("manifest", manifest)
         final = writer.commit()
+        keep_inventory_parts(cache_dir, parts_written)
     except BaseException:
         writer.abort()
         raise

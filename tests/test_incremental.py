@@ -129,6 +129,51 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
     assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
 
 
+def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-run links each partition of the inventory (a stratum of months) whose rows are
+    the last snapshot's, in the same order, from that snapshot's file; it writes the rest.
+    A file changed since that snapshot, or gone, is never linked."""
+    import polars as pl
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "projects"
+    generate(root, seed=2, sessions=30)
+
+    def run(date: str) -> Path:
+        return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
+
+    def parts(snap: Path) -> dict[str, Path]:
+        return {p.parent.name: p for p in (snap / "inventory").glob("*/*.parquet")}
+
+    first = run("d1")
+    changed = sorted(root.rglob("*.jsonl"))[0]  # moves to this month's stratum
+    with open(changed, "ab") as fh:
+        fh.write(b'{"type":"turn_ended","status":"success"}\n')
+    again = run("d2")
+    old, new = parts(first), parts(again)
+    assert len(old) >= 3
+    for name, f in new.items():
+        same = name in old and pl.read_parquet(old[name]).equals(pl.read_parquet(f))
+        assert (name in old and f.stat().st_ino == old[name].stat().st_ino) == same, name
+    linked = {n for n, f in new.items() if n in old and f.stat().st_ino == old[n].stat().st_ino}
+    assert linked and set(new) - linked
+    fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
+    assert_same_walk_tables(again, Path(fresh.snapshot))
+    # a partition file changed since it was written (snapshots are immutable, but a file
+    # may be touched), and one gone, are written again, not linked
+    touched, gone = sorted(linked)[:2] if len(linked) > 1 else (sorted(linked)[0], None)
+    pl.read_parquet(new[touched]).write_parquet(new[touched], compression="zstd")
+    if gone is not None:
+        new[gone].unlink()
+    third = parts(run("d4"))
+    assert third[touched].stat().st_ino != new[touched].stat().st_ino
+    assert pl.read_parquet(third[touched]).equals(pl.read_parquet(new[touched]))
+    if gone is not None:
+        assert pl.read_parquet(third[gone]).equals(pl.read_parquet(old[gone]))
+    assert any(third[n].stat().st_ino == new[n].stat().st_ino for n in linked - {touched, gone})
+
+
 def assert_same_walk_tables(a: Path, b: Path) -> None:
     """Row for row (in any order), the inventory as well, and the big tables of ``a`` are folders of parts linked
     from the walk, not re-encoded copies. A rollup (a row per part and group) is compared

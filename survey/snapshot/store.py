@@ -5,7 +5,8 @@ into place in one step, so a reader never sees half a snapshot. Writing over an 
 snapshot is refused: a format change means a new dated snapshot. Layout::
 
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
-    inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids)
+    inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids); a partition
+                         a re-run found unchanged is a hard link to the last snapshot's
     walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files,
                          frame_counts, node_counts (counts derived from frames and nodes)
                          (a per-record table may be a folder of parts, as Spark writes one:
@@ -72,6 +73,39 @@ def fingerprint(files: pl.DataFrame) -> str:
 # for files 1.7x smaller.
 WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4"}
 
+# The inventory's partitions, by stratum, as the last snapshot of a root wrote them: a
+# re-run links a partition whose rows are the same, in the same order, instead of writing
+# it again (567k files in eight months: 0.23 s to write all, most of which a re-run that
+# adds this month's files wrote unchanged). Kept beside the walk's cache
+# (``pipeline.INVENTORY_PARTS``): each partition's file in that snapshot, its stat when
+# written (a file changed or gone since is never linked), and a digest of its rows.
+PARTITION_FILE = "00000000.parquet"  # (the name polars gives a partition's one file)
+
+
+def _partition_sig(inv: pl.DataFrame) -> str:
+    """What a partition's digest and its file depend on beyond its rows: the columns and
+    their types, how the file is written, and polars (whose row hashes may change with it)."""
+    return hashlib.sha256(repr((sorted(inv.schema.items(), key=str), WRITE_OPTIONS, pl.__version__,
+                                SCHEMA_VERSION)).encode()).hexdigest()[:24]
+
+
+def partition_digests(inv: pl.DataFrame) -> dict[str, str]:
+    """Per stratum, a digest of its rows in their order: each row hashed under two seeds,
+    each partition's list of those hashed again (order and all: 128 bits; 567k rows 0.04 s)."""
+    rows = inv.drop("stratum")
+    hashed = pl.DataFrame({"stratum": inv["stratum"], "a": rows.hash_rows(seed=1), "b": rows.hash_rows(seed=2)})
+    got = hashed.group_by("stratum", maintain_order=True).agg("a", "b").select(
+        "stratum", pl.col("a").hash(3), pl.col("b").hash(4))
+    return {st: f"{a:016x}{b:016x}" for st, a, b in got.iter_rows()}
+
+
+def _stat_of(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
 
 class SnapshotWriter:
     def __init__(self, base: Path, date: str, runtime: str) -> None:
@@ -86,13 +120,39 @@ class SnapshotWriter:
     def dir(self) -> Path:
         return self.tmp
 
-    def write_inventory(self, inv: pl.DataFrame) -> None:
+    def write_inventory(self, inv: pl.DataFrame, kept: dict | None = None) -> dict:
+        """The inventory, a partition per stratum; where ``kept`` (what ``write_inventory``
+        returned for an earlier snapshot, its files' stats added by ``inventory_parts``) has
+        a partition of the same rows in a file unchanged since, that file is linked in.
+        Returns the digests and final paths of this snapshot's partitions."""
         if inv.height == 0:  # an empty corpus still gets a readable (empty) inventory
             part = self.tmp / "inventory" / "stratum=none"
             part.mkdir(parents=True)
-            inv.drop("stratum").write_parquet(part / "00000000.parquet", **WRITE_OPTIONS)
-            return
-        inv.write_parquet(self.tmp / "inventory", partition_by="stratum", **WRITE_OPTIONS)
+            inv.drop("stratum").write_parquet(part / PARTITION_FILE, **WRITE_OPTIONS)
+            return {}
+        sig, digests = _partition_sig(inv), partition_digests(inv)
+        old = (kept or {}).get("parts", {}) if (kept or {}).get("sig") == sig else {}
+        linked: list[str] = []
+        for st, digest in digests.items():
+            k = old.get(st)
+            folder = f"stratum={st}"
+            if not k or k.get("digest") != digest or Path(k.get("file", "")).parent.name != folder \
+                    or k.get("stat") is None or _stat_of(k["file"]) != k["stat"]:
+                continue
+            d = self.tmp / "inventory" / folder
+            try:
+                d.mkdir(parents=True)
+                os.link(k["file"], d / PARTITION_FILE)
+            except OSError:  # (another file system, or gone since its stat: written below)
+                shutil.rmtree(d, ignore_errors=True)
+                continue
+            linked.append(st)
+        rest = inv.filter(~pl.col("stratum").is_in(linked)) if linked else inv
+        if rest.height:
+            rest.write_parquet(self.tmp / "inventory", partition_by="stratum", **WRITE_OPTIONS)
+        return {"sig": sig, "linked": len(linked),
+                "parts": {st: {"digest": d, "file": str(self.final / "inventory" / f"stratum={st}" / PARTITION_FILE)}
+                          for st, d in digests.items()}}
 
     def write_table(self, name: str, df: pl.DataFrame | pl.LazyFrame) -> None:
         if isinstance(df, pl.LazyFrame):  # streamed from the walk's spilled parts
@@ -127,6 +187,13 @@ class SnapshotWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def inventory_parts(written: dict) -> dict:
+    """``write_inventory``'s record of a committed snapshot, each partition's file with its
+    stat now (a partition not where it was written, none: never linked)."""
+    parts = {st: {**p, "stat": _stat_of(p["file"])} for st, p in written.get("parts", {}).items()}
+    return {"sig": written.get("sig"), "parts": parts}
 
 
 def link_or_copy(src: Path, dst: Path) -> None:
