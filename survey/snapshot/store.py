@@ -91,7 +91,9 @@ def _partition_sig(inv: pl.DataFrame) -> str:
 
 def partition_digests(inv: pl.DataFrame) -> dict[str, str]:
     """Per stratum, a digest of its rows in their order: each row hashed under two seeds,
-    each partition's list of those hashed again (order and all: 128 bits; 567k rows 0.04 s)."""
+    each partition's list of those hashed again (order and all: 128 bits; 567k rows
+    0.045-0.065 s). A row without a stratum (none has one) is in no digest: never linked."""
+    inv = inv.filter(pl.col("stratum").is_not_null())
     rows = inv.drop("stratum")
     hashed = pl.DataFrame({"stratum": inv["stratum"], "a": rows.hash_rows(seed=1), "b": rows.hash_rows(seed=2)})
     got = hashed.group_by("stratum", maintain_order=True).agg("a", "b").select(
@@ -147,10 +149,10 @@ class SnapshotWriter:
                 shutil.rmtree(d, ignore_errors=True)
                 continue
             linked.append(st)
-        rest = inv.filter(~pl.col("stratum").is_in(linked)) if linked else inv
+        rest = inv.filter(~pl.col("stratum").is_in(linked).fill_null(False)) if linked else inv
         if rest.height:
             rest.write_parquet(self.tmp / "inventory", partition_by="stratum", **WRITE_OPTIONS)
-        return {"sig": sig, "linked": len(linked),
+        return {"sig": sig,
                 "parts": {st: {"digest": d, "file": str(self.final / "inventory" / f"stratum={st}" / PARTITION_FILE)}
                           for st, d in digests.items()}}
 
