@@ -103,8 +103,9 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     """The files to walk, in the crawl's order, as a frame (``path``, ``file_id``, ``_row``: its
     row of the crawl's frame, and the cache key's columns, ``KEY_COLS``, ``kind`` and ``size``
     among them), and the children each parent transcript is searched for (their file_ids, by
-    the parent's; only parents that have any: ``_needles``). Per-file bookkeeping stays in frames, not Python objects: a corpus of many
-    small files would otherwise cost a kilobyte or more per file."""
+    the parent's; only parents that have any: ``_needles``). Per-file bookkeeping stays in
+    frames, not Python objects: a corpus of many small files would otherwise cost a kilobyte
+    or more per file."""
     df = inv.frame
     todo = df.with_row_index("_row").filter(pl.col("kind").is_in(READ_KINDS)
                                             & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
