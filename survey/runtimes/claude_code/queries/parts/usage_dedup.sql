@@ -10,7 +10,7 @@ CREATE OR REPLACE TEMP TABLE partials AS
 WITH t AS (
     SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
 ), n AS (
-    SELECT n.file_index AS part, n.* FROM read_parquet(coalesce(getvariable('numbers_parts'), [getvariable('snap') || '/walk/numbers.parquet'])) AS n SEMI JOIN t USING (file_id) WHERE n.value IS NOT NULL
+    SELECT n.file_index AS part, n.file_key, n.line_no, n.name, n.value FROM read_parquet(coalesce(getvariable('numbers_parts'), [getvariable('snap') || '/walk/numbers.parquet'])) AS n SEMI JOIN t USING (file_id) WHERE n.value IS NOT NULL
 ), l AS (
     SELECT file_key, line_no, kind, ref FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) WHERE kind IN ('message', 'session')
 ), m AS (

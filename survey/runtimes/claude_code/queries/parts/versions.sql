@@ -2,23 +2,23 @@
 -- Parts: a file's frames are all in one part, so whether it mixes versions is known there, and its files per part add up.
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/parts/versions.sql"
 CREATE OR REPLACE TEMP TABLE partials AS
-WITH t AS (
-    SELECT f.file_index AS part, f.file_id, f.version
+WITH fv AS (   -- per file and version, its records: a file's versions are its rows here
+    SELECT f.file_index AS part, f.file_id, f.version, count(*) AS records
     FROM read_parquet(coalesce(getvariable('frames_parts'), [getvariable('snap') || '/walk/frames.parquet'])) AS f
     JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
-    WHERE f.frame_status = 'ok' AND i.surface IN ('parent', 'subagent', 'workflow_agent')
+    WHERE f.frame_status = 'ok' AND i.surface IN ('parent', 'subagent', 'workflow_agent') AND f.version IS NOT NULL
+    GROUP BY ALL
 ), per_file AS (
-    SELECT file_id, count(DISTINCT version) AS n FROM t WHERE version IS NOT NULL GROUP BY file_id
+    SELECT file_id, count(*) AS n FROM fv GROUP BY file_id
 )
 SELECT
-    t.part,
-    t.version,
-    count(*)                                                            AS records,
-    count(DISTINCT t.file_id)                                           AS files,
-    count(DISTINCT t.file_id) FILTER (WHERE p.n > 1)                    AS files_mixing_versions
-FROM t LEFT JOIN per_file AS p USING (file_id)
-WHERE t.version IS NOT NULL
-GROUP BY t.part, t.version;
+    fv.part,
+    fv.version,
+    sum(fv.records)                             AS records,
+    count(*)                                    AS files,
+    count(*) FILTER (WHERE p.n > 1)             AS files_mixing_versions
+FROM fv JOIN per_file AS p USING (file_id)
+GROUP BY fv.part, fv.version;
 
 SELECT version, sum(records) AS records, sum(files) AS files, sum(files_mixing_versions) AS files_mixing_versions
 FROM partials
