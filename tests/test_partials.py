@@ -47,6 +47,24 @@ def test_every_split_has_its_reference_and_two_statements_over_named_parts() -> 
     assert seen, "no split queries at all"
 
 
+def test_a_splits_chunk_size_is_its_headers_or_the_default() -> None:
+    """A split's header may size the runs its first statement reads (``-- Chunk: N MB``);
+    every one that does names a size, and it is the one used."""
+    assert partials.chunk_limit("-- Question: x\n-- Chunk: 32 MB (few groups)\nCREATE") == 32 << 20
+    assert partials.chunk_limit("-- Question: x\nCREATE") == partials.CHUNK_BYTES
+    assert partials.chunk_limit("-- Chunks: 32 MB\n") == partials.CHUNK_BYTES
+    sized = 0
+    for rt in NAMES:
+        for f in splits(rt):
+            split = partials.split_of(f)
+            assert split is not None
+            text = split.read_text()
+            if "-- Chunk:" in text:
+                sized += 1
+                assert partials.chunk_limit(text) >= partials.CHUNK_BYTES, split
+    assert sized, "no split sizes its runs: this test tests nothing"
+
+
 def rows_as_json(census: dict, name: str) -> bytes:
     return orjson.dumps(census[name]["rows"])
 
@@ -135,15 +153,15 @@ def test_split_queries_give_the_reference_rows_fresh_and_on_a_rerun(
 @pytest.mark.parametrize("runtime", ["claude_code", "codex", "cursor_stream"])
 def test_a_split_read_a_part_at_a_time_gives_the_reference_rows(
         tmp_path: Path, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first statement of a split runs over ``CHUNK_BYTES`` of parts at a time: with one
+    """The first statement of a split runs over a few MB of parts at a time: with one
     part a chunk, fresh and on a re-run, every split still gives its reference's rows (each
     chunk's part numbers name its own parts)."""
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(collect, "BATCH_FILES", 2)
-    monkeypatch.setattr(partials, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(partials, "chunk_limit", lambda text: 1)  # (a split's own size too)
     runs = []
     real = partials._chunks
-    monkeypatch.setattr(partials, "_chunks", lambda todo, where: runs.append(len(todo)) or real(todo, where))
+    monkeypatch.setattr(partials, "_chunks", lambda todo, where, limit: runs.append(len(todo)) or real(todo, where, limit))
     root = tmp_path / "corpus"
     generator(runtime)(root, seed=11, sessions=12)
     profile = get(runtime)

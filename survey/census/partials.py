@@ -12,6 +12,9 @@ the same name, as two statements a reviewer can run unchanged in the ``duckdb`` 
    [<every part of the table>]))``, and ``file_index`` is a part's place in that list.
 2. a ``SELECT`` over ``partials`` giving exactly the reference query's rows.
 
+The first statement runs over a few MB of parts at a time (``CHUNK_BYTES``, or the split's
+own ``-- Chunk: N MB`` header line), its rows gathered.
+
 The survey sets ``<table>_parts`` to the parts it has no partial rows for, one list per table
 with the same label at the same place (an empty file of the table's schema where a table has
 no part of that label), so ``file_index`` names the same part in every table. Run whole,
@@ -62,6 +65,22 @@ LABELS_KEY = "survey_labels"  # a kept file's footer: the labels of the parts it
 # Claude Code sessions, ``usage_dedup``'s partials alone (one thread): all 119 parts at once
 # 6.8 s, in 14 runs of 8 MB 1.9 s (2 MB: 2.3 s; 1 GB: 0.53 -> 0.38 s).
 CHUNK_BYTES = 8 << 20
+# Each run pays again for its joins' hash tables and its statements, so a split whose hash
+# tables stay small over more parts runs faster over larger runs; its header says how large,
+# as measured (``-- Chunk: 32 MB``). First censuses of 5 GB of Claude Code, the query's time
+# in its lane at 8 MB, then at its own size: ``skill_evidence`` 0.41-0.48 -> 0.17-0.18 s,
+# ``is_error`` 0.47-0.53 -> 0.34-0.37 s, ``timestamps`` 0.48 -> 0.37 s. Not every query
+# gains: ``usage_dedup`` took 4.15-4.25 s at 8 MB and 5.1-6.0 s at 32 MB, ``uuid_dag``
+# 1.32 -> 1.8 s, and five more moved within the noise.
+_CHUNK_HINT = re.compile(r"^-- Chunk: (\d+) MB\b", re.MULTILINE)
+
+
+def chunk_limit(text: str) -> int:
+    """The bytes of parts a split's first statement runs over at a time: its header's
+    ``-- Chunk: N MB``, else ``CHUNK_BYTES``."""
+    m = _CHUNK_HINT.search(text)
+    return int(m.group(1)) << 20 if m else CHUNK_BYTES
+
 
 Labels = dict[str, list[str | None]]  # table -> the label of each of its snapshot parts, in order
 
@@ -101,6 +120,7 @@ class Splitter:
         """Make ``split``'s ``partials`` on ``cur`` (kept rows, and the other parts read) and
         give its merge, to run on ``cur``; None when this snapshot cannot serve it split."""
         make, merge = statements(split)
+        limit = chunk_limit(split.read_text())
         tables = sorted(set(_PARTS_VAR.findall(make)))
         if not tables or any(not self.labels.get(t) for t in tables):
             yield None
@@ -122,7 +142,7 @@ class Splitter:
         todo = [k for k in order if k not in have or k == _FRESH]
         gave: set[str] = set()  # the labels read now that gave rows (the others are kept as labels alone)
         try:
-            for n, chunk in enumerate(_chunks(todo, where)):  # the parts to read, a few MB at a time
+            for n, chunk in enumerate(_chunks(todo, where, limit)):  # the parts to read, a few MB at a time
                 for t in tables:
                     cur.execute(f"SET VARIABLE {t}_parts = ?",
                                 [[str(where[k].get(t) or self._empty(cur, t)) for k in chunk]])
@@ -253,9 +273,9 @@ def _narrow(cur: duckdb.DuckDBPyConnection, table: str) -> str:
                      for c, t, *_ in cols if c != "part")
 
 
-def _chunks(todo: list[str], where: dict[str, dict[str, Path]]) -> Iterator[list[str]]:
+def _chunks(todo: list[str], where: dict[str, dict[str, Path]], limit: int = CHUNK_BYTES) -> Iterator[list[str]]:
     """``todo``'s labels in runs whose parts (every table's the split reads) come to at most
-    ``CHUNK_BYTES`` (a part larger than that alone), in order."""
+    ``limit`` bytes (a part larger than that alone), in order."""
     chunk: list[str] = []
     size = 0
     for k in todo:
@@ -263,7 +283,7 @@ def _chunks(todo: list[str], where: dict[str, dict[str, Path]]) -> Iterator[list
         for p in where[k].values():
             with suppress(OSError):  # (a part gone is the make's error to give)
                 n += p.stat().st_size
-        if chunk and size + n > CHUNK_BYTES:
+        if chunk and size + n > limit:
             yield chunk
             chunk, size = [], 0
         chunk.append(k)
