@@ -48,8 +48,9 @@ def test_every_split_has_its_reference_and_two_statements_over_named_parts() -> 
 
 
 def test_a_splits_chunk_size_is_its_headers_or_the_default() -> None:
-    """A split's header may size the runs its first statement reads (``-- Chunk: N MB``);
-    every one that does names a size, and it is the one used."""
+    """A split's header may size the runs its first statement reads (``-- Chunk: N MB``;
+    the Splitter runs over that size: ``test_a_split_read_a_part_at_a_time...``), and every
+    one that does names a size no smaller than the default."""
     assert partials.chunk_limit("-- Question: x\n-- Chunk: 32 MB (few groups)\nCREATE") == 32 << 20
     assert partials.chunk_limit("-- Question: x\nCREATE") == partials.CHUNK_BYTES
     assert partials.chunk_limit("-- Chunks: 32 MB\n") == partials.CHUNK_BYTES
@@ -161,12 +162,14 @@ def test_a_split_read_a_part_at_a_time_gives_the_reference_rows(
     monkeypatch.setattr(partials, "chunk_limit", lambda text: 1)  # (a split's own size too)
     runs = []
     real = partials._chunks
-    monkeypatch.setattr(partials, "_chunks", lambda todo, where, limit: runs.append(len(todo)) or real(todo, where, limit))
+    monkeypatch.setattr(partials, "_chunks",
+                        lambda todo, where, limit: runs.append((len(todo), limit)) or real(todo, where, limit))
     root = tmp_path / "corpus"
     generator(runtime)(root, seed=11, sessions=12)
     profile = get(runtime)
     first = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
-    assert max(runs) > 1, "no split read more than one part: this test tests nothing"
+    assert max(n for n, _ in runs) > 1, "no split read more than one part: this test tests nothing"
+    assert {limit for _, limit in runs} == {1}, "a split ran over runs of another size than its own"
     assert_splits_match(Path(first.snapshot), runtime, expect_split=True)
     grow(root, runtime, seed=12)
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
