@@ -12,7 +12,6 @@ the greps run side by side (``overlap_stages``).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -24,7 +23,7 @@ import orjson
 import polars as pl
 
 from survey import __version__
-from survey.cachedir import cache_base
+from survey.cachedir import cache_base, replace_file
 from survey.census.collect import (
     READ_KINDS,
     cache_serves,
@@ -82,16 +81,8 @@ def load_inventory_parts(cache_dir: Path | None) -> dict | None:
 def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
     """Record a committed snapshot's inventory partitions for the next run (the survey does
     not depend on it: a failure leaves the next run to write every partition)."""
-    if cache_dir is None or not written:
-        return
-    f = _parts_file(cache_dir)
-    tmp = f.with_name(f".{f.name}.{os.getpid()}")
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(orjson.dumps(inventory_parts(written)))
-        os.replace(tmp, f)
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    if cache_dir is not None and written:
+        replace_file(_parts_file(cache_dir), orjson.dumps(inventory_parts(written)))
 
 
 @dataclass

@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 import orjson
 
+from survey.cachedir import replace_file
 from survey.census.partials import Labels, Splitter, split_of
 from survey.runtimes.base import Profile
 
@@ -246,15 +247,8 @@ def _last_seconds(store: Path | None) -> dict[str, float]:
 
 
 def _keep_seconds(store: Path | None, took: dict[str, float]) -> None:
-    if store is None:
-        return
-    try:
-        store.mkdir(parents=True, exist_ok=True)
-        tmp = store / f".{SECONDS_FILE}.{os.getpid()}"
-        tmp.write_bytes(orjson.dumps(took))
-        os.replace(tmp, store / SECONDS_FILE)
-    except OSError:  # the census does not depend on its store
-        pass
+    if store is not None:  # (the census does not depend on its store)
+        replace_file(store / SECONDS_FILE, orjson.dumps(took))
 
 
 def _run_alone(f: Path, snap_dir: Path, spill: str,
