@@ -323,7 +323,23 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     jsonl[4].unlink()
 
     seen = _spy(monkeypatch)
+    joined: list[str] = []  # the engines whose ``served`` joined their keys to the cache's
+    served, keyed = G.GrepCache.served, G.GrepCache._keyed
+
+    def served_spy(self, engine, keys):
+        self._engine = engine
+        return served(self, engine, keys)
+
+    def keyed_spy(self, keys, names=None, at=None):
+        if names is None:
+            joined.append(self._engine)
+        return keyed(self, keys, names, at)
+
+    monkeypatch.setattr(G.GrepCache, "served", served_spy)
+    monkeypatch.setattr(G.GrepCache, "_keyed", keyed_spy)
     again = survey("2026-01-02", True)
+    monkeypatch.setattr(G.GrepCache, "served", served)
+    monkeypatch.setattr(G.GrepCache, "_keyed", keyed)
     fresh_seen = {k: list(v) for k, v in seen.items()}
     seen["duckdb"].clear()
     seen["rg"].clear()
@@ -348,6 +364,53 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     # DuckDB's listing came with its keys from the crawl's rows (``Known.listing``), and rg
     # listed each scope's files as DuckDB did and reused those keys: none joined by path
     assert fresh_seen["keys"] == []
+    # both engines keep their rows in the keys' order, so rg reused DuckDB's join of them
+    assert joined and set(joined) == {"duckdb"}
+
+
+def test_rg_reuses_duckdbs_join_only_where_its_cached_keys_are_the_same(tmp_path: Path) -> None:
+    """``GrepCache.served`` joins the keys to an engine's cached keys once: the other engine
+    takes that join only for the same keys and the same cached keys in the same order, and
+    is served exactly what its own join would serve either way."""
+    names = [f"f{i}.txt" for i in range(6)]
+    frame = pl.DataFrame({"file_id": [f"f-{i:016x}" for i in range(6)], "size": [10 * i for i in range(6)],
+                          "mtime_ns": [7] * 6, "ctime_ns": [8] * 6, "inode": list(range(100, 106))},
+                         schema={c: t for c, t in G.KNOWN_SCHEMA.items() if c != "path"})
+    keys = G.Keys(names, frame)
+    k = len(LITERALS)
+
+    def cache_with(rg_order: list[int], changed: int | None = None) -> G.GrepCache:
+        cache = G.GrepCache(tmp_path / "g", SCOPE, LITERALS, b"s" * 32)
+        per = G.PerFile(k, names[:5], [1] * 5, [False] * 5, [i for i in range(5) for _ in range(k)])
+        cache.put_many("duckdb", keys, per)
+        cache.put_many("rg", keys, G.PerFile(k, [names[i] for i in rg_order], [], [],
+                                             [i for i in rg_order for _ in range(k)]))
+        cache.old = {e: cache.new[e] for e in cache.ENGINES}
+        if changed is not None:  # a file whose rg row was counted under another key
+            cache.old["rg"] = cache.old["rg"].with_columns(
+                size=pl.when(pl.col("file_key") == changed).then(-1).otherwise(pl.col("size")))
+        return cache
+
+    def own(cache: G.GrepCache, engine: str) -> list[tuple[int, list[int]]]:
+        cache._joined = None
+        got = cache.served(engine, keys)
+        return sorted(zip(got.at.to_list(), got.rows["occ"].to_list(), strict=True))
+
+    # rg read its files in its own order: kept in the keys' order, as DuckDB's are
+    same = cache_with([4, 0, 3, 1, 2])
+    assert same.new["rg"].select(G.KEY_COLUMNS).equals(same.new["duckdb"].select(G.KEY_COLUMNS))
+    assert same.served("duckdb", keys).count == 5 and same._joined is not None
+    reused = same.served("rg", keys)
+    assert same._joined is None  # taken, and let go
+    assert sorted(zip(reused.at.to_list(), reused.rows["occ"].to_list(), strict=True)) == own(same, "rg")
+    # other cached keys (one file's key differs): rg joins its own, and is served one less
+    other = cache_with([4, 0, 3, 1, 2], changed=3)
+    other.served("duckdb", keys)
+    mine = other.served("rg", keys)
+    assert mine.count == 4 and 3 not in mine.at.to_list()
+    # other keys asked for: joined again
+    other.served("duckdb", keys)
+    assert other.served("rg", keys.pick(pl.Series([0, 1, 2], dtype=pl.UInt32))).count == 3
 
 
 def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
