@@ -13,7 +13,7 @@ import duckdb
 import orjson
 import pytest
 
-from survey.census import collect, partials
+from survey.census import collect, partials, sql
 from survey.census.sql import SHARED, fetch, query_files, run_query
 from survey.pipeline import RunResult, run_survey
 from survey.runtimes import NAMES, get
@@ -24,6 +24,46 @@ from survey.synth.demo import generator
 
 def splits(runtime: str) -> list[Path]:
     return [f for f in query_files(get(runtime)) if partials.split_of(f)]
+
+
+@pytest.fixture(autouse=True)
+def split_any_size(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These corpora's walk tables are a few hundred kB: their census splits as a large
+    corpus's does (``sql.SPLIT_MIN_BYTES``), but where a test asks for the real bound."""
+    if "real_split_bound" not in request.keywords:
+        monkeypatch.setattr(sql, "SPLIT_MIN_BYTES", 0)
+
+
+@pytest.mark.real_split_bound
+def test_a_census_splits_only_where_the_walk_tables_come_to_the_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below ``SPLIT_MIN_BYTES`` of walk tables every query runs whole and keeps no partial
+    rows (a re-run runs them whole again); at the bound, the census splits and keeps them.
+    The rows are the same either way."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "corpus"
+    generator("cursor_stream")(root, seed=5, sessions=6)
+    profile = get("cursor_stream")
+    small = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d1")
+    snap = Path(small.snapshot)
+    size = sum(p.stat().st_size for p in (snap / "walk").glob("*.parquet/*.parquet"))
+    assert 0 < size < sql.SPLIT_MIN_BYTES
+    assert not any("split" in v for v in load_json(snap, "census").values())
+    assert "census_parts_read" not in small.cache
+    assert not list((tmp_path / "cache").rglob("*.census/*-*.parquet")), "partial rows kept by a census run whole"
+    # the same snapshot's census at a bound its tables reach: split, and kept
+    monkeypatch.setattr(sql, "SPLIT_MIN_BYTES", size)
+    assert sql.splits_pay(snap) and not sql.splits_pay(snap / "nothing-here")
+    grow(root, "cursor_stream", seed=6)
+    split = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
+    assert split.cache["census_parts_read"] > 0
+    assert any("split" in v for v in load_json(Path(split.snapshot), "census").values())
+    assert list((tmp_path / "cache").rglob("*.census/*-*.parquet"))
+    monkeypatch.setattr(sql, "SPLIT_MIN_BYTES", 1 << 40)
+    whole = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d3")
+    assert "census_parts_read" not in whole.cache
+    rows = {k: v["rows"] for k, v in load_json(Path(whole.snapshot), "census").items()}
+    assert rows == {k: v["rows"] for k, v in load_json(Path(split.snapshot), "census").items()}
 
 
 def test_every_split_has_its_reference_and_two_statements_over_named_parts() -> None:

@@ -30,8 +30,10 @@ keeps the new rows in a file of their own (``<query>-<signature>-<labels' hash>.
 labels named in its footer, so finding which parts are kept reads footers, not rows): a
 re-run writes what it read, not every kept row again. Rows of labels no longer in the
 snapshot are passed over, a file with none left is deleted, and past ``KEPT_FILES`` files
-the live rows go into one. A snapshot without labels (``--no-cache``) or a table written whole (the rare-key
-collapse rewrites ``nodes`` and ``values``) runs the reference query.
+the live rows go into one. A snapshot without labels (``--no-cache``), one whose walk tables
+are small (under ``sql.SPLIT_MIN_BYTES``: reading them again costs less than a split's
+statements) or a table written whole (the rare-key collapse rewrites ``nodes`` and
+``values``) runs the reference query.
 
 ``test_partials`` holds every split query's rows to its reference's, value and type, on every
 runtime's corpus, fresh and after a re-run with files added, changed and removed.

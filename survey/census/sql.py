@@ -13,6 +13,7 @@ reference query and command, which a test holds to the same rows, and the split 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import os
@@ -80,6 +81,29 @@ MEMORY_LIMIT = "384MB"
 PARALLEL = max(1, min(4, os.cpu_count() or 1))
 
 
+# Below this many bytes of walk tables the census runs every query whole (its reference) and
+# keeps no partial rows: a split's twenty-odd statements a query, and its kept rows'
+# bookkeeping, cost more than reading so little again. At 100 MB of Claude Code sessions
+# (5.2 MB of tables) the census took 0.50-0.56 s split, 0.32-0.36 s whole, and a re-run's
+# split census, served from kept rows, 0.45-0.55 s; the other runtimes at 100 MB (1-9 MB of
+# tables) 0.16-0.37 s split, 0.10-0.26 s whole. At 1 GB of Claude Code (45 MB) the whole
+# census takes 1.5-1.6 s and a re-run's split one 0.53-0.64 s; 9 MB of cursor_stream's
+# tables (100 MB) is where the two meet on a re-run (0.18 s split, 0.16-0.19 s whole).
+SPLIT_MIN_BYTES = 8 << 20
+
+
+def splits_pay(snap_dir: Path) -> bool:
+    """Do the snapshot's walk tables come to ``SPLIT_MIN_BYTES`` (the census's split queries
+    then pay for themselves)? Counted until they do."""
+    total = 0
+    for p in (snap_dir / "walk").glob("*.parquet/*.parquet"):
+        with contextlib.suppress(OSError):  # (a part gone is the census's error to give)
+            total += p.stat().st_size
+        if total >= SPLIT_MIN_BYTES:
+            return True
+    return False
+
+
 def census_threads() -> int:
     """DuckDB threads while ``PARALLEL`` queries run side by side: the cores shared out. On two
     cores, two one-thread queries at a time took 5-15 % less time and CPU than two two-thread
@@ -125,7 +149,7 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
     local = threading.local()
     cursors: list[duckdb.DuckDBPyConnection] = []
     lock = threading.Lock()
-    splitter = Splitter(snap_dir, labels, store, spill) if labels else None
+    splitter = Splitter(snap_dir, labels, store, spill) if labels and splits_pay(snap_dir) else None
 
     def cursor() -> duckdb.DuckDBPyConnection:
         cur = getattr(local, "cur", None)
