@@ -654,3 +654,37 @@ def test_usage_dedup_split_groups_a_message_found_in_two_parts(tmp_path: Path,
     assert out[1] == first["output_tokens"][1] + 1, "the copy's record is not counted"
     assert out[2] == first["output_tokens"][2], "the copied message counted as a new one"
     assert out[3] >= 1 and out[6] == first["output_tokens"][6]  # repeated, and deduplicated
+
+
+def test_usage_dedup_split_reads_one_message_and_session_id_a_line(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``usage_dedup``'s split takes a line's message and session ids from one grouping of its
+    links, which gives the reference's joins only where a line has at most one of each: so
+    do the walk's links at those paths (no array step), a key given twice in a line
+    included, and the split's rows are the reference's for lines with and without a
+    session id, and with a key given twice."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    profile = get("claude_code")
+    for kind in ("message", "session"):
+        assert "[" not in profile.links[kind], f"{kind}'s path has an array step: the split's grouping is not its joins"
+    root = tmp_path / "corpus" / "proj"
+    root.mkdir(parents=True)
+    usage = '"usage":{"input_tokens":%d,"output_tokens":7}'
+    (root / "11111111-1111-4111-8111-111111111111.jsonl").write_text("\n".join([
+        '{"type":"assistant","uuid":"u1","sessionId":"s1","sessionId":"s2","message":{"id":"m1","id":"m2",'
+        '"role":"assistant",%s}}' % (usage % 5),
+        '{"type":"assistant","uuid":"u2","sessionId":"s1","message":{"id":"m3","role":"assistant",%s}}' % (usage % 1),
+        '{"type":"assistant","uuid":"u3","message":{"id":"m4","role":"assistant",%s}}' % (usage % 2),
+        '{"type":"assistant","uuid":"u4","sessionId":"s1","message":{"role":"assistant",%s}}' % (usage % 3),
+        '{"type":"assistant","uuid":"u5","sessionId":"s1","message":{"id":"m3","role":"assistant",%s}}' % (usage % 4),
+    ]) + "\n")
+    snap = Path(run_survey(profile, root.parent, snapshots=tmp_path / "s", reports=None, date="d1").snapshot)
+    con = duckdb.connect()
+    most = con.execute("SELECT max(n) FROM (SELECT count(*) AS n FROM read_parquet(?) WHERE kind IN ('message', 'session') "
+                       "GROUP BY file_key, line_no, kind)", [str(snap / "walk" / "links.parquet" / "*.parquet")]).fetchone()
+    con.close()
+    assert most == (1,)
+    got = load_json(snap, "census")["usage_dedup"]
+    ref = next(f for f in splits("claude_code") if f.stem == "usage_dedup")
+    assert "split" in got and orjson.dumps(got["rows"]) == reference_rows(snap, ref)
+    assert {r[0]: r[1] for r in got["rows"]}["input_tokens"] == 4  # the line without a message id is no message's
