@@ -194,6 +194,8 @@ def run(
                     t.add_row("census parts", f"{r.cache['census_parts_kept']:,} served from the cache, "
                               f"{r.cache['census_parts_read']:,} read (over the split queries)"
                               + (f"; {errors} cache file(s) unreadable or unwritable, read again" if errors else ""))
+                elif "census_whole" in r.cache:
+                    t.add_row("census parts", f"none kept: every query run whole ({r.cache['census_whole']})")
                 t.add_row("walker", str(r.cache.get("walker", "")))
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
             for cls, ids in r.problem_files.items():

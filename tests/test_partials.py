@@ -49,14 +49,14 @@ def test_a_census_splits_only_where_the_walk_tables_come_to_the_bound(
     size = sum(p.stat().st_size for p in (snap / "walk").glob("*.parquet/*.parquet"))
     assert 0 < size < sql.SPLIT_MIN_BYTES
     assert not any("split" in v for v in load_json(snap, "census").values())
-    assert "census_parts_read" not in small.cache
+    assert "census_parts_read" not in small.cache and small.cache["census_whole"] == "walk tables under 8 MB"
     assert not list((tmp_path / "cache").rglob("*.census/*-*.parquet")), "partial rows kept by a census run whole"
     # the same snapshot's census at a bound its tables reach: split, and kept
     monkeypatch.setattr(sql, "SPLIT_MIN_BYTES", size)
     assert sql.splits_pay(snap) and not sql.splits_pay(snap / "nothing-here")
     grow(root, "cursor_stream", seed=6)
     split = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
-    assert split.cache["census_parts_read"] > 0
+    assert split.cache["census_parts_read"] > 0 and "census_whole" not in split.cache
     assert any("split" in v for v in load_json(Path(split.snapshot), "census").values())
     assert list((tmp_path / "cache").rglob("*.census/*-*.parquet"))
     monkeypatch.setattr(sql, "SPLIT_MIN_BYTES", 1 << 40)

@@ -198,6 +198,8 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
             results[i] = _record(f, snap_label, *_run_alone(f, snap_dir, spill, splitter))
             took[f.stem] = round(took.get(f.stem, 0.0) + time.perf_counter() - t0, 4)  # (first, next time)
     _keep_seconds(store, took)
+    if stats is not None and labels and splitter is None:  # (small: nothing worth keeping)
+        stats["census_whole"] = f"walk tables under {SPLIT_MIN_BYTES >> 20} MB"
     if stats is not None and splitter is not None:
         stats.update(census_parts_read=splitter.read, census_parts_kept=splitter.kept)
         if splitter.store_errors:
