@@ -379,6 +379,34 @@ def test_the_c_tree_scan_is_the_folder_by_folder_loops(tmp_path: Path) -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("odd", [(), ("ab\u00e9".encode(),), (b"ab\xf8x", "ab\ufb00".encode())])
+def test_a_large_folders_names_come_in_str_order(tmp_path: Path, odd: tuple[bytes, ...]) -> None:
+    """A folder of at least ``PREFIX_SORT_MIN`` (1,024) names is sorted by each name's first 16
+    bytes while they are ASCII, then by the whole name where 16 are shared: names that begin
+    others, share all 16 bytes and then differ past a byte that is not ASCII (or an escaped
+    one) come in Python's str order. A name not ASCII in its first 16 bytes (``odd``)
+    sends the whole folder to the comparison sort, in the same order: an escaped byte 0xF8
+    sorts before U+FB00, whose UTF-8 begins with the smaller byte 0xEF."""
+    import os
+    import random
+
+    rnd = random.Random(7)
+    names: set[bytes] = set()
+    while len(names) < 1500:
+        names.add(bytes(rnd.choice(b"ab-Z9~") for _ in range(rnd.randint(1, 22))))
+    shared = b"0123456789abcdef"
+    names |= {shared, shared[:15], shared + b"\xc3(", shared + "\u00e9".encode(), shared + b"\xf8",
+              shared + b"z", shared + "\U0001f600".encode(), shared + b"\x7f"}
+    names.update(odd)
+    d = tmp_path / "flat"
+    d.mkdir()
+    for name in names:
+        os.close(os.open(os.path.join(os.fsencode(d), name), os.O_WRONLY | os.O_CREAT, 0o644))
+    got = [row[0] for row in _tree_in_c(d, 2)]
+    assert got == sorted(os.fsdecode(n) for n in names) == [row[0] for row in _tree_in_python(d)]
+
+
+@needs_native
 @pytest.mark.parametrize("runtime", ["cursor_stream", "claude_code"])
 def test_the_crawl_is_the_same_with_and_without_the_c_scan(runtime: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3899,7 +3899,81 @@ typedef struct {
     pthread_t thread;
 } SortJob;
 
+/* A name's first 16 bytes as two big-endian words, zeros past its end: 0 where one of them is
+ * not ASCII. Names whose first 16 bytes are ASCII are in str order by these (a shorter name,
+ * zeros past its end, before a longer one it begins), but for those that share all 16. */
+typedef struct { uint64_t hi, lo; size_t i; } KeyAt;
+
+static int prefix_key(const char *name, KeyAt *k) {
+    unsigned char b[16] = {0};
+    for (int x = 0; x < 16 && name[x]; x++) {
+        if ((unsigned char)name[x] >= 0x80) return 0;
+        b[x] = (unsigned char)name[x];
+    }
+    k->hi = k->lo = 0;
+    for (int x = 0; x < 8; x++) {
+        k->hi = k->hi << 8 | b[x];
+        k->lo = k->lo << 8 | b[8 + x];
+    }
+    return 1;
+}
+
+/* byte ``p`` of a key (0: the lowest of ``lo``, 15: the highest of ``hi``) */
+static inline unsigned key_byte(const KeyAt *k, int p) {
+    return (unsigned)((p < 8 ? k->lo >> (8 * p) : k->hi >> (8 * (p - 8))) & 0xFF);
+}
+
+/* The names in order by their keys, a byte at a time from the lowest (an LSD radix sort, each
+ * pass stable; a byte every name shares is passed over), then each run that shares all 16
+ * bytes by fs_name_cmp. 1, or 0 where a name's first 16 bytes are not all ASCII (or memory
+ * ran out): the caller sorts them by fs_name_cmp alone. The comparison sort of a flat folder
+ * of 567k captures took 0.23 s of a core beside the lstat calls, reading two names a
+ * comparison from all over the buffer; scan_tree of that folder, alone, 0.93-1.10 ->
+ * 0.85-0.93 s, and beside rg's listing (as the crawl runs) 1.0-1.12 -> 0.9-1.04 s. */
+static int sort_by_prefix(SortJob *j) {
+    size_t n = j->n;
+    KeyAt *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    size_t (*count)[256] = calloc(16, sizeof *count);
+    int ok = 0;
+    if (!a || !b || !count) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (!prefix_key(j->names + j->offs[i], &a[i])) goto out;
+        a[i].i = i;
+        for (int p = 0; p < 16; p++) count[p][key_byte(&a[i], p)]++;
+    }
+    for (int p = 0; p < 16; p++) {
+        size_t at[256], sum = 0;
+        if (count[p][key_byte(&a[0], p)] == n) continue;  /* every name has this byte */
+        for (int v = 0; v < 256; v++) at[v] = sum, sum += count[p][v];
+        for (size_t i = 0; i < n; i++) b[at[key_byte(&a[i], p)]++] = a[i];
+        KeyAt *t = a; a = b; b = t;
+    }
+    for (size_t lo = 0; lo < n;) {  /* runs that share all 16 bytes: by fs_name_cmp */
+        size_t hi = lo + 1;
+        while (hi < n && a[hi].hi == a[lo].hi && a[hi].lo == a[lo].lo) hi++;
+        if (hi - lo > 1) {
+            NameAt *run = malloc((hi - lo) * sizeof *run);
+            if (!run) goto out;
+            for (size_t k = lo; k < hi; k++) run[k - lo] = (NameAt){j->names + j->offs[a[k].i], a[k].i};
+            qsort(run, hi - lo, sizeof *run, name_at_cmp);
+            for (size_t k = lo; k < hi; k++) a[k].i = run[k - lo].i;
+            free(run);
+        }
+        lo = hi;
+    }
+    for (size_t k = 0; k < n; k++) j->order[k] = a[k].i;
+    ok = 1;
+out:
+    free(a), free(b), free(count);
+    return ok;
+}
+
+/* below this many names a folder's are sorted by fs_name_cmp alone: 16 counting passes over
+ * a handful of names cost more than comparing them */
+#define PREFIX_SORT_MIN 1024
+
 static void sort_names(SortJob *j) {
+    if (j->n >= PREFIX_SORT_MIN && sort_by_prefix(j)) return;
     NameAt *by = malloc(j->n * sizeof *by);
     if (!by) { j->failed = 1; return; }
     for (size_t i = 0; i < j->n; i++) by[i] = (NameAt){j->names + j->offs[i], i};
