@@ -93,9 +93,10 @@ def split_of(query: Path) -> Path | None:
     return p if p.exists() else None
 
 
-def statements(split: Path) -> tuple[str, str]:
-    """A split's two statements: the one that makes ``partials``, and the merge."""
-    got = duckdb.extract_statements(split.read_text())
+def statements(split: Path, text: str | None = None) -> tuple[str, str]:
+    """A split's two statements: the one that makes ``partials``, and the merge (from
+    ``text``, the split's, where the caller has read it)."""
+    got = duckdb.extract_statements(split.read_text() if text is None else text)
     if len(got) != 2 or got[0].type != duckdb.StatementType.CREATE or got[1].type != duckdb.StatementType.SELECT:
         raise ValueError(f"{split.name}: a split is a CREATE of partials, then a SELECT over them")
     return got[0].query, got[1].query
@@ -121,8 +122,9 @@ class Splitter:
     def partials(self, cur: duckdb.DuckDBPyConnection, split: Path) -> Iterator[str | None]:
         """Make ``split``'s ``partials`` on ``cur`` (kept rows, and the other parts read) and
         give its merge, to run on ``cur``; None when this snapshot cannot serve it split."""
-        make, merge = statements(split)
-        limit = chunk_limit(split.read_text())
+        text = split.read_text()
+        make, merge = statements(split, text)
+        limit = chunk_limit(text)
         tables = sorted(set(_PARTS_VAR.findall(make)))
         if not tables or any(not self.labels.get(t) for t in tables):
             yield None

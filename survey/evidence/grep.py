@@ -536,9 +536,9 @@ class GrepCache:
         self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.error: str | None = None
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
-        # the last ``served`` join: (its keys, their key columns, the old rows' key columns,
-        # its pairs), for the other engine's (``served``)
-        self._joined: tuple[Keys, pl.DataFrame, pl.DataFrame, pl.DataFrame] | None = None
+        # the last ``served`` join: (its keys, the old rows' key columns, its pairs), for the
+        # other engine's (``served``)
+        self._joined: tuple[Keys, pl.DataFrame, pl.DataFrame] | None = None
         try:
             if self.path.exists():
                 if pl.read_parquet_schema(self.path) != self.schema:
@@ -563,14 +563,14 @@ class GrepCache:
 
     def _keyed(self, keys: Keys, names: list[str] | None = None,
                at: pl.Series | None = None) -> tuple[list[str], pl.DataFrame]:
-        """The files ``names`` (each in ``keys``, at its rows ``at``, if given; else all of
-        ``keys``) and their key columns (``KEY_COLUMNS``), picked from ``keys`` by row: no
-        Python object per file and column."""
+        """The files ``names`` (each in ``keys``, at its row ``at``; else all of ``keys``) and
+        their key columns (``KEY_COLUMNS``), picked from ``keys`` by row: no Python object per
+        file and column."""
         if names is None:
             names, rows = keys.names, keys.frame
         else:
-            rows = keys.frame[at if at is not None else
-                              pl.Series(list(map(keys.row.__getitem__, names)), dtype=pl.UInt32)]
+            assert at is not None, "the rows of the names picked"
+            rows = keys.frame[at]
         fids = rows["file_id"]
         if fids.null_count():  # a file the crawl did not see: named here
             fids = pl.Series([i or self.fid(f) for f, i in zip(names, fids.to_list(), strict=True)], dtype=pl.String)
@@ -587,11 +587,11 @@ class GrepCache:
             return Served([], old, pl.Series([], dtype=pl.UInt32))
         old_keys = old.select(KEY_COLUMNS)
         last = self._joined
-        if last is not None and last[0] is keys and last[2].equals(old_keys):
+        if last is not None and last[0] is keys and last[1].equals(old_keys):
             # the other engine's join, of the same keys to the same old keys: both engines
             # keep their rows in one order (``put_many``), so a re-run's are alike (567k
             # files: 0.09-0.12 s of rg's grep)
-            files, pairs, self._joined = keys.names, last[3], None
+            files, pairs, self._joined = keys.names, last[2], None
         else:
             files, cols = self._keyed(keys)
             # the key columns joined alone (planned lazily), to a row number on each side, then
@@ -600,7 +600,7 @@ class GrepCache:
             # kept), the rows as they are, not a copy (567k files: 0.13 s an engine)
             pairs = cols.lazy().with_row_index("i").join(old_keys.lazy().with_row_index("j"),
                                                          on=KEY_COLUMNS, how="inner").select("i", "j").sort("j").collect()
-            self._joined = (keys, cols, old_keys, pairs)
+            self._joined = (keys, old_keys, pairs)
         j = pairs["j"]  # (rows of old, so as many distinct ones as old has rows: all of them, in order)
         every = j.len() == old.height and j.n_unique() == old.height
         return Served(files, old if every else old[j], pairs["i"])
@@ -628,7 +628,7 @@ class GrepCache:
         # its batches end in): both engines' rows then come back in one order, and a re-run
         # joins them once (``served``).
         # Each column is put in that order as it is made: a sorted copy of the whole frame
-        # took the greps' peak at 567k files from 760 to 830-840 MB
+        # took the greps' peak at 567k files from 760 to 826-842 MB
         rows_at = pl.Series(list(map(keys.row.__getitem__, names)), dtype=pl.UInt32)
         order = None if rows_at.is_sorted() else rows_at.arg_sort()
         if order is not None:
