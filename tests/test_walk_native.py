@@ -650,6 +650,10 @@ def test_batch_parts_are_the_same_from_c_tables_and_python_lists(runtime: str, t
     assert _parts(tmp_path / "p") == a
     assert {"frames/part-000000.parquet", "nodes/part-000000.parquet"} <= set(a)
     assert any(None in row for _, rows in a.values() for row in rows), "no null was exercised"
+    for name, (schema, rows) in a.items():  # the links grouped by kind (``collect.GROUPED``)
+        if name.startswith("links/"):
+            kinds = [r[list(schema).index("kind")] for r in rows]
+            assert kinds == sorted(kinds) and len(set(kinds)) > 1, name
 
 
 @pytest.mark.parametrize("runtime", ["cursor_desktop", "cursor_chats"])
@@ -760,6 +764,36 @@ def test_a_d_column_numbers_each_str_object_once(monkeypatch: pytest.MonkeyPatch
                                         ("g", 0, "user"), ("g", 1, None)]
     codes = c["rclass"].to_physical().to_list()
     assert codes[0] == codes[2] != codes[3]  # "user" under two addresses: one category
+
+
+_KINDS = ["user", "assistant", "".join(["us", "er"]), "é", "", None]  # equal strings as two objects
+
+
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(_KINDS), st.one_of(st.none(), st.integers(-5, 5)),
+                               st.one_of(st.none(), st.text(max_size=4)), st.one_of(st.none(), st.booleans())),
+                     max_size=40))
+def test_group_rows_is_a_stable_sort_by_str_value(rows: list[tuple]) -> None:
+    """``Table.group_rows`` puts a table's rows in the order of a 'd' column's values as
+    polars sorts them (str order, nulls first, the rows of one value in the order they
+    came: ``collect._grouped``, the order without the C core), every column moved with its
+    row: an int, a str, a boolean, nulls in each, equal strings under two numbers as one."""
+    import polars as pl
+
+    from survey.census import collect as C
+
+    t = W.NATIVE.Table(("file_id", "kind", "n", "s", "b"), "sdisb")
+    t.add(rows, ("f",))
+    t.group_rows(1)
+    assert len(t) == len(rows)
+    got = pl.DataFrame([pl.Series(c) if not isinstance(c, tuple) else
+                        pl.Series(c[1], dtype=pl.String).gather(pl.Series(c[0])) for c in t.columns()])
+    want = pl.DataFrame([("f", *r) for r in rows], orient="row",
+                        schema={"file_id": pl.String, "kind": pl.String, "n": pl.Int64, "s": pl.String, "b": pl.Boolean})
+    assert got.rows() == C._grouped(want, "kind").rows()
+    with pytest.raises(ValueError, match="'d' column"):
+        W.NATIVE.Table(("a", "k"), "sd").group_rows(0)
 
 
 @needs_native

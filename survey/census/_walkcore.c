@@ -3502,6 +3502,112 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
  * column comes as (Column of its numbers, list of its str objects). Each column's buffers
  * leave it before anything can fail, so on an error (no memory) none is owned twice: the
  * columns made are dropped with the list, the rest are freed, and the table is empty. */
+/* group_rows(i): the table's rows put in the order of column i's values, a 'd' column's (str
+ * order, nulls first; the rows of one value in the order they came: a counting sort of
+ * each value's rank), for the part written next. A part's links grouped by kind: a census
+ * scan for one kind reads a run of it, not every row (the merges of uuid_dag and
+ * tool_pairs over 13.3M links at 5 GB of Claude Code: 0.17 -> 0.12-0.15 s and 0.14 ->
+ * 0.07 s). */
+static int col_permute(Col *c, const int64_t *perm, int64_t n) {
+    size_t w = c->kind == 'b' ? 1 : 8;
+    if (c->kind == 's') {
+        const int64_t *off = (const int64_t *)c->data;
+        int64_t *noff = malloc((size_t)(c->cap + 1) * sizeof(int64_t));
+        char *nch = c->charcap ? malloc((size_t)c->charcap) : NULL;
+        if (!noff || (c->charcap && !nch)) { free(noff), free(nch); return -1; }
+        int64_t at = 0;
+        noff[0] = 0;
+        for (int64_t j = 0; j < n; j++) {
+            int64_t r = perm[j], len = off[r + 1] - off[r];
+            if (len) memcpy(nch + at, c->chars + off[r], (size_t)len);
+            noff[j + 1] = at += len;
+        }
+        free(c->data), free(c->chars);
+        c->data = (unsigned char *)noff, c->chars = nch;
+    } else {
+        unsigned char *nd = malloc((size_t)(c->cap + 1) * w);
+        if (!nd) return -1;
+        if (w == 8)
+            for (int64_t j = 0; j < n; j++) memcpy(nd + j * 8, c->data + perm[j] * 8, 8);
+        else
+            for (int64_t j = 0; j < n; j++) nd[j] = c->data[perm[j]];
+        free(c->data);
+        c->data = nd;
+    }
+    if (c->valid) {
+        uint8_t *nv = malloc((size_t)(c->cap / 8 + 1));
+        if (!nv) return -1;
+        memset(nv, 0xff, (size_t)(c->cap / 8 + 1));
+        for (int64_t j = 0; j < n; j++)
+            if (!(c->valid[perm[j] >> 3] >> (perm[j] & 7) & 1)) nv[j >> 3] &= (uint8_t)~(1u << (j & 7));
+        free(c->valid);
+        c->valid = nv;
+    }
+    return 0;
+}
+
+static PyObject *Table_group_rows(Table *t, PyObject *arg) {
+    Py_ssize_t i = PyLong_AsSsize_t(arg);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0 || i >= t->ncols || t->cols[i].kind != 'd') {
+        PyErr_SetString(PyExc_ValueError, "group_rows: the index of a 'd' column");
+        return NULL;
+    }
+    if (!table_whole(t, "group_rows")) return NULL;
+    Col *k = &t->cols[i];
+    int64_t n = t->rows;
+    Py_ssize_t nv = k->dvals ? PyList_GET_SIZE(k->dvals) : 0;
+    if (n < 2 || !nv) Py_RETURN_NONE;
+    /* each number's rank: its value's place among the distinct values (0: null) */
+    Py_ssize_t *by = malloc((size_t)nv * sizeof *by);
+    int64_t *rank = malloc((size_t)nv * sizeof *rank), *cnt = NULL, *perm = NULL;
+    PyObject *res = NULL;
+    if (!by || !rank) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t a = 0; a < nv; a++) {  /* an insertion sort of the numbers by value: few */
+        PyObject *s = PyList_GET_ITEM(k->dvals, a);
+        Py_ssize_t b = a;
+        while (b > 0) {
+            PyObject *p = PyList_GET_ITEM(k->dvals, by[b - 1]);
+            int gt = p == Py_None ? 0 : s == Py_None ? 1 : PyUnicode_Compare(p, s) > 0;
+            if (PyErr_Occurred()) goto done;
+            if (!gt) break;
+            by[b] = by[b - 1], b--;
+        }
+        by[b] = a;
+    }
+    int64_t nr = 0;
+    for (Py_ssize_t a = 0; a < nv; a++) {
+        PyObject *s = PyList_GET_ITEM(k->dvals, by[a]), *p = a ? PyList_GET_ITEM(k->dvals, by[a - 1]) : NULL;
+        int same = s == Py_None ? (a == 0 || p == Py_None)
+                   : p && p != Py_None && PyUnicode_Compare(p, s) == 0;
+        if (PyErr_Occurred()) goto done;
+        rank[by[a]] = s == Py_None ? 0 : (same ? nr : ++nr);
+    }
+    const int64_t *codes = (const int64_t *)k->data;
+    if (!(cnt = calloc((size_t)nr + 2, sizeof *cnt)) || !(perm = malloc((size_t)n * sizeof *perm))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+    int64_t last = 0;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t x = k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[codes[r]];
+        cnt[x + 1]++;
+        if (x < last) sorted = 0;
+        last = x;
+    }
+    if (sorted) { res = Py_NewRef(Py_None); goto done; }
+    for (int64_t x = 1; x <= nr + 1; x++) cnt[x] += cnt[x - 1];
+    for (int64_t r = 0; r < n; r++)
+        perm[cnt[k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[codes[r]]]++] = r;
+    for (Py_ssize_t c = 0; c < t->ncols; c++)
+        if (col_permute(&t->cols[c], perm, n) < 0) { PyErr_NoMemory(); goto done; }
+    res = Py_NewRef(Py_None);
+done:
+    free(by), free(rank), free(cnt), free(perm);
+    return res;
+}
+
 static PyObject *Table_columns(Table *t, PyObject *unused) {
     if (!table_whole(t, "columns")) return NULL;
     PyObject *out = PyList_New(t->ncols);
@@ -3544,6 +3650,8 @@ static PyMethodDef Table_methods[] = {
      "fill_ids(ids): the id columns of the rows appended since, each id once"},
     {"move_rows", (PyCFunction)(void (*)(void))Table_move_rows, METH_FASTCALL,
      "move_rows(src, start): src's rows from start on, moved to the end of this table"},
+    {"group_rows", (PyCFunction)Table_group_rows, METH_O,
+     "group_rows(i): the rows in the order of column i's values (str order, nulls first), stable"},
     {"columns", (PyCFunction)Table_columns, METH_NOARGS,
      "columns() -> list of Column (Arrow arrays); the table is empty afterwards"},
     {NULL, NULL, 0, NULL},

@@ -689,18 +689,35 @@ def _arrow_kv(schema: dict) -> tuple | None:
 _ARROW_KV: dict[tuple, tuple | None] = {}
 
 
-def _write_table(table: Any, schema: dict, d: Path, label: str) -> pl.DataFrame | dict:
+# A table whose rows a part holds grouped by a column's values (str order, nulls first, the
+# rows of one value in the order they came), so that a census scan for one value reads a run
+# of rows: the links, by kind (at 5 GB of Claude Code, the merges of uuid_dag and tool_pairs
+# read 13.3M links for 3.4M and 0.7M; their statements 0.17 -> 0.12-0.15 s and 0.14 -> 0.07 s)
+GROUPED = {"links": "kind"}
+
+
+def _grouped(df: pl.DataFrame | pl.LazyFrame, col: str) -> Any:
+    """``df``'s rows grouped as ``Table.group_rows`` groups them."""
+    return df.sort(pl.col(col).cast(pl.String), nulls_last=False, maintain_order=True)
+
+
+def _write_table(table: Any, schema: dict, d: Path, label: str, group: str | None = None) -> pl.DataFrame | dict:
     """The table's rows written as the part ``d/<label>.parquet``, and handed back for
     ``_frame_counts_of``: a native Table's columns (name -> Column, or (Column, values) for a
-    'd' one), else the frame polars wrote. The table is empty afterwards."""
+    'd' one), else the frame polars wrote. The table is empty afterwards. ``group``: the
+    column its rows are grouped by (``GROUPED``)."""
     d.mkdir(exist_ok=True)
     if _c_writes(table, schema):
+        if group is not None:
+            table.group_rows(list(schema).index(group))
         rows = len(table)
         cols = dict(zip(schema, table.columns(), strict=True))
         _c_write(d / f"{label}.parquet", schema, rows,
                  [("d", *c) if isinstance(c, tuple) else (_KINDS[schema[n]], c, None) for n, c in cols.items()])
         return cols
     df = _frame(table, schema)
+    if group is not None:
+        df = _grouped(df, group)
     _write_part(df, d, label)
     return df
 
@@ -836,7 +853,7 @@ class _BatchTables:
         """The table's rows as its next held piece; the table is empty afterwards."""
         pieces = self.held.setdefault(name, [])
         stem = f"{label}-{name}-{len(pieces)}"
-        _write_table(table, schema, held_dir, stem)
+        _write_table(table, schema, held_dir, stem, GROUPED.get(name))
         pieces.append(held_dir / f"{stem}.parquet")
 
     def add(self, r: W.FileResult, rows_only: bool = False) -> None:
@@ -897,7 +914,10 @@ class _BatchTables:
                     self._hold(name, table, self.held[name][0].parent, schemas[name], label)
                 pieces = self.held.pop(name)
                 (out / name).mkdir(exist_ok=True)
-                pl.scan_parquet(pieces).sink_parquet(out / name / f"{label}.parquet", **PART_OPTIONS)
+                joined = pl.scan_parquet(pieces)
+                if name in GROUPED:  # (the links: few, next to a store's frames and nodes)
+                    joined = _grouped(joined, GROUPED[name])
+                joined.sink_parquet(out / name / f"{label}.parquet", **PART_OPTIONS)
                 for p in pieces:
                     p.unlink()
                 if name == "frames":  # read back: the columns counted, not the part's others
@@ -905,7 +925,7 @@ class _BatchTables:
                     _write_part(frame_counts(pl.read_parquet(out / name / f"{label}.parquet", columns=cols)),
                                 out / "frame_counts", label)
             elif len(table):
-                handed = _write_table(table, schemas[name], out / name, label)
+                handed = _write_table(table, schemas[name], out / name, label, GROUPED.get(name))
                 if name == "frames":  # counted from the columns in hand
                     _write_part(_frame_counts_of(handed), out / "frame_counts", label)
                 del handed
