@@ -20,17 +20,26 @@ $(NATIVE): $(STAMP) survey/census/_walkcore.c
 	$(BIN)/python -m survey.census.build
 	touch $(NATIVE)
 
+# The package's byte code, written here: where PYTHONDONTWRITEBYTECODE is set, every process
+# would otherwise compile the survey's modules from source each run, the walk's fork server
+# too, inside the run (importing the walk's modules: 0.36 s from source, 0.25 s from byte
+# code). compileall writes only what changed; a stale file is compiled again in memory.
+COMPILED := $(VENV)/.compiled
+$(COMPILED): $(STAMP) $(wildcard survey/*.py survey/*/*.py survey/*/*/*.py)
+	$(BIN)/python -m compileall -q survey
+	touch $(COMPILED)
+
 ## survey: survey every runtime whose root exists here (else the bundled demo corpus) -> reports/
-survey: $(NATIVE)
+survey: $(NATIVE) $(COMPILED)
 	$(BIN)/survey run --or-demo --on-exists auto
 	@echo "Pages are in reports/ (start with reports/index.md); snapshots in snapshots/."
 
 ## test: the whole test suite (what CI runs)
-test: $(NATIVE)
+test: $(NATIVE) $(COMPILED)
 	$(BIN)/pytest
 
 ## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR for a real corpus)
-bench: $(NATIVE)
+bench: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m bench.run $(if $(ROOT),--root $(ROOT),)
 
 ## lint: ruff and mypy
@@ -39,7 +48,7 @@ lint: $(STAMP)
 	$(BIN)/mypy survey bench
 
 ## samples: pages of the real public samples in ../shared/corpora -> samples/ (outside reports/)
-samples: $(NATIVE)
+samples: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m survey.samples --out samples
 
 clean:
