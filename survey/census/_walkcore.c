@@ -3506,44 +3506,50 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
  * order, nulls first; the rows of one value in the order they came: a counting sort of
  * each value's rank), for the part written next. A part's links grouped by kind: a census
  * scan for one kind reads a run of it, not every row (the merges of uuid_dag and
- * tool_pairs over 13.3M links at 5 GB of Claude Code: 0.17 -> 0.12-0.15 s and 0.14 ->
- * 0.07 s). */
-static int col_permute(Col *c, const int64_t *perm, int64_t n) {
+ * tool_pairs over 13.3M links at 5 GB of Claude Code: 0.17-0.18 -> 0.11-0.12 s and
+ * 0.13-0.14 -> 0.07-0.08 s). */
+/* A column's buffers in the order ``perm`` gives (row j of them is row perm[j] of c), made
+ * beside c's: 0, or -1 with none of them left when memory ran out. */
+typedef struct { unsigned char *data; char *chars; uint8_t *valid; } Permuted;
+
+static int col_permuted(const Col *c, const int64_t *perm, int64_t n, Permuted *out) {
     size_t w = c->kind == 'b' ? 1 : 8;
+    *out = (Permuted){0};
+    out->data = malloc((size_t)(c->cap + 1) * w);
+    if (c->kind == 's' && c->charcap) out->chars = malloc((size_t)c->charcap);
+    if (c->valid) out->valid = malloc((size_t)(c->cap / 8 + 1));
+    if (!out->data || (c->kind == 's' && c->charcap && !out->chars) || (c->valid && !out->valid)) {
+        free(out->data), free(out->chars), free(out->valid);
+        *out = (Permuted){0};
+        return -1;
+    }
     if (c->kind == 's') {
         const int64_t *off = (const int64_t *)c->data;
-        int64_t *noff = malloc((size_t)(c->cap + 1) * sizeof(int64_t));
-        char *nch = c->charcap ? malloc((size_t)c->charcap) : NULL;
-        if (!noff || (c->charcap && !nch)) { free(noff), free(nch); return -1; }
-        int64_t at = 0;
+        int64_t *noff = (int64_t *)out->data, at = 0;
         noff[0] = 0;
         for (int64_t j = 0; j < n; j++) {
             int64_t r = perm[j], len = off[r + 1] - off[r];
-            if (len) memcpy(nch + at, c->chars + off[r], (size_t)len);
+            if (len) memcpy(out->chars + at, c->chars + off[r], (size_t)len);
             noff[j + 1] = at += len;
         }
-        free(c->data), free(c->chars);
-        c->data = (unsigned char *)noff, c->chars = nch;
+    } else if (w == 8) {
+        for (int64_t j = 0; j < n; j++) memcpy(out->data + j * 8, c->data + perm[j] * 8, 8);
     } else {
-        unsigned char *nd = malloc((size_t)(c->cap + 1) * w);
-        if (!nd) return -1;
-        if (w == 8)
-            for (int64_t j = 0; j < n; j++) memcpy(nd + j * 8, c->data + perm[j] * 8, 8);
-        else
-            for (int64_t j = 0; j < n; j++) nd[j] = c->data[perm[j]];
-        free(c->data);
-        c->data = nd;
+        for (int64_t j = 0; j < n; j++) out->data[j] = c->data[perm[j]];
     }
     if (c->valid) {
-        uint8_t *nv = malloc((size_t)(c->cap / 8 + 1));
-        if (!nv) return -1;
-        memset(nv, 0xff, (size_t)(c->cap / 8 + 1));
+        memset(out->valid, 0xff, (size_t)(c->cap / 8 + 1));
         for (int64_t j = 0; j < n; j++)
-            if (!(c->valid[perm[j] >> 3] >> (perm[j] & 7) & 1)) nv[j >> 3] &= (uint8_t)~(1u << (j & 7));
-        free(c->valid);
-        c->valid = nv;
+            if (!(c->valid[perm[j] >> 3] >> (perm[j] & 7) & 1)) out->valid[j >> 3] &= (uint8_t)~(1u << (j & 7));
     }
     return 0;
+}
+
+/* c's buffers replaced by ``p``'s (``col_permuted``) */
+static void col_take(Col *c, Permuted *p) {
+    free(c->data), c->data = p->data;
+    if (c->kind == 's') free(c->chars), c->chars = p->chars;
+    if (c->valid) free(c->valid), c->valid = p->valid;
 }
 
 static PyObject *Table_group_rows(Table *t, PyObject *arg) {
@@ -3561,6 +3567,7 @@ static PyObject *Table_group_rows(Table *t, PyObject *arg) {
     /* each number's rank: its value's place among the distinct values (0: null) */
     Py_ssize_t *by = malloc((size_t)nv * sizeof *by);
     int64_t *rank = malloc((size_t)nv * sizeof *rank), *cnt = NULL, *perm = NULL;
+    Permuted *moved = NULL;
     PyObject *res = NULL;
     if (!by || !rank) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t a = 0; a < nv; a++) {  /* an insertion sort of the numbers by value: few */
@@ -3600,11 +3607,18 @@ static PyObject *Table_group_rows(Table *t, PyObject *arg) {
     for (int64_t x = 1; x <= nr + 1; x++) cnt[x] += cnt[x - 1];
     for (int64_t r = 0; r < n; r++)
         perm[cnt[k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[codes[r]]]++] = r;
+    /* every column's new buffers first, then all swapped in: never half the columns moved */
+    if (!(moved = calloc((size_t)t->ncols, sizeof *moved))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t c = 0; c < t->ncols; c++)
-        if (col_permute(&t->cols[c], perm, n) < 0) { PyErr_NoMemory(); goto done; }
+        if (col_permuted(&t->cols[c], perm, n, &moved[c]) < 0) {
+            for (Py_ssize_t k = 0; k < c; k++) free(moved[k].data), free(moved[k].chars), free(moved[k].valid);
+            PyErr_NoMemory();
+            goto done;
+        }
+    for (Py_ssize_t c = 0; c < t->ncols; c++) col_take(&t->cols[c], &moved[c]);
     res = Py_NewRef(Py_None);
 done:
-    free(by), free(rank), free(cnt), free(perm);
+    free(by), free(rank), free(cnt), free(perm), free(moved);
     return res;
 }
 

@@ -692,7 +692,8 @@ _ARROW_KV: dict[tuple, tuple | None] = {}
 # A table whose rows a part holds grouped by a column's values (str order, nulls first, the
 # rows of one value in the order they came), so that a census scan for one value reads a run
 # of rows: the links, by kind (at 5 GB of Claude Code, the merges of uuid_dag and tool_pairs
-# read 13.3M links for 3.4M and 0.7M; their statements 0.17 -> 0.12-0.15 s and 0.14 -> 0.07 s)
+# read 13.3M links for 3.4M and 0.7M; their statements 0.17-0.18 -> 0.11-0.12 s and 0.13-0.14 ->
+# 0.07-0.08 s)
 GROUPED = {"links": "kind"}
 
 
