@@ -783,15 +783,13 @@ def test_group_rows_is_a_stable_sort_by_str_value(rows: list[tuple]) -> None:
 
     from survey.census import collect as C
 
-    t = W.NATIVE.Table(("file_id", "kind", "n", "s", "b"), "sdisb")
+    schema = {"file_id": pl.String, "kind": pl.String, "n": pl.Int64, "s": pl.String, "b": pl.Boolean}
+    t = W.NATIVE.Table(tuple(schema), "sdisb")
     t.add(rows, ("f",))
     t.group_rows(1)
     assert len(t) == len(rows)
-    got = pl.DataFrame([pl.Series(c) if not isinstance(c, tuple) else
-                        pl.Series(c[1], dtype=pl.String).gather(pl.Series(c[0])) for c in t.columns()])
-    want = pl.DataFrame([("f", *r) for r in rows], orient="row",
-                        schema={"file_id": pl.String, "kind": pl.String, "n": pl.Int64, "s": pl.String, "b": pl.Boolean})
-    assert got.rows() == C._grouped(want, "kind").rows()
+    want = pl.DataFrame([("f", *r) for r in rows], orient="row", schema=schema)
+    assert C._frame(t, schema).rows() == C._grouped(want, "kind").rows()
     with pytest.raises(ValueError, match="'d' column"):
         W.NATIVE.Table(("a", "k"), "sd").group_rows(0)
 

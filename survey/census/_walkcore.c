@@ -3498,16 +3498,6 @@ static PyObject *Table_add_counts(Table *t, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
-/* columns() -> [Column]: the buffers leave the table, which starts empty again; a 'd'
- * column comes as (Column of its numbers, list of its str objects). Each column's buffers
- * leave it before anything can fail, so on an error (no memory) none is owned twice: the
- * columns made are dropped with the list, the rest are freed, and the table is empty. */
-/* group_rows(i): the table's rows put in the order of column i's values, a 'd' column's (str
- * order, nulls first; the rows of one value in the order they came: a counting sort of
- * each value's rank), for the part written next. A part's links grouped by kind: a census
- * scan for one kind reads a run of it, not every row (the merges of uuid_dag and
- * tool_pairs over 13.3M links at 5 GB of Claude Code: 0.17-0.18 -> 0.11-0.12 s and
- * 0.13-0.14 -> 0.07-0.08 s). */
 /* A column's buffers in the order ``perm`` gives (row j of them is row perm[j] of c), made
  * beside c's: 0, or -1 with none of them left when memory ran out. */
 typedef struct { unsigned char *data; char *chars; uint8_t *valid; } Permuted;
@@ -3552,6 +3542,17 @@ static void col_take(Col *c, Permuted *p) {
     if (c->valid) free(c->valid), c->valid = p->valid;
 }
 
+/* row r's rank in a 'd' column (``rank``: each number's; 0 for a null) */
+static inline int64_t row_rank(const Col *k, const int64_t *rank, int64_t r) {
+    return k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[((const int64_t *)k->data)[r]];
+}
+
+/* group_rows(i): the table's rows put in the order of column i's values, a 'd' column's (str
+ * order, nulls first; the rows of one value in the order they came: a counting sort of
+ * each value's rank), for the part written next. A part's links grouped by kind: a census
+ * scan for one kind reads a run of it, not every row (the merges of uuid_dag and
+ * tool_pairs over 13.3M links at 5 GB of Claude Code: 0.17-0.18 -> 0.11-0.12 s and
+ * 0.13-0.14 -> 0.07-0.08 s). */
 static PyObject *Table_group_rows(Table *t, PyObject *arg) {
     Py_ssize_t i = PyLong_AsSsize_t(arg);
     if (i == -1 && PyErr_Occurred()) return NULL;
@@ -3582,15 +3583,14 @@ static PyObject *Table_group_rows(Table *t, PyObject *arg) {
         }
         by[b] = a;
     }
-    int64_t nr = 0;
+    int64_t nr = 0;  /* (None first, rank 0 as a null's; each other value one rank up) */
     for (Py_ssize_t a = 0; a < nv; a++) {
         PyObject *s = PyList_GET_ITEM(k->dvals, by[a]), *p = a ? PyList_GET_ITEM(k->dvals, by[a - 1]) : NULL;
-        int same = s == Py_None ? (a == 0 || p == Py_None)
-                   : p && p != Py_None && PyUnicode_Compare(p, s) == 0;
+        if (s == Py_None) { rank[by[a]] = 0; continue; }
+        int same = p && p != Py_None && PyUnicode_Compare(p, s) == 0;
         if (PyErr_Occurred()) goto done;
-        rank[by[a]] = s == Py_None ? 0 : (same ? nr : ++nr);
+        rank[by[a]] = same ? nr : ++nr;
     }
-    const int64_t *codes = (const int64_t *)k->data;
     if (!(cnt = calloc((size_t)nr + 2, sizeof *cnt)) || !(perm = malloc((size_t)n * sizeof *perm))) {
         PyErr_NoMemory();
         goto done;
@@ -3598,7 +3598,7 @@ static PyObject *Table_group_rows(Table *t, PyObject *arg) {
     int sorted = 1;
     int64_t last = 0;
     for (int64_t r = 0; r < n; r++) {
-        int64_t x = k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[codes[r]];
+        int64_t x = row_rank(k, rank, r);
         cnt[x + 1]++;
         if (x < last) sorted = 0;
         last = x;
@@ -3606,7 +3606,7 @@ static PyObject *Table_group_rows(Table *t, PyObject *arg) {
     if (sorted) { res = Py_NewRef(Py_None); goto done; }
     for (int64_t x = 1; x <= nr + 1; x++) cnt[x] += cnt[x - 1];
     for (int64_t r = 0; r < n; r++)
-        perm[cnt[k->valid && !(k->valid[r >> 3] >> (r & 7) & 1) ? 0 : rank[codes[r]]]++] = r;
+        perm[cnt[row_rank(k, rank, r)]++] = r;
     /* every column's new buffers first, then all swapped in: never half the columns moved */
     if (!(moved = calloc((size_t)t->ncols, sizeof *moved))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t c = 0; c < t->ncols; c++)
@@ -3622,6 +3622,10 @@ done:
     return res;
 }
 
+/* columns() -> [Column]: the buffers leave the table, which starts empty again; a 'd'
+ * column comes as (Column of its numbers, list of its str objects). Each column's buffers
+ * leave it before anything can fail, so on an error (no memory) none is owned twice: the
+ * columns made are dropped with the list, the rest are freed, and the table is empty. */
 static PyObject *Table_columns(Table *t, PyObject *unused) {
     if (!table_whole(t, "columns")) return NULL;
     PyObject *out = PyList_New(t->ncols);
