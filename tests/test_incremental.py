@@ -760,6 +760,39 @@ def test_a_rerun_with_workers_to_come_starts_them_before_its_rechecks(tmp_path: 
     assert len(early) == first + 1 and again.cache["walked"] == 1 and again.cache["worker_cpu"] > 0
 
 
+def test_a_reruns_grown_bytes_are_at_most_what_it_walks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_grown``, which starts a re-run's fork server before the cache's look-ups, never
+    claims more than the re-run walks: a new file counts whole, a grown one as much as it
+    grew (it is walked whole), a shrunk or vanished one takes bytes off. With no cache, 0."""
+    import survey.census.collect as C
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "projects"
+    generate(root, seed=8, sessions=12)
+    run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d1", jobs=1)
+    files = sorted(root.rglob("*.jsonl"), key=lambda f: f.stat().st_size)
+    grown, shrunk, gone = files[-1], files[-2], files[-3]
+    old = {f: f.stat().st_size for f in (grown, shrunk, gone)}
+    with grown.open("ab") as fh:
+        fh.write(b'{"role":"user"}\n' * 40)
+    shrunk.write_bytes(shrunk.read_bytes()[: old[shrunk] // 2])
+    gone.unlink()
+    shutil.copy(files[0], files[0].with_name("added.jsonl"))
+    said: list[int] = []
+    walked: list[int] = []
+    real_grown, real_batches = C._grown, C._batches
+    monkeypatch.setattr(C, "_grown", lambda *a: said.append(real_grown(*a)) or said[-1])
+    monkeypatch.setattr(C, "_batches", lambda walk, jobs: walked.append(int(walk["size"].sum() or 0))
+                        or real_batches(walk, jobs))
+    again = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d2", jobs=2)
+    expected = 40 * 16 + (old[shrunk] // 2 - old[shrunk]) - old[gone] + files[0].stat().st_size
+    assert said == [expected]
+    # (the three are walked whole, and any file whose key moved with them: a parent of one)
+    assert again.cache["walked"] >= 3
+    assert said[0] <= grown.stat().st_size + shrunk.stat().st_size + files[0].stat().st_size <= sum(walked)
+    assert C._grown(None, None) == 0  # type: ignore[arg-type]  # (no cache: the inventory is not read)
+
+
 def _claude_surveyed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int):  # type: ignore[no-untyped-def]
     """A synthetic Claude Code corpus (with persisted tool outputs: volatile transcripts)
     surveyed once into a cache of its own: (profile, root, that root's walk cache folder)."""

@@ -97,6 +97,8 @@ FILE_VALUES = tuple(c for c in FILE_COLS if c != "file_id")
 
 _NO_NEEDLES = hashlib.sha1(b"").hexdigest()[:12]
 READ_KINDS = ["jsonl", "json", "text", "blob", "sqlite"]  # the kinds of file the walk reads
+# the crawl's rows the walk reads (an empty file too: it has a row of the file table)
+WALKS = pl.col("kind").is_in(READ_KINDS) & (pl.col("problem").is_null() | (pl.col("problem") == "empty"))
 
 
 def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, dict[str, list[str]]]:
@@ -107,8 +109,7 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
     frames, not Python objects: a corpus of many small files would otherwise cost a kilobyte
     or more per file."""
     df = inv.frame
-    todo = df.with_row_index("_row").filter(pl.col("kind").is_in(READ_KINDS)
-                                            & (pl.col("problem").is_null() | (pl.col("problem") == "empty")))
+    todo = df.with_row_index("_row").filter(WALKS)
     # children per parent session, for the lineage check (child id found in parent bytes),
     # in the inventory's order
     kids: dict[str, list[str]] = dict(
@@ -133,6 +134,21 @@ def _todo(inv: Inventory, root: Path, profile: Profile) -> tuple[pl.DataFrame, d
                        *KEY_COLS[:5], needles=_lookup("file_id", nsig, _NO_NEEDLES),
                        wal=_wal_keys(inv, todo, root))
     return todo, needles
+
+
+def _grown(inv: Inventory, cache_dir: Path | None) -> int:
+    """At least what a re-run will walk: the bytes of the files it walks beyond those of the
+    files the cache holds (a new file counts whole, a changed one as much as it grew, though
+    it is walked whole; a file gone takes its bytes off). 0 without a cache, whose first run
+    has its own rule (``start_walkers``)."""
+    meta = cache_dir / "meta.parquet" if cache_dir is not None else None
+    if meta is None or not meta.exists():
+        return 0
+    try:
+        was = pl.scan_parquet(meta).select(pl.col("size").sum()).collect().item()
+    except (OSError, pl.exceptions.PolarsError):
+        return 0  # (no cache to serve from: ``collect`` says so, and walks all)
+    return int(inv.frame.filter(WALKS)["size"].sum() or 0) - int(was or 0)
 
 
 def _wal_keys(inv: Inventory, todo: pl.DataFrame, root: Path) -> pl.Series | pl.Expr:
@@ -308,6 +324,11 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     jobs = walk_jobs(jobs)
     if int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES:
         start_walkers(jobs, cache_dir)  # (if ``run_survey`` has not already)
+    # a re-run that will have workers whatever its cache serves: their fork server imports
+    # beside the look-ups below, not after them (567k files: 0.2-0.3 s of them)
+    early = jobs > 1 and _grown(inv, cache_dir) >= POOL_MIN_BYTES
+    if early:
+        pool_context(start=True)
     todo, children = _todo(inv, root, profile)
     cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     volatile: list[str] = []  # files whose result depends on other files (meta says which)
@@ -331,7 +352,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                                           pl.col("part").alias("_part"), *FILE_VALUES))
         meta = None  # (joined: not held through the walk, 567k files' rows 90 MB)
         same = pl.all_horizontal(pl.col(c) == pl.col(f"_old_{c}") for c in KEY_COLS).fill_null(False)
-        if jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
+        if not early and jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
             # a re-run with workers to come (new and changed files alone pass the bound):
             # their fork server imports beside the existence rechecks, not after them
             pool_context(start=True)
@@ -535,7 +556,9 @@ def start_walkers(jobs: int | None, cache_dir: Path | None) -> None:
     """On a first run with workers to come, start the fork server now: it imports polars and
     the walk (0.25-0.3 s) while this process goes on (``run_survey`` calls this before the
     crawl, which hides it; the workers' first batch then starts that much earlier). A re-run
-    waits to see how much is left to walk, which may be nothing."""
+    waits to see how much is left to walk, which may be nothing: ``collect`` starts it as
+    soon as the files' growth since the cache (``_grown``) or, after the cache's look-ups,
+    what they leave passes ``POOL_MIN_BYTES``."""
     if walk_jobs(jobs) > 1 and not (cache_dir is not None and (cache_dir / "meta.parquet").exists()):
         pool_context(start=True)
 
