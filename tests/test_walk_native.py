@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -230,6 +231,38 @@ def test_the_c_pseudonyms_are_hmac_sha256(salt: bytes, kind: str, texts: list[st
     want = [f"{kind}-{hmac.digest(salt, m, 'sha256').hex()[:16]}" for m in msgs]
     assert W.NATIVE.pseudonyms(salt, kind, texts) == want
     assert privacy.pseudonyms(salt, texts, kind) == want
+    col = pl.Series(W.NATIVE.pseudonym_column(salt, kind, texts, "ids"))
+    assert col.name == "ids" and col.dtype == pl.String and col.to_list() == want
+
+
+@needs_native
+@pytest.mark.parametrize("n", [0, 1, 8191, 8192, 20001])
+def test_a_pseudonym_column_is_the_pseudonyms_on_one_thread_or_two(n: int) -> None:
+    """The crawl's file ids come as one Arrow column, hashed on two threads from
+    ``PSEUDO_THREAD_MIN`` (8192) names: every name where the list has it, whatever the
+    split, undecodable names among them; a text that is not a str is refused."""
+    from survey.corpus import privacy
+
+    texts = [f"projects/p{i % 7}/{i:06d}.jsonl" if i % 5 else f"x\udcff{i}" for i in range(n)]
+    col = pl.Series(W.NATIVE.pseudonym_column(b"k" * 40, "f", texts, "file_id"))
+    assert col.to_list() == privacy.pseudonyms(b"k" * 40, texts, "f") and col.null_count() == 0
+    with pytest.raises(TypeError):
+        W.NATIVE.pseudonym_column(b"k", "f", [*texts, 3], "file_id")
+
+
+@needs_native
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50))
+def test_an_int64_column_holds_the_packed_numbers(values: list[int]) -> None:
+    """The crawl's numbers go to polars from their packed bytes (``crawl.int64s``), as they
+    would from the array."""
+    import array
+
+    packed = array.array("q", values)
+    col = pl.Series(W.NATIVE.int64_column("size", packed))
+    assert col.name == "size" and col.dtype == pl.Int64 and col.to_list() == values
+    with pytest.raises(ValueError):
+        W.NATIVE.int64_column("size", b"1234567")
 
 
 def test_pseudonyms_without_the_c_core_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
