@@ -32,6 +32,7 @@ from survey.census.collect import (
     walk_jobs,
 )
 from survey.census.partials import Labels, store_of
+from survey.census.pool import give_back_freed_memory
 from survey.census.sql import run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
@@ -305,6 +306,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"),
                     known=load_classes(cache_dir, profile))
         inv.frame = sample(inv.frame, sample_n, seed)
+        give_back_freed_memory()  # (what the crawl's chunks held, before the walk's peak)
         timings["crawl"] = time.perf_counter() - t0
         return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
