@@ -651,30 +651,37 @@ def test_the_recheck_finds_the_lines_a_framing_of_every_line_finds(engine: str, 
             os.close(fd)
 
 
+_RSS = "def rss(): return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+
+
+def _freed_mb(code: str, hows: tuple[str, str], missing: str) -> dict[str, int]:
+    """MB a fresh process handed back to the kernel, as ``code`` prints it, run once per
+    way in ``hows`` (its argv[1]); skipped where the code exits 3 (``missing``)."""
+    got = {}
+    for how in hows:
+        out = subprocess.run([sys.executable, "-c", "import os, sys\n" + _RSS + code, how], capture_output=True,
+                             text=True, cwd=str(Path(__file__).parents[1]))
+        if out.returncode == 3:
+            pytest.skip(missing)
+        assert out.returncode == 0, out.stderr
+        got[how] = int(out.stdout)
+    return got
+
+
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads its memory from /proc (Linux)")
 def test_a_walker_keeps_freed_memory_for_the_next_file() -> None:
     """``keep_freed_memory`` (each walk worker calls it): a freed 20 MB block stays with the
     process for the next file's, where by default glibc hands it back to the kernel at once
     (and the next file's pages fault in again)."""
-    code = (
-        "import os, sys\n"
+    got = _freed_mb(
         "from survey.census.pool import keep_freed_memory\n"
         "if sys.argv[1] == 'keep' and not keep_freed_memory(): sys.exit(3)\n"
-        "def rss(): return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
         "b = bytearray(20 << 20)\n"
         "b[::4096] = bytes(len(range(0, 20 << 20, 4096)))  # every page touched\n"
         "b[::4096] = b'\\x01' * len(range(0, 20 << 20, 4096))\n"
         "before = rss(); del b\n"
-        "print((before - rss()) >> 20)\n"
-    )
-    got = {}
-    for how in ("default", "keep"):
-        out = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
-                             cwd=str(Path(__file__).parents[1]))
-        if out.returncode == 3:
-            pytest.skip("no glibc mallopt here: the allocator is left as it is")
-        assert out.returncode == 0, out.stderr
-        got[how] = int(out.stdout)
+        "print((before - rss()) >> 20)\n",
+        ("default", "keep"), "no glibc mallopt here: the allocator is left as it is")
     assert got["default"] >= 15, f"glibc returned only {got['default']} MB: this test tests nothing"
     assert got["keep"] <= 1, f"{got['keep']} MB went back to the kernel"
 
@@ -683,26 +690,16 @@ def test_a_walker_keeps_freed_memory_for_the_next_file() -> None:
 def test_freed_memory_goes_back_to_the_kernel_after_the_crawl() -> None:
     """``give_back_freed_memory`` (the survey calls it after the crawl): memory freed among
     blocks still in use, which glibc keeps, goes back to the kernel."""
-    code = (
-        "import os, sys\n"
+    got = _freed_mb(
         "from survey.census.pool import give_back_freed_memory\n"
-        "def rss(): return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
         "keep, drop = [], []\n"
         "for i in range(40000):  # 1 kB objects freed between ones that stay: no top to trim\n"
         "    (keep if i % 50 == 0 else drop).append(bytes(range(256)) * 4)\n"
         "del drop\n"
         "before = rss()\n"
         "if sys.argv[1] == 'trim' and not give_back_freed_memory(): sys.exit(3)\n"
-        "print((before - rss()) >> 20)\n"
-    )
-    got = {}
-    for how in ("keep", "trim"):
-        out = subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
-                             cwd=str(Path(__file__).parents[1]))
-        if out.returncode == 3:
-            pytest.skip("no glibc malloc_trim here: the allocator is left as it is")
-        assert out.returncode == 0, out.stderr
-        got[how] = int(out.stdout)
+        "print((before - rss()) >> 20)\n",
+        ("keep", "trim"), "no glibc malloc_trim here: the allocator is left as it is")
     assert got["keep"] <= 1, f"{got['keep']} MB went back without a trim: this test tests nothing"
     assert got["trim"] >= 20, f"only {got['trim']} MB went back"
 
