@@ -12,6 +12,7 @@ the greps run side by side (``overlap_stages``).
 from __future__ import annotations
 
 import datetime as dt
+import io
 import shutil
 import time
 from collections.abc import Callable
@@ -59,31 +60,42 @@ from survey.snapshot.store import (
 Progress = Callable[[str, int, int], None]
 
 # Beside the walk's cache: where the last snapshot of this root has each partition of its
-# inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``)
+# inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``), with a
+# hash of each of its rows in a Parquet file of the same name
 INVENTORY_PARTS = ".inventory.json"
 
 
-def _parts_file(cache_dir: Path) -> Path:
-    return cache_dir.with_name(cache_dir.name + INVENTORY_PARTS)
+def _parts_file(cache_dir: Path, suffix: str = INVENTORY_PARTS) -> Path:
+    return cache_dir.with_name(cache_dir.name + suffix)
+
+
+def _hashes_file(cache_dir: Path) -> Path:
+    return _parts_file(cache_dir, INVENTORY_PARTS.removesuffix(".json") + ".parquet")
 
 
 def load_inventory_parts(cache_dir: Path | None) -> dict | None:
-    """The last snapshot's inventory partitions (``inventory_parts``), or None: none kept,
-    no cache, or an unreadable file (then every partition is written)."""
+    """The last snapshot's inventory partitions (``inventory_parts``) and row hashes, or
+    None: none kept, no cache, or an unreadable file (then every partition is written)."""
     if cache_dir is None:
         return None
     try:
         got = orjson.loads(_parts_file(cache_dir).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        hashes = pl.read_parquet(_hashes_file(cache_dir))["a"]
+    except (OSError, orjson.JSONDecodeError, pl.exceptions.PolarsError):
         return None
-    return got if isinstance(got, dict) else None
+    return {**got, "hashes": hashes} if isinstance(got, dict) else None
 
 
 def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
     """Record a committed snapshot's inventory partitions for the next run (the survey does
-    not depend on it: a failure leaves the next run to write every partition)."""
+    not depend on it: a failure leaves the next run to write every partition). The row
+    hashes first: a record with another snapshot's hashes links nothing wrongly (a
+    partition's digest is checked over the rows they pick), it only writes more."""
     if cache_dir is not None and written:
-        replace_file(_parts_file(cache_dir), orjson.dumps(inventory_parts(written)))
+        buf = io.BytesIO()
+        written["hashes"].to_frame("a").write_parquet(buf, compression="lz4")
+        if replace_file(_hashes_file(cache_dir), buf.getvalue()):
+            replace_file(_parts_file(cache_dir), orjson.dumps(inventory_parts(written)))
 
 
 @dataclass

@@ -4,6 +4,7 @@ and give a census identical to a fresh full run."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -131,10 +132,14 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
 
 def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A re-run links each partition of the inventory (a stratum of months) whose rows are
-    the last snapshot's, in the same order, from that snapshot's file; it writes the rest.
-    A file changed since that snapshot, or gone, is never linked."""
+    """A re-run links every file of each partition of the inventory (a stratum of months)
+    all of whose rows are still the last snapshot's, and writes the partition's new rows as
+    one more file; a partition with a row changed or gone, or with ``INVENTORY_FILES`` files
+    already, is written again as one file. A file changed since that snapshot, or gone, is
+    never linked. Row for row, the inventory is a fresh run's."""
     import polars as pl
+
+    from survey.snapshot import store
 
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "projects"
@@ -143,35 +148,66 @@ def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
     def run(date: str) -> Path:
         return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
 
-    def parts(snap: Path) -> dict[str, Path]:
-        return {p.parent.name: p for p in (snap / "inventory").glob("*/*.parquet")}
+    def parts(snap: Path) -> dict[str, list[Path]]:
+        out: dict[str, list[Path]] = {}
+        for p in sorted((snap / "inventory").glob("*/*.parquet")):
+            out.setdefault(p.parent.name, []).append(p)
+        return out
+
+    def stratum(f: Path) -> str:
+        return "stratum=" + dt.datetime.fromtimestamp(f.stat().st_mtime, dt.UTC).strftime("%Y-%m")
+
+    def ino(p: Path) -> int:
+        return p.stat().st_ino
+
+    def copy_into_its_month(src: Path, name: str) -> Path:
+        """A new file in an old stratum: a copy of ``src`` with its mtime."""
+        dst = src.with_name(name)
+        shutil.copyfile(src, dst)
+        os.utime(dst, ns=(src.stat().st_atime_ns, src.stat().st_mtime_ns))
+        return dst
 
     first = run("d1")
-    changed = sorted(root.rglob("*.jsonl"))[0]  # moves to this month's stratum
+    old = parts(first)
+    assert len(old) >= 3 and all(len(fs) == 1 for fs in old.values())
+    files = sorted(root.rglob("*.jsonl"))
+    by_month: dict[str, list[Path]] = {}
+    for f in files:
+        by_month.setdefault(stratum(f), []).append(f)
+    grown, changed_month = sorted(m for m in by_month if m in old)[:2]
+    copy_into_its_month(by_month[grown][0], "copied-1.jsonl")
+    changed = by_month[changed_month][0]  # moves to this month's stratum: its old one lost a row
     with open(changed, "ab") as fh:
         fh.write(b'{"type":"turn_ended","status":"success"}\n')
-    again = run("d2")
-    old, new = parts(first), parts(again)
-    assert len(old) >= 3
-    for name, f in new.items():
-        same = name in old and pl.read_parquet(old[name]).equals(pl.read_parquet(f))
-        assert (name in old and f.stat().st_ino == old[name].stat().st_ino) == same, name
-    linked = {n for n, f in new.items() if n in old and f.stat().st_ino == old[n].stat().st_ino}
-    assert linked and set(new) - linked
+    second = run("d2")
+    new = parts(second)
+    assert [ino(p) for p in new[grown][:1]] == [ino(old[grown][0])] and len(new[grown]) == 2
+    assert pl.read_parquet(new[grown][1]).height == 1
+    assert len(new[changed_month]) == 1 and ino(new[changed_month][0]) != ino(old[changed_month][0])
+    untouched = set(old) - {grown, changed_month, stratum(changed)}
+    assert untouched and all([ino(p) for p in new[m]] == [ino(old[m][0])] for m in untouched)
     fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d3", cache=False)
-    assert_same_walk_tables(again, Path(fresh.snapshot))
+    assert_same_walk_tables(second, Path(fresh.snapshot))
     # a partition file changed since it was written (snapshots are immutable, but a file
     # may be touched), and one gone, are written again, not linked
-    touched, gone = sorted(linked)[:2] if len(linked) > 1 else (sorted(linked)[0], None)
-    pl.read_parquet(new[touched]).write_parquet(new[touched], compression="zstd")
+    touched, gone = sorted(untouched)[:2] if len(untouched) > 1 else (sorted(untouched)[0], None)
+    pl.read_parquet(new[touched][0]).write_parquet(new[touched][0], compression="zstd")
     if gone is not None:
-        new[gone].unlink()
+        new[gone][0].unlink()
     third = parts(run("d4"))
-    assert third[touched].stat().st_ino != new[touched].stat().st_ino
-    assert pl.read_parquet(third[touched]).equals(pl.read_parquet(new[touched]))
+    assert len(third[touched]) == 1 and ino(third[touched][0]) != ino(new[touched][0])
+    assert pl.read_parquet(third[touched][0]).equals(pl.read_parquet(new[touched][0]))
     if gone is not None:
-        assert pl.read_parquet(third[gone]).equals(pl.read_parquet(old[gone]))
-    assert any(third[n].stat().st_ino == new[n].stat().st_ino for n in linked - {touched, gone})
+        assert pl.read_parquet(third[gone][0]).equals(pl.read_parquet(old[gone][0]))
+    assert [ino(p) for p in third[grown]] == [ino(p) for p in new[grown]]
+    # a partition of INVENTORY_FILES files that grows again is written as one
+    monkeypatch.setattr(store, "INVENTORY_FILES", 2)
+    copy_into_its_month(by_month[grown][0], "copied-2.jsonl")
+    fourth = parts(run("d5"))
+    assert len(fourth[grown]) == 1 and pl.read_parquet(fourth[grown][0]).height == \
+        sum(pl.read_parquet(p).height for p in new[grown]) + 1
+    fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d6", cache=False)
+    assert_same_walk_tables(tmp_path / "s" / "d5" / "cursor", Path(fresh.snapshot))
 
 
 def assert_same_walk_tables(a: Path, b: Path) -> None:

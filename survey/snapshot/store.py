@@ -6,7 +6,9 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
 
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
     inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids); a partition
-                         a re-run found unchanged is a hard link to the last snapshot's
+                         is one file or a few: a re-run links the last snapshot's files of
+                         a partition whose rows are all still there, unchanged, and writes
+                         its new rows as one more file
     walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files,
                          frame_counts, node_counts (counts derived from frames and nodes)
                          (a per-record table may be a folder of parts, as Spark writes one:
@@ -74,31 +76,38 @@ def fingerprint(files: pl.DataFrame) -> str:
 WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4"}
 
 # The inventory's partitions, by stratum, as the last snapshot of a root wrote them: a
-# re-run links a partition whose rows are the same, in the same order, instead of writing
-# it again (567k files in eight months: 0.23 s to write all, most of which a re-run that
-# adds this month's files wrote unchanged). Kept beside the walk's cache
-# (``pipeline.INVENTORY_PARTS``): each partition's file in that snapshot, its stat when
-# written (a file changed or gone since is never linked), and a digest of its rows.
+# partition is one Parquet file or a few. A re-run links every file of a partition whose
+# rows are all still there, unchanged, and writes the partition's other rows (most often the
+# files new since) as one more file: 567k files in eight months, with new files in every
+# month, took 0.18-0.3 s to write again whole. A partition some row of which changed or went,
+# or that holds ``INVENTORY_FILES`` files, is written again as one. Kept beside the walk's
+# cache (``pipeline.INVENTORY_PARTS``): each partition's files in that snapshot, their stats
+# when written (a file changed or gone since is never linked), its rows' count and a digest
+# of them, and a hash of each row (``row_hashes``) in a file of its own.
 PARTITION_FILE = "00000000.parquet"  # (the name polars gives a partition's one file)
+INVENTORY_FILES = 8
 
 
 def _partition_sig(inv: pl.DataFrame) -> str:
-    """What a partition's digest and its file depend on beyond its rows: the columns and
-    their types, how the file is written, and polars (whose row hashes may change with it)."""
+    """What a partition's digest and its files depend on beyond its rows: the columns and
+    their types, how the files are written, and polars (whose row hashes may change with it)."""
     return hashlib.sha256(repr((sorted(inv.schema.items(), key=str), WRITE_OPTIONS, pl.__version__,
-                                SCHEMA_VERSION)).encode()).hexdigest()[:24]
+                                SCHEMA_VERSION, "files")).encode()).hexdigest()[:24]
 
 
-def partition_digests(inv: pl.DataFrame) -> dict[str, str]:
-    """Per stratum, a digest of its rows in their order: each row hashed under two seeds,
-    each partition's list of those hashed again (order and all: 128 bits; 567k rows
-    0.045-0.065 s). A row without a stratum (none has one) is in no digest: never linked."""
-    inv = inv.filter(pl.col("stratum").is_not_null())
-    rows = inv.drop("stratum")
-    hashed = pl.DataFrame({"stratum": inv["stratum"], "a": rows.hash_rows(seed=1), "b": rows.hash_rows(seed=2)})
-    got = hashed.group_by("stratum", maintain_order=True).agg("a", "b").select(
-        "stratum", pl.col("a").hash(3), pl.col("b").hash(4))
-    return {st: f"{a:016x}{b:016x}" for st, a, b in got.iter_rows()}
+def row_hashes(inv: pl.DataFrame) -> pl.DataFrame:
+    """Each row of the inventory (the stratum included) and its 64-bit hash, ``a``: the last
+    snapshot's hashes pick out the rows it had (a row changed since hashes otherwise), and a
+    partition's hashes XORed are its digest, checked against the digest its files were
+    written with (its rows differ in their file_id: no two cancel out)."""
+    return pl.DataFrame({"stratum": inv["stratum"], "a": inv.hash_rows(seed=1)})
+
+
+def _digests(hashed: pl.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per stratum, its rows' count and digest (a row without a stratum is in none: never linked)."""
+    got = hashed.filter(pl.col("stratum").is_not_null()).group_by("stratum").agg(
+        pl.len(), pl.col("a").bitwise_xor())
+    return {st: (int(n), int(x)) for st, n, x in got.iter_rows()}
 
 
 def _stat_of(path: str) -> list[int] | None:
@@ -124,37 +133,71 @@ class SnapshotWriter:
 
     def write_inventory(self, inv: pl.DataFrame, kept: dict | None = None) -> dict:
         """The inventory, a partition per stratum; where ``kept`` (what ``write_inventory``
-        returned for an earlier snapshot, its files' stats added by ``inventory_parts``) has
-        a partition of the same rows in a file unchanged since, that file is linked in.
-        Returns the digests and final paths of this snapshot's partitions."""
+        returned for an earlier snapshot, its files' stats added by ``inventory_parts``, its
+        row hashes by ``pipeline.load_inventory_parts``) has a partition all of whose rows are
+        here, unchanged, in files unchanged since, those files are linked in and the
+        partition's other rows written as one more file. Returns this snapshot's partitions
+        (their files' final paths, rows and digests) and its row hashes (``a``)."""
         if inv.height == 0:  # an empty corpus still gets a readable (empty) inventory
             part = self.tmp / "inventory" / "stratum=none"
             part.mkdir(parents=True)
             inv.drop("stratum").write_parquet(part / PARTITION_FILE, **WRITE_OPTIONS)
             return {}
-        sig, digests = _partition_sig(inv), partition_digests(inv)
-        old = (kept or {}).get("parts", {}) if (kept or {}).get("sig") == sig else {}
-        linked: list[str] = []
-        for st, digest in digests.items():
-            k = old.get(st)
-            folder = f"stratum={st}"
-            if not k or k.get("digest") != digest or Path(k.get("file", "")).parent.name != folder \
-                    or k.get("stat") is None or _stat_of(k["file"]) != k["stat"]:
-                continue
-            d = self.tmp / "inventory" / folder
-            try:
-                d.mkdir(parents=True)
-                os.link(k["file"], d / PARTITION_FILE)
-            except OSError:  # (another file system, or gone since its stat: written below)
-                shutil.rmtree(d, ignore_errors=True)
-                continue
-            linked.append(st)
-        rest = inv.filter(~pl.col("stratum").is_in(linked).fill_null(False)) if linked else inv
-        if rest.height:
+        sig, hashed = _partition_sig(inv), row_hashes(inv)
+        prev = (kept or {}).get("hashes")
+        old = (kept or {}).get("parts", {}) if (kept or {}).get("sig") == sig and isinstance(prev, pl.Series) else {}
+        # per row: was it in the last snapshot (its hash is there)? Per stratum, the count and
+        # digest of those rows, to hold against the ones its files were written with
+        seen = hashed["a"].is_in(prev.implode()) if old and isinstance(prev, pl.Series) else None
+        had = _digests(hashed.filter(seen)) if seen is not None else {}
+        parts: dict[str, dict] = {}
+        whole: list[str] = []  # the strata written as one file
+        for st, (n, digest) in _digests(hashed).items():
+            names = self._link_partition(st, old.get(st) or {}, had.get(st))
+            if names is None:
+                whole.append(st)
+                names = [PARTITION_FILE]
+            elif n > old[st]["rows"] and seen is not None:  # the rows new since, as one more file
+                names.append(f"{len(names):08d}.parquet")
+                inv.filter((pl.col("stratum") == st) & ~seen).drop("stratum").write_parquet(
+                    self.tmp / "inventory" / f"stratum={st}" / names[-1], **WRITE_OPTIONS)
+            parts[st] = {"files": names, "rows": n, "digest": digest}
+        if whole:
+            rest = inv.filter(pl.col("stratum").is_in(whole).fill_null(False) | pl.col("stratum").is_null())
             rest.write_parquet(self.tmp / "inventory", partition_by="stratum", **WRITE_OPTIONS)
-        return {"sig": sig,
-                "parts": {st: {"digest": d, "file": str(self.final / "inventory" / f"stratum={st}" / PARTITION_FILE)}
-                          for st, d in digests.items()}}
+        elif inv["stratum"].null_count():  # (none has no stratum: written as polars would)
+            inv.filter(pl.col("stratum").is_null()).write_parquet(self.tmp / "inventory", partition_by="stratum",
+                                                                   **WRITE_OPTIONS)
+        final = self.final / "inventory"
+        return {"sig": sig, "hashes": hashed["a"],
+                "parts": {st: {**p, "files": [str(final / f"stratum={st}" / f) for f in p["files"]]}
+                          for st, p in parts.items()}}
+
+    def _link_partition(self, st: str, kept: dict, had: tuple[int, int] | None) -> list[str] | None:
+        """Link the last snapshot's files of stratum ``st`` (``kept``: their paths and stats
+        then, and the count and digest of their rows), where ``had`` (the count and digest of
+        this inventory's rows that were in it) says they hold those rows, their files are as
+        written, and there are fewer than ``INVENTORY_FILES``; their names here, or None
+        (the partition is then written whole)."""
+        files, stats = kept.get("files") or [], kept.get("stats") or []
+        folder = self.tmp / "inventory" / f"stratum={st}"
+        try:
+            if not files or had is None or had != (kept.get("rows"), kept.get("digest")) \
+                    or len(files) >= INVENTORY_FILES or len(stats) != len(files) \
+                    or any(Path(f).parent.name != folder.name or s is None or _stat_of(f) != s
+                           for f, s in zip(files, stats, strict=True)):
+                return None
+        except TypeError:  # (a record not as written: the partition is written whole)
+            return None
+        names = [f"{i:08d}.parquet" for i in range(len(files))]
+        try:
+            folder.mkdir(parents=True)
+            for f, name in zip(files, names, strict=True):
+                os.link(f, folder / name)
+        except OSError:  # (another file system, or gone since its stat: written whole)
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return names
 
     def write_table(self, name: str, df: pl.DataFrame | pl.LazyFrame) -> None:
         if isinstance(df, pl.LazyFrame):  # streamed from the walk's spilled parts
@@ -192,9 +235,10 @@ class SnapshotWriter:
 
 
 def inventory_parts(written: dict) -> dict:
-    """``write_inventory``'s record of a committed snapshot, each partition's file with its
-    stat now (a partition not where it was written, none: never linked)."""
-    parts = {st: {**p, "stat": _stat_of(p["file"])} for st, p in written.get("parts", {}).items()}
+    """``write_inventory``'s record of a committed snapshot (but its row hashes), each
+    partition's files with their stats now (a file not where it was written, none: never
+    linked)."""
+    parts = {st: {**p, "stats": [_stat_of(f) for f in p["files"]]} for st, p in written.get("parts", {}).items()}
     return {"sig": written.get("sig"), "parts": parts}
 
 
