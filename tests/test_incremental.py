@@ -65,6 +65,29 @@ def test_joining_file_ids_is_the_string_join(left: list, right: list, odd: bool)
         pl.DataFrame.join = real  # type: ignore[method-assign]
 
 
+def test_an_inventory_counts_its_ids_once_for_its_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Inventory.with_names`` counts the crawl's ids once (are they distinct?), for every
+    frame in the crawl's order after it, and gives each row its own path either way."""
+    import polars as pl
+
+    from survey.corpus.crawl import crawl
+    from survey.corpus.privacy import load_salt
+
+    root = tmp_path / "projects"
+    generate(root, seed=3, sessions=6)
+    inv = crawl(root, CURSOR, load_salt())
+    counted: list[int] = []
+    real = pl.Series.n_unique
+    monkeypatch.setattr(pl.Series, "n_unique", lambda self: counted.append(len(self)) or real(self))
+    frame = inv.frame.select("file_id")
+    first, second = inv.with_names(frame), inv.with_names(frame.with_columns(x=pl.lit(1)))
+    assert counted == [inv.names.height] and inv.names_distinct is True
+    assert first["path"].equals(second["path"]) and first["path"].null_count() == 0
+    assert [p for p in inv.paths_of(frame["file_id"].reverse())] == [p for p in reversed(inv.paths_of(frame["file_id"]))]
+    assert sorted(inv.paths_of(frame["file_id"])) == sorted(
+        str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
 def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:
     root = tmp_path / "projects"
     generate(root, seed=2, sessions=40)

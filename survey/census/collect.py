@@ -47,7 +47,7 @@ from survey.census.pool import pool_context, walk_jobs
 from survey.corpus.crawl import Inventory, join_ids
 from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
-from survey.snapshot.store import WRITE_OPTIONS, link_or_copy
+from survey.snapshot.store import WRITE_OPTIONS, link_all
 
 # Tables derived from another table's part as each part is written, not walked: the frames'
 # per-file counts, so the census counts records and files without a distinct pass over every
@@ -1131,14 +1131,8 @@ def _node_count_aggs() -> dict[str, pl.Expr]:
     return {"occurrences": pl.col("count").sum(), "files": pl.len().cast(pl.Int64), "max_len": pl.col("max_len").max()}
 
 
-def _roll_up(source: Path, rollup: Path, have: list[Path]) -> None:
-    """``rollup`` (a part of a ROLLUPS table) for the part ``source`` of its table: linked
-    from the first of ``have`` that exists (the same part's rollup, written with it), else
-    rolled up from ``source``."""
-    for h in have:
-        if h.exists():
-            link_or_copy(h, rollup)
-            return
+def _roll_up(source: Path, rollup: Path) -> None:
+    """``rollup`` (a part of a ROLLUPS table) rolled up from the part ``source`` of its table."""
     # streamed: a compacted part is the whole table (15 M rows at 1 GB of cursor_stream
     # captures: 5.2 GB and 9 s read whole, 174 MB and 1 s streamed)
     _write_part(node_counts(pl.scan_parquet(source)).collect(engine="streaming"), rollup.parent,
@@ -1284,27 +1278,41 @@ def _link_parts(cache_dir: Path, tmp: Path, spill: Path, out: dict, where: pl.Da
     for name in SPILLED:
         d = tmp / name
         d.mkdir()
+        links: list[tuple[str, str]] = []  # (a part, its name here): linked together (``link_all``)
         if reuse and compact:
             _scan_runs(cache_dir / name, where).sink_parquet(d / f"{run}-compact.parquet", **WRITE_OPTIONS)
         elif reuse:
             rewrite = []
-            for p in _parts(cache_dir / name):
-                label = p.name.removesuffix(".parquet")
+            old = os.fspath(cache_dir / name)
+            for n in _part_names(cache_dir / name):
+                label = n.removesuffix(".parquet")
                 if label in dirty:
-                    rewrite.append(pl.scan_parquet(p).join(_files_of(where, label), on="file_id", how="semi"))
+                    rewrite.append(pl.scan_parquet(os.path.join(old, n)).join(_files_of(where, label), on="file_id",
+                                                                                how="semi"))
                 elif label in live:
-                    link_or_copy(p, d / p.name)
+                    links.append((os.path.join(old, n), n))
                 # else: no file is served from it any more (or it is an empty part): dropped
             if rewrite:
                 pl.concat(rewrite).sink_parquet(d / f"{run}-rest.parquet", compression="lz4")
-        for p in _parts(spill / name):
-            if p.name != "part-empty.parquet":
-                link_or_copy(p, d / f"{run}-{p.name}")
+        new = os.fspath(spill / name)
+        links += [(os.path.join(new, n), f"{run}-{n}") for n in _part_names(spill / name) if n != "part-empty.parquet"]
+        link_all(links, d)
         if not _part_names(d):
             written(pl.DataFrame(schema=out[name].collect_schema())).write_parquet(d / f"{run}-empty.parquet")
     for name, source in ROLLUPS.items():
         d = tmp / name
         d.mkdir()
-        for p in _parts(tmp / source):  # a part linked as it was, or this run's: its rollup exists
-            _roll_up(p, d / p.name, [cache_dir / name / p.name,
-                                      spill / name / p.name.removeprefix(f"{run}-")])
+        # a part linked as it was has its rollup in the old cache, one of this run's in the
+        # spill (written with it): those are linked (each name looked up in its folder's
+        # listing, not by a stat a part), the others rolled up
+        old, new = os.fspath(cache_dir / name), os.fspath(spill / name)
+        had, made = set(_part_names(cache_dir / name)), set(_part_names(spill / name))
+        links = []
+        for n in _part_names(tmp / source):
+            if n in had:
+                links.append((os.path.join(old, n), n))
+            elif n.removeprefix(f"{run}-") in made:
+                links.append((os.path.join(new, n.removeprefix(f"{run}-")), n))
+            else:
+                _roll_up(tmp / source / n, d / n)
+        link_all(links, d)
