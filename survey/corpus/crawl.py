@@ -147,7 +147,10 @@ class Inventory:
         (``path``, null where the crawl did not list it), in ``frame``'s order."""
         ids = frame.get_column("file_id")
         if self.names_distinct is None and len(ids) == self.names.height and ids.equals(self.names["file_id"]):
-            self.names_distinct = self.names["file_id"].n_unique() == self.names.height
+            # counted as the ids' 64 bits where each is a pseudonym (567k ids: 0.06 -> 0.03 s)
+            nums = ref_numbers(self.names["file_id"], strict=False)
+            self.names_distinct = (nums if not nums.null_count() else self.names["file_id"]).n_unique() \
+                == self.names.height
         return join_ids(frame, self.names, self.names_distinct)
 
     def paths_of(self, file_ids: pl.Series | Iterable[str]) -> list[str | None]:
