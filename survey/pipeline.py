@@ -34,7 +34,7 @@ from survey.census.collect import (
 )
 from survey.census.partials import Labels, store_of
 from survey.census.pool import give_back_freed_memory
-from survey.census.sql import run_census
+from survey.census.sql import inventory_reads, run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.grep import (
@@ -419,7 +419,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     snap_label = str(snapshots / date / profile.name)
     try:
         t = time.perf_counter()
-        parts_written = writer.write_inventory(full, load_inventory_parts(cache_dir))
+        parts_written = writer.write_inventory(full, load_inventory_parts(cache_dir), inventory_reads(profile))
         labels: Labels = {}  # each linked table's part labels (unique per walk, so only from its cache)
         for name, df in tables.items():
             ps = parts.get(name)

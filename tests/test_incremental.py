@@ -157,14 +157,16 @@ def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-run links every file of each partition of the inventory (a stratum of months)
     all of whose rows are still the last snapshot's, and writes the partition's new rows as
-    one more file; a partition with a row changed or gone, or with ``INVENTORY_FILES`` files
-    already, is written again as one file. A file changed since that snapshot, or gone, is
+    one more file (where the partition is large enough: ``DELTA_ROWS_PER_READ``); a
+    partition with a row changed or gone, or with ``INVENTORY_FILES`` files already, or too
+    small, is written again as one file. A file changed since that snapshot, or gone, is
     never linked. Row for row, the inventory is a fresh run's."""
     import polars as pl
 
     from survey.snapshot import store
 
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", 0)  # (these partitions are small)
     root = tmp_path / "projects"
     generate(root, seed=2, sessions=30)
 
@@ -231,6 +233,18 @@ def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
         sum(pl.read_parquet(p).height for p in new[grown]) + 1
     fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date="d6", cache=False)
     assert_same_walk_tables(tmp_path / "s" / "d5" / "cursor", Path(fresh.snapshot))
+    # a partition too small for a file of its own new rows (each read of the inventory
+    # would pay more for it than writing the partition again costs) is written whole
+    monkeypatch.setattr(store, "INVENTORY_FILES", 8)
+    copy_into_its_month(by_month[grown][0], "copied-3.jsonl")
+    assert len(parts(run("d7"))[grown]) == 2
+    rows = pl.read_parquet(fourth[grown][0]).height + 2  # (copied-3 and copied-4)
+    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", rows)  # (the census reads the inventory more than once)
+    copy_into_its_month(by_month[grown][0], "copied-4.jsonl")
+    seventh, eighth = parts(tmp_path / "s" / "d7" / "cursor"), parts(run("d8"))
+    assert len(eighth[grown]) == 1 and ino(eighth[grown][0]) not in {ino(p) for p in seventh[grown]}
+    assert pl.read_parquet(eighth[grown][0]).height == rows
+    assert all([ino(p) for p in eighth[m]] == [ino(p) for p in seventh[m]] for m in seventh if m != grown)
 
 
 def assert_same_walk_tables(a: Path, b: Path) -> None:
