@@ -83,7 +83,7 @@ def load_inventory_parts(cache_dir: Path | None) -> dict | None:
         hashes = pl.read_parquet(_hashes_file(cache_dir))["a"]
     except (OSError, orjson.JSONDecodeError, pl.exceptions.PolarsError):
         return None
-    return {**got, "hashes": hashes} if isinstance(got, dict) else None
+    return {**got, "hashes": hashes} if isinstance(got, dict) and hashes.dtype == pl.UInt64 else None
 
 
 def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:

@@ -247,6 +247,64 @@ def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
     assert all([ino(p) for p in eighth[m]] == [ino(p) for p in seventh[m]] for m in seventh if m != grown)
 
 
+def test_an_inventory_record_not_as_written_links_nothing_wrongly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record of the last snapshot's inventory partitions is checked, not trusted: a
+    record left from an older snapshot than the row hashes beside it (a run that ended
+    between writing the two) links no partition whose rows changed since, though as many of
+    its rows are found; hashes of another type, or a record of another shape, link nothing.
+    Each run's inventory is a fresh run's, row for row."""
+    import polars as pl
+
+    from survey.snapshot import store
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", 0)
+    root = tmp_path / "projects"
+    generate(root, seed=4, sessions=30)
+
+    def run(date: str) -> Path:
+        return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
+
+    def inodes(snap: Path) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {}
+        for p in (snap / "inventory").glob("*/*.parquet"):
+            out.setdefault(p.parent.name, set()).add(p.stat().st_ino)
+        return out
+
+    def fresh_is(snap: Path, date: str) -> None:
+        fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date, cache=False)
+        assert_same_walk_tables(snap, Path(fresh.snapshot))
+
+    first = run("d1")
+    (hashes,) = (tmp_path / "cache").rglob("*.inventory.parquet")
+    (record,) = (tmp_path / "cache").rglob("*.inventory.json")
+    older = record.read_bytes()
+    # a file changed in place, its mtime (so its month) as it was: its row changes, its
+    # partition's row count does not
+    changed = sorted(root.rglob("*.jsonl"))[3]
+    st = changed.stat()
+    with open(changed, "ab") as fh:
+        fh.write(b'{"type":"turn_ended","status":"success"}\n')
+    os.utime(changed, ns=(st.st_atime_ns, st.st_mtime_ns))
+    run("d2")
+    record.write_bytes(older)  # the hashes are the d2 snapshot's, the record d1's
+    third = run("d3")
+    month = "stratum=" + dt.datetime.fromtimestamp(st.st_mtime, dt.UTC).strftime("%Y-%m")
+    before, now = inodes(first), inodes(third)
+    assert not before[month] & now[month]  # its partition: written again, not d1's linked
+    assert any(before[m] == now[m] for m in now if m != month)  # the others: d1's, linked
+    fresh_is(third, "d4")
+    # hashes of another type, a record of another shape: nothing linked, nothing wrong
+    pl.read_parquet(hashes).select(pl.col("a").reinterpret(signed=True)).write_parquet(hashes)
+    fifth = run("d5")
+    assert not any(inodes(third)[m] & inodes(fifth)[m] for m in inodes(fifth))
+    record.write_bytes(b'{"sig": "x", "parts": [1, 2]}')
+    sixth = run("d6")
+    assert not any(inodes(fifth)[m] & inodes(sixth)[m] for m in inodes(sixth))
+    fresh_is(sixth, "d7")
+
+
 def assert_same_walk_tables(a: Path, b: Path) -> None:
     """Row for row (in any order), the inventory as well, and the big tables of ``a`` are folders of parts linked
     from the walk, not re-encoded copies. A rollup (a row per part and group) is compared

@@ -154,6 +154,7 @@ class SnapshotWriter:
         sig, hashed = _partition_sig(inv), row_hashes(inv)
         prev = (kept or {}).get("hashes")
         old = (kept or {}).get("parts", {}) if (kept or {}).get("sig") == sig and isinstance(prev, pl.Series) else {}
+        old = {st: p for st, p in old.items() if isinstance(p, dict)} if isinstance(old, dict) else {}
         digests = _digests(hashed)
 
         def linkable(st: str, n: int) -> bool:
