@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -153,6 +154,30 @@ def test_changed_and_vanished_files_are_never_served_stale(tmp_path: Path) -> No
     assert_same_walk_tables(Path(again.snapshot), Path(fresh.snapshot))
 
 
+def _inventory_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> tuple[Path, Callable[[str], Path]]:
+    """A Cursor root of 30 sessions, a cache of its own, and a survey of it under a date; every
+    partition of its inventory takes its new rows as a file of their own (they are small)."""
+    from survey.snapshot import store
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", 0)
+    root = tmp_path / "projects"
+    generate(root, seed=seed, sessions=30)
+
+    def run(date: str) -> Path:
+        return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
+
+    return root, run
+
+
+def _inventory_files(snap: Path) -> dict[str, list[Path]]:
+    """A snapshot's inventory files, per partition folder, by name."""
+    out: dict[str, list[Path]] = {}
+    for p in sorted((snap / "inventory").glob("*/*.parquet")):
+        out.setdefault(p.parent.name, []).append(p)
+    return out
+
+
 def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A re-run links every file of each partition of the inventory (a stratum of months)
@@ -165,19 +190,8 @@ def test_a_rerun_links_the_inventory_partitions_whose_rows_are_the_same(
 
     from survey.snapshot import store
 
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", 0)  # (these partitions are small)
-    root = tmp_path / "projects"
-    generate(root, seed=2, sessions=30)
-
-    def run(date: str) -> Path:
-        return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
-
-    def parts(snap: Path) -> dict[str, list[Path]]:
-        out: dict[str, list[Path]] = {}
-        for p in sorted((snap / "inventory").glob("*/*.parquet")):
-            out.setdefault(p.parent.name, []).append(p)
-        return out
+    root, run = _inventory_runs(tmp_path, monkeypatch, seed=2)
+    parts = _inventory_files
 
     def stratum(f: Path) -> str:
         return "stratum=" + dt.datetime.fromtimestamp(f.stat().st_mtime, dt.UTC).strftime("%Y-%m")
@@ -256,21 +270,10 @@ def test_an_inventory_record_not_as_written_links_nothing_wrongly(
     Each run's inventory is a fresh run's, row for row."""
     import polars as pl
 
-    from survey.snapshot import store
-
-    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(store, "DELTA_ROWS_PER_READ", 0)
-    root = tmp_path / "projects"
-    generate(root, seed=4, sessions=30)
-
-    def run(date: str) -> Path:
-        return Path(run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date).snapshot)
+    root, run = _inventory_runs(tmp_path, monkeypatch, seed=4)
 
     def inodes(snap: Path) -> dict[str, set[int]]:
-        out: dict[str, set[int]] = {}
-        for p in (snap / "inventory").glob("*/*.parquet"):
-            out.setdefault(p.parent.name, set()).add(p.stat().st_ino)
-        return out
+        return {m: {p.stat().st_ino for p in fs} for m, fs in _inventory_files(snap).items()}
 
     def fresh_is(snap: Path, date: str) -> None:
         fresh = run_survey(CURSOR, root, snapshots=tmp_path / "s", reports=None, date=date, cache=False)
