@@ -96,6 +96,7 @@ def int64s(name: str, packed: array.array) -> pl.Series:
         return pl.Series(NATIVE.int64_column(name, packed))
     return pl.Series(name, packed, dtype=pl.Int64)
 
+
 def ref_numbers(refs: pl.Series, strict: bool = True) -> pl.Series:
     """Pseudonyms as their 64 bits (``f-00000000000000ff`` -> 255; null stays null), as
     ``privacy.file_key`` gives one; strict: anything else is a bug, never a value to guess at

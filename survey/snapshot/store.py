@@ -259,13 +259,6 @@ def inventory_parts(written: dict) -> dict:
     return {"sig": written.get("sig"), "parts": parts}
 
 
-def link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:  # another file system, or no hard links: a plain copy
-        shutil.copyfile(src, dst)
-
-
 def link_all(pairs: Iterable[tuple[str, str]], dst: Path) -> None:
     """Hard-link each (source file, name) into the folder ``dst`` (a copy where a link
     cannot be made), by names relative to each folder's descriptor: a re-run at 567k files
