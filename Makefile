@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-walker
 ROOT   ?=
+RUNTIME ?=
 
 .PHONY: survey test bench lint samples clean
 
@@ -38,9 +39,9 @@ survey: $(NATIVE) $(COMPILED)
 test: $(NATIVE) $(COMPILED)
 	$(BIN)/pytest
 
-## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR for a real corpus)
+## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR RUNTIME=NAME for a real corpus)
 bench: $(NATIVE) $(COMPILED)
-	$(BIN)/python -m bench.run $(if $(ROOT),--root $(ROOT),)
+	$(BIN)/python -m bench.run $(if $(ROOT),--root '$(ROOT)',) $(if $(RUNTIME),--runtime $(RUNTIME),)
 
 ## lint: ruff and mypy
 lint: $(STAMP)

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -1443,8 +1443,21 @@ def fresh_label(date: str, label: str) -> str:
     return f"{label} ({ordinal(n)})"
 
 
-def save(date: str, label: str, payload: dict) -> Path:
-    """Merge this run into ``bench/results/<date>.json`` under its label (atomic)."""
+def hide_paths(payload: dict, paths: Iterable[str]) -> dict:
+    """``payload`` with each of ``paths`` written ``<root>`` wherever it appears in a string:
+    a real corpus's folder (``--root``) names its owner or a project, and results files are
+    committed. (A path of one character is left: it would take every slash with it.)"""
+    raw = orjson.dumps(payload)
+    for p in sorted(set(paths), key=len, reverse=True):
+        if len(p) > 1:
+            raw = raw.replace(orjson.dumps(p)[1:-1], b"<root>")
+    return orjson.loads(raw)
+
+
+def save(date: str, label: str, payload: dict, hide: Iterable[str] = ()) -> Path:
+    """Merge this run into ``bench/results/<date>.json`` under its label (atomic), with the
+    paths ``hide`` hidden (``hide_paths``)."""
+    payload = hide_paths(payload, hide)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{date}.json"
     doc: dict = {"date": date, "runs": {}}
@@ -1509,6 +1522,17 @@ def main(argv: list[str] | None = None) -> int:
     from survey.runtimes import NAMES, get
     from survey.synth.demo import generator
 
+    unknown = [r for r in args.runtimes if r not in NAMES]
+    if unknown:
+        print(f"--runtime: unknown {', '.join(unknown)}; known: {', '.join(NAMES)}", file=sys.stderr)
+        return 2
+    if args.root and not args.root.expanduser().is_dir():
+        print(f"--root: {args.root} is not a folder", file=sys.stderr)
+        return 2
+    if args.root and (len(args.runtimes) > 1 or (not args.runtimes and len(NAMES) != 1)):
+        print(f"--root needs --runtime, one of {', '.join(NAMES)}: the profile that reads the files "
+              f"under the root (from make: make bench ROOT=DIR RUNTIME=NAME)", file=sys.stderr)
+        return 2
     # the survey's byte code, as an installed package has it: where PYTHONDONTWRITEBYTECODE
     # is set, each child and its walk's fork server would compile the modules from source
     # (0.1 s of a run at 100 MB), as ``make``'s COMPILED step also spares them
@@ -1519,15 +1543,14 @@ def main(argv: list[str] | None = None) -> int:
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
     notes: list[str] = []
     if args.root:
-        if len(args.runtimes) > 1 or (not args.runtimes and len(NAMES) != 1):
-            print("--root needs --runtime, one", file=sys.stderr)
-            return 2
         runtime = args.runtimes[0] if args.runtimes else NAMES[0]
         get(runtime)
         label = f"root:{runtime}"
         plan: list[tuple[str, int | None, Path]] = [(runtime, None, args.root.expanduser().resolve())]
+        hide = [str(args.root), str(args.root.expanduser()), str(plan[0][2])]  # (as given, and resolved)
         gens: list[str] = []
     else:
+        hide = []
         sizes = [QUICK_SIZE] if args.quick else (
             [int(s) for s in args.sizes.split(",")] if args.sizes else list(DEFAULT_SIZES))
         if args.big and BIG_SIZE not in sizes:
@@ -1579,12 +1602,13 @@ def main(argv: list[str] | None = None) -> int:
                 notes.append(msg)
             # a long run keeps what it has so far (replaced by the full record at the end)
             save(date, label, {"label": label, "partial": True, "notes": notes,
-                               "corpora": [{k: v for k, v in r.items() if k != "_last_survey"} for r in recs]})
+                               "corpora": [{k: v for k, v in r.items() if k != "_last_survey"} for r in recs]},
+                 hide)
         if not recs:
             say("every measurement failed")
             return 1
 
-        out: dict[str, Any] = {"label": label, "argv": sys.argv[1:], "date": date, "machine": machine(),
+        out: dict[str, Any] = {"label": label, "argv": sys.argv[1:] if argv is None else list(argv), "date": date, "machine": machine(),
                                "loadavg_start": load_start, "loadavg_end": loadavg(),
                                "jobs": args.jobs, "seed": args.seed, "targets": TARGETS, "notes": notes}
         # incremental, per runtime: its generated corpus of --incremental-mb (else the nearest size)
@@ -1637,8 +1661,8 @@ def main(argv: list[str] | None = None) -> int:
     out["corpora"] = recs
     out["scaling"] = scaling(recs)
     print_tables(recs, out)
-    path = save(date, label, out)
-    say(f"results: {path.relative_to(REPO)} (run '{label}')")
+    path = save(date, label, out, hide)
+    say(f"results: {path.relative_to(REPO) if path.is_relative_to(REPO) else path} (run '{label}')")
     return 0
 
 

@@ -1,0 +1,73 @@
+"""``make bench ROOT=DIR RUNTIME=NAME`` measures a real corpus: make hands both to the bench,
+the bench refuses what it cannot measure with a line saying why (never a traceback, never a
+results record of failures), and the results it keeps name the root ``<root>``, never by
+its path: a real corpus's folder names its owner, and results files are committed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from bench import run as B
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed here")
+def test_make_bench_hands_the_root_and_the_runtime_to_the_bench() -> None:
+    out = subprocess.run(["make", "-n", "bench", "ROOT=/some where/projects", "RUNTIME=codex"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if "-m bench.run" in x)
+    assert line.endswith("-m bench.run --root '/some where/projects' --runtime codex")
+    plain = subprocess.run(["make", "-n", "bench"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert next(x for x in plain.splitlines() if "-m bench.run" in x).split("-m bench.run")[1].strip() == ""
+
+
+def test_the_bench_refuses_what_it_cannot_measure(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(B, "RESULTS", tmp_path / "results")
+    cases = {
+        ("--root", str(tmp_path)): "--root needs --runtime, one of cursor,",
+        ("--root", str(tmp_path), "--runtime", "codex,claude_code"): "(from make: make bench ROOT=DIR RUNTIME=NAME)",
+        ("--root", str(tmp_path / "gone"), "--runtime", "codex"): "is not a folder",
+        ("--runtime", "codex,nope"): "--runtime: unknown nope; known: cursor,",
+    }
+    for argv, says in cases.items():
+        assert B.main(list(argv)) == 2, argv
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "results").exists(), "a refused run left a results record"
+
+
+def test_hide_paths_names_the_root_root_wherever_it_appears() -> None:
+    payload = {"argv": ["--root", "~/alice/projects"], "corpora": [{"root": "/home/alice/projects", "n": 3}],
+               "notes": ["/home/alice/projects/x.jsonl: failed", "C:\\alice"], "machine": {"os": "/"}}
+    got = B.hide_paths(payload, ["~/alice/projects", "/home/alice/projects", "/home/alice", "/", "C:\\alice"])
+    assert got == {"argv": ["--root", "<root>"], "corpora": [{"root": "<root>", "n": 3}],
+                   "notes": ["<root>/x.jsonl: failed", "<root>"], "machine": {"os": "/"}}
+    assert B.hide_paths(payload, []) == payload
+
+
+def test_a_real_root_is_measured_and_its_path_kept_out_of_the_results(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.synth.demo import generator
+
+    root = tmp_path / "alice-private-sessions"
+    generator("codex")(root, seed=3, sessions=4)
+    monkeypatch.setattr(B, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(B, "CONFIG", tmp_path / "config")
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "config"))
+    assert B.main(["--root", str(root), "--runtime", "codex", "--no-profile", "--jq-files", "3"]) == 0
+    (saved,) = (tmp_path / "results").glob("*.json")
+    text = saved.read_text()
+    assert "alice-private-sessions" not in text and str(tmp_path) not in text
+    run = orjson.loads(text)["runs"]["root:codex"]
+    assert run["argv"] == ["--root", "<root>", "--runtime", "codex", "--no-profile", "--jq-files", "3"]
+    (corpus,) = run["corpora"]
+    assert corpus["root"] == "<root>" and corpus["files"] == sum(1 for p in root.rglob("*") if p.is_file())
+    assert corpus["survey"]["timings"]["total"] > 0 and "partial" not in run
+    assert run["incremental"]["codex"] == {"skipped": "real corpus: the bench never writes into a real root"}
