@@ -1476,31 +1476,58 @@ def save(date: str, label: str, payload: dict, hide: Iterable[str] = ()) -> Path
 # -- main -------------------------------------------------------------------------------
 
 
+def _count(text: str) -> int:
+    """An argument that counts something: a whole number, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return n
+
+
+def _sizes(text: str) -> list[int]:
+    """``--sizes``: MB, comma-separated, each at least 1."""
+    return [_count(s.strip()) for s in text.split(",")]
+
+
+def _amount(text: str) -> float:
+    """Seconds or gigabytes: a number, not below 0."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not x >= 0:  # (NaN too)
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return x
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, help="measure an existing (real) corpus instead of generating")
     ap.add_argument("--runtime", help="only these runtimes, comma-separated (one, required, with --root "
                     "when several exist)")
-    ap.add_argument("--sizes", help="corpus sizes in MB, comma-separated (default 100,1000)")
+    ap.add_argument("--sizes", type=_sizes, help="corpus sizes in MB, comma-separated (default 100,1000)")
     ap.add_argument("--big", action="store_true", help=f"add the {BIG_SIZE // 1000} GB corpus")
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_SIZE} MB only (a smoke run, < 1 min)")
-    ap.add_argument("--jobs", type=int, help="processes for the survey and the bare parse (default: cores, max 8)")
+    ap.add_argument("--jobs", type=_count, help="processes for the survey and the bare parse (default: cores, max 8)")
     ap.add_argument("--seed", type=int, default=7, help="generator seed (the increment uses seed + 1000)")
-    ap.add_argument("--repeat", type=int, default=1, help="survey runs per corpus (best is kept)")
-    ap.add_argument("--jq-mb", type=int, help="jq/genson sample cap per runtime, MB (default 100; --quick 5)")
-    ap.add_argument("--jq-files", type=int, help="jq/genson sample cap per runtime, files "
+    ap.add_argument("--repeat", type=_count, default=1, help="survey runs per corpus (best is kept)")
+    ap.add_argument("--jq-mb", type=_count, help="jq/genson sample cap per runtime, MB (default 100; --quick 5)")
+    ap.add_argument("--jq-files", type=_count, help="jq/genson sample cap per runtime, files "
                     "(default 1000; --quick 50): jq is one process per file")
-    ap.add_argument("--wait-quiet", type=float, default=0.0, metavar="S",
+    ap.add_argument("--wait-quiet", type=_amount, default=0.0, metavar="S",
                     help="before each timed step, wait up to S seconds for other work to stop")
     ap.add_argument("--no-incremental", action="store_true", help="skip the incremental figure")
-    ap.add_argument("--rerun-repeat", type=int, default=3, metavar="N",
+    ap.add_argument("--rerun-repeat", type=_count, default=3, metavar="N",
                     help="incremental re-runs, each from the state the full run left; the median is "
                          "reported (default 3)")
-    ap.add_argument("--incremental-mb", type=int, default=PROFILE_SIZE, metavar="MB",
+    ap.add_argument("--incremental-mb", type=_count, default=PROFILE_SIZE, metavar="MB",
                     help=f"the corpus size the incremental figure is taken on, the nearest measured "
                          f"(default {PROFILE_SIZE})")
     ap.add_argument("--no-profile", action="store_true", help="skip the walk profile")
-    ap.add_argument("--mem-limit-gb", type=float, help="end a survey run whose process tree passes "
+    ap.add_argument("--mem-limit-gb", type=_amount, help="end a survey run whose process tree passes "
                     "this resident size (default: half the machine's memory)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -1529,9 +1556,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.root and not args.root.expanduser().is_dir():
         print(f"--root: {args.root} is not a folder", file=sys.stderr)
         return 2
-    if args.root and (len(args.runtimes) > 1 or (not args.runtimes and len(NAMES) != 1)):
+    if args.root and not args.runtimes:  # a runtime's own store (``~/.claude/projects``): its runtime
+        owners = [n for n in NAMES if get(n).owns_root(args.root)]
+        args.runtimes = owners if len(owners) == 1 or len(NAMES) == 1 else []
+        if args.runtimes:
+            say(f"--root is {args.runtimes[0]}'s store: measured as {args.runtimes[0]} (--runtime to say otherwise)")
+    if args.root and len(args.runtimes) != 1:
         print(f"--root needs --runtime, one of {', '.join(NAMES)}: the profile that reads the files "
-              f"under the root (from make: make bench ROOT=DIR RUNTIME=NAME)", file=sys.stderr)
+              f"under the root (from make: make bench ROOT=DIR RUNTIME=NAME; a runtime's own store, "
+              f"such as ~/.claude/projects, needs none)", file=sys.stderr)
         return 2
     # the survey's byte code, as an installed package has it: where PYTHONDONTWRITEBYTECODE
     # is set, each child and its walk's fork server would compile the modules from source
@@ -1543,8 +1576,7 @@ def main(argv: list[str] | None = None) -> int:
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
     notes: list[str] = []
     if args.root:
-        runtime = args.runtimes[0] if args.runtimes else NAMES[0]
-        get(runtime)
+        runtime = args.runtimes[0]
         label = f"root:{runtime}"
         plan: list[tuple[str, int | None, Path]] = [(runtime, None, args.root.expanduser().resolve())]
         hide = [str(args.root), str(args.root.expanduser()), str(plan[0][2])]  # (as given, and resolved)
@@ -1552,7 +1584,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         hide = []
         sizes = [QUICK_SIZE] if args.quick else (
-            [int(s) for s in args.sizes.split(",")] if args.sizes else list(DEFAULT_SIZES))
+            list(args.sizes) if args.sizes else list(DEFAULT_SIZES))
         if args.big and BIG_SIZE not in sizes:
             sizes.append(BIG_SIZE)
         label = "quick" if args.quick else ("sizes:" + ",".join(map(str, sizes)) if args.sizes else "default")

@@ -32,7 +32,7 @@ def test_the_bench_refuses_what_it_cannot_measure(tmp_path: Path, capsys: pytest
     monkeypatch.setattr(B, "RESULTS", tmp_path / "results")
     cases = {
         ("--root", str(tmp_path)): "--root needs --runtime, one of cursor,",
-        ("--root", str(tmp_path), "--runtime", "codex,claude_code"): "(from make: make bench ROOT=DIR RUNTIME=NAME)",
+        ("--root", str(tmp_path), "--runtime", "codex,claude_code"): "(from make: make bench ROOT=DIR RUNTIME=NAME;",
         ("--root", str(tmp_path / "gone"), "--runtime", "codex"): "is not a folder",
         ("--runtime", "codex,nope"): "--runtime: unknown nope; known: cursor,",
     }
@@ -40,7 +40,49 @@ def test_the_bench_refuses_what_it_cannot_measure(tmp_path: Path, capsys: pytest
         assert B.main(list(argv)) == 2, argv
         err = capsys.readouterr().err
         assert says in err and "Traceback" not in err, (argv, err)
+    # numbers that count something are whole and at least 1, before anything is generated
+    for argv, says in {("--sizes", "100,abc"): "--sizes: not a whole number: 'abc'",
+                       ("--sizes", "0"): "--sizes: must be at least 1: '0'",
+                       ("--jobs", "-2"): "--jobs: must be at least 1",
+                       ("--rerun-repeat", "0"): "--rerun-repeat: must be at least 1",
+                       ("--wait-quiet", "-1"): "--wait-quiet: must be 0 or more",
+                       ("--mem-limit-gb", "nan"): "--mem-limit-gb: must be 0 or more"}.items():
+        with pytest.raises(SystemExit) as stop:
+            B.main(list(argv))
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err, (argv, err)
+    assert B.parse_args(["--sizes", "100, 1000", "--jobs", "3"]).sizes == [100, 1000]
     assert not (tmp_path / "results").exists(), "a refused run left a results record"
+
+
+def test_a_runtimes_own_store_needs_no_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make bench ROOT=~/.claude/projects`` is Claude Code's store: no RUNTIME= needed. A
+    folder the environment names for a runtime (``CODEX_HOME/sessions``) is that runtime's;
+    any other folder is no runtime's."""
+    from survey.runtimes import NAMES, get
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in {e.partition("/")[0] for n in NAMES for e in get(n).env_roots}:
+        monkeypatch.delenv(var, raising=False)
+    claude = tmp_path / ".claude" / "projects"
+    claude.mkdir(parents=True)
+
+    def owners(root: Path) -> list[str]:
+        return [n for n in NAMES if get(n).owns_root(root)]
+
+    assert owners(claude) == ["claude_code"] and owners(Path("~/.claude/projects")) == ["claude_code"]
+    assert owners(claude / "x" / "..") == ["claude_code"]  # compared resolved
+    assert owners(tmp_path / ".claude") == [] and owners(tmp_path) == []
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    assert owners(tmp_path / "cx" / "sessions") == ["codex"] and owners(tmp_path / "cx") == []
+    # the bench takes it (refused here only for what comes after: an empty store measures nothing)
+    monkeypatch.setattr(B, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(B, "measure", lambda rt, *a, **k: (_ for _ in ()).throw(RuntimeError(f"measured {rt}")))
+    assert B.main(["--root", str(claude), "--no-profile"]) == 1
+    run = orjson.loads(next((tmp_path / "results").glob("*.json")).read_bytes())["runs"]
+    assert list(run) == ["root:claude_code"]
+    assert run["root:claude_code"]["notes"] == ["claude_code-root: measurement failed: RuntimeError: measured claude_code"]
 
 
 def test_hide_paths_names_the_root_root_wherever_it_appears() -> None:

@@ -136,22 +136,37 @@ class Profile:
                 return s
         raise KeyError(name)
 
-    def default_root(self) -> Path | None:
-        """First existing root: env overrides first, then the defaults.
+    def env_root_paths(self) -> list[Path]:
+        """The roots the environment names, in ``env_roots`` order (those set).
 
         An ``env_roots`` entry ``VAR/sub`` means the folder ``sub`` under ``$VAR`` (e.g.
         ``CODEX_HOME/sessions``); a plain ``VAR`` is the root itself.
         """
+        out = []
         for env in self.env_roots:
             var, _, sub = env.partition("/")
             val = os.environ.get(var)
             if val:
-                return Path(val).expanduser() / sub if sub else Path(val).expanduser()
+                out.append(Path(val).expanduser() / sub if sub else Path(val).expanduser())
+        return out
+
+    def default_root(self) -> Path | None:
+        """First existing root: env overrides first (``env_root_paths``), then the defaults."""
+        env = self.env_root_paths()
+        if env:
+            return env[0]
         for r in self.default_roots:
             p = Path(r).expanduser()
             if p.is_dir() and _has_entries(p):
                 return p  # an empty store folder is no store: the demo stands in for it
         return None
+
+    def owns_root(self, root: Path) -> bool:
+        """Is ``root`` where this runtime keeps its store: a folder its environment names, or
+        one of its default roots (compared resolved)?"""
+        want = root.expanduser().resolve()
+        mine = [*self.env_root_paths(), *(Path(r).expanduser() for r in self.default_roots)]
+        return any(p.resolve() == want for p in mine)
 
 
 def _has_entries(p: Path) -> bool:
