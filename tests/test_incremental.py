@@ -66,6 +66,25 @@ def test_joining_file_ids_is_the_string_join(left: list, right: list, odd: bool)
         pl.DataFrame.join = real  # type: ignore[method-assign]
 
 
+def test_ids_are_counted_as_their_numbers_and_never_called_distinct_when_they_are_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import polars as pl
+
+    from survey.corpus.crawl import ids_distinct
+
+    counted: list[pl.DataType] = []
+    real = pl.Series.n_unique
+    monkeypatch.setattr(pl.Series, "n_unique", lambda self: counted.append(self.dtype) or real(self))
+    ids = [f"f-{n * 0x9E3779B97F4A7C15 % (1 << 64):016x}" for n in range(1000)]
+    assert ids_distinct(pl.Series(ids)) and counted == [pl.UInt64]  # pseudonyms: as numbers
+    assert not ids_distinct(pl.Series([*ids, ids[500]]))
+    counted.clear()
+    assert ids_distinct(pl.Series([*ids, "x"])) and counted == [pl.String]  # not all pseudonyms: as strings
+    assert not ids_distinct(pl.Series([*ids, "x", "x"])) and not ids_distinct(pl.Series([*ids, None, None]))
+    # one number, two strings: not called distinct (a join follows), never the other way round
+    assert not ids_distinct(pl.Series(["f-00000000000000ff", "g-00000000000000FF"]))
+
+
 def test_an_inventory_counts_its_ids_once_for_its_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``Inventory.with_names`` counts the crawl's ids once (are they distinct?), for every
     frame in the crawl's order after it, and gives each row its own path either way."""

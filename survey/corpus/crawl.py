@@ -104,6 +104,15 @@ def ref_numbers(refs: pl.Series, strict: bool = True) -> pl.Series:
     return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=strict)
 
 
+def ids_distinct(ids: pl.Series) -> bool:
+    """Are these file_ids distinct? Counted as their 64 bits where each is a pseudonym
+    (``ref_numbers``; 567k ids read from Parquet: 0.064 -> 0.026 s), else as strings. Never
+    True for ids that are not: two ids with one number (``f-..ff`` and ``g-..FF``) count as
+    one, so an odd pair can only send a caller to its join."""
+    nums = ref_numbers(ids, strict=False)
+    return (nums if not nums.null_count() else ids).n_unique() == len(ids)
+
+
 def join_ids(left: pl.DataFrame, right: pl.DataFrame, distinct: bool | None = None) -> pl.DataFrame:
     """``left.join(right, on="file_id", how="left", maintain_order="left")``; where both hold
     the same ids in the same order (the crawl's frame and its paths), and ``right``'s are
@@ -117,12 +126,14 @@ def join_ids(left: pl.DataFrame, right: pl.DataFrame, distinct: bool | None = No
     joined held their ids scattered in memory (sorted by size, which ``collect`` no longer
     does).
 
-    ``distinct``: whether ``right``'s ids are known to be distinct (None: counted, 0.05 s at
-    567k ids)."""
+    ``distinct``: whether ``right``'s ids are known to be distinct (None: counted,
+    ``ids_distinct``: in a re-run that changed nothing, the crawl's kept classes and the walk
+    cache's rows are joined to ids equal to theirs, 567k of them, 0.10-0.17 s a count as
+    strings)."""
     lk, rk = left.get_column("file_id"), right.get_column("file_id")
     if lk.dtype == rk.dtype == pl.String and len(lk) == len(rk) and not lk.null_count() \
             and not set(left.columns) & (set(right.columns) - {"file_id"}) \
-            and lk.equals(rk) and (distinct if distinct is not None else rk.n_unique() == len(rk)):
+            and lk.equals(rk) and (distinct if distinct is not None else ids_distinct(rk)):
         return left.hstack(right.drop("file_id").get_columns())
     return left.join(right, on="file_id", how="left", maintain_order="left")
 
@@ -148,10 +159,7 @@ class Inventory:
         (``path``, null where the crawl did not list it), in ``frame``'s order."""
         ids = frame.get_column("file_id")
         if self.names_distinct is None and len(ids) == self.names.height and ids.equals(self.names["file_id"]):
-            # counted as the ids' 64 bits where each is a pseudonym (567k ids: 0.06 -> 0.03 s)
-            nums = ref_numbers(self.names["file_id"], strict=False)
-            self.names_distinct = (nums if not nums.null_count() else self.names["file_id"]).n_unique() \
-                == self.names.height
+            self.names_distinct = ids_distinct(self.names["file_id"])
         return join_ids(frame, self.names, self.names_distinct)
 
     def paths_of(self, file_ids: pl.Series | Iterable[str]) -> list[str | None]:
