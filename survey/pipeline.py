@@ -11,7 +11,9 @@ the greps run side by side (``overlap_stages``).
 
 from __future__ import annotations
 
+import array
 import datetime as dt
+import hashlib
 import io
 import shutil
 import time
@@ -84,6 +86,38 @@ def load_inventory_parts(cache_dir: Path | None) -> dict | None:
     except (OSError, orjson.JSONDecodeError, pl.exceptions.PolarsError):
         return None
     return {**got, "hashes": hashes} if isinstance(got, dict) and hashes.dtype == pl.UInt64 else None
+
+
+# a walk table written whole is part of the census's inputs by its bytes up to this size (a
+# store runtime's table of stores: 116k stores, 1 GB of chat stores, take 2.5 MB); a larger
+# one (the rare-key collapse's) leaves the census to be run each time
+DIGEST_MAX_BYTES = 16 << 20
+
+
+def _small_file_digest(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > DIGEST_MAX_BYTES:
+            return None
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def census_inputs(labels: Labels, empty: list[str], written: dict[str, str], inventory: dict) -> str:
+    """A digest of what the census reads in a snapshot whose walk tables are each linked
+    parts, empty or written whole and small (the caller says so): each table's part labels
+    (a label names one walk batch's rows, whose bytes never change), the tables written
+    empty, the bytes of those written whole, and the inventory's rows, by the 64-bit hash of
+    each (``write_inventory``'s, sorted: every column, the walk's file row among them, so
+    ``files.parquet`` too). Two snapshots with one digest hold the same rows for every query
+    (``run_census`` keeps the census under it)."""
+    h = hashlib.sha256(repr((sorted(labels.items()), sorted(empty), sorted(written.items()),
+                             SCHEMA_VERSION)).encode())
+    hashes = inventory.get("hashes")
+    if isinstance(hashes, pl.Series) and hashes.len():
+        h.update(array.array("Q", hashes.sort().to_list()).tobytes())
+    return h.hexdigest()
 
 
 def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
@@ -421,20 +455,30 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         t = time.perf_counter()
         parts_written = writer.write_inventory(full, load_inventory_parts(cache_dir), inventory_reads(profile))
         labels: Labels = {}  # each linked table's part labels (unique per walk, so only from its cache)
+        empty: list[str] = []  # the tables written empty (their schema alone)
+        written: dict[str, str] = {}  # the tables written whole: the sha256 of each's file
+        unlabelled = cache_dir is None  # a table whose rows no label names (the census is then not kept)
         for name, df in tables.items():
             ps = parts.get(name)
             if ps is not None and df is scans.get(name) and (ps.files or ps.rest is not None):
                 writer.link_table(name, ps.files, ps.rest)  # the walk's parts, not re-encoded
                 if cache_dir is not None:
                     labels[name] = [p.name.removesuffix(".parquet") for p in ps.files] + [None] * (ps.rest is not None)
+                    unlabelled |= ps.rest is not None
             elif ps is not None and df is scans.get(name):
                 # no part holds a row (a table this runtime's walk never fills): written empty,
                 # from its schema, not by a scan that joins every file to its part (a re-run
                 # at 567k files: 0.08-0.17 s a table, four tables)
                 writer.write_table(name, pl.DataFrame(schema=df.collect_schema()))
+                empty.append(name)
             else:
                 writer.write_table(name, df)
-        writer.write_table("files", files)
+                # its bytes, where few (a store runtime's table of stores); else not kept
+                digest = _small_file_digest(writer.dir / "walk" / f"{name}.parquet")
+                unlabelled |= digest is None
+                written[name] = digest or ""
+        writer.write_table("files", files)  # (its columns are the inventory's: ``full``)
+        inputs = None if unlabelled else census_inputs(labels, empty, written, parts_written)
         # per-record tables are read back lazily from the snapshot: never all in memory; the
         # frames are counted from their counts per file (at 5 GB, 4.8 M rows, not 16 M)
         counts = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
@@ -509,7 +553,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             t = time.perf_counter()
             try:
                 return run_census(writer.dir, profile, snap_label, labels,
-                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats)
+                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats, inputs)
             finally:
                 timings["census"] = time.perf_counter() - t
 

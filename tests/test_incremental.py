@@ -108,6 +108,74 @@ def test_an_inventory_counts_its_ids_once_for_its_paths(tmp_path: Path, monkeypa
         str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code", "cursor_chats"])
+def test_a_rerun_that_changed_nothing_takes_the_census_it_kept(tmp_path: Path, runtime: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-run whose snapshot holds what the last one held (the same walk parts, the same
+    inventory rows) takes the census the last run kept, rows and all, not computed again;
+    any change to a file (a touch is enough: its row changes), to the census's code or to
+    the kept file, and the census runs, and gives a fresh run's rows."""
+    import survey
+    from survey.census import sql
+    from survey.synth.demo import generator
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=5, sessions=6)
+    prof = get(runtime)
+
+    def survey_(date: str, **kw: object) -> tuple[dict, dict]:
+        res = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date=date, **kw)  # type: ignore[arg-type]
+        return res.cache or {}, load_json(Path(res.snapshot), "census")
+
+    first_stats, first = survey_("d1")
+    assert "census_reused" not in first_stats
+    stats, again = survey_("d2")
+    assert stats["census_reused"] == len(first) == len(sql.query_files(prof))
+    assert again == {k: {**v, "command": v["command"].replace("/d1/", "/d2/")} for k, v in first.items()}
+    assert again != first  # (each command names its own snapshot)
+    _, fresh = survey_("fresh", cache=False)
+    assert {k: v["rows"] for k, v in again.items()} == {k: v["rows"] for k, v in fresh.items()}
+
+    def rows(census: dict) -> dict:
+        return {k: v["rows"] for k, v in census.items()}
+
+    # a touched file: its mtime (and the strata) may move, so nothing is taken
+    victim = sorted(p for p in root.rglob("*") if p.is_file())[0]
+    os.utime(victim, ns=(victim.stat().st_atime_ns, victim.stat().st_mtime_ns - 86_400 * 10**9 * 400))
+    stats, touched = survey_("d3")
+    assert "census_reused" not in stats and rows(touched) == rows(survey_("fresh2", cache=False)[1])
+    assert rows(touched) != rows(first), "the touch changed no row of the census: nothing tested"
+    assert survey_("d4")[0]["census_reused"] == len(first)  # (kept again, for the files as they are now)
+    # the census's code: another version of the survey
+    monkeypatch.setattr(survey, "__version__", survey.__version__ + "+edited")
+    assert "census_reused" not in survey_("d5")[0]
+    assert survey_("d6")[0]["census_reused"] == len(first)
+    # a kept file that cannot be read: the census runs, and keeps a readable one
+    (kept,) = (tmp_path / "cache").rglob(sql.RESULTS_FILE)
+    kept.write_bytes(kept.read_bytes()[:-9])
+    stats, mended = survey_("d7")
+    assert "census_reused" not in stats and rows(mended) == rows(touched)
+    assert survey_("d8")[0]["census_reused"] == len(first)
+
+
+def test_a_census_that_json_cannot_hold_exactly_is_not_kept(tmp_path: Path) -> None:
+    from survey.census import sql
+
+    sql._keep_results(tmp_path, "k", {"q": {"sql": "q.sql", "command": "c", "columns": ["a"], "rows": [[1.5, "x"]]}})
+    assert orjson_loads((tmp_path / sql.RESULTS_FILE).read_bytes())["queries"] == {
+        "q": {"sql": "q.sql", "columns": ["a"], "rows": [[1.5, "x"]]}}
+    for odd in (float("nan"), (1, 2), {1, 2}):
+        sql._keep_results(tmp_path, "k", {"q": {"sql": "q.sql", "command": "c", "columns": ["a"], "rows": [[odd]]}})
+        assert not (tmp_path / sql.RESULTS_FILE).exists(), odd
+
+
+def orjson_loads(raw: bytes) -> dict:
+    import orjson
+
+    return orjson.loads(raw)
+
+
 def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:
     root = tmp_path / "projects"
     generate(root, seed=2, sessions=40)
@@ -426,7 +494,7 @@ def test_the_cache_holds_only_live_rows_and_compacts_its_parts(tmp_path: Path, m
     assert max(seen_runs) == 3 and 1 in seen_runs[2:], seen_runs  # grew, then was compacted
 
 
-@pytest.mark.parametrize("runtime", ["cursor", "claude_code"])
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code", "cursor_chats"])
 def test_the_worker_pool_writes_the_tables_of_the_in_process_walk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str) -> None:
     """Big walks run in batches on a pool of workers that write their own Parquet parts;

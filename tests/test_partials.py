@@ -332,6 +332,13 @@ def surveyed_with_kept_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run
     return profile, root, first, sorted((tmp_path / "cache").rglob("*.census/*.parquet"))
 
 
+def forget_census(tmp_path: Path) -> None:
+    """Drop the census a run kept whole (``sql.RESULTS_FILE``): a re-run that changed
+    nothing would take it and run no split, and these tests are of the splits."""
+    (kept,) = (tmp_path / "cache").rglob(f"*.census/{sql.RESULTS_FILE}")
+    kept.unlink()
+
+
 def test_a_rerun_of_an_unchanged_corpus_reads_no_part_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every part a split read is kept: its rows, or its label alone where it gave none (most
     parts give a narrow split nothing). So a re-run with nothing changed reads no part."""
@@ -339,6 +346,7 @@ def test_a_rerun_of_an_unchanged_corpus_reads_no_part_again(tmp_path: Path, monk
     [(bare,)] = duckdb.sql(f"SELECT count(*) FROM read_parquet({[str(f) for f in kept]}, union_by_name = true) "
                            "WHERE _only_label").fetchall()
     assert bare > 0, "no part kept as its label alone: the test tests nothing"
+    forget_census(tmp_path)
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
     assert again.cache["census_parts_read"] == 0
     assert again.cache["census_parts_kept"] == first.cache["census_parts_read"]
@@ -350,6 +358,7 @@ def test_a_damaged_store_is_read_again_not_trusted(tmp_path: Path, monkeypatch: 
     assert kept, "no partial rows kept"
     for f in kept:
         f.write_bytes(b"PAR1 not really")
+    forget_census(tmp_path)
     again = run_survey(profile, root, snapshots=tmp_path / "s", reports=None, date="d2")
     assert again.cache["census_parts_kept"] == 0
     assert sum(again.cache["census_store_errors"].values()) == len(kept), "each damaged file counted"

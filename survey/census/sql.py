@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import decimal
+import hashlib
 import os
 import re
 import threading
@@ -134,19 +135,94 @@ def connect(spill_dir: str, threads: int | None = None) -> duckdb.DuckDBPyConnec
 
 
 def run_census(snap_dir: Path, profile: Profile, snap_label: str, labels: Labels | None = None,
-               store: Path | None = None, stats: dict | None = None) -> dict[str, dict]:
+               store: Path | None = None, stats: dict | None = None, inputs: str | None = None) -> dict[str, dict]:
     """Run every query; ``snap_label`` is the path a reviewer would type (relative).
     ``labels``: the walk's label of each part of the snapshot's tables, for queries split per
     part (``partials``), whose partial rows are kept in ``store`` for the next run; ``stats``
-    gets how many parts were read and how many served from ``store``."""
+    gets how many parts were read and how many served from ``store``.
+
+    ``inputs``: a digest of everything the queries read in this snapshot (the pipeline's
+    ``census_inputs``), or None where it cannot say. With it, the census's rows are kept in
+    ``store`` under it and the code that made them (``census_key``), and a census whose key
+    is the one kept (a re-run that changed nothing) takes them from there: the same rows,
+    not computed again (``stats["census_reused"]``)."""
     import shutil
     import tempfile
 
+    key = census_key(profile, inputs) if store is not None and inputs else None
+    if key is not None and store is not None:
+        got = _kept_results(store, key, query_files(profile), snap_label)
+        if got is not None:
+            if stats is not None:
+                stats["census_reused"] = len(got)
+            return got
     spill = tempfile.mkdtemp(prefix="survey-duckdb-")
     try:
-        return _run_census(snap_dir, profile, snap_label, spill, labels, store, stats)
+        census = _run_census(snap_dir, profile, snap_label, spill, labels, store, stats)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
+    if key is not None and store is not None:
+        _keep_results(store, key, census)
+    return census
+
+
+# The last census of a root, beside its partial rows: {"key": census_key, "queries": {stem:
+# its record without the command}} (the command names the snapshot, which is new each run)
+RESULTS_FILE = "results.json"
+
+
+def census_key(profile: Profile, inputs: str) -> str:
+    """``inputs`` (what the census reads) and everything that turns them into its rows: the
+    survey's and DuckDB's versions, this module and ``partials``, and each query's file and
+    split, named and read."""
+    from survey import __version__
+    from survey.census import partials
+
+    h = hashlib.sha256()
+    for part in (inputs, __version__, duckdb.__version__, profile.name):
+        h.update(part.encode() + b"\0")
+    for f in (Path(__file__), Path(partials.__file__)):
+        h.update(f.read_bytes() + b"\0")
+    for f in query_files(profile):
+        split = split_of(f)
+        h.update(rel(f).encode() + b"\0" + f.read_bytes() + b"\0" + (split.read_bytes() if split else b"") + b"\0")
+    return h.hexdigest()
+
+
+def _kept_results(store: Path, key: str, files: list[Path], snap_label: str) -> dict[str, dict] | None:
+    """The census kept under ``key``, its records made again for this snapshot; None where
+    none is kept under it (or the file cannot be read: the census is then run)."""
+    try:
+        got = orjson.loads((store / RESULTS_FILE).read_bytes())
+        if not isinstance(got, dict) or got.get("key") != key or not isinstance(got.get("queries"), dict):
+            return None
+        out = {}
+        for f in files:
+            r = got["queries"].get(f.stem)
+            if r is None:  # (a query the census gave no record: none now either)
+                continue
+            out[f.stem] = {"sql": r["sql"], "command": command(f, snap_label), "columns": r["columns"],
+                           "rows": r["rows"], **({"split": r["split"]} if "split" in r else {})}
+        return out
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def _keep_results(store: Path, key: str, census: dict[str, dict]) -> None:
+    """Keep ``census`` under ``key``, where JSON holds its rows exactly (a NaN, a tuple or a
+    value JSON has no type for would come back otherwise: then nothing is kept, and the old
+    file goes, as it is not this census's)."""
+    queries = {stem: {k: v for k, v in r.items() if k != "command"} for stem, r in census.items()}
+    try:
+        raw = orjson.dumps({"key": key, "queries": queries})
+        exact = orjson.loads(raw)["queries"] == queries
+    except (TypeError, orjson.JSONEncodeError):
+        exact = False
+    if exact:
+        replace_file(store / RESULTS_FILE, raw)
+    else:
+        with contextlib.suppress(OSError):
+            (store / RESULTS_FILE).unlink()
 
 
 def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, labels: Labels | None,
