@@ -368,6 +368,33 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     assert joined and set(joined) == {"duckdb"}
 
 
+def test_a_rerun_that_read_nothing_leaves_the_grep_cache_as_it_was(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where both engines keep every cached row and read no file, the scope's cache file is
+    not written again (it would be the same rows); one new file, and it is."""
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "projects"
+    generate(root, seed=11, sessions=6)
+
+    def survey(date: str) -> tuple[dict, os.stat_result]:
+        res = run_survey(get("cursor"), root, snapshots=tmp_path / "snaps", reports=None, date=date, jobs=1)
+        (kept,) = (tmp_path / "cache").rglob("*.grep/jsonl-*.parquet")
+        return load_json(Path(res.snapshot), "evidence"), kept.stat()
+
+    first, made = survey("d1")
+    again, left = survey("d2")
+    assert (left.st_ino, left.st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
+    assert _figures(again) == _figures(first)
+    n = again["scopes"]["jsonl"]["files_from_cache"]["duckdb"]
+    assert n > 0 and again["scopes"]["jsonl"]["files_from_cache"] == {"duckdb": n, "rg": n}
+    extra = next(root.rglob("*.jsonl"))
+    shutil.copyfile(extra, extra.with_name("a-copy.jsonl"))
+    third, written = survey("d3")
+    assert written.st_ino != left.st_ino
+    assert third["scopes"]["jsonl"]["files_from_cache"] == {"duckdb": n, "rg": n}
+    assert survey("d4")[0]["scopes"]["jsonl"]["files_from_cache"] == {"duckdb": n + 1, "rg": n + 1}
+
+
 def test_rg_reuses_duckdbs_join_only_where_its_cached_keys_are_the_same(tmp_path: Path) -> None:
     """``GrepCache.served`` joins the keys to an engine's cached keys once: the other engine
     takes that join only for the same keys and the same cached keys in the same order, and

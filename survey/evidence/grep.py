@@ -535,6 +535,9 @@ class GrepCache:
         self.old: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.new: dict[str, pl.DataFrame] = {e: self.schema.to_frame() for e in self.ENGINES}
         self.error: str | None = None
+        # per engine: did this run keep every row the file held and add none (``keep``)?
+        # Then ``save`` has nothing to write (567k files: 0.08-0.12 s of a re-run)
+        self._as_read: dict[str, bool] = dict.fromkeys(self.ENGINES, False)
         self._fids: dict[str, str] = {}  # file_ids of files the crawl did not see
         # the last ``served`` join: (its keys, the old rows' key columns, its pairs), for the
         # other engine's (``served``)
@@ -609,6 +612,8 @@ class GrepCache:
         """The engine's grep is done: record the ``served`` rows as this run's (its other
         rows, from ``put_many``, are of the files it read: never the same files), and let
         the engine's old rows go (kept until now for a retry after a failed read)."""
+        self._as_read[engine] = (served is not None and self.new[engine].height == 0
+                                 and served.rows is self.old[engine] and served.rows.height > 0)
         if served is not None and served.rows.height:
             self.new[engine] = pl.concat([self.new[engine], served.rows])
         self.old[engine] = self.old[engine].clear()
@@ -648,7 +653,11 @@ class GrepCache:
 
     def save(self) -> None:
         """Write beside the old file, then rename over it (one step); a file of the same
-        scope under another signature is removed (it would never be read again)."""
+        scope under another signature is removed (it would never be read again). Where each
+        engine kept every row of the file and read no file (a re-run that changed nothing),
+        the file is left as it is."""
+        if all(self._as_read.values()) and self.error is None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + f".tmp-{os.getpid()}")
