@@ -159,6 +159,48 @@ def test_a_rerun_that_changed_nothing_takes_the_census_it_kept(tmp_path: Path, r
     assert survey_("d8")[0]["census_reused"] == len(first)
 
 
+@pytest.mark.parametrize("runtime", ["cursor", "claude_code"])
+def test_a_rerun_that_changed_nothing_leaves_the_walk_cache_as_it_was(tmp_path: Path, runtime: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where every file is served from parts that each still serve all their files, and the
+    volatile files' checks come out as kept, the walk's cache is left as it is, not written
+    again; its snapshot's census (run, not taken from the kept one) is a fresh run's. A
+    changed file, and the cache is written again."""
+    import polars as pl
+
+    from survey.census import sql
+    from survey.synth.demo import generator
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "corpus"
+    generator(runtime)(root, seed=5, sessions=6)
+    prof = get(runtime)
+
+    def survey_(date: str, **kw: object) -> tuple[dict, dict, os.stat_result | None]:
+        for kept in (tmp_path / "cache").rglob(sql.RESULTS_FILE):
+            kept.unlink()  # (the census runs over the snapshot the cache made)
+        res = run_survey(prof, root, snapshots=tmp_path / "s", reports=None, date=date, **kw)  # type: ignore[arg-type]
+        metas = list((tmp_path / "cache").rglob("meta.parquet"))
+        return res.cache or {}, census_without_commands(res.snapshot), metas[0].stat() if metas else None
+
+    _, first, made = survey_("d1")
+    assert made is not None
+    (meta,) = (tmp_path / "cache").rglob("meta.parquet")
+    volatile = pl.read_parquet(meta)["volatile"].sum()
+    assert (volatile > 0) == (runtime == "claude_code"), "the Claude Code corpus has files rechecked each run"
+    stats, again, left = survey_("d2")
+    assert stats["walked"] == 0 and stats["cache_hits"] == stats["files"]
+    assert left is not None and (left.st_ino, left.st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
+    _, fresh, _ = survey_("fresh", cache=False)
+    assert again == first == fresh
+    victim = sorted(root.rglob("*.jsonl"))[0]
+    with open(victim, "ab") as fh:
+        fh.write(victim.read_bytes().splitlines(keepends=True)[0])
+    stats, changed, written = survey_("d3")
+    assert stats["walked"] == 1 and written is not None and written.st_ino != left.st_ino
+    assert changed == survey_("fresh2", cache=False)[1] != first
+
+
 def test_a_census_that_json_cannot_hold_exactly_is_not_kept(tmp_path: Path) -> None:
     from survey.census import sql
 
