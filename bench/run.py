@@ -1097,6 +1097,10 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
                 busy = wait_quiet(args.wait_quiet)
                 runs.append(timed_step(functools.partial(run_child, {**spec, "on_exists": "suffix"}, cwd),
                                        spans, f"rerun{i}"))
+            # then once more, with nothing new since the last re-run (information: a re-run
+            # of a corpus that did not change takes its kept census and leaves its caches)
+            wait_quiet(args.wait_quiet)
+            still = timed_step(functools.partial(run_child, {**spec, "on_exists": "suffix"}, cwd), spans, "unchanged")
         finally:
             for _, copy in saved:
                 shutil.rmtree(copy, ignore_errors=True)
@@ -1119,6 +1123,8 @@ def incremental(rec: dict, args: argparse.Namespace) -> dict:
         "snapshot_name": res["snapshot_name"], "reused": res["reused"], "survey_src": res.get("survey_src"),
         "same_code_as_full_run": res.get("survey_src") == rec["survey"].get("survey_src"),
         "target_seconds": TARGETS["incremental_share"] * full + INCR_CONSTANT_S,
+        "unchanged_seconds": still["timings"]["total"], "unchanged_timings": still["timings"],
+        "unchanged_cache_stats": still.get("cache"),
         "state_left_by_full_run": left,
         "note": ((f"the full run left {', '.join(left)}; re-run walk cache: {cache_line(res.get('cache'))}"
                   + ("; the cache was written but nothing was served from it"
@@ -1344,6 +1350,10 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
         if inc.get("full_cpu_seconds") and inc.get("rerun_cpu_seconds"):
             con.print(f"  in CPU s: full {inc['full_cpu_seconds']:.2f}, re-run {inc['rerun_cpu_seconds']:.2f} "
                       f"= {100 * inc['rerun_cpu_seconds'] / inc['full_cpu_seconds']:.0f}% of full")
+        if inc.get("unchanged_seconds") is not None:
+            kept = (inc.get("unchanged_cache_stats") or {}).get("census_reused")
+            con.print(f"  then with nothing new: {inc['unchanged_seconds']:.2f} s "
+                      f"(census {'taken from its cache' if kept else 'run'}; information, not a target)")
     prof = out.get("profile")
     if prof and "skipped" not in prof:
         py = prof.get("python_walker_seconds")
