@@ -189,7 +189,10 @@ def run(
             t.add_row("files", f"{r.files:,} ({r.bytes / 1e6:,.1f} MB), walked {r.walked_files:,}, frames {r.frames:,}")
             if r.cache:
                 t.add_row("cache", f"{r.cache.get('cache_hits', 0):,} files reused, {r.cache.get('walked', 0):,} read")
-                if "census_parts_read" in r.cache:
+                if "census_reused" in r.cache:
+                    t.add_row("census", f"taken from the cache: {r.cache['census_reused']:,} queries, nothing "
+                                        "they read changed since the last run")
+                elif "census_parts_read" in r.cache:
                     errors = sum(r.cache.get("census_store_errors", {}).values())
                     t.add_row("census parts", f"{r.cache['census_parts_kept']:,} served from the cache, "
                               f"{r.cache['census_parts_read']:,} read (over the split queries)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,21 @@ def test_locate_maps_a_pseudonym_back_to_its_file_on_this_machine_only(tmp_path:
     assert r.exit_code == 0, r.output
     assert r.stdout_bytes.splitlines() == [ids[odd].encode() + b"  p/b\xff.jsonl",
                                            b"f-0000000000000000  (not found under this root with this machine salt)"]
+
+
+def test_a_rerun_says_it_took_the_census_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``survey run`` tells a re-run that changed nothing by its census row: taken from the
+    cache, not run; a first run says nothing of the kind."""
+    from survey.synth.demo import generator
+
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    generator("codex")(tmp_path / "c", seed=3, sessions=3)
+    said = []
+    for date in ("2026-01-01", "2026-01-02"):
+        r = CliRunner().invoke(app, ["run", "-r", "codex", "--root", str(tmp_path / "c"), "--date", date],
+                               terminal_width=200)
+        assert r.exit_code == 0, r.output
+        said.append(r.output)
+    assert "taken from the cache" not in said[0]
+    assert re.search(r"census\s+│\s+taken from the cache: \d+ queries, nothing", said[1]), said[1]
