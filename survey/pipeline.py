@@ -398,7 +398,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     from survey.census.rarekeys import collapse
 
     if cache_dir is not None:
-        save_classes(cache_dir, inv.frame, profile)
+        save_classes(cache_dir, inv.frame, profile, inv.classes_kept)
     parts = walk_stats.pop("parts", None) or {}
     scans = dict(tables)
     tables, rare = collapse(tables, min_files if min_files is not None else (3 if mode == "discover" else 1))

@@ -824,6 +824,38 @@ def test_kept_classes_from_another_crawl_code_or_profile_are_not_used(tmp_path: 
         pl.col("file_id").is_in(wrong["file_id"].to_list()))["surface"].to_list()) == {"planted"}
 
 
+def test_classes_all_taken_from_the_kept_file_leave_it_as_it_is(tmp_path: Path) -> None:
+    """A crawl that took every class from the kept file says so (``classes_kept``), and the
+    file, still there, is not written again; a new name, and it is, with that name's class."""
+    import polars as pl
+
+    from survey.corpus import crawl as C
+
+    root, cache, salt = tmp_path / "projects", tmp_path / "c", b"s" * 32
+    generate(root, seed=3, sessions=4)
+    first = C.crawl(root, CURSOR, salt)
+    assert not first.classes_kept  # (nothing kept: every name classified)
+    C.save_classes(cache, first.frame, CURSOR, first.classes_kept)
+    made = (cache / C.CLASSES_FILE).stat()
+    again = C.crawl(root, CURSOR, salt, known=C.load_classes(cache, CURSOR))
+    assert again.classes_kept and again.frame.equals(first.frame)
+    C.save_classes(cache, again.frame, CURSOR, again.classes_kept)
+    left = (cache / C.CLASSES_FILE).stat()
+    assert (left.st_ino, left.st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
+    (cache / C.CLASSES_FILE).unlink()  # (a cache folder made afresh: written whatever it took)
+    C.save_classes(cache, again.frame, CURSOR, again.classes_kept)
+    assert C.load_classes(cache, CURSOR) is not None
+    new = next(root.rglob("*.jsonl"))
+    shutil.copyfile(new, new.with_name("a-new-name.jsonl"))
+    third = C.crawl(root, CURSOR, salt, known=C.load_classes(cache, CURSOR))
+    assert not third.classes_kept
+    C.save_classes(cache, third.frame, CURSOR, third.classes_kept)
+    kept = C.load_classes(cache, CURSOR)
+    assert kept is not None and kept.height == C.classes(third.frame).height == C.classes(first.frame).height + 1
+    assert kept.sort("file_id").equals(C.classes(third.frame).sort("file_id"))
+    assert pl.Series(kept["file_id"]).is_unique().all()
+
+
 @pytest.mark.parametrize("runtime", ["cursor", "cursor_stream", "claude_code", "codex", "cursor_chats"])
 def test_a_rerun_of_a_corpus_that_gave_a_table_no_rows_reads_the_new_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str) -> None:
