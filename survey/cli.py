@@ -121,7 +121,7 @@ def run(
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
     on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
     strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted (for CI).")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Walk every file again (ignore the per-file cache).")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every file again and run every census query: no walk or grep cache, no kept census.")] = False,
     min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become <rare-key> (default 1 reviewed, 3 discover).")] = None,
     json: JsonOpt = False,
 ) -> None:
