@@ -1464,6 +1464,17 @@ def hide_paths(payload: dict, paths: Iterable[str]) -> dict:
     return orjson.loads(raw)
 
 
+def _argv_without_root(argv: list[str]) -> list[str]:
+    """The command line with ``--root``'s value, however written, as ``<root>``."""
+    out = list(argv)
+    for i, a in enumerate(out):
+        if a == "--root" and i + 1 < len(out):
+            out[i + 1] = "<root>"
+        elif a.startswith("--root="):
+            out[i] = "--root=<root>"
+    return out
+
+
 def save(date: str, label: str, payload: dict, hide: Iterable[str] = ()) -> Path:
     """Merge this run into ``bench/results/<date>.json`` under its label (atomic), with the
     paths ``hide`` hidden (``hide_paths``)."""
@@ -1516,8 +1527,8 @@ def _amount(text: str) -> float:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, help="measure an existing (real) corpus instead of generating")
-    ap.add_argument("--runtime", help="only these runtimes, comma-separated (one, required, with --root "
-                    "when several exist)")
+    ap.add_argument("--runtime", help="only these runtimes, comma-separated (with --root: one, unless the "
+                    "root is a runtime's own store)")
     ap.add_argument("--sizes", type=_sizes, help="corpus sizes in MB, comma-separated (default 100,1000)")
     ap.add_argument("--big", action="store_true", help=f"add the {BIG_SIZE // 1000} GB corpus")
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_SIZE} MB only (a smoke run, < 1 min)")
@@ -1568,9 +1579,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.root and not args.runtimes:  # a runtime's own store (``~/.claude/projects``): its runtime
         owners = [n for n in NAMES if get(n).owns_root(args.root)]
-        args.runtimes = owners if len(owners) == 1 or len(NAMES) == 1 else []
-        if args.runtimes:
-            say(f"--root is {args.runtimes[0]}'s store: measured as {args.runtimes[0]} (--runtime to say otherwise)")
+        if len(owners) == 1:
+            say(f"--root is {owners[0]}'s store: measured as {owners[0]} (--runtime to say otherwise)")
+        args.runtimes = owners if len(owners) == 1 else list(NAMES) if len(NAMES) == 1 else []
     if args.root and len(args.runtimes) != 1:
         print(f"--root needs --runtime, one of {', '.join(NAMES)}: the profile that reads the files "
               f"under the root (from make: make bench ROOT=DIR RUNTIME=NAME; a runtime's own store, "
@@ -1589,7 +1600,10 @@ def main(argv: list[str] | None = None) -> int:
         runtime = args.runtimes[0]
         label = f"root:{runtime}"
         plan: list[tuple[str, int | None, Path]] = [(runtime, None, args.root.expanduser().resolve())]
-        hide = [str(args.root), str(args.root.expanduser()), str(plan[0][2])]  # (as given, and resolved)
+        # the root as the results would name it: resolved, and as given where that is absolute
+        # too (a relative one, ``sessions``, is hidden in the command line alone: as a piece of
+        # any string it could be a key's name)
+        hide = [str(p) for p in (args.root.expanduser(), plan[0][2]) if p.is_absolute()]
         gens: list[str] = []
     else:
         hide = []
@@ -1650,7 +1664,8 @@ def main(argv: list[str] | None = None) -> int:
             say("every measurement failed")
             return 1
 
-        out: dict[str, Any] = {"label": label, "argv": sys.argv[1:] if argv is None else list(argv), "date": date, "machine": machine(),
+        out: dict[str, Any] = {"label": label, "argv": _argv_without_root(sys.argv[1:] if argv is None else argv),
+                               "date": date, "machine": machine(),
                                "loadavg_start": load_start, "loadavg_end": loadavg(),
                                "jobs": args.jobs, "seed": args.seed, "targets": TARGETS, "notes": notes}
         # incremental, per runtime: its generated corpus of --incremental-mb (else the nearest size)

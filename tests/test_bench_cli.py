@@ -92,21 +92,25 @@ def test_hide_paths_names_the_root_root_wherever_it_appears() -> None:
     assert got == {"argv": ["--root", "<root>"], "corpora": [{"root": "<root>", "n": 3}],
                    "notes": ["<root>/x.jsonl: failed", "<root>"], "machine": {"os": "/"}}
     assert B.hide_paths(payload, []) == payload
+    assert B._argv_without_root(["--root=~/a", "--runtime", "codex"]) == ["--root=<root>", "--runtime", "codex"]
+    assert B._argv_without_root(["--runtime", "codex", "--root", "codex"]) == ["--runtime", "codex", "--root", "<root>"]
 
 
 def test_a_real_root_is_measured_and_its_path_kept_out_of_the_results(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from survey.synth.demo import generator
 
-    root = tmp_path / "alice-private-sessions"
+    # given relative, and named as a results key is: hidden as the root, never as the key
+    root = tmp_path / "alice-private" / "survey"
     generator("codex")(root, seed=3, sessions=4)
+    monkeypatch.chdir(root.parent)
     monkeypatch.setattr(B, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(B, "CONFIG", tmp_path / "config")
     monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "config"))
-    assert B.main(["--root", str(root), "--runtime", "codex", "--no-profile", "--jq-files", "3"]) == 0
+    assert B.main(["--root", "survey", "--runtime", "codex", "--no-profile", "--jq-files", "3"]) == 0
     (saved,) = (tmp_path / "results").glob("*.json")
     text = saved.read_text()
-    assert "alice-private-sessions" not in text and str(tmp_path) not in text
+    assert "alice-private" not in text and str(tmp_path) not in text
     run = orjson.loads(text)["runs"]["root:codex"]
     assert run["argv"] == ["--root", "<root>", "--runtime", "codex", "--no-profile", "--jq-files", "3"]
     (corpus,) = run["corpora"]
