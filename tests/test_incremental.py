@@ -202,20 +202,16 @@ def test_a_rerun_that_changed_nothing_leaves_the_walk_cache_as_it_was(tmp_path: 
 
 
 def test_a_census_that_json_cannot_hold_exactly_is_not_kept(tmp_path: Path) -> None:
+    import orjson
+
     from survey.census import sql
 
     sql._keep_results(tmp_path, "k", {"q": {"sql": "q.sql", "command": "c", "columns": ["a"], "rows": [[1.5, "x"]]}})
-    assert orjson_loads((tmp_path / sql.RESULTS_FILE).read_bytes())["queries"] == {
+    assert orjson.loads((tmp_path / sql.RESULTS_FILE).read_bytes())["queries"] == {
         "q": {"sql": "q.sql", "columns": ["a"], "rows": [[1.5, "x"]]}}
     for odd in (float("nan"), (1, 2), {1, 2}):
         sql._keep_results(tmp_path, "k", {"q": {"sql": "q.sql", "command": "c", "columns": ["a"], "rows": [[odd]]}})
         assert not (tmp_path / sql.RESULTS_FILE).exists(), odd
-
-
-def orjson_loads(raw: bytes) -> dict:
-    import orjson
-
-    return orjson.loads(raw)
 
 
 def test_rerun_after_adding_files_reuses_the_rest_and_matches_a_full_run(tmp_path: Path) -> None:
