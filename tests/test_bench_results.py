@@ -73,3 +73,31 @@ def test_each_repeated_rerun_starts_from_the_state_the_full_run_left(tmp_path: P
     assert stats[0]["walked"] > 0 and stats[0]["cache_hits"] > 0
     assert {k: stats[1][k] for k in ("files", "cache_hits", "walked")} == \
         {k: stats[0][k] for k in ("files", "cache_hits", "walked")}
+
+
+def test_genson_builds_a_schema_of_every_json_line_of_its_sample(tmp_path: Path) -> None:
+    """genson is one of the bench's baselines (a dev dependency, so it is measured, not
+    skipped): it reads every JSON line of its sample, a malformed one passed over, and its
+    rate is the sample's bytes over its time."""
+    pytest.importorskip("genson")
+    from survey.synth.codex import generate
+
+    generate(tmp_path / "c", seed=3, sessions=4)
+    files = sorted((str(p), p.stat().st_size) for p in (tmp_path / "c").rglob("*.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\n{not json\n\n{"b": [1, "x"]}\n')
+    files.append((str(bad), bad.stat().st_size))
+    sample = B.sample_files(files, 1 << 40, len(files), seed=7)
+    got = B.genson_census(sample, sum(s for _, s in files) * 2)
+    assert "skipped" not in got
+    assert got["files"] == len(files) and got["bytes"] == sum(s for _, s in files)
+    assert got["seconds"] > 0 and got["extrapolated"] is True  # (the sample is half of all_bytes)
+    assert got["seconds_per_gb"] == pytest.approx(got["seconds"] / (got["bytes"] / B.GB))
+
+
+def test_genson_absent_is_a_skip_that_says_how_to_add_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "genson" else real(name, *a))
+    assert B.genson_census([("x.jsonl", 1)], 1) == {"skipped": "genson not installed (pip install genson to include it)"}
