@@ -264,6 +264,49 @@ def test_text_headings_and_lines_at_any_chunking(memo: tuple[int, int], monkeypa
         check()
 
 
+def test_a_file_the_crawl_sized_is_read_to_its_end_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read asks for the crawl's size plus one byte: given just the size, the file ends
+    there, and the walk asks the kernel no more (most files are one read, not two). A file
+    that grew since the crawl gives that byte, and is read on to its new end, so the walk
+    counts it changed; one that shrank gives fewer bytes, likewise."""
+    import os
+
+    from survey.census import walk as W
+
+    calls: list[int] = []
+    real = os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real(fd, n)
+
+    monkeypatch.setattr(W.os, "read", counted)
+    w = walker()
+    f = tmp_path / "x.jsonl"
+    data = b"".join(json.dumps({"role": "user", "n": i}).encode() + b"\n" for i in range(50))
+    f.write_bytes(data)
+    r = walk_file(w, str(f), "f-1", "jsonl", len(data))
+    assert (r.status, r.nbytes, r.lines, calls) == ("ok", len(data), 50, [len(data) + 1])
+    assert r.hash == _xxh(data)
+    for size, status in ((len(data) - 10, "changed_during_read"), (len(data) + 10, "changed_during_read")):
+        calls.clear()
+        r = walk_file(w, str(f), "f-1", "jsonl", size)  # as if the crawl had seen another size
+        assert (r.status, r.nbytes) == (status, len(data)) and len(calls) >= 2
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    calls.clear()
+    r = walk_file(w, str(empty), "f-2", "jsonl", 0)
+    assert (r.status, r.nbytes, calls) == ("ok", 0, [1])
+
+
+def _xxh(data: bytes) -> str:
+    from survey.census.walk import content_hash
+
+    h = content_hash()
+    h.update(data)
+    return h.hexdigest()
+
+
 def test_needles_are_found_in_the_bytes_as_read_at_any_chunking(tmp_path: Path) -> None:
     """A parent transcript is searched for its children's ids in the chunks the walk reads
     (no second read of the file): the ids found are exactly those a search of the whole

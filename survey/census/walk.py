@@ -298,6 +298,7 @@ class HashingReader:
         self._pending: list[tuple[str, bytes]] = []
         self._keep = 0
         self._tail = b""
+        self.at_end = False  # a read has shown the file ends where it was read to
 
     def watch(self, needles: Iterable[tuple[str, bytes]]) -> None:
         """Look for each needle (id, bytes) in the bytes as they are read, across chunk
@@ -308,12 +309,18 @@ class HashingReader:
         self._keep = max((len(nb) for _, nb in self._pending), default=1) - 1
 
     def read(self, n: int = CHUNK) -> bytes:
+        if self.at_end:
+            return b""
         left = self.size - self.n
-        b = os.read(self.fd, min(n, left + 1) if left >= 0 else n)
+        want = min(n, left + 1) if left >= 0 else n
+        b = os.read(self.fd, want)
         self.h.update(b)
         self.n += len(b)
         if self._pending and b:
             self._search(b)
+        # one byte past the crawl's size asked for and none given: the file ends here, and
+        # the next read gives b"" without asking the kernel again (a small file is one read)
+        self.at_end = want == left + 1 and len(b) == left
         return b
 
     def _search(self, b: bytes) -> None:

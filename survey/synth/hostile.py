@@ -356,8 +356,9 @@ class ChangePlan:
 
 
 def plant_changing(root: Path, *, seed: int = 7) -> dict[str, Path]:
-    """One transcript per ``ACTIONS`` entry (the ``shrink_during`` one over 2 MiB, so a
-    reader reading 1 MiB chunks is mid-file when it shrinks); returns action -> path."""
+    """One transcript per ``ACTIONS`` entry (the ``*_during`` ones over 2 MiB, so a reader
+    reading 1 MiB chunks is mid-file when it changes: a small file is one read, whole
+    before anything can change it); returns action -> path."""
     tok = _tokens(seed + 1)
     proj = Path(root) / f"-Users-dev-{tok()}-gamma"
     out: dict[str, Path] = {}
@@ -366,7 +367,7 @@ def plant_changing(root: Path, *, seed: int = 7) -> dict[str, Path]:
         p = proj / "agent-transcripts" / sid / f"{sid}.jsonl"
         p.parent.mkdir(parents=True, exist_ok=True)
         lines = [_ok(tok) for _ in range(3)]
-        if action == "shrink_during":
+        if action.endswith("_during"):
             pad = "x" * 4000
             lines = [orjson.dumps({"role": "user", "message": {"content": [{"type": "text", "text": f"{tok()} {pad}"}]}})
                      for _ in range(600)]
