@@ -3800,8 +3800,9 @@ static PyObject *read_files(PyObject *self, PyObject *const *args, Py_ssize_t na
             ssize_t r = read(fd, buf + have, (size_t)(want - have));
             if (r < 0 && errno == EINTR) continue;
             if (r < 0) { errs[i] = errno; break; }
-            if (r == 0) break;
             have += r;
+            /* a regular file reads short only at its end (grep._read): no read for the 0 */
+            if (r < want - (have - r)) break;
         }
         got[i] = have;
         close(fd);
