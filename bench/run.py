@@ -1534,7 +1534,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_SIZE} MB only (a smoke run, < 1 min)")
     ap.add_argument("--jobs", type=_count, help="processes for the survey and the bare parse (default: cores, max 8)")
     ap.add_argument("--seed", type=int, default=7, help="generator seed (the increment uses seed + 1000)")
-    ap.add_argument("--repeat", type=_count, default=1, help="survey runs per corpus (best is kept)")
+    ap.add_argument("--repeat", type=_count, help="survey runs per corpus, the best kept (default 2, as the "
+                    "bare parse's; --quick 1)")
     ap.add_argument("--jq-mb", type=_count, help="jq/genson sample cap per runtime, MB (default 100; --quick 5)")
     ap.add_argument("--jq-files", type=_count, help="jq/genson sample cap per runtime, files "
                     "(default 1000; --quick 50): jq is one process per file")
@@ -1554,6 +1555,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     a = ap.parse_args(argv)
     a.runtimes = [r for r in (a.runtime or "").split(",") if r]
     a.jobs = a.jobs or min(os.cpu_count() or 1, 8)
+    # the survey is timed as its floor is, best of two (the parse's ``repeat``): a single run
+    # against the floor's best set the noise of one side against the other's best
+    a.repeat = a.repeat or (1 if a.quick else 2)
     a.jq_mb = a.jq_mb if a.jq_mb is not None else (5 if a.quick else 100)
     a.jq_files = a.jq_files if a.jq_files is not None else (50 if a.quick else 1000)
     return a

@@ -53,6 +53,9 @@ def test_the_bench_refuses_what_it_cannot_measure(tmp_path: Path, capsys: pytest
         err = capsys.readouterr().err
         assert says in err and "Traceback" not in err, (argv, err)
     assert B.parse_args(["--sizes", "100, 1000", "--jobs", "3"]).sizes == [100, 1000]
+    # the survey is timed as the bare parse is, best of two (one in a smoke run), unless told
+    assert [B.parse_args(a).repeat for a in ([], ["--quick"], ["--repeat", "3"], ["--quick", "--repeat", "2"])] \
+        == [2, 1, 3, 2]
     assert not (tmp_path / "results").exists(), "a refused run left a results record"
 
 
