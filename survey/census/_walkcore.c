@@ -3797,12 +3797,13 @@ static PyObject *read_files(PyObject *self, PyObject *const *args, Py_ssize_t na
         char *buf = PyBytes_AS_STRING(b);
         Py_ssize_t want = PyBytes_GET_SIZE(b), have = 0;
         while (have < want) {
-            ssize_t r = read(fd, buf + have, (size_t)(want - have));
+            Py_ssize_t asked = want - have;
+            ssize_t r = read(fd, buf + have, (size_t)asked);
             if (r < 0 && errno == EINTR) continue;
             if (r < 0) { errs[i] = errno; break; }
             have += r;
             /* a regular file reads short only at its end (grep._read): no read for the 0 */
-            if (r < want - (have - r)) break;
+            if (r < asked) break;
         }
         got[i] = have;
         close(fd);
