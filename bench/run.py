@@ -739,6 +739,7 @@ def _child_survey(spec: dict) -> dict:
         "stage_peak_rss": {stage[k]: v for k, v in ins.peak.items() if k in stage},
         "files": res.files, "bytes": res.bytes, "walked_files": res.walked_files, "frames": res.frames,
         "problems": res.problems, "disagreements": res.disagreements, "reused": res.reused,
+        "root_check": res.root_check,
         "snapshot_name": Path(res.snapshot).parent.name,
         "cache": getattr(res, "cache", None),
         "survey_src": src, "survey_src_after": source_hash(),
@@ -1228,6 +1229,8 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
             con.print(f"  {r['label']}: jq measured on {jq['bytes'] / MB:.0f} MB ({jq['files']} files, "
                       f"{jq['files_jq_aborted']} aborted at a malformed line)"
                       + (f", extrapolated to {r['json_bytes'] / MB:.0f} MB" if jq["extrapolated"] else ", not extrapolated"))
+        if r["survey"].get("root_check"):
+            con.print(f"  [yellow]{r['label']}: root: {escape(r['survey']['root_check']['message'])}[/]")
         if "skipped" in r["parse"]:
             con.print(f"  {r['label']}: bare parse skipped: {escape(r['parse']['skipped'])}")
         if "failed" in r["survey"]:

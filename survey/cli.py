@@ -120,7 +120,8 @@ def run(
     allow_mcp_names: Annotated[bool, typer.Option(help="Let MCP server and tool names through the gate.")] = False,
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
     on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
-    strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted (for CI).")] = False,
+    strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted, the two grep engines disagreed or "
+                                                "no file was on a surface the runtime walks (for CI).")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every file again and run every census query: no walk or grep cache, no kept census.")] = False,
     min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become <rare-key> (default 1 reviewed, 3 discover).")] = None,
     json: JsonOpt = False,
@@ -200,6 +201,8 @@ def run(
                 elif "census_whole" in r.cache:
                     t.add_row("census parts", f"none kept: every query run whole ({r.cache['census_whole']})")
                 t.add_row("walker", str(r.cache.get("walker", "")))
+            if r.root_check:
+                t.add_row("[yellow]root[/yellow]", r.root_check["message"])
             t.add_row("problems", ", ".join(f"{k} {v}" for k, v in r.problems.items()) or "none")
             for cls, ids in r.problem_files.items():
                 t.add_row(f"  {cls}", "e.g. " + ", ".join(ids))
@@ -210,7 +213,7 @@ def run(
             out.print(t)
         if index:
             out.print(f"index: {index}")
-    if strict and any(r.problems or r.disagreements for r in results):
+    if strict and any(r.problems or r.disagreements or r.root_check for r in results):
         raise typer.Exit(3)
 
 
@@ -232,6 +235,7 @@ def crawl(
 
     from survey.corpus.crawl import crawl as do_crawl
     from survey.corpus.privacy import load_salt
+    from survey.corpus.rootcheck import check_inventory
 
     (p,) = _profiles([runtime])
     r = root or p.default_root()
@@ -239,6 +243,7 @@ def crawl(
         fail(f"{p.name}: no root (pass --root)", 2)
         return
     inv = do_crawl(r, p, load_salt(), stratum)
+    check = check_inventory(p, r, inv)
     if out_dir:
         inv.frame.write_parquet(out_dir, partition_by="stratum")
     by_surface = dict(inv.frame.group_by("surface").agg(pl.len()).sort("surface").iter_rows())
@@ -246,7 +251,7 @@ def crawl(
     strata = dict(inv.frame.group_by("stratum").len().sort("stratum").iter_rows())
     result = {"runtime": p.name, "files": inv.frame.height, "bytes": int(inv.frame["size"].sum() or 0),
               "by_surface": by_surface, "problems": problems, "strata": strata,
-              "out": str(out_dir) if out_dir else None}
+              "root_check": check.to_json() if check else None, "out": str(out_dir) if out_dir else None}
     if json:
         emit_json(result)
         return
@@ -256,6 +261,8 @@ def crawl(
     out.print(t)
     out.print("problems: " + (", ".join(f"{k} {v}" for k, v in problems.items()) or "none"))
     out.print("strata: " + ", ".join(f"{k} {v}" for k, v in strata.items()))
+    if check:
+        out.print(f"[yellow]root:[/yellow] {check.message()}")
 
 
 @app.command(epilog="""

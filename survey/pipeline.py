@@ -39,6 +39,7 @@ from survey.census.pool import give_back_freed_memory
 from survey.census.sql import inventory_reads, run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import load_salt, pseudonym
+from survey.corpus.rootcheck import check_inventory
 from survey.evidence.grep import (
     KNOWN_SCHEMA,
     AnyListing,
@@ -148,6 +149,8 @@ class RunResult:
     cache: dict = field(default_factory=dict)
     problem_files: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    # set when no file under the root is on a surface the runtime walks (``rootcheck``)
+    root_check: dict | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -351,13 +354,14 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         # the classes of the files the last crawl saw come from the cache (``crawl.classes``)
         inv = crawl(root, profile, salt, stratum, progress=tick("crawl"),
                     known=load_classes(cache_dir, profile))
+        root_check = check_inventory(profile, root, inv)
         inv.frame = sample(inv.frame, sample_n, seed)
         give_back_freed_memory()  # (what the crawl's chunks held, before the walk's peak)
         timings["crawl"] = time.perf_counter() - t0
         return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                        allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick,
-                       min_files=min_files)
+                       min_files=min_files, root_check=root_check.to_json() if root_check else None)
     finally:
         beside.close()
         for rl in rg_lists.values():
@@ -378,7 +382,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
             on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None],
-            min_files: int | None) -> RunResult:
+            min_files: int | None, root_check: dict | None = None) -> RunResult:
     from survey.render.render import render_page
 
     t = time.perf_counter()
@@ -448,7 +452,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
                              int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
                              old.get("problems", {}), old.get("disagreements", []), reused=True,
-                             fixture=fixture, timings=timings)
+                             fixture=fixture, timings=timings, root_check=old.get("root_check"))
     writer = SnapshotWriter(snapshots, date, profile.name)
     snap_label = str(snapshots / date / profile.name)
     try:
@@ -522,6 +526,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
                 "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
             },
             "problems": problems,
+            "root_check": root_check,
             "privacy": {"rare_keys_collapsed": rare,
                         "min_files": min_files if min_files is not None else (3 if mode == "discover" else 1)},
         }
@@ -617,4 +622,4 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     return RunResult(profile.name, str(final), page, n_files, n_bytes,
                      walked[0], int(n_frames), problems, disagreements, fixture=fixture,
                      timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
-                     problem_files=examples)
+                     problem_files=examples, root_check=root_check)

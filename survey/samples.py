@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         res = run_survey(get(runtime), root, snapshots=args.out / "snapshots" / label,
                          reports=args.out / label, date="samples", on_exists="auto")
         print(f"{label:28} {runtime:15} files {res.files:5}  page {res.page}"
-              + ("  (fixture)" if res.fixture else ""))
+              + ("  (fixture)" if res.fixture else "")
+              + (f"\n{'':28} root: {res.root_check['message']}" if res.root_check else ""))
     return 0
 
 
