@@ -64,6 +64,23 @@ def test_a_root_one_folder_too_low_says_its_parent(runtime: str, tmp_path: Path)
     assert sub.name not in got.message()
 
 
+def test_a_large_root_is_sampled_across_its_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import survey.corpus.rootcheck as rc
+
+    # a home's other folders (crawled before ``projects``) are far more than LIMIT files
+    for i in range(60):
+        (tmp_path / "cache" / f"{i:02}").mkdir(parents=True)
+        (tmp_path / "cache" / f"{i:02}" / "x.bin").write_bytes(b"x")
+    _generate("claude_code", tmp_path / "projects")
+    p = get("claude_code")
+    inv = crawl(tmp_path, p, SALT)
+    # the crawl's order is the file system's: put the other folders first, as a home may
+    inv.frame = inv.with_names(inv.frame).sort("path").drop("path")
+    monkeypatch.setattr(rc, "LIMIT", 20)
+    got = check_inventory(p, tmp_path, inv)
+    assert got is not None and got.folder == "projects" and got.examined <= 20 < got.files
+
+
 def test_a_folder_name_that_is_not_the_profiles_is_never_printed(tmp_path: Path) -> None:
     canary = "canary-4f1d-private-folder"
     _generate("claude_code", tmp_path / canary)

@@ -5,7 +5,8 @@ project's folder) crawls fine, but none of its files lands on a surface the runt
 the run would render a page of zeros with "problems: none". ``check_root`` turns that into a
 counted, named outcome. Where moving the root down into a subfolder, or up one to three
 folders, would put files on those surfaces, it says which move, from the same regexes the
-crawl classifies by (``crawl.classifier``), over at most ``LIMIT`` of the root's paths.
+crawl classifies by (``crawl.classifier``), over at most ``LIMIT`` of the root's paths
+(every k-th one, so that a folder late in the crawl's order is seen).
 
 Privacy: a folder is named only when its name is one the profile itself uses in its default
 or environment roots (``projects``, ``sessions``); any other folder name is the user's data,
@@ -125,7 +126,10 @@ def check_inventory(profile: Profile, root: Path, inv: Inventory) -> RootCheck |
     regular = inv.frame.filter(~pl.col("kind").is_in(NOT_FILES))
     if not walked or regular.filter(pl.col("surface").is_in(walked)).height:
         return None
-    rels = [r for r in inv.paths_of(regular["file_id"].head(LIMIT)) if r is not None]
+    # every k-th file, not the first LIMIT: those may all be one folder's (a home's caches
+    # before its ``projects``), in the crawl's order
+    ids = regular["file_id"].gather_every(max(1, -(-regular.height // LIMIT)))
+    rels = [r for r in inv.paths_of(ids) if r is not None]
     return check_root(profile, root, rels, regular.height)
 
 
