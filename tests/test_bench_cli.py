@@ -59,6 +59,20 @@ def test_the_bench_refuses_what_it_cannot_measure(tmp_path: Path, capsys: pytest
     assert not (tmp_path / "results").exists(), "a refused run left a results record"
 
 
+def test_the_help_ends_with_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        B.parse_args(["--help"])
+    text = capsys.readouterr().out
+    assert text.index("examples:") > text.index("--mem-limit-gb")
+    lines = [x.split("#")[0].split() for x in B.EXAMPLES.splitlines()
+             if x.lstrip().startswith(("make bench", "python -m bench.run"))]
+    assert len(lines) >= 5
+    for words in lines:  # each example's options are ones the bench takes
+        argv = words[3:] if words[0] == "python" else \
+            [f"--{w.split('=')[0].lower()}={w.split('=', 1)[1]}" for w in words[2:]]
+        B.parse_args(argv)
+
+
 def test_a_runtimes_own_store_needs_no_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``make bench ROOT=~/.claude/projects`` is Claude Code's store: no RUNTIME= needed. A
     folder the environment names for a runtime (``CODEX_HOME/sessions``) is that runtime's;
