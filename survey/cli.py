@@ -128,14 +128,17 @@ def run(
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
     from survey.census.pool import prestart
+    from survey.options import check_options
 
+    try:  # before a worker starts or anything is crawled
+        check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files)
+    except ValueError as exc:
+        fail(str(exc), 2)
     prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
     from survey.pipeline import run_survey
     from survey.render.index import render_index
     from survey.synth.demo import demo_root, ensure_demo
 
-    if mode not in ("reviewed", "discover"):
-        fail("--mode is reviewed or discover", 2)
     if mode == "discover":
         # Discover mode never writes where committed, shared output lives.
         snapshots, reports = Path("discover/snapshots"), Path("discover/reports")
@@ -236,7 +239,12 @@ def crawl(
     from survey.corpus.crawl import crawl as do_crawl
     from survey.corpus.privacy import load_salt
     from survey.corpus.rootcheck import check_inventory
+    from survey.options import check_options
 
+    try:
+        check_options(stratum=stratum)
+    except ValueError as exc:
+        fail(str(exc), 2)
     (p,) = _profiles([runtime])
     r = root or p.default_root()
     if r is None or not r.is_dir():
@@ -306,7 +314,7 @@ def recheck(
     snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
     root: Annotated[Path, typer.Option(help="The corpus root the snapshot was taken from.")],
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
-    sample: Annotated[int | None, typer.Option(help="Re-read a fresh random sample of N transcripts.")] = 60,
+    sample: Annotated[int | None, typer.Option(min=1, help="Re-read a fresh random sample of N transcripts.")] = 60,
     seed: Annotated[int | None, typer.Option(help="Seed of the fresh sample (default: snapshot seed + 1).")] = None,
     since: Annotated[str | None, typer.Option(help="Only files modified since this date (YYYY-MM-DD).")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),

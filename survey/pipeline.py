@@ -51,6 +51,7 @@ from survey.evidence.grep import (
     run_probes,
 )
 from survey.evidence.kit import Kit
+from survey.options import check_options
 from survey.runtimes.base import Profile
 from survey.snapshot.store import (
     SCHEMA_VERSION,
@@ -328,6 +329,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                on_exists: str = "refuse", progress: Progress | None = None,
                cache: bool = True, min_files: int | None = None) -> RunResult:
     t0 = time.perf_counter()
+    check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files)
     timings: dict[str, float] = {}
     date = date or today()
     root = root.expanduser()

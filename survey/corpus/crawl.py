@@ -49,9 +49,6 @@ from survey.corpus.privacy import pseudonyms
 from survey.native import NATIVE
 from survey.runtimes.base import Profile
 
-STRATA = ("month", "day", "quarter", "year")
-
-
 # how a relative path from os.scandir becomes bytes and back (os.fsencode/os.fsdecode): a
 # name that is not UTF-8 comes as lone surrogates, which a polars string cannot hold
 _FS = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())

@@ -1,0 +1,50 @@
+"""Options no run could honour are refused up front, naming the option, with exit 2.
+
+Before: ``--sample 0`` walked nothing and said so only as "walked 0", an unknown
+``--stratum`` was taken as a month and an unknown ``--on-exists`` as refuse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from survey.cli import app
+from survey.options import check_options
+from survey.pipeline import run_survey
+from survey.runtimes import get
+
+BAD = {
+    ("--sample", "0"): "--sample must be at least 1 (got 0)",
+    ("--sample", "-3"): "--sample must be at least 1 (got -3)",
+    ("--jobs", "0"): "--jobs must be at least 1",
+    ("--min-files", "0"): "--min-files must be at least 1",
+    ("--stratum", "week"): "--stratum is one of month, day, quarter, year (got 'week')",
+    ("--on-exists", "bogus"): "--on-exists is one of refuse, reuse, suffix, auto",
+    ("--mode", "x"): "--mode is one of reviewed, discover",
+}
+
+
+def test_run_refuses_each_before_anything_is_written(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "s.jsonl").write_text('{"type":"user"}\n')
+    for argv, says in BAD.items():
+        r = CliRunner().invoke(app, ["run", "-r", "claude_code", "--root", str(root), "--snapshots",
+                                     str(tmp_path / "s"), "--reports", str(tmp_path / "r"), *argv])
+        assert r.exit_code == 2, (argv, r.output)
+        assert says in " ".join(r.output.split()), (argv, r.output)
+    assert not (tmp_path / "s").exists() and not (tmp_path / "r").exists()
+    r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root), "--stratum", "week"])
+    assert r.exit_code == 2 and "--stratum is one of" in r.output
+
+
+def test_the_library_refuses_them_too(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--sample must be at least 1"):
+        run_survey(get("claude_code"), tmp_path, snapshots=tmp_path / "s", sample_n=0)
+    with pytest.raises(ValueError, match="--stratum is one of"):
+        run_survey(get("claude_code"), tmp_path, snapshots=tmp_path / "s", stratum="week")
+    assert not (tmp_path / "s").exists()
+    check_options(sample_n=1, stratum="quarter", mode="discover", jobs=1, on_exists="auto", min_files=1)
