@@ -400,7 +400,7 @@ def synth(
     runtime: Annotated[str, typer.Argument(help="Runtime to generate (see `survey runtimes`).")],
     root: Annotated[Path, typer.Argument(help="Empty folder to write the corpus into.")],
     seed: Annotated[int, typer.Option(help="Seed: same seed, same bytes.")] = 7,
-    sessions: Annotated[int | None, typer.Option(help="Number of sessions (default: small).")] = None,
+    sessions: Annotated[int | None, typer.Option(min=1, help="Number of sessions (default: small).")] = None,
     target_mb: Annotated[float | None, typer.Option(help="Keep generating until this many MB.")] = None,
     canaries: Annotated[bool, typer.Option(help="Plant canary tokens everywhere private data could be.")] = False,
     json: JsonOpt = False,
@@ -408,7 +408,15 @@ def synth(
     """Generate a seeded synthetic corpus in a runtime's native layout; print what was planted."""
     from survey.synth.demo import generator
 
-    gen = generator(runtime)
+    try:
+        gen = generator(runtime)
+    except KeyError as exc:  # an unknown runtime, or one without a generator
+        fail(str(exc.args[0]), 2)
+        raise
+    if target_mb is not None and not target_mb > 0:
+        fail(f"--target-mb must be more than 0 (got {target_mb})", 2)
+    if root.exists() and not root.is_dir():
+        fail(f"{root} is not a folder: generate into an empty folder", 2)
     if root.exists() and any(root.iterdir()):
         fail(f"{root} is not empty: generate into an empty folder", 2)
     planted = gen(root, seed=seed, sessions=sessions,

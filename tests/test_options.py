@@ -48,3 +48,19 @@ def test_the_library_refuses_them_too(tmp_path: Path) -> None:
         run_survey(get("claude_code"), tmp_path, snapshots=tmp_path / "s", stratum="week")
     assert not (tmp_path / "s").exists()
     check_options(sample_n=1, stratum="quarter", mode="discover", jobs=1, on_exists="auto", min_files=1)
+
+
+def test_synth_refuses_what_it_cannot_generate(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    cases = {
+        ("nosuch", "a"): "unknown runtime 'nosuch'",
+        ("claude_code", "a", "--target-mb", "-5"): "--target-mb must be more than 0",
+        ("claude_code", "a", "--target-mb", "nan"): "--target-mb must be more than 0",
+        ("claude_code", "file"): "is not a folder",
+        ("claude_code", "a", "--sessions", "0"): "--sessions",
+    }
+    for (rt, where, *rest), says in cases.items():
+        r = CliRunner().invoke(app, ["synth", rt, str(tmp_path / where), *rest])
+        assert r.exit_code == 2 and "Traceback" not in r.output, (rt, rest, r.output)
+        assert says in " ".join(r.output.split()), (rt, rest, r.output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing was generated
