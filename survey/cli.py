@@ -468,7 +468,11 @@ def vocab(
     except (OSError, orjson.JSONDecodeError) as exc:
         fail(f"cannot read candidates file: {type(exc).__name__}", 2)
         return
-    proposed, added = propose(cands, min_files)
+    try:
+        proposed, added = propose(cands, min_files)
+    except ValueError as exc:
+        fail(str(exc), 2)
+        return
     target = vocab_path(cands["runtime"])
     if accept:
         target.write_bytes(orjson.dumps(proposed, option=orjson.OPT_INDENT_2) + b"\n")
@@ -529,6 +533,8 @@ def locate(
     from survey.corpus.privacy import load_salt
 
     (p,) = _profiles([runtime])
+    if not root.is_dir():
+        fail("--root is not a folder", 2)
     try:
         salt = load_salt(create=False)
     except FileNotFoundError:

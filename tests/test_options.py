@@ -1,7 +1,10 @@
-"""Options no run could honour are refused up front, naming the option, with exit 2.
+"""Options and inputs no command could honour are refused up front, naming what is wrong,
+with exit 2 and no traceback.
 
 Before: ``--sample 0`` walked nothing and said so only as "walked 0", an unknown
-``--stratum`` was taken as a month and an unknown ``--on-exists`` as refuse.
+``--stratum`` was taken as a month and an unknown ``--on-exists`` as refuse; ``synth`` met an
+unknown runtime with a traceback and ``--sessions 0`` with an empty corpus; ``vocab`` met a
+file of another shape with a traceback, and took its runtime as a folder name to write to.
 """
 
 from __future__ import annotations
@@ -64,3 +67,24 @@ def test_synth_refuses_what_it_cannot_generate(tmp_path: Path) -> None:
         assert r.exit_code == 2 and "Traceback" not in r.output, (rt, rest, r.output)
         assert says in " ".join(r.output.split()), (rt, rest, r.output)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing was generated
+
+
+def test_vocab_and_locate_refuse_bad_input_without_a_traceback(tmp_path: Path) -> None:
+    from survey.runtimes.base import HERE
+
+    before = {p: p.read_bytes() for p in HERE.glob("*/vocab.json")}
+    files = {
+        "list.json": ("[]", "not a JSON object"),
+        # the runtime names the vocab.json that --accept writes: never a path
+        "path.json": ('{"runtime": "../../x", "keys": {}, "values": {}}', "its runtime is none of"),
+        "keys.json": ('{"runtime": "codex", "keys": {"a": "1"}, "values": {}}', "'keys' is not an object of file counts"),
+        "values.json": ('{"runtime": "codex", "keys": {}, "values": {"type": [1]}}', "'values' is not an object"),
+    }
+    for name, (text, says) in files.items():
+        (tmp_path / name).write_text(text)
+        r = CliRunner().invoke(app, ["vocab", str(tmp_path / name), "--accept"])
+        assert r.exit_code == 2 and "Traceback" not in r.output, (name, r.output)
+        assert says in " ".join(r.output.split()), (name, r.output)
+    assert {p: p.read_bytes() for p in HERE.glob("*/vocab.json")} == before
+    r = CliRunner().invoke(app, ["locate", "f-0000000000000000", "--root", str(tmp_path / "gone"), "-r", "codex"])
+    assert r.exit_code == 2 and "--root is not a folder" in r.output

@@ -57,8 +57,31 @@ def write_candidates(snap: Path, runtime: str, out_dir: Path = Path("discover"))
     return out
 
 
+def check_candidates(cands: object) -> dict:
+    """``cands`` if it has a candidates file's shape (``candidates``' output), else a
+    ``ValueError`` saying what is wrong. Its runtime must be a known one: the name picks the
+    ``vocab.json`` that ``--accept`` writes, so it may never be a path."""
+    from survey.runtimes import NAMES
+
+    if not isinstance(cands, dict):
+        raise ValueError("not a candidates file: not a JSON object")
+    if cands.get("runtime") not in NAMES:
+        raise ValueError(f"not a candidates file: its runtime is none of {', '.join(NAMES)}")
+    keys, values = cands.get("keys"), cands.get("values")
+
+    def counts(d: object) -> bool:
+        return isinstance(d, dict) and all(isinstance(k, str) and type(n) is int for k, n in d.items())
+
+    if not counts(keys):
+        raise ValueError("not a candidates file: 'keys' is not an object of file counts")
+    if not isinstance(values, dict) or not all(isinstance(p, str) and counts(v) for p, v in values.items()):
+        raise ValueError("not a candidates file: 'values' is not an object of paths to file counts")
+    return cands
+
+
 def propose(cands: dict, min_files: int = 1) -> tuple[dict, dict]:
     """(proposed vocab.json content, the additions) from a candidates file."""
+    cands = check_candidates(cands)
     runtime = cands["runtime"]
     current = orjson.loads((RUNTIMES / runtime / "vocab.json").read_bytes())
     add_keys = sorted(k for k, n in cands["keys"].items() if n >= min_files)
