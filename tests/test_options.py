@@ -88,3 +88,21 @@ def test_vocab_and_locate_refuse_bad_input_without_a_traceback(tmp_path: Path) -
     assert {p: p.read_bytes() for p in HERE.glob("*/vocab.json")} == before
     r = CliRunner().invoke(app, ["locate", "f-0000000000000000", "--root", str(tmp_path / "gone"), "-r", "codex"])
     assert r.exit_code == 2 and "--root is not a folder" in r.output
+
+
+def test_a_snapshot_reference_says_what_the_date_holds(tmp_path: Path) -> None:
+    from survey.snapshot.store import find
+
+    for rt in ("codex", "cursor"):
+        (tmp_path / "d1" / rt).mkdir(parents=True)
+        (tmp_path / "d1" / rt / "manifest.json").write_text("{}")
+    (tmp_path / "d2" / "codex").mkdir(parents=True)
+    (tmp_path / "d2" / "codex" / "manifest.json").write_text("{}")
+    assert find(tmp_path, "d1", "cursor") == tmp_path / "d1" / "cursor"
+    assert find(tmp_path, "d2") == tmp_path / "d2" / "codex"  # one runtime: no --runtime needed
+    with pytest.raises(FileNotFoundError, match="'d1' holds snapshots of codex, cursor: say which with --runtime"):
+        find(tmp_path, "d1")
+    with pytest.raises(FileNotFoundError, match="'d2' holds no snapshot of cursor \\(it holds codex;"):
+        find(tmp_path, "d2", "cursor")
+    with pytest.raises(FileNotFoundError, match="no snapshot at 'd3'"):
+        find(tmp_path, "d3", "codex")

@@ -288,7 +288,9 @@ def load_json(snap: Path, name: str) -> Any:
 
 
 def find(base: Path, ref: str, runtime: str | None = None) -> Path:
-    """Resolve a snapshot reference: a folder, ``<date>``, or ``<date>/<runtime>``."""
+    """Resolve a snapshot reference: a folder, ``<date>``, or ``<date>/<runtime>``; a date
+    that holds one runtime's snapshot needs no ``runtime``. Not found: a ``FileNotFoundError``
+    that says what the date does hold."""
     p = Path(ref)
     if (p / "manifest.json").exists():
         return p
@@ -297,4 +299,11 @@ def find(base: Path, ref: str, runtime: str | None = None) -> Path:
         return cand
     if runtime and (cand / runtime / "manifest.json").exists():
         return cand / runtime
+    held = sorted(d.name for d in cand.iterdir() if (d / "manifest.json").exists()) if cand.is_dir() else []
+    if held and runtime:
+        raise FileNotFoundError(f"{ref!r} holds no snapshot of {runtime} (it holds {', '.join(held)}; looked in {base})")
+    if len(held) == 1 and not runtime:  # a date of one runtime needs no --runtime
+        return cand / held[0]
+    if held and not runtime:
+        raise FileNotFoundError(f"{ref!r} holds snapshots of {', '.join(held)}: say which with --runtime")
     raise FileNotFoundError(f"no snapshot at {ref!r} (looked in {base})")
