@@ -131,7 +131,8 @@ def run(
     from survey.options import check_options
 
     try:  # before a worker starts or anything is crawled
-        check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files)
+        check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
+                      date=date)
     except ValueError as exc:
         fail(str(exc), 2)
     prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)

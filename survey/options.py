@@ -8,23 +8,33 @@ names it, never a run that quietly does something else.
 
 from __future__ import annotations
 
+import re
+
 STRATA = ("month", "day", "quarter", "year")  # mtime strata of the inventory's partitions
 MODES = ("reviewed", "discover")
 ON_EXISTS = ("refuse", "reuse", "suffix", "auto")
+# a snapshot's name is one folder under --snapshots: never a path out of it, never hidden
+SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 def check_options(*, sample_n: int | None = None, stratum: str = "month", mode: str = "reviewed",
-                  jobs: int | None = None, on_exists: str = "refuse", min_files: int | None = None) -> None:
+                  jobs: int | None = None, on_exists: str = "refuse", min_files: int | None = None,
+                  date: str | None = None) -> None:
     """A ``ValueError`` naming the first option that no run could honour: a sample, a count
     of workers or a key's file count below 1 (a sample of 0 walked nothing and said so only
     as "walked 0"), or a stratum, mode or ``on_exists`` that is none of the known ones (an
-    unknown stratum was taken as a month, an unknown ``on_exists`` as refuse)."""
+    unknown stratum was taken as a month, an unknown ``on_exists`` as refuse), or a snapshot
+    name (``date``) that is not one plain folder name (``../x`` was written outside
+    ``--snapshots``)."""
     for name, n in (("--sample", sample_n), ("--jobs", jobs), ("--min-files", min_files)):
         if n is not None and n < 1:
             raise ValueError(f"{name} must be at least 1 (got {n})")
     for name, v, known in (("--stratum", stratum, STRATA), ("--mode", mode, MODES), ("--on-exists", on_exists, ON_EXISTS)):
         if v not in known:
             raise ValueError(f"{name} is one of {', '.join(known)} (got {v!r})")
+    if date is not None and not SNAPSHOT_NAME.fullmatch(date):
+        raise ValueError(f"--date names one snapshot folder: letters, digits, '.', '_' and '-', not first '.' "
+                         f"or '-' (got {date!r})")
 
 
-__all__ = ["MODES", "ON_EXISTS", "STRATA", "check_options"]
+__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "check_options"]

@@ -329,7 +329,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                on_exists: str = "refuse", progress: Progress | None = None,
                cache: bool = True, min_files: int | None = None) -> RunResult:
     t0 = time.perf_counter()
-    check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files)
+    check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
+                  date=date)
     timings: dict[str, float] = {}
     date = date or today()
     root = root.expanduser()

@@ -27,6 +27,9 @@ BAD = {
     ("--stratum", "week"): "--stratum is one of month, day, quarter, year (got 'week')",
     ("--on-exists", "bogus"): "--on-exists is one of refuse, reuse, suffix, auto",
     ("--mode", "x"): "--mode is one of reviewed, discover",
+    ("--date", "../escape"): "--date names one snapshot folder",
+    ("--date", ".hidden"): "--date names one snapshot folder",
+    ("--date", "a/b"): "--date names one snapshot folder",
 }
 
 
@@ -39,7 +42,7 @@ def test_run_refuses_each_before_anything_is_written(tmp_path: Path) -> None:
                                      str(tmp_path / "s"), "--reports", str(tmp_path / "r"), *argv])
         assert r.exit_code == 2, (argv, r.output)
         assert says in " ".join(r.output.split()), (argv, r.output)
-    assert not (tmp_path / "s").exists() and not (tmp_path / "r").exists()
+    assert not (tmp_path / "s").exists() and not (tmp_path / "r").exists() and not (tmp_path / "escape").exists()
     r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root), "--stratum", "week"])
     assert r.exit_code == 2 and "--stratum is one of" in r.output
 
