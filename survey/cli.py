@@ -48,6 +48,17 @@ def fail(msg: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def _salt() -> bytes:
+    """This machine's salt, or a one-line usage error saying why it cannot be had."""
+    from survey.corpus.privacy import SaltError, load_salt
+
+    try:
+        return load_salt()
+    except SaltError as exc:
+        fail(str(exc), 2)
+        raise
+
+
 def _profiles(names: list[str] | None):
     from survey.runtimes import NAMES, get
 
@@ -128,11 +139,11 @@ def run(
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
     from survey.census.pool import prestart
-    from survey.options import check_options
+    from survey.options import check_options, run_folders
 
-    try:  # before a worker starts or anything is crawled
+    try:  # before a worker starts or anything is crawled (run_survey checks them again)
         check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                      date=date)
+                      date=date, folders=run_folders(snapshots, reports, not no_cache))
     except ValueError as exc:
         fail(str(exc), 2)
     prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
@@ -171,10 +182,13 @@ def run(
             except FileNotFoundError as exc:
                 fail(str(exc), 2)
             except Exception as exc:
+                from survey.corpus.privacy import SaltError
                 from survey.snapshot.store import SnapshotExists
 
                 if isinstance(exc, SnapshotExists):
                     fail(str(exc), 1)
+                if isinstance(exc, SaltError):
+                    fail(str(exc), 2)
                 raise
             results.append(res)
     finally:
@@ -238,7 +252,6 @@ def crawl(
     import polars as pl
 
     from survey.corpus.crawl import crawl as do_crawl
-    from survey.corpus.privacy import load_salt
     from survey.corpus.rootcheck import check_inventory
     from survey.options import check_options
 
@@ -251,7 +264,7 @@ def crawl(
     if r is None or not r.is_dir():
         fail(f"{p.name}: no root (pass --root)", 2)
         return
-    inv = do_crawl(r, p, load_salt(), stratum)
+    inv = do_crawl(r, p, _salt(), stratum)
     check = check_inventory(p, r, inv)
     if out_dir:
         inv.frame.write_parquet(out_dir, partition_by="stratum")
@@ -323,7 +336,6 @@ def recheck(
     json: JsonOpt = False,
 ) -> None:
     """Re-verify headline claims by an independent code path; store verdicts beside the snapshot."""
-    from survey.corpus.privacy import load_salt
     from survey.evidence.recheck import recheck as do_recheck
     from survey.render.render import render_page
     from survey.snapshot.store import find
@@ -335,7 +347,7 @@ def recheck(
         return
     if not root.is_dir():
         fail("--root is not a folder", 2)
-    result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=load_salt())
+    result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:
         emit_json({**result, "page": str(page)})
@@ -531,7 +543,7 @@ def locate(
     your terminal, never for a page, snapshot or shared log.
     """
     from survey.corpus.crawl import crawl as do_crawl
-    from survey.corpus.privacy import load_salt
+    from survey.corpus.privacy import SaltError, load_salt
 
     (p,) = _profiles([runtime])
     if not root.is_dir():
@@ -540,6 +552,9 @@ def locate(
         salt = load_salt(create=False)
     except FileNotFoundError:
         fail("no survey salt on this machine: pseudonyms made elsewhere cannot be mapped back here", 2)
+        return
+    except SaltError as exc:
+        fail(str(exc), 2)
         return
     inv = do_crawl(root, p, salt, "month")
     found = dict(zip(pseudonyms, inv.paths_of(pseudonyms), strict=True))

@@ -1,6 +1,6 @@
 """A run's options, and the one check of them that the CLI and the library share.
 
-Light on purpose (nothing but the standard library): the CLI checks a run's options before
+Light on purpose (the standard library and ``cachedir``): the CLI checks a run's options before
 it starts the walk's fork server or imports the pipeline, and ``run_survey`` checks them
 again for callers of the library. An option no run could honour is a ``ValueError`` that
 names it, never a run that quietly does something else.
@@ -9,6 +9,10 @@ names it, never a run that quietly does something else.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from survey.cachedir import cache_base
 
 STRATA = ("month", "day", "quarter", "year")  # mtime strata of the inventory's partitions
 MODES = ("reviewed", "discover")
@@ -17,15 +21,36 @@ ON_EXISTS = ("refuse", "reuse", "suffix", "auto")
 SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
+def blocked_folder(path: Path) -> bool:
+    """Would making the folder ``path`` fail because it, or the nearest part of it that
+    exists, is not a folder (a file where a folder should be)?"""
+    p = path.expanduser()
+    while not p.exists() and not p.is_symlink():
+        if p.parent == p:
+            return False
+        p = p.parent
+    return not p.is_dir()
+
+
+def run_folders(snapshots: Path, reports: Path | None, cache: bool) -> dict[str, Path]:
+    """The folders a run writes, by the option (or variable) that names each."""
+    out = {"--snapshots": snapshots, **({"--reports": reports} if reports is not None else {})}
+    if cache:
+        out["the cache folder (SURVEY_CACHE_DIR, else XDG_CACHE_HOME/survey; or pass --no-cache)"] = cache_base()
+    return out
+
+
 def check_options(*, sample_n: int | None = None, stratum: str = "month", mode: str = "reviewed",
                   jobs: int | None = None, on_exists: str = "refuse", min_files: int | None = None,
-                  date: str | None = None) -> None:
+                  date: str | None = None, folders: Mapping[str, Path] | None = None) -> None:
     """A ``ValueError`` naming the first option that no run could honour: a sample, a count
     of workers or a key's file count below 1 (a sample of 0 walked nothing and said so only
     as "walked 0"), or a stratum, mode or ``on_exists`` that is none of the known ones (an
     unknown stratum was taken as a month, an unknown ``on_exists`` as refuse), or a snapshot
     name (``date``) that is not one plain folder name (``../x`` was written outside
-    ``--snapshots``)."""
+    ``--snapshots``), or a folder the run writes (``folders``: its option's name -> the path)
+    that a file stands in the way of. The paths named are the user's own output folders,
+    never the corpus's."""
     for name, n in (("--sample", sample_n), ("--jobs", jobs), ("--min-files", min_files)):
         if n is not None and n < 1:
             raise ValueError(f"{name} must be at least 1 (got {n})")
@@ -35,6 +60,9 @@ def check_options(*, sample_n: int | None = None, stratum: str = "month", mode: 
     if date is not None and not SNAPSHOT_NAME.fullmatch(date):
         raise ValueError(f"--date names one snapshot folder: letters, digits, '.', '_' and '-', not first '.' "
                          f"or '-' (got {date!r})")
+    for name, path in (folders or {}).items():
+        if blocked_folder(path):
+            raise ValueError(f"{name} is not a folder, or a file is where one of its folders should be ({path})")
 
 
-__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "check_options"]
+__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "blocked_folder", "check_options", "run_folders"]

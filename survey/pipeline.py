@@ -51,7 +51,7 @@ from survey.evidence.grep import (
     run_probes,
 )
 from survey.evidence.kit import Kit
-from survey.options import check_options
+from survey.options import check_options, run_folders
 from survey.runtimes.base import Profile
 from survey.snapshot.store import (
     SCHEMA_VERSION,
@@ -330,7 +330,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                cache: bool = True, min_files: int | None = None) -> RunResult:
     t0 = time.perf_counter()
     check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                  date=date)
+                  date=date, folders=run_folders(snapshots, reports, cache))
     timings: dict[str, float] = {}
     date = date or today()
     root = root.expanduser()

@@ -109,3 +109,38 @@ def test_a_snapshot_reference_says_what_the_date_holds(tmp_path: Path) -> None:
         find(tmp_path, "d2", "cursor")
     with pytest.raises(FileNotFoundError, match="no snapshot at 'd3'"):
         find(tmp_path, "d3", "codex")
+
+
+def test_a_file_where_a_folder_should_be_is_one_line_not_a_traceback(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "projects"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "s.jsonl").write_text('{"type":"user"}\n')
+    (tmp_path / "file").write_text("x")
+
+    def run(*extra: str, date: str) -> tuple[int, str]:
+        r = CliRunner().invoke(app, ["run", "-r", "claude_code", "--root", str(root), "--date", date, *extra])
+        return r.exit_code, " ".join(r.output.split())
+
+    out = ["--snapshots", str(tmp_path / "s"), "--reports", str(tmp_path / "r")]
+    for extra, says in {("--snapshots", str(tmp_path / "file"), "--reports", str(tmp_path / "r")): "--snapshots is not a folder",
+                        ("--snapshots", str(tmp_path / "s"), "--reports", str(tmp_path / "file" / "x")): "--reports is not a folder"}.items():
+        code, text = run(*extra, date="a")
+        assert code == 2 and says in text and "Traceback" not in text, text
+    monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "file"))
+    code, text = run(*out, date="b")
+    assert code == 2 and "the cache folder (SURVEY_CACHE_DIR" in text and "--no-cache" in text, text
+    code, text = run(*out, "--no-cache", date="c")  # the cache is never needed
+    assert code == 0, text
+    monkeypatch.delenv("SURVEY_CACHE_DIR")
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "file"))
+    code, text = run(*out, date="d")
+    assert code == 2 and "the survey's salt cannot be kept at" in text and "Traceback" not in text, text
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "salt").write_text("not hex")
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "cfg"))
+    code, text = run(*out, date="e")
+    assert code == 2 and "cannot be read" in text and "remove it to start a new one" in text, text
+    r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root)])
+    assert r.exit_code == 2 and "cannot be read" in " ".join(r.output.split())
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["c"]  # only the --no-cache run wrote

@@ -54,19 +54,37 @@ def config_dir() -> Path:
     return Path(base) / "survey"
 
 
+class SaltError(Exception):
+    """The salt cannot be read or kept: its file is not 64 hex digits, or its folder cannot
+    be made or written. The message names the salt's path (the machine's configuration,
+    never the corpus) and what to do."""
+
+
 def load_salt(create: bool = True) -> bytes:
     """The per-machine salt for pseudonyms; created once, 0600, outside any snapshot."""
     path = config_dir() / "salt"
-    if path.exists():
-        return bytes.fromhex(path.read_text().strip())
+    if path.is_file():
+        try:
+            salt = bytes.fromhex(path.read_text().strip())
+        except (OSError, ValueError) as exc:
+            raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}): "
+                            "restore it, or remove it to start a new one (pseudonyms then change)") from exc
+        if len(salt) != 32:
+            raise SaltError(f"the survey's salt at {path} is not 64 hex digits: restore it, or remove it "
+                            "to start a new one (pseudonyms then change)")
+        return salt
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    salt = secrets.token_bytes(32)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(salt.hex())
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        salt = secrets.token_bytes(32)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(salt.hex())
+        os.chmod(tmp, 0o600)
+        tmp.replace(path)
+    except OSError as exc:
+        raise SaltError(f"the survey's salt cannot be kept at {path} ({exc.strerror or type(exc).__name__}): "
+                        "set SURVEY_CONFIG_DIR to a folder it may write") from exc
     return salt
 
 
