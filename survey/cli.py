@@ -59,6 +59,17 @@ def _salt() -> bytes:
         raise
 
 
+def _out_folder(option: str, path: Path) -> None:
+    """A one-line usage error, before any work, where a file stands where the folder
+    ``path`` (the user's own output) should be."""
+    from survey.options import check_folder
+
+    try:
+        check_folder(option, path)
+    except ValueError as exc:
+        fail(str(exc), 2)
+
+
 def _profiles(names: list[str] | None):
     from survey.runtimes import NAMES, get
 
@@ -304,6 +315,7 @@ def render(
     from survey.render.render import render_page
     from survey.snapshot.store import find, load_json
 
+    _out_folder("--reports", reports)
     try:
         snap = find(snapshots, snapshot, runtime)
     except FileNotFoundError as exc:
@@ -347,6 +359,7 @@ def recheck(
         return
     if not root.is_dir():
         fail("--root is not a folder", 2)
+    _out_folder("--reports", reports)  # (before the verdicts are kept beside the snapshot)
     result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:
@@ -383,6 +396,10 @@ def diff(
     from survey.snapshot.diff import to_markdown
     from survey.snapshot.store import find
 
+    if out_file is not None:
+        if out_file.is_dir():
+            fail(f"--out names a folder, not a file ({out_file})", 2)
+        _out_folder("--out's folder", out_file.parent)
     try:
         a, b = find(snapshots, old, runtime), find(snapshots, new, runtime)
         d = do_diff(a, b)
@@ -391,6 +408,7 @@ def diff(
         return
     md = to_markdown(d)
     if out_file:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text(md)
     if json:
         emit_json(d.to_json())

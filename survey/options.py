@@ -61,8 +61,13 @@ def check_options(*, sample_n: int | None = None, stratum: str = "month", mode: 
         raise ValueError(f"--date names one snapshot folder: letters, digits, '.', '_' and '-', not first '.' "
                          f"or '-' (got {date!r})")
     for name, path in (folders or {}).items():
-        if blocked_folder(path):
-            raise ValueError(f"{name} is not a folder, or a file is where one of its folders should be ({path})")
+        check_folder(name, path)
 
 
-__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "blocked_folder", "check_options", "run_folders"]
+def check_folder(name: str, path: Path) -> None:
+    """A ``ValueError`` where a file stands where the output folder ``path`` should be."""
+    if blocked_folder(path):
+        raise ValueError(f"{name} is not a folder, or a file is where one of its folders should be ({path})")
+
+
+__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "blocked_folder", "check_folder", "check_options", "run_folders"]

@@ -144,3 +144,24 @@ def test_a_file_where_a_folder_should_be_is_one_line_not_a_traceback(tmp_path: P
     r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root)])
     assert r.exit_code == 2 and "cannot be read" in " ".join(r.output.split())
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["c"]  # only the --no-cache run wrote
+
+
+def test_render_recheck_and_diff_check_where_they_write(tmp_path: Path) -> None:
+    for d in ("d1", "d2"):
+        (tmp_path / "s" / d / "codex").mkdir(parents=True)
+        (tmp_path / "s" / d / "codex" / "manifest.json").write_text('{"runtime": "codex"}')
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "root").mkdir()
+    snaps = ["--snapshots", str(tmp_path / "s")]
+    cases = {
+        ("render", "d1", *snaps, "--reports", str(tmp_path / "file")): "--reports is not a folder",
+        ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--reports", str(tmp_path / "file" / "r")):
+            "--reports is not a folder",
+        ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "file" / "x.md")): "--out's folder is not a folder",
+        ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "root")): "--out names a folder, not a file",
+    }
+    for argv, says in cases.items():
+        r = CliRunner().invoke(app, list(argv))
+        assert r.exit_code == 2 and says in " ".join(r.output.split()), (argv[0], r.output)
+    assert not (tmp_path / "s" / "d1" / "codex" / "recheck.json").exists()  # refused before any verdict
+    assert sorted(p.name for p in (tmp_path / "s" / "d1" / "codex").iterdir()) == ["manifest.json"]
