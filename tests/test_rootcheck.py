@@ -91,6 +91,16 @@ def test_a_folder_name_that_is_not_the_profiles_is_never_printed(tmp_path: Path)
     assert "one of its subfolders (not named: folder names are data)" in got.message()
 
 
+def test_only_the_ends_of_the_profiles_roots_are_nameable() -> None:
+    import dataclasses
+
+    p = get("cursor_desktop")
+    # a Windows root, built from %APPDATA%: the user's own folders come first
+    win = dataclasses.replace(p, default_roots=("C:/Users/alice-canary/AppData/Roaming/Cursor/User",))
+    assert profile_folder_names(win) == {"Cursor", "User"}
+    assert profile_folder_names(get("claude_code")) >= {"projects", ".claude"}
+
+
 def test_another_runtimes_store_and_an_empty_root(tmp_path: Path) -> None:
     # (not Codex's: two folders down, its ``<day>/<rollout>.jsonl`` is a Claude Code layout)
     _generate("cursor_chats", tmp_path / "chats")

@@ -67,10 +67,12 @@ class RootCheck:
 
 
 def profile_folder_names(profile: Profile) -> frozenset[str]:
-    """The folder names the profile's own roots use: the only ones a message may name."""
+    """The folder names the profile's own roots end in: the only ones a message may name.
+    Only their last ``DOWN_MAX`` parts: a root built from the environment (Windows'
+    ``%APPDATA%``) begins with the user's own folders."""
     names: set[str] = set()
     for r in profile.default_roots:
-        names.update(p for p in Path(r).parts if p not in ("~", "/") and not p.startswith("$"))
+        names.update(p for p in Path(r).parts[-DOWN_MAX:] if p not in ("~", "/") and not p.startswith("$"))
     for env in profile.env_roots:
         _, _, sub = env.partition("/")
         names.update(p for p in Path(sub).parts if sub)
