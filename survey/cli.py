@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -23,6 +23,9 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 
 from survey import __version__
+
+if TYPE_CHECKING:
+    from survey.runtimes.base import Profile
 
 app = typer.Typer(
     name="survey",
@@ -68,6 +71,15 @@ def _out_folder(option: str, path: Path) -> None:
         check_folder(option, path)
     except ValueError as exc:
         fail(str(exc), 2)
+
+
+def _default_root(p: Profile) -> Path | None:
+    """The runtime's root on this machine; a usage error where the environment names one
+    that is not a folder (a typo there would otherwise read as "no root")."""
+    where, env = p.default_root(), p.env_root_name()
+    if where is not None and env and not where.is_dir():
+        fail(f"{p.name}: ${env} names a root that is not a folder: set it to the store's folder, or pass --root", 2)
+    return where
 
 
 def _profiles(names: list[str] | None):
@@ -178,7 +190,7 @@ def run(
             if where is None and demo:
                 where = ensure_demo(p.name)
             if where is None:
-                where = p.default_root()
+                where = _default_root(p)
             if where is None and or_demo:
                 where = ensure_demo(p.name)
                 err.print(f"{p.name}: no root on this machine; using the demo corpus ({demo_root(p.name)})")
@@ -271,7 +283,7 @@ def crawl(
     except ValueError as exc:
         fail(str(exc), 2)
     (p,) = _profiles([runtime])
-    r = root or p.default_root()
+    r = root or _default_root(p)
     if r is None or not r.is_dir():
         fail(f"{p.name}: no root (pass --root)", 2)
         return

@@ -165,3 +165,16 @@ def test_render_recheck_and_diff_check_where_they_write(tmp_path: Path) -> None:
         assert r.exit_code == 2 and says in " ".join(r.output.split()), (argv[0], r.output)
     assert not (tmp_path / "s" / "d1" / "codex" / "recheck.json").exists()  # refused before any verdict
     assert sorted(p.name for p in (tmp_path / "s" / "d1" / "codex").iterdir()) == ["manifest.json"]
+
+
+def test_an_environment_root_that_is_not_a_folder_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_PROJECTS_DIR", str(tmp_path / "typo"))
+    for argv in (["run", "-r", "claude_code", "--snapshots", str(tmp_path / "s"), "--reports", str(tmp_path / "r")],
+                 ["crawl", "-r", "claude_code"]):
+        r = CliRunner().invoke(app, argv)
+        assert r.exit_code == 2, r.output
+        assert "$CLAUDE_PROJECTS_DIR names a root that is not a folder" in " ".join(r.output.split())
+    monkeypatch.delenv("CLAUDE_PROJECTS_DIR")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "typo"))
+    r = CliRunner().invoke(app, ["crawl", "-r", "codex"])
+    assert r.exit_code == 2 and "$CODEX_HOME/sessions names a root" in " ".join(r.output.split())

@@ -150,6 +150,14 @@ class Profile:
                 out.append(Path(val).expanduser() / sub if sub else Path(val).expanduser())
         return out
 
+    def env_root_name(self) -> str | None:
+        """The ``env_roots`` entry (``VAR`` or ``VAR/sub``) that names this machine's root,
+        where the environment names one (the first set, as ``env_root_paths`` orders them)."""
+        for env in self.env_roots:
+            if os.environ.get(env.partition("/")[0]):
+                return env
+        return None
+
     def default_root(self) -> Path | None:
         """First existing root: env overrides first (``env_root_paths``), then the defaults."""
         env = self.env_root_paths()
