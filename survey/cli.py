@@ -371,6 +371,13 @@ def recheck(
         return
     if not root.is_dir():
         fail("--root is not a folder", 2)
+    if since is not None:
+        import datetime as dt
+
+        try:
+            dt.date.fromisoformat(since)
+        except ValueError:
+            fail(f"--since is a date, YYYY-MM-DD (got {since!r})", 2)
     _out_folder("--reports", reports)  # (before the verdicts are kept beside the snapshot)
     result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")

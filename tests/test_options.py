@@ -159,6 +159,7 @@ def test_render_recheck_and_diff_check_where_they_write(tmp_path: Path) -> None:
             "--reports is not a folder",
         ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "file" / "x.md")): "--out's folder is not a folder",
         ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "root")): "--out names a folder, not a file",
+        ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--since", "2026-13-01"): "--since is a date",
     }
     for argv, says in cases.items():
         r = CliRunner().invoke(app, list(argv))
