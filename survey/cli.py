@@ -615,10 +615,28 @@ def locate(
 **Examples**
 
     survey version
+    survey version --json     # with the engines a bug report needs
 """)
-def version() -> None:
-    """Print the tool version."""
-    out.print(__version__)
+def version(json: JsonOpt = False) -> None:
+    """Print the tool version (with --json: also Python's, DuckDB's, polars', rg's and the walker's)."""
+    if not json:
+        out.print(__version__)
+        return
+    import platform
+    import subprocess
+
+    import duckdb
+    import polars as pl
+
+    from survey.evidence.grep import rg_binary
+    from survey.native import ENGINE
+
+    try:
+        rg = subprocess.run([rg_binary(), "--version"], capture_output=True, text=True, timeout=10).stdout.split("\n")[0]
+    except (OSError, RuntimeError, subprocess.SubprocessError):  # (RuntimeError: no rg at all)
+        rg = None
+    emit_json({"survey": __version__, "python": platform.python_version(), "duckdb": duckdb.__version__,
+               "polars": pl.__version__, "rg": rg, "walker": ENGINE})
 
 
 def main() -> None:  # pragma: no cover

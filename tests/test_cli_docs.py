@@ -143,3 +143,17 @@ def test_a_rerun_says_it_took_the_census_from_the_cache(tmp_path: Path, monkeypa
         said.append(r.output)
     assert "taken from the cache" not in said[0]
     assert re.search(r"census\s+│\s+taken from the cache: \d+ queries, nothing", said[1]), said[1]
+
+
+def test_version_json_names_the_engines_a_bug_report_needs() -> None:
+    r = CliRunner().invoke(app, ["version", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert set(got) == {"survey", "python", "duckdb", "polars", "rg", "walker"}
+    import duckdb
+
+    from survey import __version__
+    from survey.native import ENGINE
+
+    assert got["survey"] == __version__ and got["duckdb"] == duckdb.__version__ and got["walker"] == ENGINE
+    assert CliRunner().invoke(app, ["version"]).output.strip() == __version__
