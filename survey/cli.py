@@ -162,11 +162,11 @@ def run(
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
     from survey.census.pool import prestart
-    from survey.options import check_options, run_folders
+    from survey.options import OptionError, check_options, run_folders
 
     try:  # before a worker starts or anything is crawled (run_survey checks them again)
         check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                      date=date, folders=run_folders(snapshots, reports, not no_cache))
+                      date=date, folders=run_folders(snapshots, reports, not no_cache), root=root)
     except ValueError as exc:
         fail(str(exc), 2)
     prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
@@ -210,7 +210,7 @@ def run(
 
                 if isinstance(exc, SnapshotExists):
                     fail(str(exc), 1)
-                if isinstance(exc, SaltError):
+                if isinstance(exc, (SaltError, OptionError)):
                     fail(str(exc), 2)
                 raise
             results.append(res)
@@ -379,6 +379,10 @@ def recheck(
         except ValueError:
             fail(f"--since is a date, YYYY-MM-DD (got {since!r})", 2)
     _out_folder("--reports", reports)  # (before the verdicts are kept beside the snapshot)
+    from survey.options import inside
+
+    if inside(reports, root) or inside(snap, root):
+        fail("--reports or the snapshot is inside the corpus root, where the survey never writes: put it elsewhere", 2)
     result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:

@@ -38,7 +38,7 @@ from survey.census.partials import Labels, store_of
 from survey.census.pool import give_back_freed_memory
 from survey.census.sql import inventory_reads, run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
-from survey.corpus.privacy import load_salt, pseudonym
+from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
 from survey.evidence.grep import (
     KNOWN_SCHEMA,
@@ -329,8 +329,11 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                on_exists: str = "refuse", progress: Progress | None = None,
                cache: bool = True, min_files: int | None = None) -> RunResult:
     t0 = time.perf_counter()
+    # (the config folder too: the salt is made there on a machine's first run)
     check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                  date=date, folders=run_folders(snapshots, reports, cache))
+                  date=date, root=root, folders={**run_folders(snapshots, reports, cache),
+                                                 "the config folder (SURVEY_CONFIG_DIR, else XDG_CONFIG_HOME/survey)":
+                                                 config_dir()})
     timings: dict[str, float] = {}
     date = date or today()
     root = root.expanduser()

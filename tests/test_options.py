@@ -135,7 +135,9 @@ def test_a_file_where_a_folder_should_be_is_one_line_not_a_traceback(tmp_path: P
     monkeypatch.delenv("SURVEY_CACHE_DIR")
     monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "file"))
     code, text = run(*out, date="d")
-    assert code == 2 and "the survey's salt cannot be kept at" in text and "Traceback" not in text, text
+    assert code == 2 and "the config folder (SURVEY_CONFIG_DIR" in text and "is not a folder" in text, text
+    r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root)])  # (the salt itself says)
+    assert r.exit_code == 2 and "the survey's salt cannot be kept at" in " ".join(r.output.split()), r.output
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "salt").write_text("not hex")
     monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "cfg"))
@@ -160,6 +162,8 @@ def test_render_recheck_and_diff_check_where_they_write(tmp_path: Path) -> None:
         ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "file" / "x.md")): "--out's folder is not a folder",
         ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "root")): "--out names a folder, not a file",
         ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--since", "2026-13-01"): "--since is a date",
+        ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--reports", str(tmp_path / "root" / "r")):
+            "--reports or the snapshot is inside the corpus root",
     }
     for argv, says in cases.items():
         r = CliRunner().invoke(app, list(argv))
@@ -179,3 +183,31 @@ def test_an_environment_root_that_is_not_a_folder_is_named(tmp_path: Path, monke
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "typo"))
     r = CliRunner().invoke(app, ["crawl", "-r", "codex"])
     assert r.exit_code == 2 and "$CODEX_HOME/sessions names a root" in " ".join(r.output.split())
+
+
+def test_nothing_is_written_inside_the_corpus_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "corpus"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "s.jsonl").write_text('{"type":"user"}\n')
+    outside = ["--snapshots", str(tmp_path / "s"), "--reports", str(tmp_path / "r")]
+    cases = {
+        ("--snapshots", str(root / "snapshots"), "--reports", str(tmp_path / "r")): "--snapshots is inside the corpus root",
+        ("--snapshots", str(tmp_path / "s"), "--reports", str(root)): "--reports is inside the corpus root",
+    }
+    for extra, says in cases.items():
+        r = CliRunner().invoke(app, ["run", "-r", "cursor_stream", "--root", str(root), "--date", "a", *extra])
+        assert r.exit_code == 2 and says in " ".join(r.output.split()), r.output
+    for var, says in (("SURVEY_CACHE_DIR", "the cache folder"), ("SURVEY_CONFIG_DIR", "the config folder")):
+        monkeypatch.setenv(var, str(root / ".survey"))
+        r = CliRunner().invoke(app, ["run", "-r", "cursor_stream", "--root", str(root), "--date", "b", *outside])
+        assert r.exit_code == 2 and f"{says} (" in r.output and "is inside the corpus root" in " ".join(r.output.split())
+        monkeypatch.undo()
+    # a link to the root is the root
+    (tmp_path / "link").symlink_to(root)
+    r = CliRunner().invoke(app, ["run", "-r", "cursor_stream", "--root", str(tmp_path / "link"), "--date", "c",
+                                 "--snapshots", str(root / "s"), "--reports", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "inside the corpus root" in " ".join(r.output.split())
+    assert sorted(p.name for p in root.iterdir()) == ["p"]
+    r = CliRunner().invoke(app, ["run", "-r", "cursor_stream", "--root", str(root), "--date", "d", *outside])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in root.iterdir()) == ["p"]
