@@ -79,11 +79,15 @@ def profile_folder_names(profile: Profile) -> frozenset[str]:
     return frozenset(names)
 
 
+def walked_surfaces(profile: Profile) -> tuple[str, ...]:
+    return tuple(s.name for s in profile.surfaces if s.walk)
+
+
 def check_root(profile: Profile, root: Path, rels: Sequence[str], files: int) -> RootCheck | None:
     """None where the runtime walks no surface; else the outcome for a root whose ``files``
     regular files (``rels``: their paths relative to it, in any order) are all off its
     walked surfaces. The caller calls this only then (the crawl has counted it)."""
-    walked = tuple(s.name for s in profile.surfaces if s.walk)
+    walked = walked_surfaces(profile)
     if not walked:
         return None
     out = RootCheck(profile.name, files, walked)
@@ -122,12 +126,13 @@ def check_root(profile: Profile, root: Path, rels: Sequence[str], files: int) ->
 
 
 def check_inventory(profile: Profile, root: Path, inv: Inventory) -> RootCheck | None:
-    """``check_root`` over a crawl: None (no cost beyond one filter) while any regular file
-    is on a walked surface."""
-    walked = [s.name for s in profile.surfaces if s.walk]
-    regular = inv.frame.filter(~pl.col("kind").is_in(NOT_FILES))
-    if not walked or regular.filter(pl.col("surface").is_in(walked)).height:
+    """``check_root`` over a crawl: None, at the cost of one expression over two columns
+    (every run pays it: 2 ms at 113k files), while any regular file is on a walked surface."""
+    walked = list(walked_surfaces(profile))
+    regular_file = ~pl.col("kind").is_in(NOT_FILES)
+    if not walked or inv.frame.select((pl.col("surface").is_in(walked) & regular_file).any()).item():
         return None
+    regular = inv.frame.filter(regular_file)
     # every k-th file, not the first LIMIT: those may all be one folder's (a home's caches
     # before its ``projects``), in the crawl's order
     ids = regular["file_id"].gather_every(max(1, -(-regular.height // LIMIT)))
@@ -135,4 +140,4 @@ def check_inventory(profile: Profile, root: Path, inv: Inventory) -> RootCheck |
     return check_root(profile, root, rels, regular.height)
 
 
-__all__ = ["LIMIT", "RootCheck", "check_inventory", "check_root", "profile_folder_names"]
+__all__ = ["LIMIT", "RootCheck", "check_inventory", "check_root", "profile_folder_names", "walked_surfaces"]
