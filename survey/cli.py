@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -62,14 +62,13 @@ def _salt() -> bytes:
         raise
 
 
-def _out_folder(option: str, path: Path) -> None:
-    """A one-line usage error, before any work, where a file stands where the folder
-    ``path`` (the user's own output) should be."""
-    from survey.options import check_folder
+def _check(**options: Any) -> None:
+    """``options.check_options``, its ``OptionError`` a one-line usage error before any work."""
+    from survey.options import OptionError, check_options
 
     try:
-        check_folder(option, path)
-    except ValueError as exc:
+        check_options(**options)
+    except OptionError as exc:
         fail(str(exc), 2)
 
 
@@ -162,13 +161,11 @@ def run(
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
     from survey.census.pool import prestart
-    from survey.options import OptionError, check_options, run_folders
+    from survey.options import OptionError, run_folders
 
-    try:  # before a worker starts or anything is crawled (run_survey checks them again)
-        check_options(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                      date=date, folders=run_folders(snapshots, reports, not no_cache), root=root)
-    except ValueError as exc:
-        fail(str(exc), 2)
+    # before a worker starts or anything is crawled (run_survey checks them again)
+    _check(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
+           date=date, folders=run_folders(snapshots, reports, not no_cache), root=root)
     prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
     from survey.pipeline import run_survey
     from survey.render.index import render_index
@@ -276,12 +273,8 @@ def crawl(
 
     from survey.corpus.crawl import crawl as do_crawl
     from survey.corpus.rootcheck import check_inventory
-    from survey.options import check_options
 
-    try:
-        check_options(stratum=stratum)
-    except ValueError as exc:
-        fail(str(exc), 2)
+    _check(stratum=stratum)
     (p,) = _profiles([runtime])
     r = root or _default_root(p)
     if r is None or not r.is_dir():
@@ -327,7 +320,7 @@ def render(
     from survey.render.render import render_page
     from survey.snapshot.store import find, load_json
 
-    _out_folder("--reports", reports)
+    _check(folders={"--reports": reports})
     try:
         snap = find(snapshots, snapshot, runtime)
     except FileNotFoundError as exc:
@@ -378,11 +371,8 @@ def recheck(
             dt.date.fromisoformat(since)
         except ValueError:
             fail(f"--since is a date, YYYY-MM-DD (got {since!r})", 2)
-    _out_folder("--reports", reports)  # (before the verdicts are kept beside the snapshot)
-    from survey.options import inside
-
-    if inside(reports, root) or inside(snap, root):
-        fail("--reports or the snapshot is inside the corpus root, where the survey never writes: put it elsewhere", 2)
+    # before the verdicts are kept beside the snapshot
+    _check(folders={"--reports": reports, "the snapshot": snap}, root=root)
     result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:
@@ -422,7 +412,7 @@ def diff(
     if out_file is not None:
         if out_file.is_dir():
             fail(f"--out names a folder, not a file ({out_file})", 2)
-        _out_folder("--out's folder", out_file.parent)
+        _check(folders={"--out's folder": out_file.parent})
     try:
         a, b = find(snapshots, old, runtime), find(snapshots, new, runtime)
         d = do_diff(a, b)

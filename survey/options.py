@@ -75,15 +75,10 @@ def check_options(*, sample_n: int | None = None, stratum: str = "month", mode: 
         raise OptionError(f"--date names one snapshot folder: letters, digits, '.', '_' and '-', not first '.' "
                          f"or '-' (got {date!r})")
     for name, path in (folders or {}).items():
-        check_folder(name, path)
+        if blocked_folder(path):
+            raise OptionError(f"{name} is not a folder, or a file is where one of its folders should be ({path})")
         if root is not None and inside(path, root):
             raise OptionError(f"{name} is inside the corpus root, where the survey never writes: put it elsewhere")
 
 
-def check_folder(name: str, path: Path) -> None:
-    """An ``OptionError`` where a file stands where the output folder ``path`` should be."""
-    if blocked_folder(path):
-        raise OptionError(f"{name} is not a folder, or a file is where one of its folders should be ({path})")
-
-
-__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "OptionError", "blocked_folder", "check_folder", "check_options", "inside", "run_folders"]
+__all__ = ["MODES", "ON_EXISTS", "SNAPSHOT_NAME", "STRATA", "OptionError", "blocked_folder", "check_options", "inside", "run_folders"]

@@ -163,7 +163,9 @@ def test_render_recheck_and_diff_check_where_they_write(tmp_path: Path) -> None:
         ("diff", "d1", "d2", *snaps, "--out", str(tmp_path / "root")): "--out names a folder, not a file",
         ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--since", "2026-13-01"): "--since is a date",
         ("recheck", "d1", "--root", str(tmp_path / "root"), *snaps, "--reports", str(tmp_path / "root" / "r")):
-            "--reports or the snapshot is inside the corpus root",
+            "--reports is inside the corpus root",
+        ("recheck", "d1", "--root", str(tmp_path), *snaps, "--reports", str(tmp_path.parent / "elsewhere")):
+            "the snapshot is inside the corpus root",
     }
     for argv, says in cases.items():
         r = CliRunner().invoke(app, list(argv))
