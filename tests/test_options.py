@@ -145,6 +145,9 @@ def test_a_file_where_a_folder_should_be_is_one_line_not_a_traceback(tmp_path: P
     assert code == 2 and "cannot be read" in text and "remove it to start a new one" in text, text
     r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root)])
     assert r.exit_code == 2 and "cannot be read" in " ".join(r.output.split())
+    (tmp_path / "cfg" / "salt").write_text("abcd")  # hex, but not a whole salt
+    r = CliRunner().invoke(app, ["crawl", "-r", "claude_code", "--root", str(root)])
+    assert r.exit_code == 2 and "cannot be read (ValueError: not 64 hex digits)" in " ".join(r.output.split())
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["c"]  # only the --no-cache run wrote
 
 

@@ -66,12 +66,11 @@ def load_salt(create: bool = True) -> bytes:
     if path.is_file():
         try:
             salt = bytes.fromhex(path.read_text().strip())
+            if len(salt) != 32:
+                raise ValueError("not 64 hex digits")
         except (OSError, ValueError) as exc:
-            raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}): "
+            raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}): "
                             "restore it, or remove it to start a new one (pseudonyms then change)") from exc
-        if len(salt) != 32:
-            raise SaltError(f"the survey's salt at {path} is not 64 hex digits: restore it, or remove it "
-                            "to start a new one (pseudonyms then change)")
         return salt
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
