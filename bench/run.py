@@ -1527,6 +1527,18 @@ def _amount(text: str) -> float:
     return x
 
 
+EXAMPLES = """examples:
+  make bench                                       # 100 MB + 1 GB of every runtime: about 19 min, 8 more to generate
+  make bench ROOT=~/.claude/projects               # a runtime's own store: its runtime is known
+  make bench ROOT=~/captures RUNTIME=cursor_stream # any other folder: say which runtime reads it
+  python -m bench.run --quick                      # 20 MB of each runtime: a smoke run, about 30 s
+  python -m bench.run --big --runtime claude_code  # adds 5 GB (5.1 GB more disk)
+  python -m bench.run --sizes 1000 --no-incremental --no-profile   # the 1 GB ratios alone
+
+bench/README.md says how each figure is measured and what each target means.
+"""
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
@@ -1566,18 +1578,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     a.jq_files = a.jq_files if a.jq_files is not None else (50 if a.quick else 1000)
     return a
 
-
-
-EXAMPLES = """examples:
-  make bench                                       # 100 MB + 1 GB of every runtime: about 19 min, 8 more to generate
-  make bench ROOT=~/.claude/projects               # a runtime's own store: its runtime is known
-  make bench ROOT=~/captures RUNTIME=cursor_stream # any other folder: say which runtime reads it
-  python -m bench.run --quick                      # 20 MB of each runtime: a smoke run, about 30 s
-  python -m bench.run --big --runtime claude_code  # adds 5 GB (5.1 GB more disk)
-  python -m bench.run --sizes 1000 --no-incremental --no-profile   # the 1 GB ratios alone
-
-bench/README.md says how each figure is measured and what each target means.
-"""
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
