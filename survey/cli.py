@@ -216,7 +216,10 @@ def run(
             prog.stop()
     if not results:
         fail("no runtime root found on this machine; pass --root, or --demo / --or-demo", 2)
-    index = render_index([Path(r.snapshot) for r in results], reports / "index.md") if len(results) > 1 or mode == "reviewed" else None
+    from survey.render.index import latest_snapshots
+
+    index = (render_index(latest_snapshots(snapshots, [Path(r.snapshot) for r in results]), reports / "index.md")
+             if len(results) > 1 or mode == "reviewed" else None)
     if json:
         emit_json({"results": [r.to_json() for r in results], "index": str(index) if index else None})
     else:

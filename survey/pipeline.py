@@ -60,6 +60,7 @@ from survey.snapshot.store import (
     inventory_parts,
     load_json,
 )
+from survey.synth.marker import is_synthetic
 
 Progress = Callable[[str, int, int], None]
 
@@ -441,6 +442,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     beside.walked(readable)
     fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
     fixture = profile.handmade_marker in root.resolve().parts
+    synthetic = is_synthetic(root)
 
     if final.exists():
         old = load_json(final, "manifest") or {}
@@ -518,6 +520,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             "allow_mcp_names": allow_mcp,
             "root": pseudonym(salt, str(root.resolve()), "r"),
             "fixture": fixture,
+            "synthetic": synthetic,
             "fingerprint": fp,
             "sample": {"n": sample_n, "seed": seed, "stratum": stratum,
                        "method": "stratified by mtime, proportional" if sample_n else "whole corpus"},
@@ -603,6 +606,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         kit = Kit(census, evidence, manifest)
         if profile.claims:
             profile.claims(kit)
+        kit.skeletons(profile.record_class)
+        kit.notes(profile.notes)
         writer.write_json("claims", [c.to_json() for c in kit.claims])
         disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]
         manifest["disagreements"] = disagreements

@@ -147,7 +147,8 @@ def test_headline_claims_are_stated_with_evidence(cursor_survey) -> None:
     c = claims(snap)
     assert c["agent_tools_count"].value == planted["files"]["agent_tools"]
     tu = planted["block_keysets"]["tool_use"]
-    assert c["tool_use_keyset"].value == [tu.get("input,name,type", 0), sum(tu.values())]
+    with_id = sum(v for ks, v in tu.items() if {"id", "tool_use_id", "call_id"} & set(ks.split(",")))
+    assert c["tool_use_keyset"].value == [tu.get("input,name,type", 0), sum(tu.values()), with_id]
     for claim in c.values():
         assert claim.evidence and all(e.command for e in claim.evidence)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-KINDS = ("census", "value_map", "percentile", "absence", "iff", "rate")
-PROVENANCE = ("observed", "inferred", "verified", "not determined")
+KINDS = ("census", "value_map", "percentile", "absence", "iff", "rate", "reference")
+PROVENANCE = ("observed", "inferred", "verified", "not determined", "reference")
 
 
 class MissingEvidence(ValueError):

@@ -126,3 +126,115 @@ class Kit:
         else:
             text = f"{what}: observed in {fmt(t)} of {fmt(n)} files ({fmt(p['duckdb']['occurrences'])} hits)"
         return self.state(id, "absence", text, self.ev_probe(pid), value=t == 0, headline=headline)
+
+    # -- reference notes ----------------------------------------------------------------
+    def notes(self, notes: tuple) -> None:
+        """State each reference note as a ``reference`` claim: its text, its source, and where
+        the census can test it, whether the data holds or contradicts it."""
+        for n in notes:
+            ev = Evidence(source=f"reference: {n.source}", result="not checkable from static files",
+                          scope="reference note", command=f"# reference note, not a finding: {n.source}")
+            holds: bool | None = None
+            checked = n.check is not None
+            if n.check is not None:
+                holds, ev = n.check(self)
+            self.state(n.id, "reference", n.text, ev, provenance="reference",
+                       value=holds, checked=checked, holds=holds)
+
+    # -- skeletons ----------------------------------------------------------------------
+    def skeletons(self, record_class: tuple[str, ...] = (), per_class: int = 2) -> Claim:
+        """Skeletons generated from the key-set census: for each record class its most
+        frequent top-level key sets (up to ``per_class``), and for each block type under a
+        record class its most frequent key set; keys as the gate let them out (sorted),
+        values elided, the record class and block type shown where they are vocabulary."""
+        rows = self.rows("keyset_census")
+        by_path: dict[tuple[str, str], list[dict]] = {}
+        for r in rows:
+            by_path.setdefault((r["rclass"], r["path"]), []).append(r)
+        for v in by_path.values():
+            v.sort(key=lambda r: (-as_int(r["occurrences"]), r["jtype"], r["keyset"] or ""))
+        out: list[dict] = []
+        classes = sorted({r for r, p in by_path if p == "$"},
+                         key=lambda c: (-sum(as_int(r["occurrences"]) for r in by_path[(c, "$")]), c))
+        for rc in classes:
+            for top in [r for r in by_path[(rc, "$")] if r["jtype"] == "object"][:per_class]:
+                doc = _skeleton_obj(by_path, rc, "$", top["keyset"] or "", _class_values(rc, record_class, top), 0)
+                out.append({"label": rc, "json": doc, "records": as_int(top["occurrences"]),
+                            "files": as_int(top["files"])})
+            blocks = sorted({(p, by_path[(c, p)][0]["occurrences"]) for c, p in by_path
+                             if c == rc and p.endswith("]") and "[type=" in p and _is_block(p)},
+                            key=lambda t: (-as_int(t[1]), t[0]))
+            for p, _n in blocks:
+                objs = [r for r in by_path[(rc, p)] if r["jtype"] == "object"]
+                if not objs:
+                    continue
+                top = objs[0]
+                btype = p[p.rindex("[type=") + 6:-1]
+                doc = _skeleton_obj(by_path, rc, p, top["keyset"] or "", {f"{p}.type": btype}, 0)
+                out.append({"label": f"{rc} · {_short(p)}", "json": doc,
+                            "records": as_int(top["occurrences"]), "files": as_int(top["files"])})
+        n_cls = len(classes)
+        text = (f"{len(out)} skeletons generated from the key-set census: the most frequent top-level key "
+                f"set{'s' if per_class > 1 else ''} of each of {n_cls} record class{'es' if n_cls != 1 else ''} "
+                "and the most frequent key set of each block type; keys in sorted order, values elided.")
+        return self.state("skeletons", "census", text,
+                          self.ev("keyset_census", f"{len(rows)} rows; {len(out)} skeletons"), value=out)
+
+
+def _is_block(path: str) -> bool:
+    """A block path: ``…[type=X]`` with nothing after the closing bracket."""
+    i = path.rfind("[type=")
+    return i > 0 and path.index("]", i) == len(path) - 1
+
+
+def _short(path: str) -> str:
+    return path[2:] if path.startswith("$.") else path
+
+
+def _class_values(rclass: str, record_class: tuple[str, ...], top: dict) -> dict[str, str]:
+    """Where each part of a record class name came from: the walk names a class by the gated
+    values of the profile's class paths that a record carries, joined by ``/``."""
+    keys = set((top.get("keyset") or "").split(","))
+    present = [p for p in record_class if p.count(".") == 1 and p[2:] in keys]
+    parts = rclass.split("/")
+    return dict(zip(present, parts, strict=False)) if len(present) == len(parts) else {}
+
+
+_PLACEHOLDER = {"string": '"…"', "number": "0", "integer": "0", "boolean": "false", "null": "null"}
+
+
+def _skeleton_value(by_path: dict, rc: str, path: str, known: dict[str, str], depth: int) -> str:
+    if path in known:
+        v = known[path]
+        return '"…"' if v.startswith("<") else '"' + v + '"'
+    rows = by_path.get((rc, path))
+    if not rows:
+        # an array's elements: plain ([]) or typed ([type=X]); the most frequent one shown
+        return "…"
+    top = rows[0]
+    jt = top["jtype"]
+    if jt == "object":
+        ks = top["keyset"] or ""
+        if ks.startswith("<") and "," not in ks:  # <map>, <opaque>: a data-keyed map or an opaque value
+            return "{" + ks + "}"
+        if depth >= 6:
+            return "{…}"
+        return _skeleton_obj(by_path, rc, path, ks, known, depth + 1)
+    if jt == "array":
+        elems = [(p, r) for (c, p), rr in by_path.items() if c == rc for r in rr[:1]
+                 if p.startswith(path + "[") and p.endswith("]") and "." not in p[len(path):]]
+        if not elems:
+            return "[]"
+        p, _r = max(elems, key=lambda t: (as_int(t[1]["occurrences"]), t[0]))
+        inner = dict(known)
+        if "[type=" in p[len(path):]:
+            inner[f"{p}.type"] = p[p.rindex("[type=") + 6:-1]
+        more = ", …" if len(elems) > 1 else ""
+        return "[" + _skeleton_value(by_path, rc, p, inner, depth + 1) + more + "]"
+    return _PLACEHOLDER.get(jt, '"…"')
+
+
+def _skeleton_obj(by_path: dict, rc: str, path: str, keyset: str, known: dict[str, str], depth: int) -> str:
+    keys = [k for k in keyset.split(",") if k]
+    parts = [f'"{k}": {_skeleton_value(by_path, rc, f"{path}.{k}", known, depth)}' for k in keys]
+    return "{" + ", ".join(parts) + "}"

@@ -41,6 +41,48 @@ def cell(claims: dict[str, Claim], ids: tuple[str, ...], runtime: str) -> dict:
     return {"text": "not surveyed", "claim": None, "provenance": None, "page": None}
 
 
+# Rules for readers that no single snapshot can show: each is rendered as a reference note,
+# with its source, never as a finding of this corpus.
+READER_NOTES: tuple[tuple[str, str], ...] = (
+    ("Split on the LF byte only; U+2028/U+2029 are legal inside JSON strings.", "sibling-facts.md"),
+    ("Expect more than one header record per file, and unknown record classes.", "sibling-facts.md"),
+    ("Never assume one record per message, and never use a message id as a call id.", "sibling-facts.md"),
+    ("Treat inherited history as context, not as the child's own turns.", "sibling-facts.md"),
+)
+
+
+def _date_key(name: str) -> tuple[str, int]:
+    """A snapshot folder's order: its date, then its ``.N`` suffix as a number."""
+    base, _, n = name.partition(".")
+    return base, int(n) if n.isdigit() else 0
+
+
+def latest_snapshots(base: Path, written: list[Path] = ()) -> list[Path]:  # type: ignore[assignment]
+    """The latest reviewed snapshot of every runtime under ``base`` (by date, then suffix),
+    whichever run wrote it; a snapshot just ``written`` stands for its runtime. So a run of
+    one runtime leaves every other runtime's column as its own latest snapshot made it."""
+    latest: dict[str, tuple[tuple[str, int], Path]] = {}
+    try:
+        dates = [d for d in base.iterdir() if d.is_dir()]
+    except OSError:
+        dates = []
+    for d in dates:
+        for s in (x for x in d.iterdir() if (x / "manifest.json").is_file()):
+            m = load_json(s, "manifest") or {}
+            rt = m.get("runtime")
+            if not rt or m.get("mode", "reviewed") != "reviewed":
+                continue
+            key = _date_key(d.name)
+            if rt not in latest or key > latest[rt][0]:
+                latest[rt] = (key, s)
+    out = {rt: s for rt, (_k, s) in latest.items()}
+    for s in written:
+        rt = (load_json(s, "manifest") or {}).get("runtime")
+        if rt:
+            out[rt] = s
+    return [out[rt] for rt in sorted(out)]
+
+
 def render_index(snaps: list[Path], out: Path) -> Path:
     cols = []
     for s in snaps:
@@ -48,11 +90,12 @@ def render_index(snaps: list[Path], out: Path) -> Path:
         claims = {c["id"]: Claim.from_json(dict(c)) for c in (load_json(s, "claims") or [])}
         cols.append({"runtime": m.get("runtime"), "title": m.get("title"), "date": m.get("date"),
                      "files": m.get("counts", {}).get("files"), "fixture": m.get("fixture"),
+                     "synthetic": m.get("synthetic", False),
                      "snapshot": str(s), "claims": claims})
     rows = [{"label": label, "cells": [cell(c["claims"], ids, c["runtime"]) for c in cols]}
             for label, ids in ROWS]
     tpl = environment().get_template("index.md.j2")
-    text = tpl.render(cols=cols, rows=rows)
+    text = tpl.render(cols=cols, rows=rows, notes=READER_NOTES)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return out

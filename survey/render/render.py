@@ -41,7 +41,9 @@ class Page:
         self._ref_ids: dict[tuple, int] = {}
 
     def ref(self, e: Evidence) -> str:
-        key = (e.source, e.result, e.scope, e.command)
+        # a probe is listed once, however many claims cite it (its first citation's result)
+        key = ((e.source, e.command) if e.source.startswith("probe:")
+               else (e.source, e.result, e.scope, e.command))
         if key not in self._ref_ids:
             self.refs.append(e)
             self._ref_ids[key] = len(self.refs)
@@ -67,9 +69,66 @@ class Page:
     def say(self, cid: str) -> str:
         c = self.claim(cid)
         refs = " ".join(self.ref(e) for e in c.evidence)
+        if c.kind == "reference":
+            return self.note_text(c, refs)
         lab = self.label(c)
         mark = f" **[{lab}]**" if lab != "observed" else ""
         return f"{md_escape(c.text)}{mark} {refs}"
+
+    def note_text(self, c: Claim, refs: str) -> str:
+        """A reference note: the reference's sentence, labelled as such, and where the census
+        tested it, whether the data holds or contradicts it (the data wins)."""
+        if not c.extra.get("checked"):
+            return f"{md_escape(c.text)} **[reference]** {refs}"
+        holds = c.extra.get("holds")
+        verdict = "holds" if holds is True else "CONTRADICTED" if holds is False else "not determined"
+        return f"{md_escape(c.text)} **[reference, {verdict}: {refs}]**"
+
+    def summary(self, limit: int = 8) -> list[str]:
+        """The page's opening lines, each a claim already on the page: what the corpus holds
+        (the basis claims), what a parser must handle (the headline claims, at most
+        ``limit``), and what changed since the previous snapshot of the same root."""
+        ids = [cid for cid in ("basis_files", "basis_frames", "basis_lines") if cid in self.claims]
+        ids += [cid for cid, c in self.claims.items() if c.headline and cid not in ids][:limit]
+        out = [self.say(cid) for cid in ids]
+        prev = self.since_previous()
+        if prev:
+            out.append(prev)
+        return out
+
+    def previous(self) -> Path | None:
+        """The latest earlier snapshot of this runtime of the same root (by root pseudonym),
+        under the same snapshots folder, or None."""
+        runtime, root, date = self.manifest.get("runtime"), self.manifest.get("root"), self.snap.parent.name
+        base = self.snap.parent.parent
+        best: Path | None = None
+        try:
+            dates = sorted(d.name for d in base.iterdir() if d.is_dir() and d.name < date)
+        except OSError:
+            return None
+        for d in dates:
+            cand = base / d / str(runtime)
+            m = load_json(cand, "manifest") if (cand / "manifest.json").is_file() else None
+            if m and m.get("root") == root and m.get("runtime") == runtime:
+                best = cand
+        return best
+
+    def since_previous(self) -> str:
+        prev = self.previous()
+        if prev is None:
+            return ""
+        from survey.snapshot.diff import diff
+
+        d = diff(prev, self.snap)
+        parts = [f"{len(d.keysets_appeared)} key sets appeared", f"{len(d.keysets_vanished)} vanished",
+                 f"{len(d.values_appeared)} vocabulary values appeared", f"{len(d.values_vanished)} vanished",
+                 f"{len(d.flipped_absences)} absence claims flipped"]
+        e = Evidence(source="survey diff", result="; ".join(parts),
+                     scope=f"snapshots {prev.parent.name} and {self.snap.parent.name} of one root",
+                     command=f"survey diff {prev.parent.name} {self.snap.parent.name} -r {self.manifest.get('runtime')} "
+                             f"--snapshots {self.snap.parent.parent}")
+        what = "drifted" if d.drifted else "no shape drifted"
+        return f"Since the snapshot of {prev.parent.name} of the same root, {what}: {', '.join(parts)}. {self.ref(e)}"
 
     def table(self, name: str) -> dict[str, Any]:
         q = self.census.get(name)
@@ -175,7 +234,7 @@ def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
     tpl = environment().get_template(template or f"{runtime}.md.j2")
     text = tpl.render(
         m=page.manifest, say=page.say, claim=page.claim, table=page.table, md_table=md_table,
-        probe=page.probe, probe_ref=page.probe_ref, evidence=page.evidence, page=page,
+        note=page.say, probe=page.probe, probe_ref=page.probe_ref, evidence=page.evidence, page=page,
         snapshot=str(snap), recheck=page.recheck,
     )
     text = text.rstrip() + "\n\n" + evidence_section(page) + "\n"

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 
@@ -74,6 +75,21 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class Note:
+    """Knowledge the corpus cannot show (what a client's loader requires, behaviour seen only
+    live), kept with its source and rendered with a ``[reference]`` label, never as a finding.
+
+    ``check(kit)``, where the census can test the note, returns ``(holds, evidence)``:
+    True marks it ``holds``, False ``CONTRADICTED`` (the data wins), None ``not determined``.
+    """
+
+    id: str
+    text: str
+    source: str  # the document and its date, e.g. "cursor-session-schema.txt, 2026-09-18"
+    check: Callable[..., tuple[bool | None, Any]] | None = None
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     title: str
@@ -111,6 +127,7 @@ class Profile:
     # pages
     template: str = ""
     claims: Callable[..., None] | None = None  # claims(kit): states the page's sentences
+    notes: tuple[Note, ...] = ()  # reference notes, stated after the claims (kind "reference")
     handmade_marker: str = "handmade"
     synth: str = ""  # module of the runtime's generator (survey.synth.<name>)
     # For ``sqlite`` surfaces: "module.function" taking the db path and returning

@@ -15,18 +15,28 @@ from pathlib import Path
 import orjson
 
 from survey import __version__
+from survey.synth.marker import is_synthetic, mark
 
 DEMO_DIR = Path(".demo")
 DEMO_SEED = 7
 
 
 def generator(runtime: str) -> Callable[..., dict]:
+    """The runtime's generator, which also labels what it writes as generated (a marker
+    beside the root: ``survey.synth.marker``)."""
     from survey.runtimes import get
 
     p = get(runtime)
     if not p.synth:
         raise KeyError(f"runtime {runtime!r} has no generator")
-    return importlib.import_module(p.synth).generate
+    gen = importlib.import_module(p.synth).generate
+
+    def generate(root: Path, *, seed: int = DEMO_SEED, **kw) -> dict:
+        planted = gen(root, seed=seed, **kw)
+        mark(root, runtime, seed)
+        return planted
+
+    return generate
 
 
 def demo_root(runtime: str) -> Path:
@@ -40,6 +50,8 @@ def ensure_demo(runtime: str, fresh: bool = False) -> Path:
     if not fresh and root.is_dir() and stamp.exists():
         have = orjson.loads(stamp.read_bytes())
         if {k: have.get(k) for k in want} == want:
+            if not is_synthetic(root):  # a demo made before generated corpora were labelled
+                mark(root, runtime, DEMO_SEED)
             return root
     if root.exists():
         shutil.rmtree(root)

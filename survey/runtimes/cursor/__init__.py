@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.cursor.claims import claims
+from survey.runtimes.cursor.notes import NOTES
 
 SEG = r"[^/]+"
 BLOCK = "$.message.content[type=tool_use]"
@@ -64,11 +65,12 @@ PROFILE = Profile(
         Probe("agent_tools_referenced", ("/agent-tools/",), "jsonl", expect="present",
               about="sidecar read-backs"),
         Probe("marker_ellipsis", ("[...]",), "jsonl", expect="count",
-              about="[...] inside payloads (prose, not a harness marker)"),
+              about="the literal [...]"),
         Probe("marker_truncated", ("[truncated]",), "jsonl", expect="count",
-              about="[truncated] inside payloads (prose, not a harness marker)"),
+              about="the literal [truncated]"),
     ),
     template="cursor.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.cursor",
 )

@@ -23,9 +23,22 @@ def claims(k: Kit) -> None:
 
     tax = k.rows("frame_taxonomy")
     k.state("top_keysets", "census",
-            f"Top-level key sets are closed and small: {len(tax)} of them across {fmt(frames_ok)} frames.",
+            f"{len(tax)} top-level key set{'s' if len(tax) != 1 else ''} across {fmt(frames_ok)} frames, "
+            "counted after masking (keys outside the reviewed vocabulary are masked, which can merge distinct sets).",
             k.ev("frame_taxonomy", ", ".join(f"{{{r['keyset']}}} {fmt(r['frames'])}" for r in tax)),
             value={r["keyset"]: r["frames"] for r in tax})
+
+    top = [r for r in k.rows("keyset_census") if r["path"] == "$" and r["jtype"] == "object"]
+    id_rows = [r for r in top if any(_id_key(x) for x in (r["keyset"] or "").split(","))]
+    id_keys = sorted({x for r in id_rows for x in (r["keyset"] or "").split(",") if _id_key(x)})
+    n_id = sum(int(r["occurrences"]) for r in id_rows)
+    n_top = sum(int(r["occurrences"]) for r in top)
+    k.state("in_file_identity", "census",
+            (f"No top-level key set holds an id-shaped key (id, *_id, *Id) across {fmt(n_top)} records: "
+             "a transcript carries no in-file identity field." if not id_rows else
+             f"{fmt(n_id)} of {fmt(n_top)} records carry an id-shaped top-level key ({', '.join(id_keys)})."),
+            k.ev("keyset_census", f"{fmt(n_id)}/{fmt(n_top)} records with {', '.join(id_keys) or 'no id key'}"),
+            value=id_keys)
 
     iff = k.rows("error_iff_status")
     ok_rows = [r for r in iff if (r["status"] == "success") != bool(r["has_error_key"])]
@@ -60,10 +73,20 @@ def claims(k: Kit) -> None:
     tu = [r for r in bk if r["btype"] == "tool_use"]
     tu_total = sum(int(r["blocks"]) for r in tu)
     tu_exact = sum(int(r["blocks"]) for r in tu if r["keyset"] == "input,name,type")
+    tu_id = sum(int(r["blocks"]) for r in tu if any(_id_key(x) for x in (r["keyset"] or "").split(",")))
+    tu_id_keys = sorted({x for r in tu for x in (r["keyset"] or "").split(",") if _id_key(x)})
+    if not tu_total:
+        tail = "no tool_use block was observed."
+    elif tu_id:
+        tail = f"{fmt(tu_id)} blocks carry a call id key ({', '.join(tu_id_keys)})."
+    elif tu_exact == tu_total:
+        tail = "no call id of any kind; a call's identity is positional: (file, frame index, block index)."
+    else:
+        tail = "no call id of any kind, and other key sets occur (see the block table)."
     k.state("tool_use_keyset", "rate",
-            f"tool_use key sets are exactly {{input, name, type}} in {fmt(tu_exact)}/{fmt(tu_total)} blocks: "
-            + ("no call id of any kind." if tu_exact == tu_total else "other key sets occur (see the block table)."),
-            k.ev("block_keysets", f"{fmt(tu_exact)}/{fmt(tu_total)}"), value=[tu_exact, tu_total], headline=True)
+            f"tool_use key sets are exactly {{input, name, type}} in {fmt(tu_exact)}/{fmt(tu_total)} blocks; " + tail,
+            k.ev("block_keysets", f"{fmt(tu_exact)}/{fmt(tu_total)}; with an id key {fmt(tu_id)}"),
+            value=[tu_exact, tu_total, tu_id], headline=True)
 
     probes = [k.probe(p) for p in ("no_tool_result", "no_tool_use_id", "no_is_error")]
     n_scope = probes[0]["files_scanned"]
@@ -85,14 +108,28 @@ def claims(k: Kit) -> None:
     k.state("no_tool_results", "absence", text, *(k.ev_probe(p["id"]) for p in probes),
             value=sum(hits) == 0 and agree, provenance=prov, headline=True)
 
+    ie = k.probe("no_is_error")
+    ie_files = (ie.get("structural") or {}).get("files_with_key", 0)
+    tr_keys = sorted({x for r in bk if r["btype"] == "tool_result" for x in (r["keyset"] or "").split(",")})
+    k.state("per_call_outcome", "census",
+            (f"A per-call failure flag (is_error) is a key in {fmt(ie_files)} of {fmt(k.walked)} walked files."
+             if ie_files else
+             f"No per-call outcome was observed: is_error is not a key in any of {fmt(k.walked)} walked files"
+             + (f", and tool_result blocks carry only {{{', '.join(tr_keys)}}}." if tr_keys else
+                ", and no tool_result block was observed.")),
+            k.ev_probe("no_is_error"), k.ev("block_keysets", f"tool_result keys: {', '.join(tr_keys) or 'none'}"),
+            value=[ie_files, tr_keys])
+
     it = k.rows("input_type_by_tool")
     ap = next((r for r in it if r["name"] == "ApplyPatch"), None)
     others_string = sum(int(r["string"]) for r in it if r["name"] != "ApplyPatch")
     others_total = sum(int(r["calls"]) for r in it if r["name"] != "ApplyPatch")
     if ap:
+        mixed = int(ap["string"]) + others_string > 0 and (others_total - others_string) + int(ap["calls"]) - int(ap["string"]) > 0
         k.state("applypatch_string", "rate",
                 f"ApplyPatch input is a raw string in {fmt(ap['string'])}/{fmt(ap['calls'])} calls; "
-                f"other tools pass an object in {fmt(others_total - others_string)}/{fmt(others_total)} calls.",
+                f"other tools pass an object in {fmt(others_total - others_string)}/{fmt(others_total)} calls"
+                + (": a parser must branch on the input's JSON type." if mixed else "."),
                 k.ev("input_type_by_tool", f"ApplyPatch {ap['string']}/{ap['calls']}; others string {others_string}"),
                 value=[ap["string"], ap["calls"], others_string, others_total])
     else:
@@ -105,7 +142,9 @@ def claims(k: Kit) -> None:
     pc = k.one("parallel_calls")
     k.state("max_parallel", "census",
             f"Parallel calls in one frame: up to {fmt(pc.get('max_calls_in_frame'))} tool_use blocks in a single frame; "
-            f"{fmt(pc.get('frames_over_3'))} frames carry more than 3. All id-less: pairing by name within a frame is unsafe.",
+            f"{fmt(pc.get('frames_over_3'))} frames carry more than 3."
+            + (" None carries a call id: pairing calls by name within a frame is unsafe."
+               if tu_total and not tu_id and int(pc.get("max_calls_in_frame") or 0) > 1 else ""),
             k.ev("parallel_calls", f"max {pc.get('max_calls_in_frame')}, >3 in {pc.get('frames_over_3')} frames"),
             value=pc.get("max_calls_in_frame"))
 
@@ -149,11 +188,17 @@ def claims(k: Kit) -> None:
             value=[te.get("turn_ended_last"), te.get("files_with_turn_ended")])
     k.state("files_without_turn_ended", "rate",
             f"{fmt(te.get('files_without_turn_ended'))} of {fmt(te.get('files'))} walked files "
-            f"({pct(int(te.get('files_without_turn_ended') or 0), int(te.get('files') or 0))}) contain no turn_ended at all: "
-            "absence of the frame is the only unterminated-turn signal, and it is common, not an error.",
+            f"({pct(int(te.get('files_without_turn_ended') or 0), int(te.get('files') or 0))}) contain no turn_ended at all.",
             k.ev("turn_ended", f"{te.get('files_without_turn_ended')}/{te.get('files')}"),
             value=[te.get("files_without_turn_ended"), te.get("files")])
     ts = k.rows("turn_status")
+    n_all = sum(int(r["frames"]) for r in ts)
+    n_te = sum(int(r["frames"]) for r in ts if r["status"] is not None)
+    k.state("turn_outcome", "census",
+            (f"A turn's outcome is recorded as turn_ended.status in {fmt(n_te)} of {fmt(n_all)} turn_ended frames."
+             if n_te else
+             f"No turn_ended frame carries a status ({fmt(n_all)} turn_ended frames): no turn outcome is recorded."),
+            k.ev("turn_status", f"{fmt(n_te)}/{fmt(n_all)} frames with a status"), value=[n_te, n_all])
     k.state("turn_status", "value_map",
             "turn_ended status values: " + (" / ".join(f"{r['status']} {fmt(r['frames'])}" for r in ts) or "none") + ".",
             k.ev("turn_status", "; ".join(f"{r['status']} {r['frames']}" for r in ts)),
@@ -171,12 +216,16 @@ def claims(k: Kit) -> None:
     ln = k.one("lineage")
     k.state("child_in_parent", "rate",
             f"The child id appears inside the parent transcript in {fmt(ln.get('child_id_in_parent'))} of "
-            f"{fmt(ln.get('pairs'))} parent/child pairs: lineage is directory containment, not a recorded field.",
+            f"{fmt(ln.get('pairs'))} parent/child pairs"
+            + (": lineage is directory containment, not a recorded field." if ln.get("pairs") and not ln.get("child_id_in_parent")
+               else "."),
             k.ev("lineage", f"{ln.get('child_id_in_parent')}/{ln.get('pairs')}", scope=f"{fmt(total)} files (whole corpus)"),
             value=[ln.get("child_id_in_parent"), ln.get("pairs")])
     k.state("dir_equals_file", "rate",
             f"The directory id equals the file id in {fmt(ln.get('dir_id_equals_file_id'))}/{fmt(ln.get('nested_transcripts'))} "
-            "nested transcripts: identity is the path.",
+            "nested transcripts"
+            + (": identity is the path." if ln.get("nested_transcripts") and ln.get("dir_id_equals_file_id") == ln.get("nested_transcripts")
+               else "."),
             k.ev("lineage", f"{ln.get('dir_id_equals_file_id')}/{ln.get('nested_transcripts')}",
                  scope=f"{fmt(total)} files (whole corpus)"),
             value=[ln.get("dir_id_equals_file_id"), ln.get("nested_transcripts")])
@@ -195,6 +244,17 @@ def claims(k: Kit) -> None:
                            ("no_is_error", "no_is_error", "is_error")):
         k.absence(cid, pid, what)
 
+    meta = [(w, (k.probe(p).get("structural") or {}).get("files_with_key", 0))
+            for w, p in (("client version", "no_version"), ("timestamp", "no_timestamp"), ("model field", "no_model_meta"))]
+    seen = [(w, n) for w, n in meta if n]
+    k.state("stratify_basis", "census",
+            ("No client version, timestamp or model field was observed as a key, so drift can be stratified "
+             "by file mtime only." if not seen else
+             "Observed as keys: " + "; ".join(f"{w} in {fmt(n)} of {fmt(k.walked)} walked files" for w, n in seen)
+             + ": drift can be stratified by them as well as by file mtime."),
+            *(k.ev_probe(p) for p in ("no_version", "no_timestamp", "no_model_meta")),
+            value=dict(meta))
+
     pl_ = k.one("payload_lengths")
     k.state("payload_percentiles", "percentile",
             f"Block payload length (code points) in assistant frames: p50 {fmt(pl_.get('p50'))}, p90 {fmt(pl_.get('p90'))}, "
@@ -210,3 +270,8 @@ def claims(k: Kit) -> None:
             "[Tool call] headings (a separate value map: not JSON, not comparable one-to-one).",
             k.ev("legacy_headings", f"{len(lh)} names", scope=f"{fmt(legacy)} legacy .txt files"),
             value={r["name"]: r["headings"] for r in lh})
+
+
+def _id_key(key: str) -> bool:
+    """An id-shaped key (``id``, ``*_id``, ``*Id``, ``uuid``): masked keys are not."""
+    return key in ("id", "uuid") or key.endswith("_id") or (key.endswith("Id") and key[:1].islower())

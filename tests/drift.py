@@ -1,0 +1,95 @@
+"""The drift harness: survey a generated corpus, change it as a client update would, survey
+again, and hold the page to the change.
+
+Helpers, not tests: ``tests/test_drift_<runtime>.py`` declare the operators. For each, the
+claims about the changed aspect must change, no sentence the drift made false may remain on
+the drifted page, and ``survey diff --fail-on-drift`` must exit 3.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from typer.testing import CliRunner
+
+from survey.cli import app
+from survey.pipeline import run_survey
+from survey.runtimes import get
+
+
+@dataclass
+class Surveyed:
+    page: str
+    snap: Path
+    claims: dict[str, dict]
+
+
+def survey_once(runtime: str, root: Path, out: Path, date: str) -> Surveyed:
+    """One whole-corpus run into ``out/snapshots/<date>`` with its page in ``out/reports-<date>``."""
+    res = run_survey(get(runtime), root, snapshots=out / "snapshots", reports=out / f"reports-{date}", date=date)
+    snap = Path(res.snapshot)
+    claims = {c["id"]: c for c in orjson.loads((snap / "claims.json").read_bytes())}
+    return Surveyed(Path(res.page).read_text(), snap, claims)
+
+
+def copy_corpus(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, symlinks=True, copy_function=shutil.copy2)
+    return dst
+
+
+def rewrite_jsonl(root: Path, fn: Callable[[dict, Path], Iterable[dict] | dict | None],
+                  glob: str = "**/*.jsonl") -> int:
+    """Apply ``fn(record, path)`` to every JSON object line of every matching file (a
+    record, several, or None to drop it); lines that are not JSON objects stay as they are,
+    and each file keeps its mtime (a drift is a change of shape, not of date). Returns the
+    number of records ``fn`` was given."""
+    n = 0
+    for p in sorted(root.glob(glob)):
+        if not p.is_file() or p.is_symlink():
+            continue
+        st = p.stat()
+        out: list[bytes] = []
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                obj = orjson.loads(line) if line.strip() else None
+            except orjson.JSONDecodeError:
+                obj = None
+            if not isinstance(obj, dict):
+                out.append(line)
+                continue
+            n += 1
+            got = fn(obj, p)
+            for rec in ([] if got is None else [got] if isinstance(got, dict) else list(got)):
+                out.append(orjson.dumps(rec))
+        p.write_bytes(b"\n".join(out))
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return n
+
+
+def diff_exit(out: Path, old: Surveyed, new: Surveyed) -> tuple[int, str]:
+    r = CliRunner().invoke(app, ["diff", str(old.snap), str(new.snap), "--fail-on-drift"])
+    return r.exit_code, r.output
+
+
+def check_drift(runtime: str, base: Surveyed, base_root: Path, mutate: Callable[[Path], Any], tmp: Path, *,
+                changed: list[str], stale: list[str], date: str = "2026-02-01") -> Surveyed:
+    """Copy the base corpus, ``mutate`` it, survey it, and assert the page followed."""
+    root = copy_corpus(base_root, tmp / "drifted")
+    mutate(root)
+    new = survey_once(runtime, root, tmp, date)
+    for cid in changed:
+        a, b = base.claims.get(cid), new.claims.get(cid)
+        assert b is not None, f"claim {cid} vanished after the drift"
+        assert a is None or (a["value"], a["text"]) != (b["value"], b["text"]), \
+            f"claim {cid} did not change with the drift: {b['text']}"
+    left = [s for s in stale if s in new.page]
+    assert not left, f"the drifted page still says what the drift made false: {left}"
+    code, text = diff_exit(tmp, base, new)
+    assert code == 3, f"survey diff --fail-on-drift exited {code}, not 3:\n{text}"
+    return new
