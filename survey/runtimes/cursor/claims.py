@@ -150,7 +150,7 @@ def claims(k: Kit) -> None:
 
     mcp = k.rows("mcp_wrapper_keysets")
     k.state("mcp_wrappers", "census",
-            "MCP calls are wrapped, not namespaced: "
+            "MCP wrapper calls (CallMcpTool, CallDynamicTool): "
             + ("; ".join(f"{r['name']} input {{{r['input_keyset']}}} ×{fmt(r['calls'])}" for r in mcp) if mcp
                else "no CallMcpTool/CallDynamicTool call was observed") + ".",
             k.ev("mcp_wrapper_keysets", f"{len(mcp)} key sets"), value={f"{r['name']}:{r['input_keyset']}": r["calls"] for r in mcp})
@@ -265,9 +265,14 @@ def claims(k: Kit) -> None:
         k.absence(cid, pid, what)
 
     lh = k.rows("legacy_headings")
+    reviewed = [r for r in lh if not str(r["name"]).startswith("<")]
+    withheld = sum(int(r["headings"]) for r in lh if str(r["name"]).startswith("<"))
     k.state("legacy_headings", "value_map",
-            f"Legacy plain-text transcripts name {len(lh)} tool names in {fmt(sum(int(r['headings']) for r in lh))} "
-            "[Tool call] headings (a separate value map: not JSON, not comparable one-to-one).",
+            f"Legacy plain-text transcripts name {len(reviewed)} reviewed tool names in "
+            f"{fmt(sum(int(r['headings']) for r in reviewed))} [Tool call] headings"
+            + (f"; {fmt(withheld)} headings name tools outside the reviewed vocabulary, withheld "
+               "(how many distinct names they hold is not recorded)" if withheld else "")
+            + " (a separate value map: not JSON, not comparable one-to-one).",
             k.ev("legacy_headings", f"{len(lh)} names", scope=f"{fmt(legacy)} legacy .txt files"),
             value={r["name"]: r["headings"] for r in lh})
 
