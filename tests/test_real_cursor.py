@@ -95,3 +95,68 @@ def test_generator_makes_every_shape_the_real_samples_show(tmp_path: Path) -> No
     made = _triples(Path(res.snapshot))
     missing = sorted(t for t in real - made if t not in ALLOWED)
     assert not missing, "real shapes the generator never makes:\n" + "\n".join(map(str, missing))
+
+
+def plain_blocks(root: Path) -> dict:
+    """The Cursor page's call and lifecycle figures by a plain pass over every JSONL line."""
+    f = {"tool_use": 0, "exact": 0, "with_id": 0, "types": set(), "turn_ended": 0, "te_with_status": 0,
+         "files": 0, "files_with_te": 0, "ap_string": 0, "ap_calls": 0, "max_calls": 0}
+    for p in sorted(root.rglob("*.jsonl")):
+        if not p.is_file():
+            continue
+        f["files"] += 1
+        te = 0
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(rec, dict):
+                continue
+            if rec.get("type") == "turn_ended":
+                te += 1
+                f["te_with_status"] += "status" in rec
+            content = (rec.get("message") or {}).get("content") if isinstance(rec.get("message"), dict) else None
+            calls = 0
+            for b in content if isinstance(content, list) else []:
+                if not isinstance(b, dict):
+                    continue
+                f["types"].add(b.get("type"))
+                if b.get("type") == "tool_use":
+                    calls += 1
+                    f["tool_use"] += 1
+                    f["exact"] += sorted(b) == ["input", "name", "type"]
+                    f["with_id"] += any(k in ("id", "uuid") or k.endswith("_id") or k.endswith("Id") for k in b)
+                    if b.get("name") == "ApplyPatch":
+                        f["ap_calls"] += 1
+                        f["ap_string"] += isinstance(b.get("input"), str)
+            f["max_calls"] = max(f["max_calls"], calls)
+        f["turn_ended"] += te
+        f["files_with_te"] += te > 0
+    return f
+
+
+@pytest.mark.parametrize("sub", ["cursor/projects", "handmade/cursor/projects"])
+def test_real_page_figures_equal_a_plain_count(sub: str, tmp_path: Path) -> None:
+    """Each figure the page's call and lifecycle claims state, against a plain pass."""
+    root = corpora() / sub
+    res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=tmp_path / "r")
+    c = {x["id"]: x for x in load_json(Path(res.snapshot), "claims")}
+    f = plain_blocks(root)
+    assert c["tool_use_keyset"]["value"] == [f["exact"], f["tool_use"], f["with_id"]]
+    assert set(c["block_types"]["text"].split(": ", 1)[1].rstrip(".").split(", ")) - {"none"} == \
+        {t for t in f["types"] if t}
+    assert c["turn_outcome"]["value"] == [f["te_with_status"], f["turn_ended"]]
+    assert c["turn_ended_last"]["value"][1] == f["files_with_te"]
+    assert c["files_without_turn_ended"]["value"] == [f["files"] - f["files_with_te"], f["files"]]
+    assert c["max_parallel"]["value"] == f["max_calls"]
+    ap = c["applypatch_string"]["value"]
+    assert ap[:2] == [f["ap_string"], f["ap_calls"]]
+    page = Path(res.page).read_text()
+    if f["with_id"] == 0 and f["tool_use"]:
+        assert "no call id of any kind" in page
+    else:
+        assert "no call id of any kind" not in page
+    # skeletons come from the records: a class the corpus lacks has none
+    labels = {s["label"].split(" · ")[0] for s in c["skeletons"]["value"]}
+    assert ("turn_ended" in labels) == (f["turn_ended"] > 0)
