@@ -30,16 +30,9 @@ import orjson
 from survey.cachedir import replace_file
 from survey.census.partials import Labels, Splitter, split_of
 from survey.runtimes.base import Profile
+from survey.shared import PKG_ROOT, rel  # noqa: F401  (rel: the census modules take it from here)
 
 SHARED = Path(__file__).parent / "queries"
-PKG_ROOT = Path(__file__).parents[2]
-
-
-def rel(path: Path) -> str:
-    try:
-        return str(path.relative_to(PKG_ROOT))
-    except ValueError:
-        return str(path)
 
 
 def query_files(profile: Profile) -> list[Path]:

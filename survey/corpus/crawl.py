@@ -48,6 +48,7 @@ import polars as pl
 from survey.corpus.privacy import pseudonyms
 from survey.native import NATIVE
 from survey.runtimes.base import Profile
+from survey.shared import ref_numbers
 
 # how a relative path from os.scandir becomes bytes and back (os.fsencode/os.fsdecode): a
 # name that is not UTF-8 comes as lone surrogates, which a polars string cannot hold
@@ -92,13 +93,6 @@ def int64s(name: str, packed: array.array) -> pl.Series:
     if NATIVE is not None:
         return pl.Series(NATIVE.int64_column(name, packed))
     return pl.Series(name, packed, dtype=pl.Int64)
-
-
-def ref_numbers(refs: pl.Series, strict: bool = True) -> pl.Series:
-    """Pseudonyms as their 64 bits (``f-00000000000000ff`` -> 255; null stays null), as
-    ``privacy.file_key`` gives one; strict: anything else is a bug, never a value to guess at
-    (not strict: null)."""
-    return refs.str.slice(2).str.to_integer(base=16, dtype=pl.UInt64, strict=strict)
 
 
 def ids_distinct(ids: pl.Series) -> bool:

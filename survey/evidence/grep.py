@@ -75,11 +75,11 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from survey.census.sql import rel
-from survey.corpus.crawl import binary_paths, path_bytes, path_text, ref_numbers
+from survey.corpus.crawl import binary_paths, path_bytes, path_text
 from survey.corpus.privacy import pseudonym
 from survey.native import NATIVE
 from survey.runtimes.base import Probe, Profile, Scope
+from survey.shared import ref_numbers, rel
 from survey.snapshot.store import WRITE_OPTIONS
 
 HERE = Path(__file__).parent / "queries"

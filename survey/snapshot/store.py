@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from survey.corpus.crawl import ref_numbers
+from survey.shared import ref_numbers
 
 SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
 # 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read;
