@@ -490,6 +490,10 @@ class _Stats:
         self.markers: Counter[str] = Counter({"[...]": 0, "[truncated]": 0})
         self.over_30k = 0
         self.error_records = 0
+        self.skill_reads = 0
+        self.skill_files = 0
+        self.user_info_hits = 0
+        self.user_info_files = 0
 
     def _payload(self, s: str) -> int:
         if "[" in s:
@@ -510,6 +514,7 @@ class _Stats:
         pl_a = self.pl_assistant
         pl_u = self.pl_user
         n_blocks = 0
+        skill = info = 0
         for kind, val in entries:
             if kind != OK:
                 self.frames[("", "blank", "malformed", "partial")[kind]] += 1
@@ -539,6 +544,7 @@ class _Stats:
                 bkeys[(t, tuple(b))] += 1
                 if t == "text":
                     n = payload(b["text"])
+                    info += b["text"].count("<user_info>")
                 elif t == "tool_use":
                     n_tool += 1
                     name = b["name"]
@@ -552,6 +558,8 @@ class _Stats:
                         if name in ("CallMcpTool", "CallDynamicTool"):
                             self.mcp.setdefault(name, Counter())[",".join(sorted(inp))] += 1
                         p = inp.get("path")
+                        if isinstance(p, str) and "SKILL.md" in p:
+                            skill += 1
                         if isinstance(p, str) and "/agent-tools/" in p:
                             self.readback["input.path"] += 1
                         else:
@@ -583,6 +591,10 @@ class _Stats:
             else:
                 prev = None
         self.frames["ok"] += sum(1 for kind, _ in entries if kind == OK)
+        self.skill_reads += skill
+        self.skill_files += skill > 0
+        self.user_info_hits += info
+        self.user_info_files += info > 0
         self.n_blocks += n_blocks
         if self.n_blocks > MAX_PAYLOAD_LIST:
             self.pl_assistant = self.pl_user = None
@@ -694,6 +706,8 @@ class _Gen:
         self.orphans = 0
         self.u2028 = 0
         self.u2029 = 0
+        self._reads = 0  # every 40th ReadFile/Read reads a SKILL.md (a counter: the rng's draws stay as they were)
+        self._users = 0  # every 9th user text opens with a <user_info> block
         self.blank_empty = 0
         self.blank_ws = 0
         self.sidecar_cap = 120_000
@@ -916,6 +930,9 @@ class _Gen:
                 inp["run_in_background"] = True
         elif name in ("ReadFile", "Read"):
             inp = {"path": path(proj)}
+            self._reads += 1
+            if self._reads % 40 == 0:
+                inp["path"] = f"{proj.workspace}/.cursor/skills/s{self._reads}/SKILL.md"
             if rng.random() < 0.35:
                 inp["explanation"] = self._short(20, 120)
             if rng.random() < 0.3:
@@ -1105,6 +1122,9 @@ class _Gen:
             )
         q = self._slice(80_000 if big else self._len(220, 1.1, 8000))
         parts.append(f"<user_query>\n{q}\n</user_query>")
+        self._users += 1
+        if self._users % 9 == 0:
+            parts.insert(0, "<user_info>\nOS Version: linux\n</user_info>")
         return self.cn.text("\n".join(parts))
 
     def _user(self, big: bool = False) -> dict[str, Any]:
@@ -1688,6 +1708,8 @@ class _Gen:
             "orphan_subagents": self.orphans,
             "agent_tools_sizes": sorted(self.sidecar_sizes),
             "readback_refs": dict(st.readback),
+            "skill_md_reads": {"calls": st.skill_reads, "files": st.skill_files},
+            "user_info_marker": {"hits": st.user_info_hits, "files": st.user_info_files},
             "payload_lengths": None if st.pl_assistant is None else sorted(st.pl_assistant),
             "payload_lengths_user": None if st.pl_user is None else sorted(st.pl_user),
             "assistant_pairs": dict(st.pairs),

@@ -43,6 +43,7 @@ PROFILE = Profile(
     markers={
         "agent_tools_path": (f"{BLOCK}.input.path", "/agent-tools/"),
         "agent_tools_command": (f"{BLOCK}.input.command", "/agent-tools/"),
+        "skill_md_path": (f"{BLOCK}.input.path", "SKILL.md"),
     },
     text_headings={"tool_call": r"^\[Tool call\] (\S+)"},
     scopes=(
@@ -62,6 +63,8 @@ PROFILE = Profile(
         Probe("no_version", ('"version"',), "jsonl", key="version", about="a client version"),
         Probe("no_model_meta", ('"model"',), "jsonl", key="model", key_paths=("$", "$.message"),
               about="a model field outside tool arguments"),
+        Probe("marker_user_query", ("<user_query>",), "jsonl", expect="count", about="the text marker <user_query>"),
+        Probe("marker_user_info", ("<user_info>",), "jsonl", expect="count", about="the text marker <user_info>"),
         Probe("agent_tools_referenced", ("/agent-tools/",), "jsonl", expect="present",
               about="sidecar read-backs"),
         Probe("marker_ellipsis", ("[...]",), "jsonl", expect="count",

@@ -157,6 +157,44 @@ def claims(k: Kit) -> None:
 
     k.tool_names("$.message.content[type=tool_use].name", "unreviewed names")
 
+    ik = k.rows("input_keys_by_tool")
+    tool_calls = {r["name"]: int(r["calls"]) for r in ik}
+    always = sum(1 for r in ik if int(r["calls_with_key"]) == int(r["calls"]))
+    k.state("input_keys", "census",
+            f"Tool input objects carry {len(ik)} (tool, key) pairs over {len(tool_calls)} tool names; "
+            f"{always} of them are present in every call of their tool, the rest only in some.",
+            k.ev("input_keys_by_tool", f"{len(ik)} rows"), value={f"{r['name']}.{r['key']}": [r["calls_with_key"], r["calls"]] for r in ik})
+    ks = k.rows("keyset_census")
+    model_paths = sorted({r["path"] for r in ks if r["path"].endswith(".model")})
+    model_tools = {r["name"]: int(r["calls_with_key"]) for r in ik if r["key"] == "model"}
+    k.state("model_where", "census",
+            ("model is not observed as a key at any path." if not model_paths else
+             f"model occurs as a key at {len(model_paths)} path{'s' if len(model_paths) != 1 else ''} "
+             f"({', '.join(model_paths)})"
+             + (": as a tool argument, in " + ", ".join(f"{t} {fmt(n)} calls" for t, n in sorted(model_tools.items()))
+                if model_tools else "") + "."),
+            k.ev("keyset_census", f"{len(model_paths)} paths"), k.ev("input_keys_by_tool", f"{model_tools}"),
+            value={"paths": model_paths, "tools": model_tools})
+    bg = {r["name"]: [int(r["calls_with_key"]), int(r["calls"])] for r in ik if r["key"] == "run_in_background"}
+    k.state("background_shell", "census",
+            ("No tool input carries run_in_background." if not bg else
+             "run_in_background is set in " + ", ".join(f"{fmt(a)} of {fmt(b)} {t} calls" for t, (a, b) in sorted(bg.items()))
+             + (f"; AwaitShell is called {fmt(tool_calls['AwaitShell'])} times" if "AwaitShell" in tool_calls else "") + "."),
+            k.ev("input_keys_by_tool", f"{bg}"), value=bg)
+    sk = k.one("skill_reads")
+    k.state("skill_evidence", "census",
+            f"{fmt(sk.get('calls'))} tool calls in {fmt(sk.get('files'))} files name a path containing SKILL.md in "
+            "input.path: inferred skill-load evidence, the only kind the census looks for.",
+            k.ev("skill_reads", f"{sk.get('calls')} calls, {sk.get('files')} files"),
+            provenance="inferred", value=[sk.get("calls"), sk.get("files")])
+    qk = {r["path"].rsplit("input.", 1)[1]: r["keyset"] for r in ks
+          if r["jtype"] == "object" and r["path"].endswith(("input.questions[]", "input.questions[].options[]"))}
+    k.state("ask_question_shape", "census",
+            ("No tool input carries a questions[] array." if not qk else
+             "Structured questions: " + "; ".join(f"{p} {{{v}}}" for p, v in sorted(qk.items()))
+             + (f" (AskQuestion {fmt(tool_calls['AskQuestion'])} calls)" if "AskQuestion" in tool_calls else "") + "."),
+            k.ev("keyset_census", f"{qk}"), value=qk)
+
     at = k.one("agent_tools")
     k.state("agent_tools_count", "census", f"agent-tools/ file count: {fmt(at.get('files'))}.",
             k.ev("agent_tools", f"{at.get('files')} files", scope=f"{fmt(total)} files (whole corpus)"),
@@ -191,6 +229,16 @@ def claims(k: Kit) -> None:
             f"({pct(int(te.get('files_without_turn_ended') or 0), int(te.get('files') or 0))}) contain no turn_ended at all.",
             k.ev("turn_ended", f"{te.get('files_without_turn_ended')}/{te.get('files')}"),
             value=[te.get("files_without_turn_ended"), te.get("files")])
+    et = k.rows("error_types")
+    n_err = sum(int(r["occurrences"]) for r in et)
+    types = sorted({r["jtype"] for r in et})
+    k.state("error_type", "census",
+            ("No record carries an error key." if not et else
+             f"The error key is {' / '.join(types)} in the {fmt(n_err)} records that carry it "
+             f"({', '.join(sorted({r['rclass'] for r in et}))})."),
+            k.ev("error_types", "; ".join(f"{r['rclass']} {r['jtype']} {r['occurrences']}" for r in et) or "0 rows"),
+            value={f"{r['rclass']}:{r['jtype']}": r["occurrences"] for r in et})
+
     ts = k.rows("turn_status")
     n_all = sum(int(r["frames"]) for r in ts)
     n_te = sum(int(r["frames"]) for r in ts if r["status"] is not None)
@@ -260,7 +308,9 @@ def claims(k: Kit) -> None:
             f"Block payload length (code points) in assistant frames: p50 {fmt(pl_.get('p50'))}, p90 {fmt(pl_.get('p90'))}, "
             f"p99 {fmt(pl_.get('p99'))}, max {fmt(pl_.get('max'))}; max including user text {fmt(pl_.get('max_including_user'))}.",
             k.ev("payload_lengths", f"{pl_}"), value=pl_)
-    for cid, pid, what in (("marker_ellipsis", "marker_ellipsis", "The literal [...]"),
+    for cid, pid, what in (("marker_user_query", "marker_user_query", "The text marker <user_query>"),
+                           ("marker_user_info", "marker_user_info", "The text marker <user_info>"),
+                           ("marker_ellipsis", "marker_ellipsis", "The literal [...]"),
                            ("marker_truncated", "marker_truncated", "The literal [truncated]")):
         k.absence(cid, pid, what)
 
