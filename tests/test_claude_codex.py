@@ -288,7 +288,7 @@ def test_index_compares_the_runtimes(cc, cx, tmp_path: Path) -> None:
         for cell, rt in zip(cells, ("cursor", "claude_code", "codex"), strict=True):
             assert cell == "not surveyed" or cell.endswith(f"[↗]({rt}.md)"), (label, cell)
     skill = next(ln for ln in text.splitlines() if ln.startswith("| Skill evidence |"))
-    assert "not surveyed" in skill  # the Cursor page states no skill claim
+    assert "inferred skill-load evidence" in skill  # the Cursor page's own skill claim, labelled inferred
     assert "[Claude Code session stores](claude_code.md)" in text and "[Codex rollouts](codex.md)" in text
 
 
