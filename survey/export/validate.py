@@ -73,8 +73,22 @@ class Classifier:
         return out
 
 
-def walked_files(profile: Profile, root: Path, salt: bytes) -> list[tuple[str, str, str, str]]:
-    """(file_id, surface, kind, absolute path) of every file on a surface the walk reads."""
+@dataclass(frozen=True)
+class FileRef:
+    """A file on a walked surface: its pseudonym, surface, kind, ids (pseudonyms) and where
+    it is (local only: never written)."""
+
+    file_id: str
+    surface: str
+    kind: str
+    path: str
+    rel: str
+    session_id: str | None
+    parent_id: str | None
+
+
+def walked_files(profile: Profile, root: Path, salt: bytes) -> list[FileRef]:
+    """Every file on a surface the walk reads, by pseudonym."""
     from survey.corpus.crawl import crawl
 
     inv = crawl(root, profile, salt, "month")
@@ -82,16 +96,17 @@ def walked_files(profile: Profile, root: Path, salt: bytes) -> list[tuple[str, s
     frame = inv.frame.filter(inv.frame["surface"].is_in(list(walked))).sort("file_id")
     ids = frame["file_id"].to_list()
     rels = inv.paths_of(ids)
-    return [(f, s, walked[s], os.path.join(str(root), r)) for f, s, r in
-            zip(ids, frame["surface"].to_list(), rels, strict=True) if r is not None]
+    return [FileRef(f, s, walked[s], os.path.join(str(root), r), r, sid, pid) for f, s, r, sid, pid in
+            zip(ids, frame["surface"].to_list(), rels, frame["session_id"].to_list(), frame["parent_id"].to_list(),
+                strict=True) if r is not None]
 
 
-def read_records(profile: Profile, classify: Classifier, file_id: str, surface: str, kind: str, path: str,
-                 problems: Counter) -> Iterator[Record]:
+def read_records(profile: Profile, classify: Classifier, f: FileRef, problems: Counter) -> Iterator[Record]:
     """The parsed records of one file (problems counted by class, never raised)."""
     from survey.corpus.frames import classify as classify_frame
     from survey.corpus.frames import iter_frames
 
+    file_id, surface, kind, path = f.file_id, f.surface, f.kind, f.path
     try:
         if kind == "jsonl":
             with open(path, "rb") as fh:
@@ -163,9 +178,10 @@ def validate(snap: Path, root: Path, salt: bytes, schema: dict | None = None, wr
     files = records = valid = nbytes = 0
     t0 = time.perf_counter()
     spent = 0.0
-    for fid, surface, kind, path in walked_files(profile, root, salt):
+    for f in walked_files(profile, root, salt):
         files += 1
-        for rec in read_records(profile, classify, fid, surface, kind, path, problems):
+        fid = f.file_id
+        for rec in read_records(profile, classify, f, problems):
             records += 1
             nbytes += rec.nbytes
             c = by_class.setdefault(rec.rclass, Counter())

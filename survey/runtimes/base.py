@@ -130,6 +130,7 @@ class Profile:
     notes: tuple[Note, ...] = ()  # reference notes, stated after the claims (kind "reference")
     handmade_marker: str = "handmade"
     synth: str = ""  # module of the runtime's generator (survey.synth.<name>)
+    fixtures: str = ""  # module whose PREDICATES declare the fixture set (survey.export.fixtures)
     # For ``sqlite`` surfaces: "module.function" taking the db path and returning
     # (facts: dict, records: iterator of (rclass, status, obj | None, nbytes)).
     store_reader: str = ""

@@ -76,4 +76,5 @@ PROFILE = Profile(
     claims=claims,
     notes=NOTES,
     synth="survey.synth.cursor",
+    fixtures="survey.runtimes.cursor.fixtures",
 )
