@@ -113,4 +113,5 @@ PROFILE = Profile(
     template="claude_code.md.j2",
     claims=claims,
     synth="survey.synth.claude_code",
+    fixtures="survey.runtimes.claude_code.fixtures",
 )

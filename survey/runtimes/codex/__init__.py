@@ -122,4 +122,5 @@ PROFILE = Profile(
     template="codex.md.j2",
     claims=claims,
     synth="survey.synth.codex",
+    fixtures="survey.runtimes.codex.fixtures",
 )

@@ -73,6 +73,7 @@ PROFILE = Profile(
     template="cursor_chats.md.j2",
     claims=claims,
     synth="survey.synth.cursor_chats",
+    fixtures="survey.runtimes.cursor_chats.fixtures",
     store_reader="survey.corpus.stores.read_chat_store",
     expected_statuses=frozenset({"non_json", "opaque"}),  # protobuf blobs are the format, not damage
 )

@@ -101,6 +101,7 @@ PROFILE = Profile(
     template="cursor_desktop.md.j2",
     claims=claims,
     synth="survey.synth.cursor_desktop",
+    fixtures="survey.runtimes.cursor_desktop.fixtures",
     store_reader="survey.corpus.stores.read_desktop_store",
     expected_statuses=frozenset({"opaque"}),  # agentKv cells: counted, never decoded
 )

@@ -59,4 +59,5 @@ PROFILE = Profile(
     template="cursor_stream.md.j2",
     claims=claims,
     synth="survey.synth.cursor_stream",
+    fixtures="survey.runtimes.cursor_stream.fixtures",
 )
