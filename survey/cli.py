@@ -636,5 +636,163 @@ def version(json: JsonOpt = False) -> None:
                "polars": pl.__version__, "rg": rg, "walker": ENGINE})
 
 
+# -- exports for parser authors: schema, validate, fixtures, audit --------------------------
+
+def _export_snapshot(date: str | None, runtime: str | None, snapshots: Path) -> Path:
+    """The snapshot a command reads: ``date`` (a folder, ``<date>`` or ``<date>/<runtime>``), or the
+    newest one of ``runtime``; a usage error where there is none."""
+    from survey.export.schema import latest
+    from survey.snapshot.store import find
+
+    try:
+        if date is None:
+            if runtime is None:
+                fail("say which runtime (-r) or which snapshot (DATE)", 2)
+            return latest(snapshots, runtime or "")
+        return find(snapshots, date, runtime)
+    except FileNotFoundError as exc:
+        fail(str(exc), 2)
+        raise
+
+
+RootReq = Annotated[Path, typer.Option(help="The corpus root (read only; nothing is written there).")]
+DateArg = Annotated[str | None, typer.Argument(help="Snapshot folder, or <date>[/<runtime>] (default: the newest).")]
+RuntimeOne = Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime profile.")]
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey schema -r cursor                     # newest cursor snapshot -> reports/cursor.schema.json
+    survey schema 2026-12-02 -r codex --reports /tmp/schemas
+    survey schema snapshots/2026-12-02/claude_code --json
+""")
+def schema(
+    date: DateArg = None,
+    runtime: RuntimeOne = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    reports: Annotated[Path, typer.Option(help="Where <runtime>.schema.json is written.")] = Path("reports"),
+    json: JsonOpt = False,
+) -> None:
+    """Write a JSON Schema (2020-12) of a runtime's records, derived from a snapshot alone."""
+    from survey.export.schema import write_schema
+
+    _check(folders={"--reports": reports})
+    snap = _export_snapshot(date, runtime, snapshots)
+    result = write_schema(snap, reports)
+    if json:
+        emit_json(result)
+        return
+    out.print(f"{result['runtime']}: {len(result['classes'])} record classes, {result['properties']:,} properties"
+              f"{'' if result['discriminated'] else ' (some classes not told apart by a field: anyOf)'}")
+    out.print(f"schema: {result['schema']}")
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey validate -r cursor --root ~/.cursor/projects
+    survey validate 2026-12-02 -r codex --root ~/.codex/sessions --json
+    survey validate 2026-12-02 -r claude_code --root ~/.claude/projects --strict
+""")
+def validate(
+    root: RootReq,
+    date: DateArg = None,
+    runtime: RuntimeOne = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    strict: Annotated[bool, typer.Option(help="Exit 3 if any record does not validate.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Validate every record under --root against the schema derived from its snapshot; keep the counts beside it."""
+    from survey.export.validate import validate as do_validate
+
+    if not root.is_dir():
+        fail("--root is not a folder", 2)
+    snap = _export_snapshot(date, runtime, snapshots)
+    _check(folders={"the snapshot": snap}, root=root)
+    result = do_validate(snap, root, _salt())
+    if json:
+        emit_json(result)
+    else:
+        if result["root_matches_snapshot"] is False:
+            err.print("[yellow]warning:[/yellow] this root is not the one the snapshot was taken from (pseudonyms differ)")
+        colour = "green" if not result["invalid"] else "red"
+        out.print(f"[{colour}]{result['claim']}[/{colour}] ({result['files']:,} files, {result['seconds']:.2f}s)")
+        for f in result["failures"][:20]:
+            out.print(f"  {f['records']:>7,} records, {f['files']:,} files: {f['class']} {f['keyword']} at {f['at']} "
+                      f"({f['schema_path']})")
+        out.print(f"written: {result.get('written')}")
+    if strict and result["invalid"]:
+        raise typer.Exit(3)
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey fixtures -r cursor --root ~/.cursor/projects --out fixtures
+    survey fixtures -r codex --root ~/.codex/sessions --out fixtures --json
+""")
+def fixtures(
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime profile.")],
+    root: RootReq,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder the fixtures and MANIFEST.json go into.")] = Path("fixtures"),
+    json: JsonOpt = False,
+) -> None:
+    """Write one scrubbed real record or file per fixture predicate the runtime declares."""
+    from survey.export.fixtures import make_fixtures
+
+    (p,) = _profiles([runtime])
+    if not root.is_dir():
+        fail("--root is not a folder", 2)
+    _check(folders={"--out": out_dir}, root=root)
+    result = make_fixtures(p, root, _salt(), out_dir)
+    if json:
+        emit_json(result)
+        return
+    t = Table("predicate", "matches", "fixture", title=f"{p.name}: {result['records']:,} records in {result['files']:,} files")
+    for e in result["predicates"]:
+        t.add_row(e["predicate"], f"{e['matches']:,}", e.get("fixture") or "[yellow]not observed[/yellow]")
+    out.print(t)
+    out.print(f"manifest: {result['manifest']}")
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey audit schemas/cursor-frame.schema.json -r cursor
+    survey audit my.schema.json -r codex 2026-12-02 --json
+""")
+def audit(
+    schema_file: Annotated[Path, typer.Argument(help="A hand-written JSON Schema.")],
+    date: DateArg = None,
+    runtime: RuntimeOne = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    json: JsonOpt = False,
+) -> None:
+    """Hold a hand-written schema against the census; exit 3 when anything is off."""
+    from survey.export.audit import audit as do_audit
+    from survey.export.audit import iter_lines
+
+    try:
+        doc = orjson.loads(schema_file.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        fail(f"cannot read {schema_file} as JSON: {type(exc).__name__}", 2)
+        return
+    snap = _export_snapshot(date, runtime, snapshots)
+    result = do_audit(doc, snap)
+    if json:
+        emit_json(result)
+    else:
+        for line in iter_lines(result):
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+        for f in result["findings"][:1]:
+            out.print(f"e.g.: {f['command']}", markup=False, highlight=False, soft_wrap=True)
+        out.print(f"{len(result['findings'])} findings over {result['documented_paths']} documented paths"
+                  + (", ".join(f" {k} {v}" for k, v in result["counts"].items()) and
+                     " (" + ", ".join(f"{k} {v}" for k, v in result["counts"].items()) + ")"))
+    if result["findings"]:
+        raise typer.Exit(3)
+
+
 def main() -> None:  # pragma: no cover
     app()

@@ -44,7 +44,13 @@ class Documented:
     values: set[Any] = field(default_factory=set)
     where: list[str] = field(default_factory=list)  # JSON Pointers into the audited schema
     object_named: bool = False  # the schema names properties here (so it documents an object's keys)
-    closed: bool = False  # additionalProperties (or unevaluatedProperties) false here
+    # per schema here that describes an object: is it closed (additionalProperties or
+    # unevaluatedProperties false)? The path is closed where every one is
+    closed_votes: list[bool] = field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.closed_votes) and all(self.closed_votes)
 
 
 class Flattener:
@@ -88,8 +94,8 @@ class Flattener:
         for kw in ("if", "then", "else"):
             if isinstance(s.get(kw), dict) and kw != "if":
                 self.walk(s[kw], path, f"{where}/{kw}", seen)
-        if s.get("additionalProperties") is False or s.get("unevaluatedProperties") is False:
-            d.closed = True
+        if "properties" in s or "additionalProperties" in s or s.get("type") == "object":
+            d.closed_votes.append(s.get("additionalProperties") is False or s.get("unevaluatedProperties") is False)
         props = s.get("properties")
         if isinstance(props, dict) and props:
             d.object_named = True
@@ -279,9 +285,9 @@ def audit(schema: Any, snap: Path) -> dict[str, Any]:
             named = {p2.rsplit(".", 1)[1] for p2 in f.out if p2.startswith(path + ".") and "." not in p2[len(path) + 1:]
                      and "[" not in p2[len(path) + 1:]}
             have_keys: dict[str, int] = {}
-            for p in obs:
-                for k, n in keys_at.get(p, {}).items():
-                    have_keys[k] = have_keys.get(k, 0) + n
+            for op in obs:
+                for k, cnt in keys_at.get(op, {}).items():
+                    have_keys[k] = have_keys.get(k, 0) + cnt
             for k in sorted(set(have_keys) - named):
                 if k in MASKS and not doc.closed:  # an open object takes keys it cannot name
                     continue
@@ -295,25 +301,25 @@ def audit(schema: Any, snap: Path) -> dict[str, Any]:
                 and re.fullmatch(r"\[(?:type=[^\]]*)?\]", p2[len(path):])]
         if elem and path + "[]" not in f.out:  # typed branches only: each observed element type named?
             named_types = {p2[len(path) + 6:-1] for p2 in elem}
-            for p in obs:
-                for o in seen:
-                    m = re.fullmatch(r"\[type=([^\]]*)\]", o[len(p):]) if o.startswith(p + "[type=") else None
-                    if m and m.group(1) not in named_types:
-                        jt = seen[o]
+            for op in obs:
+                for seen_path in seen:
+                    mt = re.fullmatch(r"\[type=([^\]]*)\]", seen_path[len(op):]) if seen_path.startswith(op + "[type=") else None
+                    if mt and mt.group(1) not in named_types:
+                        jts = seen[seen_path]
                         findings.append({
-                            "kind": "missing_element", "path": f"{path}[type={m.group(1)}]", "schema_at": where,
-                            "evidence": {"occurrences": sum(v[0] for v in jt.values())},
+                            "kind": "missing_element", "path": f"{path}[type={mt.group(1)}]", "schema_at": where,
+                            "evidence": {"occurrences": sum(v[0] for v in jts.values())},
                             "command": _cmd(snap, "SELECT path, jtype, keyset, sum(count) AS occurrences, "
                                                   "count(DISTINCT file_id) AS files FROM read_parquet('{snap}/walk/nodes.parquet') "
-                                                  f"WHERE path = '{o}' GROUP BY ALL")})
+                                                  f"WHERE path = '{seen_path}' GROUP BY ALL")})
     order = {"never_observed": 0, "type_never_observed": 1, "value_never_observed": 2, "missing_key": 3, "missing_type": 4,
              "missing_element": 5}
     findings.sort(key=lambda x: (order[x["kind"]], x["path"], str(x.get("type", x.get("value", "")))))
     counts: dict[str, int] = {}
     for x in findings:
         counts[x["kind"]] = counts.get(x["kind"], 0) + 1
-    m = load_json(snap, "manifest") or {}
-    return {"snapshot": str(snap), "runtime": m.get("runtime"), "documented_paths": len(f.out),
+    manifest = load_json(snap, "manifest") or {}
+    return {"snapshot": str(snap), "runtime": manifest.get("runtime"), "documented_paths": len(f.out),
             "not_judged_under_opaque_or_map": not_judged, "findings": findings, "counts": counts,
             "ok": not findings}
 

@@ -253,7 +253,7 @@ class Deriver:
             parent = p.rsplit(".", 1)[0]
             target = s
             for k in (parent[2:].split(".") if parent != "$" else []):
-                target = (target.get("properties") or {}).get(k)
+                target = (target.get("properties") or {}).get(k)  # type: ignore[assignment]
                 if target is None:
                     break
             if target is not None and "object" in str(target.get("type")):
