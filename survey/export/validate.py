@@ -237,12 +237,31 @@ def validate(snap: Path, root: Path, salt: bytes, schema: dict | None = None, wr
 
 def _errors(validator: Any, obj: Any, classify: Classifier) -> Iterator[tuple[str, str, str]]:
     """(schema path, keyword, gated place) of a record's errors: never a message (it quotes
-    values), never an instance key unless the gate lets it through."""
-    for i, e in enumerate(validator.iter_errors(obj)):
-        if i >= MAX_ERRORS_PER_RECORD:
+    values), never an instance key unless the gate lets it through. A ``oneOf`` that no branch
+    takes is reported inside the branch its discriminator picks (the one whose errors hold no
+    ``const``/``enum``/``not`` miss), where there is one."""
+    n = 0
+    for e in validator.iter_errors(obj):
+        for sp, kw, ip in _flat(e):
+            if n >= MAX_ERRORS_PER_RECORD:
+                return
+            n += 1
+            yield "/" + "/".join(pointer(str(p)) for p in sp), kw, classify.gated_path(ip)
+
+
+DISCRIMINATING = ("Constant", "Enum", "Not", "FalseSchema")
+
+
+def _flat(e: Any) -> Iterator[tuple[list, str, list]]:
+    kw = type(e.kind).__name__
+    ctx = getattr(e.kind, "context", None) if kw in ("OneOfNotValid", "AnyOf") else None
+    if ctx:
+        picked = [b for b in ctx if not any(type(x.kind).__name__ in DISCRIMINATING for x in b)]
+        if len(picked) == 1:
+            for x in picked[0]:
+                yield from _flat(x)
             return
-        sp = "/" + "/".join(pointer(str(p)) for p in e.schema_path)
-        yield sp, type(e.kind).__name__, classify.gated_path(list(e.instance_path))
+    yield list(e.schema_path), kw, list(e.instance_path)
 
 
 def load(snap: Path) -> dict | None:
