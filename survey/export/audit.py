@@ -199,7 +199,7 @@ def audit(schema: Any, snap: Path) -> dict[str, Any]:
     """Findings of a hand-written ``schema`` against the snapshot ``snap``."""
     f = Flattener(schema)
     f.walk(schema, "$", "")
-    cols, rows, _ = nodes_rows(snap)
+    cols, rows = nodes_rows(snap)
     idx = index(cols, rows)
     # observed, over every record class: path -> jtype -> [occurrences, files]; keys per object path
     seen: dict[str, dict[str, list[int]]] = {}

@@ -1,8 +1,9 @@
 """A JSON Schema (2020-12) of a runtime's records, derived from a snapshot alone.
 
-The census query ``schema_nodes.sql`` gives, per record class and path (the walk's path
-syntax: ``$``, ``.key``, ``[]``, ``[type=X]``, ``.<map-value>``, ``.<json>``), the JSON types
-and key sets seen, in how many records and files, the first and last mtime stratum and the
+The query ``export/queries/schema_nodes.sql``, run over the snapshot's Parquet (not in every
+run's census: see its header), gives, per record class and path (the walk's path syntax:
+``$``, ``.key``, ``[]``, ``[type=X]``, ``.<map-value>``, ``.<json>``), the JSON types and key
+sets seen, in how many records and files, the first and last mtime stratum and the
 client versions. From those rows alone:
 
 - one ``$defs`` branch per record class, discriminated by ``const`` on the profile's
@@ -29,11 +30,11 @@ from typing import Any
 
 import orjson
 
-from survey.census.sql import SHARED, command
+from survey.census.sql import MEMORY_LIMIT, command
 from survey.corpus.privacy import MASKS, WITHHELD
 from survey.snapshot.store import load_json
 
-QUERY = SHARED / "schema_nodes.sql"
+QUERY = Path(__file__).parent / "queries" / "schema_nodes.sql"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SPECIAL_KEYSETS = ("<map>", "<opaque>")
 UNTYPED = ("<truncated>", "<not-json>")
@@ -60,25 +61,25 @@ def ref(rclass: str) -> str:
     return "#/$defs/" + quote(pointer(rclass), safe="~")
 
 
-def nodes_rows(snap: Path) -> tuple[list[str], list[list], str]:
-    """The ``schema_nodes`` rows: from the snapshot's census, or (a snapshot taken before the
-    query existed) by running the same file over the snapshot's Parquet. Never the corpus."""
-    cmd = command(QUERY, str(snap))
-    census = load_json(snap, "census") or {}
-    q = census.get("schema_nodes")
-    if q is not None:
-        return q["columns"], q["rows"], q.get("command", cmd)
+def nodes_rows(snap: Path) -> tuple[list[str], list[list]]:
+    """The ``schema_nodes`` rows, by running the query over the snapshot's Parquet (never the
+    corpus), and its pasteable command."""
     import duckdb
 
     from survey.census.sql import fetch
 
     con = duckdb.connect()
     try:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         con.execute("SET VARIABLE snap = ?", [str(snap)])
         cols, rows = fetch(con, QUERY.read_text())
     finally:
         con.close()
-    return cols, rows, cmd
+    return cols, rows
+
+
+def query_command(snap: Path) -> str:
+    return command(QUERY, str(snap))
 
 
 def index(cols: list[str], rows: list[list]) -> dict[tuple[str, str], Node]:
@@ -112,7 +113,8 @@ class Deriver:
         self.manifest = load_json(snap, "manifest") or {}
         self.runtime = self.manifest.get("runtime", snap.name)
         self.profile = get(self.runtime)
-        cols, rows, self.command = nodes_rows(snap)
+        cols, rows = nodes_rows(snap)
+        self.command = query_command(snap)
         self.idx = index(cols, rows)
         census = load_json(snap, "census") or {}
         vm = census.get("value_maps") or {"columns": [], "rows": []}
@@ -280,7 +282,7 @@ class Deriver:
                 "fingerprint": m.get("fingerprint"), "walked_files": c.get("walked_files"),
                 "files": c.get("files"), "records": c.get("frames_ok"), "classes": len(classes),
                 "client_versions": versions if versions else "not recorded",
-                "sample": m.get("sample"), "query": str(QUERY.name), "command": self.command,
+                "sample": m.get("sample"), "query": "survey/export/queries/schema_nodes.sql", "command": self.command,
             },
             "x-discriminated": every,
         }
