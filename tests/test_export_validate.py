@@ -77,3 +77,15 @@ def test_strict_and_usage(planted: tuple[dict, Path, Path], tmp_path: Path) -> N
     # the verdict is written beside the snapshot: a snapshot inside the root is refused
     r = CliRunner().invoke(app, ["validate", str(snap), "--root", str(snap.parents[2])])
     assert r.exit_code == 2 and "inside the corpus root" in r.output
+
+
+def test_the_page_can_show_the_counts(planted: tuple[dict, Path, Path]) -> None:
+    from survey.corpus.privacy import load_salt
+    from survey.export.validate import validate
+    from survey.render.render import Page
+
+    _c, root, snap = planted
+    got = validate(snap, root, load_salt())
+    page = Page(snap)
+    assert page.validation["claim"] == got["claim"] and page.validation["invalid"] == 3
+    assert page.validation["command"].startswith(f"survey validate {snap} --root")

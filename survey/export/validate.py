@@ -225,6 +225,8 @@ def validate(snap: Path, root: Path, salt: bytes, schema: dict | None = None, wr
                       "files": len(failure_files[k])}
                      for k, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))],
         "claim": f"{valid:,} of {records:,} records validate against the derived schema",
+        "scope": f"{files:,} files on the walked surfaces, {nbytes / 1e6:,.1f} MB of records",
+        "command": f'survey validate {snap} --root "$ROOT" --json',
     }
     if write:
         out = snap.parent / f"{snap.name}.validation.json"

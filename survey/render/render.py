@@ -37,6 +37,9 @@ class Page:
         recheck = orjson.loads(side.read_bytes()) if side.exists() else {}
         self.verdicts: dict[str, dict] = {v["claim"]: v for v in recheck.get("verdicts", [])}
         self.recheck = recheck
+        # `survey validate`'s counts, beside the snapshot too: {} where it has not run
+        side = snap.parent / f"{snap.name}.validation.json"
+        self.validation: dict = orjson.loads(side.read_bytes()) if side.exists() else {}
         self.refs: list[Evidence] = []
         self._ref_ids: dict[tuple, int] = {}
 
@@ -235,7 +238,7 @@ def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
     text = tpl.render(
         m=page.manifest, say=page.say, claim=page.claim, table=page.table, md_table=md_table,
         note=page.say, probe=page.probe, probe_ref=page.probe_ref, evidence=page.evidence, page=page,
-        snapshot=str(snap), recheck=page.recheck,
+        snapshot=str(snap), recheck=page.recheck, validation=page.validation,
     )
     text = text.rstrip() + "\n\n" + evidence_section(page) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
