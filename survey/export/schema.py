@@ -94,12 +94,17 @@ def index(cols: list[str], rows: list[list]) -> dict[tuple[str, str], Node]:
     return out
 
 
+def version_key(v: str) -> tuple:
+    """Dotted versions in numeric order (2.1.2 before 2.1.20, 1.0.111 before 2.0.0)."""
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in v.replace("-", ".").split("."))
+
+
 def observed(n: Node) -> dict[str, Any]:
     a = n.agg
     o: dict[str, Any] = {"files": a.get("files"), "occurrences": a.get("occurrences"),
                          "first_stratum": a.get("first_stratum"), "last_stratum": a.get("last_stratum")}
     if a.get("versions"):
-        o["client_versions"] = sorted(a["versions"])
+        o["client_versions"] = sorted(a["versions"], key=version_key)
     if len(n.types) > 1:
         o["by_type"] = {t: sum(r["occurrences"] for r in rs) for t, rs in sorted(n.types.items())}
     return o
@@ -261,6 +266,10 @@ class Deriver:
             if target is not None and "object" in str(target.get("type")):
                 target.setdefault("properties", {})[p.rsplit(".", 1)[1]] = False
         s["x-discriminator"] = {p: v for p, v in disc}
+        if rc == "<none>" and self.profile.record_class and all(
+                (s.get("properties") or {}).get(p[2:]) is False for p in self.profile.record_class if p.count(".") == 1):
+            # no class-making key at all (each one a false property here, and required in every other class)
+            s["x-discriminator"] = {p: "(absent)" for p in self.profile.record_class if p.count(".") == 1}
         return s
 
     def derive(self) -> dict[str, Any]:
@@ -270,7 +279,8 @@ class Deriver:
         refs = [{"$ref": ref(rc)} for rc in classes]
         m = self.manifest
         c = m.get("counts", {})
-        versions = sorted({v for n in self.idx.values() if n.agg.get("path") == "$" for v in n.agg.get("versions") or []})
+        versions = sorted({v for n in self.idx.values() if n.agg.get("path") == "$" for v in n.agg.get("versions") or []},
+                          key=version_key)
         root: dict[str, Any] = {
             "$schema": DRAFT,
             "title": f"{m.get('title', self.runtime)}: records as observed",
