@@ -2,11 +2,26 @@
 caches (``census.collect``, ``evidence.grep``) and the pages' compiled templates
 (``render.render``). Outside every corpus root: ``$SURVEY_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/survey``, else ``~/.cache/survey``. Nothing here imports the pipeline, so
-the renderer (which never imports the corpus side) can use it."""
+the renderer (which never imports the corpus side) can use it.
+
+Runs at once on one root share its cache: each holds the root's lock (``hold``, an
+``fcntl.flock`` on a file beside the cache, never inside a corpus root) while it reads and
+replaces it, and says on stderr, in one line, that it waits. Every file is written under a
+private temporary name and renamed into place (``write_atomic``), every folder built under
+one and renamed (``collect._write_cache``), so a reader, or a run after one killed midway,
+finds the old one or the new one, never half of one; what a killed run left under its
+temporary names is removed by the next holder of the lock (``sweep``)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import shutil
+import signal
+import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -17,16 +32,99 @@ def cache_base() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "survey"
 
 
-def replace_file(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` in one step (a temp file beside it, then a rename), its
-    folder made if need be: a reader sees the old file or the new, never half of one.
-    False where it could not be written (the survey never depends on these files)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+def private_name(path: Path) -> Path:
+    """A name beside ``path`` that no other process or thread uses (a dot, the name, this
+    process's id and a random part): a temporary file's or folder's, renamed into place."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` in one step (a private temp file beside it, then a rename),
+    its folder made if need be: a reader sees the old file or the new, never half of one.
+    Raises ``OSError`` where it could not be written."""
+    tmp = private_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(data)
         os.replace(tmp, path)
-    except OSError:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
+
+
+def replace_file(path: Path, data: bytes) -> bool:
+    """``write_atomic``; False where it could not be written (the survey never depends on
+    these files)."""
+    try:
+        write_atomic(path, data)
+    except OSError:
         return False
     return True
+
+
+def lock_file(cache_dir: Path) -> Path:
+    """The lock of a root's cache folder (beside it: the folder itself is replaced whole)."""
+    return cache_dir.with_name(cache_dir.name + ".lock")
+
+
+@contextlib.contextmanager
+def hold(cache_dir: Path, what: str = "another survey run of this root") -> Iterator[None]:
+    """Hold the lock of the cache folder ``cache_dir`` (an exclusive ``flock``, let go when
+    the process ends, however it ends). Where another process holds it, say so on stderr
+    (one line) and wait. On taking it, what a killed holder left is removed (``sweep``)."""
+    path = lock_file(cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            sys.stderr.write(f"survey: waiting for {what} to finish with its cache (lock {path})\n")
+            sys.stderr.flush()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        sweep(cache_dir)
+        yield
+    finally:
+        os.close(fd)  # (closing the last descriptor lets the lock go)
+
+
+# what a run makes beside a root's cache folder under a temporary name: ``collect``'s new
+# cache (``.tmp-<pid>``), the old one while they are swapped (``.old-<pid>``) and the walk's
+# spilled parts (``.walk-…``)
+SCRATCH = (".tmp-", ".old-", ".walk-")
+
+
+def sweep(cache_dir: Path) -> None:
+    """Remove what a run killed midway left beside ``cache_dir`` and in the stores beside it
+    (``SCRATCH``; private temporary files, ``private_name``, and the census store's
+    ``.*.tmp``). Called with the cache's lock held: no live run has any of them."""
+    parent = cache_dir.parent
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for n in names:
+        if n.startswith(cache_dir.name) and any(n[len(cache_dir.name):].startswith(s) for s in SCRATCH):
+            shutil.rmtree(parent / n, ignore_errors=True)
+        elif n.startswith(f".{cache_dir.name}.") and n.endswith(".tmp"):  # (``private_name``s beside it)
+            with contextlib.suppress(OSError):
+                os.unlink(parent / n)
+    for folder in (cache_dir, *(parent / n for n in names if n.startswith(cache_dir.name + "."))):
+        try:
+            stale = [e.path for e in os.scandir(folder) if (e.name.startswith(".") and e.name.endswith(".tmp"))
+                     or (".tmp-" in e.name and e.is_file(follow_symlinks=False))]
+        except OSError:
+            continue
+        for p in stale:
+            with contextlib.suppress(OSError):
+                os.unlink(p)
+
+
+CRASH_VARIABLE = "SURVEY_TEST_CRASH_AT"
+
+
+def crash_point(stage: str) -> None:
+    """For tests of what a killed run leaves: where ``$SURVEY_TEST_CRASH_AT`` names
+    ``stage``, this process is killed here (SIGKILL: nothing of it runs after)."""
+    if os.environ.get(CRASH_VARIABLE) == stage:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -33,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="markdown",
     add_completion=False,
+    pretty_exceptions_show_locals=False,  # (a failure's locals may hold corpus bytes: never printed)
 )
 err = Console(stderr=True)
 out = Console()
@@ -199,9 +200,7 @@ def run(
                 res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
                                  seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
                                  jobs=jobs, on_exists=on_exists, progress=cb, cache=not no_cache, min_files=min_files)
-            except FileNotFoundError as exc:
-                fail(str(exc), 2)
-            except Exception as exc:
+            except Exception as exc:  # (any other is the tool's own failure: exit 1, never 2)
                 from survey.corpus.privacy import SaltError
                 from survey.snapshot.store import SnapshotExists
 
@@ -424,8 +423,9 @@ def diff(
         return
     md = to_markdown(d)
     if out_file:
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.write_text(md)
+        from survey.cachedir import write_atomic
+
+        write_atomic(out_file, md.encode())
     if json:
         emit_json(d.to_json())
     else:
@@ -471,9 +471,20 @@ def synth(
     if json:
         emit_json(planted)
     else:
-        out.print(f"{runtime}: wrote {planted.get('bytes_total', 0) / 1e6:,.1f} MB under {root}")
-        files = planted.get("files", {})
-        out.print("files: " + ", ".join(f"{k} {v}" for k, v in files.items() if not isinstance(v, dict)))
+        out.print(synth_summary(runtime, root, planted))
+
+
+def synth_summary(runtime: str, root: Path, planted: dict) -> str:
+    """``synth``'s two lines: the bytes written, and the files (a count per kind, or one
+    count: a store runtime's generators count their files as one number)."""
+    files = planted.get("files")
+    if isinstance(files, dict):
+        kinds = ", ".join(f"{k} {v:,}" for k, v in files.items() if isinstance(v, int))
+    elif isinstance(files, int):
+        kinds = f"{files:,}"
+    else:
+        kinds = "-"
+    return f"{runtime}: wrote {planted.get('bytes_total', 0) / 1e6:,.1f} MB under {root}\nfiles: {kinds}"
 
 
 @app.command(epilog="""

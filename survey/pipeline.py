@@ -12,6 +12,7 @@ the greps run side by side (``overlap_stages``).
 from __future__ import annotations
 
 import array
+import contextlib
 import datetime as dt
 import hashlib
 import io
@@ -26,7 +27,7 @@ import orjson
 import polars as pl
 
 from survey import __version__
-from survey.cachedir import cache_base, replace_file
+from survey.cachedir import cache_base, crash_point, hold, replace_file
 from survey.census.collect import (
     READ_KINDS,
     cache_serves,
@@ -51,14 +52,19 @@ from survey.evidence.grep import (
     run_probes,
 )
 from survey.evidence.kit import Kit
-from survey.options import check_options, run_folders
+from survey.options import OptionError, check_options, run_folders
 from survey.runtimes.base import Profile
 from survey.snapshot.store import (
     SCHEMA_VERSION,
+    Claim,
     SnapshotWriter,
+    claim,
+    claim_free,
+    complete,
     fingerprint,
     inventory_parts,
     load_json,
+    refusal,
 )
 from survey.synth.marker import is_synthetic
 
@@ -339,21 +345,77 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     date = date or today()
     root = root.expanduser()
     if not root.is_dir():
-        raise FileNotFoundError(f"{profile.name}: root is not a folder (pass --root)")
+        raise OptionError(f"{profile.name}: root is not a folder (pass --root)")
     salt = load_salt()
+    # the snapshot's name, claimed before the corpus is read: a run that would be refused
+    # is refused now, not after its walk (``claim_early``)
+    claimed = claim_early(snapshots, date, profile.name, on_exists)
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
         if progress is None:
             return None
         return lambda n, b: progress(stage, n, b)
 
+    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
+    with contextlib.ExitStack() as held:
+        if claimed is not None:  # (a claim not committed: let go)
+            held.callback(claimed.release)
+        if cache_dir is not None:  # runs of one root at once take turns with its cache
+            held.enter_context(hold(cache_dir))
+        return _run_held(profile, root, salt, cache_dir, claimed, timings, t0, tick, snapshots=snapshots,
+                         reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
+                         allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, min_files=min_files)
+
+
+def claim_early(snapshots: Path, date: str, runtime: str, on_exists: str) -> Claim | None:
+    """The snapshot name a run will write, held from before it reads the corpus (``claim``),
+    or None where that waits for the corpus's fingerprint. ``refuse``: the date's name, or
+    ``SnapshotExists`` (a snapshot is there, or another run is writing it); ``suffix``: the
+    first free of the date's names; ``reuse`` and ``auto``: the date's name where it is
+    free, else None (``claim_late`` decides)."""
+    final = snapshots / date / runtime
+    if on_exists == "suffix":
+        return claim_free(snapshots, date, runtime)[0]
+    if on_exists != "refuse" and complete(final):
+        return None
+    got = claim(final)
+    if got is None and on_exists == "refuse":
+        raise refusal(final)
+    return got
+
+
+def claim_late(snapshots: Path, date: str, runtime: str, on_exists: str, fp: str,
+               mode: str) -> tuple[Claim | None, str]:
+    """For ``reuse`` and ``auto`` without an early claim, once the corpus's fingerprint is
+    known: None and the date where its snapshot is of this corpus and mode (reused), else
+    the name to write, held (``auto``: the first free, ``reuse``: the date's, or
+    ``SnapshotExists``)."""
+    final = snapshots / date / runtime
+    if complete(final):
+        old = load_json(final, "manifest") or {}
+        if old.get("fingerprint") == fp and old.get("mode") == mode:
+            return None, date
+    if on_exists == "auto":
+        got, name = claim_free(snapshots, date, runtime)
+        return got, name
+    mine = claim(final)
+    if mine is None:
+        raise refusal(final)
+    return mine, date
+
+
+def _run_held(profile: Profile, root: Path, salt: bytes, cache_dir: Path | None, claimed: Claim | None,
+              timings: dict[str, float], t0: float, tick: Callable[[str], Callable[[int, int], None] | None], *,
+              snapshots: Path, reports: Path | None, date: str, sample_n: int | None, seed: int, stratum: str,
+              mode: str, allow_mcp: bool, jobs: int | None, on_exists: str,
+              min_files: int | None) -> RunResult:
+    """``run_survey`` with its snapshot's name claimed (or to be) and the cache's lock held."""
     # rg's listing of each scope (a process each) starts now and runs while this process
     # crawls, walks and writes: a re-run, with little left to walk, would otherwise wait for
     # it. If it went stale (the walk met a file that changed or vanished), the greps list the
     # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
     rg_lists = rg_listings(root, profile)
     beside = GrepsBesideWalk()
-    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     try:
         # a first run's walkers import beside the crawl (a corpus too small for them leaves
         # an idle fork server: it costs a core a quarter of a second, beside the crawl)
@@ -365,7 +427,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         inv.frame = sample(inv.frame, sample_n, seed)
         give_back_freed_memory()  # (what the crawl's chunks held, before the walk's peak)
         timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, snapshots=snapshots,
+        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, claimed,
+                       snapshots=snapshots,
                        reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                        allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick,
                        min_files=min_files, root_check=root_check.to_json() if root_check else None)
@@ -384,7 +447,8 @@ def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
 
 
 def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            rg_lists: dict[str, AnyListing], beside: GrepsBesideWalk, cache_dir: Path | None, *,
+            rg_lists: dict[str, AnyListing], beside: GrepsBesideWalk, cache_dir: Path | None,
+            claimed: Claim | None, *,
             snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
@@ -399,7 +463,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     # not held through the walk unless the greps run beside it)
     known: Known | None = None
     if (walk_leaves_core_idle(inv.frame, workers) or rerun_greps_beside(inv.frame, cache_dir, profile, mode, allow_mcp)) \
-            and (on_exists == "suffix" or not final.exists()):  # (not when an existing snapshot may be reused)
+            and claimed is not None:  # (not when an existing snapshot may be reused)
         known = known_files(inv)
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
                                                   known=known, rg_lists=rg_lists))
@@ -444,24 +508,19 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     fixture = profile.handmade_marker in root.resolve().parts
     synthetic = is_synthetic(root)
 
-    if final.exists():
-        old = load_json(final, "manifest") or {}
-        same = old.get("fingerprint") == fp and old.get("mode") == mode
-        if on_exists == "auto":
-            on_exists = "reuse" if same else "suffix"
-        if on_exists == "suffix":
-            i = 2
-            while (snapshots / f"{date}.{i}" / profile.name).exists():
-                i += 1
-            date = f"{date}.{i}"
-        elif on_exists == "reuse" and same:
+    if claimed is None:  # (``reuse`` or ``auto`` where the date's name was taken)
+        claimed, date = claim_late(snapshots, date, profile.name, on_exists, fp, mode)
+        if claimed is None:
+            final = snapshots / date / profile.name
+            old = load_json(final, "manifest") or {}
             _drop_spill(walk_stats)
             page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
             return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
                              int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
                              old.get("problems", {}), old.get("disagreements", []), reused=True,
                              fixture=fixture, timings=timings, root_check=old.get("root_check"))
-    writer = SnapshotWriter(snapshots, date, profile.name)
+    date = claimed.final.parent.name
+    writer = SnapshotWriter(snapshots, date, profile.name, claimed)
     snap_label = str(snapshots / date / profile.name)
     try:
         t = time.perf_counter()
@@ -539,8 +598,8 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             "privacy": {"rare_keys_collapsed": rare,
                         "min_files": min_files if min_files is not None else (3 if mode == "discover" else 1)},
         }
-        writer.write_json("manifest", manifest)
         timings["write"] = time.perf_counter() - t
+        crash_point("snapshot")
         scope_files = scope_counts(profile, full)
         # the rest reads the snapshot's inventory where it needs the files (567k files: 86
         # MB not held through the census and the greps)
@@ -565,6 +624,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
 
         def census_stage() -> dict:
             t = time.perf_counter()
+            crash_point("census")
             try:
                 return run_census(writer.dir, profile, snap_label, labels,
                                   store_of(cache_dir) if cache_dir is not None else None, walk_stats, inputs)
@@ -612,7 +672,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]
         manifest["disagreements"] = disagreements
         manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
-        writer.write_json("manifest", manifest)
+        writer.write_json("manifest", manifest)  # last: a folder without it is no snapshot
         final = writer.commit()
         keep_inventory_parts(cache_dir, parts_written)
     except BaseException:

@@ -42,6 +42,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from survey.cachedir import crash_point
 from survey.census import walk as W
 from survey.census.pool import pool_context, walk_jobs
 from survey.corpus.crawl import Inventory, join_ids
@@ -393,7 +394,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     schemas = _schemas(field_cols)
     if cache_dir is not None:  # beside the cache, so its parts can move in by hard link
         cache_dir.parent.mkdir(parents=True, exist_ok=True)
-    spill = Path(tempfile.mkdtemp(prefix="survey-walk-", dir=cache_dir.parent if cache_dir else None))
+    # (named after the cache, whose lock's next holder removes one a killed run left: ``cachedir.sweep``)
+    spill = Path(tempfile.mkdtemp(prefix=f"{cache_dir.name}.walk-" if cache_dir else "survey-walk-",
+                                  dir=cache_dir.parent if cache_dir else None))
     atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
     if stats is not None:
         stats["spill_dir"] = str(spill)
@@ -415,6 +418,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         checks.extend(b.checks)
         if progress:
             progress(len(b.files), b.nbytes)
+        crash_point("walk")
 
     # files whose results depend on other files (walked again when a recheck differs) in
     # batches of their own, so the parts of the files around them stay clean in the cache
@@ -1289,9 +1293,13 @@ def _write_cache(cache_dir: Path, spill: Path, out: dict, kept: pl.DataFrame, si
     if "stores" in out:
         df = out["stores"]
         (df.collect() if isinstance(df, pl.LazyFrame) else df).write_parquet(tmp / "stores.parquet", **WRITE_OPTIONS)
+    # swapped in two renames (the run holds the cache's lock, ``cachedir.hold``): killed
+    # between them, the next run finds no cache (and walks everything), never half of one
+    crash_point("cache")
     old_dir = cache_dir.with_name(cache_dir.name + f".old-{os.getpid()}")
     if cache_dir.exists():
         cache_dir.rename(old_dir)
+    crash_point("cache-swap")
     tmp.rename(cache_dir)
     shutil.rmtree(old_dir, ignore_errors=True)
     return new_where, totals

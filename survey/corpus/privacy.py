@@ -77,10 +77,17 @@ def load_salt(create: bool = True) -> bytes:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         salt = secrets.token_bytes(32)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(salt.hex())
-        os.chmod(tmp, 0o600)
-        tmp.replace(path)
+        # a temp file of this process's own, linked as the salt only where there is none:
+        # of first runs at once, one salt is kept and every run uses it
+        tmp = path.with_name(f".salt.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        try:
+            tmp.write_text(salt.hex())
+            os.chmod(tmp, 0o600)
+            os.link(tmp, path)
+        except FileExistsError:
+            return load_salt(create=False)
+        finally:
+            tmp.unlink(missing_ok=True)
     except OSError as exc:
         raise SaltError(f"the survey's salt cannot be kept at {path} ({exc.strerror or type(exc).__name__}): "
                         "set SURVEY_CONFIG_DIR to a folder it may write") from exc

@@ -288,7 +288,11 @@ def recheck(snap: Path, root: Path, *, sample: int | None = 60, seed: int | None
         "disagreements": [v["claim"] for v in verdicts if v["verdict"] != "agrees"],
     }
     out = snap.parent / f"{snap.name}.recheck.json"
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=2, sort_keys=True))
-    tmp.replace(out)
+    # a temp name of this process's own (rechecks of one snapshot at once), renamed into place
+    tmp = out.with_name(f".{out.name}.{os.getpid()}-{random.SystemRandom().getrandbits(32):08x}.tmp")
+    try:
+        tmp.write_text(json.dumps(result, indent=2, sort_keys=True))
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return result

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from survey.cachedir import write_atomic
 from survey.evidence.claims import Claim
 from survey.render.render import environment
-from survey.snapshot.store import load_json
+from survey.snapshot.store import complete, load_json
 
 # (row label, claim ids): each snapshot's cell is the first of these claims it states. The
 # first id is the name the Claude Code and Codex pages use; a later id is the Cursor page's
@@ -63,11 +64,17 @@ def latest_snapshots(base: Path, written: list[Path] = ()) -> list[Path]:  # typ
     one runtime leaves every other runtime's column as its own latest snapshot made it."""
     latest: dict[str, tuple[tuple[str, int], Path]] = {}
     try:
-        dates = [d for d in base.iterdir() if d.is_dir()]
+        dates = [d for d in base.iterdir() if d.is_dir() and not d.name.startswith(".")]
     except OSError:
         dates = []
     for d in dates:
-        for s in (x for x in d.iterdir() if (x / "manifest.json").is_file()):
+        # whole snapshots only: not a claim, nor a snapshot still under its temporary name
+        # (``.<runtime>.tmp``, manifest and all, until it is renamed into place)
+        try:
+            snaps = [x for x in d.iterdir() if not x.name.startswith(".") and complete(x)]
+        except OSError:  # (a date folder removed meanwhile)
+            snaps = []
+        for s in snaps:
             m = load_json(s, "manifest") or {}
             rt = m.get("runtime")
             if not rt or m.get("mode", "reviewed") != "reviewed":
@@ -96,6 +103,5 @@ def render_index(snaps: list[Path], out: Path) -> Path:
             for label, ids in ROWS]
     tpl = environment().get_template("index.md.j2")
     text = tpl.render(cols=cols, rows=rows, notes=READER_NOTES)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
+    write_atomic(out, text.encode())  # (runs at once write it: one whole file wins)
     return out

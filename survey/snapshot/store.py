@@ -1,8 +1,12 @@
 """Dated, immutable snapshots: ``snapshots/<date>/<runtime>/``.
 
-A snapshot is written into a private temporary folder beside its final place and renamed
-into place in one step, so a reader never sees half a snapshot. Writing over an existing
-snapshot is refused: a format change means a new dated snapshot. Layout::
+A run first claims its snapshot's name (``claim``: the final folder made empty, one run of
+any number at once makes it, and locked while the run writes), then writes the snapshot into
+a temporary folder beside it (``.<runtime>.tmp``, the holder's alone), its manifest last,
+and renames it over the claimed folder in one step. A folder is a snapshot only once it has
+its manifest (``complete``): an empty claimed folder, or one a killed run left, is read as no
+snapshot by every command and taken over by the next run that claims the name. Writing
+over an existing snapshot is refused: a format change means a new dated snapshot. Layout::
 
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
     inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids); a partition
@@ -24,6 +28,8 @@ snapshot is refused: a format change means a new dated snapshot. Layout::
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import io
 import os
@@ -35,6 +41,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from survey.cachedir import crash_point, write_atomic
 from survey.shared import ref_numbers
 
 SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
@@ -44,7 +51,81 @@ SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: pe
 
 
 class SnapshotExists(Exception):
-    """Refusal to overwrite an immutable snapshot."""
+    """Refusal to overwrite an immutable snapshot (or one another run is writing now)."""
+
+
+def complete(snap: Path) -> bool:
+    """Is ``snap`` a whole snapshot? Its manifest is written last, and the folder renamed
+    into place after it: a folder without one is a claim (``claim``) or what a killed run
+    left, never a snapshot."""
+    return (snap / "manifest.json").is_file()
+
+
+def refusal(final: Path) -> SnapshotExists:
+    """Why ``final`` cannot be written: a snapshot is there, or another run is writing it."""
+    if complete(final):
+        return SnapshotExists(f"snapshot {final} already exists; snapshots are immutable. "
+                              "Survey again under another name (--date, --on-exists suffix), "
+                              "or remove the old one on purpose.")
+    return SnapshotExists(f"snapshot {final} is being written by another run now; "
+                          "survey under another name (--date, --on-exists suffix), or wait for it.")
+
+
+class Claim:
+    """A snapshot's name, held by this run while it writes the snapshot (``claim``)."""
+
+    def __init__(self, final: Path, fd: int) -> None:
+        self.final, self._fd = final, fd
+
+    def release(self, remove: bool = True) -> None:
+        """Let the name go; ``remove``: its folder too, where it is still the empty claim."""
+        if self._fd < 0:
+            return
+        if remove:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.final)
+        os.close(self._fd)
+        self._fd = -1
+
+
+def claim(final: Path) -> Claim | None:
+    """Hold the snapshot name ``final`` for this run, or None where a snapshot is there or
+    another run holds it. The folder is made empty (``os.mkdir``: of runs at once, one makes
+    it) and locked (``flock`` on it, let go when the process ends however it ends); a folder
+    without a manifest that no run holds is what a killed run left: taken over and emptied."""
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(final)
+        fd = os.open(final, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:  # (a file where the folder should be: not a name this run can have)
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # still the folder at ``final`` (not one renamed away from it since), and no snapshot
+        if complete(final) or os.fstat(fd).st_ino != os.stat(final).st_ino:
+            raise BlockingIOError
+    except OSError:
+        os.close(fd)
+        return None
+    for e in os.scandir(fd):  # (a killed run's leftovers: no run holds them)
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(final / e.name, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(e.name, dir_fd=fd)
+    return Claim(final, fd)
+
+
+def claim_free(base: Path, date: str, runtime: str) -> tuple[Claim, str]:
+    """The first snapshot name of ``date``, ``date.2``, ``date.3`` … that this run can hold
+    (``--on-exists suffix``), held, and that name."""
+    for i in range(1, 100_000):
+        name = date if i == 1 else f"{date}.{i}"
+        got = claim(base / name / runtime)
+        if got is not None:
+            return got, name
+    raise SnapshotExists(f"no free snapshot name from {base / date} on")
 
 
 def dumps(obj: Any) -> bytes:
@@ -126,13 +207,25 @@ def _stat_of(path: str) -> list[int] | None:
 
 
 class SnapshotWriter:
-    def __init__(self, base: Path, date: str, runtime: str) -> None:
+    """A snapshot written into ``.<runtime>.tmp`` beside its claimed name (``claimed``, else
+    claimed here: ``SnapshotExists`` where it cannot be) and renamed over it by ``commit``."""
+
+    def __init__(self, base: Path, date: str, runtime: str, claimed: Claim | None = None) -> None:
         self.final = base / date / runtime
-        self.tmp = base / f".tmp-{date}-{runtime}-{os.getpid()}"
-        if self.tmp.exists():
-            shutil.rmtree(self.tmp)
-        self.tmp.mkdir(parents=True)
-        (self.tmp / "walk").mkdir()
+        got = claimed or claim(self.final)
+        if got is None:
+            raise refusal(self.final)
+        self.claim = got
+        # the claim's holder's alone: one a killed holder left goes
+        self.tmp = self.final.with_name(f".{runtime}.tmp")
+        try:
+            if self.tmp.exists():
+                shutil.rmtree(self.tmp)
+            self.tmp.mkdir(parents=True)
+            (self.tmp / "walk").mkdir()
+        except BaseException:
+            self.claim.release()
+            raise
 
     @property
     def dir(self) -> Path:
@@ -234,21 +327,26 @@ class SnapshotWriter:
             rest.sink_parquet(d / f"part-{len(files):06d}.parquet", **WRITE_OPTIONS)
 
     def write_json(self, name: str, obj: Any) -> None:
-        (self.tmp / f"{name}.json").write_bytes(dumps(obj))
+        write_atomic(self.tmp / f"{name}.json", dumps(obj))
 
     def commit(self) -> Path:
-        if self.final.exists():
+        """Rename the snapshot over its claimed (empty) folder, in one step. Its manifest,
+        written last, must be there: without it the folder would not read as a snapshot."""
+        if not complete(self.tmp):
             self.abort()
-            raise SnapshotExists(
-                f"snapshot {self.final} already exists; snapshots are immutable. "
-                "Survey again under another name (--date), or remove the old one on purpose."
-            )
-        self.final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(self.tmp, self.final)
+            raise RuntimeError("a snapshot is committed after its manifest is written")
+        crash_point("commit")
+        try:
+            os.rename(self.tmp, self.final)
+        except OSError:  # (the claimed folder is no longer the empty one this run made)
+            self.abort()
+            raise refusal(self.final) from None
+        self.claim.release(remove=False)
         return self.final
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.claim.release()
 
 
 def inventory_parts(written: dict) -> dict:
@@ -299,7 +397,7 @@ def find(base: Path, ref: str, runtime: str | None = None) -> Path:
         return cand
     if runtime and (cand / runtime / "manifest.json").exists():
         return cand / runtime
-    held = sorted(d.name for d in cand.iterdir() if (d / "manifest.json").exists()) if cand.is_dir() else []
+    held = sorted(d.name for d in cand.iterdir() if not d.name.startswith(".") and complete(d)) if cand.is_dir() else []
     if held and runtime:
         raise FileNotFoundError(f"{ref!r} holds no snapshot of {runtime} (it holds {', '.join(held)}; looked in {base})")
     if len(held) == 1 and not runtime:  # a date of one runtime needs no --runtime
