@@ -375,6 +375,12 @@ def recheck(
             fail(f"--since is a date, YYYY-MM-DD (got {since!r})", 2)
     # before the verdicts are kept beside the snapshot
     _check(folders={"--reports": reports, "the snapshot": snap}, root=root)
+    from survey.evidence.recheck import RECHECKS
+    from survey.snapshot.store import load_json
+
+    of = (load_json(snap, "manifest") or {}).get("runtime")
+    if of not in RECHECKS:  # (a usage error: one line, not a failure inside)
+        fail(f"{of}: no independent re-check for this runtime (there is one for {', '.join(sorted(RECHECKS))})", 2)
     result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:
@@ -417,8 +423,12 @@ def diff(
         _check(folders={"--out's folder": out_file.parent})
     try:
         a, b = find(snapshots, old, runtime), find(snapshots, new, runtime)
+    except FileNotFoundError as exc:  # (no such snapshot: a usage error; a failure inside it is not)
+        fail(str(exc), 2)
+        return
+    try:
         d = do_diff(a, b)
-    except (FileNotFoundError, ValueError) as exc:
+    except ValueError as exc:  # two runtimes' snapshots
         fail(str(exc), 2)
         return
     md = to_markdown(d)
