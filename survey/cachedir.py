@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,22 +69,30 @@ def lock_file(cache_dir: Path) -> Path:
 
 
 @contextlib.contextmanager
-def hold(cache_dir: Path, what: str = "another survey run of this root") -> Iterator[None]:
+def hold(cache_dir: Path, what: str = "another survey run of this root") -> Iterator[float]:
     """Hold the lock of the cache folder ``cache_dir`` (an exclusive ``flock``, let go when
-    the process ends, however it ends). Where another process holds it, say so on stderr
-    (one line) and wait. On taking it, what a killed holder left is removed (``sweep``)."""
+    the process ends, however it ends); gives the seconds it waited. Where another process
+    holds it, say so on stderr (one line) and wait. On taking it, what a killed holder left
+    is removed (``sweep``)."""
     path = lock_file(cache_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # a cache folder it cannot write: no cache is written there either
+        yield 0.0
+        return
+    try:
+        waited = 0.0
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             sys.stderr.write(f"survey: waiting for {what} to finish with its cache (lock {path})\n")
             sys.stderr.flush()
+            t = time.perf_counter()
             fcntl.flock(fd, fcntl.LOCK_EX)
+            waited = time.perf_counter() - t
         sweep(cache_dir)
-        yield
+        yield waited
     finally:
         os.close(fd)  # (closing the last descriptor lets the lock go)
 

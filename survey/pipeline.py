@@ -361,7 +361,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         if claimed is not None:  # (a claim not committed: let go)
             held.callback(claimed.release)
         if cache_dir is not None:  # runs of one root at once take turns with its cache
-            held.enter_context(hold(cache_dir))
+            waited = held.enter_context(hold(cache_dir))
+            if waited:  # (not the crawl's time)
+                timings["waited"] = waited
+                t0 += waited
         return _run_held(profile, root, salt, cache_dir, claimed, timings, t0, tick, snapshots=snapshots,
                          reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                          allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, min_files=min_files)

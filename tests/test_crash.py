@@ -89,3 +89,37 @@ def test_killed_runs_leave_no_snapshot_and_no_torn_cache(tmp_path: Path) -> None
     assert not [p for p in (cache / "cursor").iterdir() if p.is_dir() and "." not in p.name]
     assert list((cache / "cursor").glob("*.old-*")) and list((cache / "cursor").glob("*.tmp-*"))
     _completes(cwd, cache, clean_page, clean)
+
+
+def test_snapshot_names_are_claimed_once(tmp_path: Path) -> None:
+    """A name is held by one claim at a time; a claim let go (or a killed run's, empty) is
+    taken again; a snapshot, or a folder of files without a manifest, is never taken, and
+    the latter never emptied; ``suffix`` takes the first name none of those holds."""
+    from survey.snapshot.store import claim, claim_free, refusal
+
+    base = tmp_path / "S"
+    held = claim(base / "d" / "cursor")
+    assert held is not None and (base / "d" / "cursor").is_dir()
+    assert claim(base / "d" / "cursor") is None  # (another open of it: the lock is held)
+    assert "being written by another run" in str(refusal(base / "d" / "cursor"))
+    got, name = claim_free(base, "d", "cursor")
+    assert name == "d.2"
+    got.release()
+    assert not (base / "d.2" / "cursor").exists()  # let go: the empty claim removed
+    held.release(remove=False)  # as a killed run leaves it: empty, no one holding it
+    again = claim(base / "d" / "cursor")
+    assert again is not None
+    again.release()
+    (base / "e" / "cursor").mkdir(parents=True)
+    (base / "e" / "cursor" / "manifest.json").write_text("{}")
+    (base / "f" / "cursor").mkdir(parents=True)
+    (base / "f" / "cursor" / "notes.txt").write_text("mine")
+    assert claim(base / "e" / "cursor") is None and claim(base / "f" / "cursor") is None
+    assert "already exists" in str(refusal(base / "e" / "cursor"))
+    assert "not a snapshot" in str(refusal(base / "f" / "cursor"))
+    assert (base / "f" / "cursor" / "notes.txt").read_text() == "mine"
+    (base / "f.2" / "cursor" / "manifest.json").parent.mkdir(parents=True)
+    (base / "f.2" / "cursor" / "manifest.json").write_text("{}")
+    got, name = claim_free(base, "f", "cursor")
+    assert name == "f.3"
+    got.release()

@@ -5,7 +5,8 @@ any number at once makes it, and locked while the run writes), then writes the s
 a temporary folder beside it (``.<runtime>.tmp``, the holder's alone), its manifest last,
 and renames it over the claimed folder in one step. A folder is a snapshot only once it has
 its manifest (``complete``): an empty claimed folder, or one a killed run left, is read as no
-snapshot by every command and taken over by the next run that claims the name. Writing
+snapshot by every command and taken over by the next run that claims the name (a killed
+run's ``.<runtime>.tmp`` goes with it). Writing
 over an existing snapshot is refused: a format change means a new dated snapshot. Layout::
 
     manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
@@ -67,6 +68,10 @@ def refusal(final: Path) -> SnapshotExists:
         return SnapshotExists(f"snapshot {final} already exists; snapshots are immutable. "
                               "Survey again under another name (--date, --on-exists suffix), "
                               "or remove the old one on purpose.")
+    with contextlib.suppress(OSError):
+        if not final.is_dir() or os.listdir(final):
+            return SnapshotExists(f"{final} is in the way and is not a snapshot (no manifest.json): "
+                                  "survey under another name (--date, --on-exists suffix), or move it")
     return SnapshotExists(f"snapshot {final} is being written by another run now; "
                           "survey under another name (--date, --on-exists suffix), or wait for it.")
 
@@ -91,8 +96,10 @@ class Claim:
 def claim(final: Path) -> Claim | None:
     """Hold the snapshot name ``final`` for this run, or None where a snapshot is there or
     another run holds it. The folder is made empty (``os.mkdir``: of runs at once, one makes
-    it) and locked (``flock`` on it, let go when the process ends however it ends); a folder
-    without a manifest that no run holds is what a killed run left: taken over and emptied."""
+    it) and locked (``flock`` on it, let go when the process ends however it ends); an empty
+    folder no run holds is what a killed run left: taken over. A folder that holds files but
+    no manifest was not made by a run (a claim is empty, a snapshot renamed over it whole):
+    never emptied, never taken."""
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):
@@ -108,12 +115,9 @@ def claim(final: Path) -> Claim | None:
     except OSError:
         os.close(fd)
         return None
-    for e in os.scandir(fd):  # (a killed run's leftovers: no run holds them)
-        if e.is_dir(follow_symlinks=False):
-            shutil.rmtree(final / e.name, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(e.name, dir_fd=fd)
+    if os.listdir(fd):  # (not a claim: a claim is empty, and a snapshot is renamed over it whole)
+        os.close(fd)
+        return None
     return Claim(final, fd)
 
 
