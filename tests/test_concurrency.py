@@ -7,8 +7,9 @@ processes (``python -m survey``) sharing a fresh cache folder and the snapshot f
 one succeeds, or is refused with the documented exit code (1, "already exists" or "being
 written": ``refuse`` where another run has the date), none prints a traceback; every
 snapshot written is whole and holds the reference's census tables and manifest figures; the
-names taken are distinct, one snapshot per name; a page two runs wrote at once is one whole
-page; nothing is left under a temporary name in the snapshot folder or the cache.
+names taken are distinct, one snapshot per name; a page two renders and a recheck wrote at
+once is one whole page; nothing is left under a temporary name in the snapshot folder or the
+cache.
 """
 
 from __future__ import annotations
@@ -61,29 +62,32 @@ def leftovers(*folders: Path) -> list[str]:
 def test_runs_at_once_share_root_cache_and_snapshots(tmp_path: Path) -> None:
     generate(tmp_path / "corpus", seed=11)
     cache = tmp_path / "cache"  # fresh: no run has seen this root
-    solo = _run([*RUN, "--date", "solo", "--reports", "R-solo", "--no-cache"], tmp_path, tmp_path / "solo-cache")
+    # (named to sort first: a page tells the drift since the root's latest earlier snapshot)
+    # (named to sort first: a page tells the drift since the root's latest earlier snapshot)
+    solo = _run([*RUN, "--date", "0solo", "--reports", "R-solo", "--no-cache"], tmp_path, tmp_path / "solo-cache")
     assert solo.returncode == 0, solo.stderr
-    reference = figures(tmp_path / "S" / "solo" / "cursor")
+    reference = figures(tmp_path / "S" / "0solo" / "cursor")
     solo_page = (tmp_path / "R-solo" / "cursor.md").read_text()
 
     runs = {  # name -> (on-exists, date, reports)
         "refuse-a": ("refuse", "A", "R-1"), "refuse-a-again": ("refuse", "A", "R-2"),
-        "suffix-a": ("suffix", "A", "R-shared"), "suffix-a-again": ("suffix", "A", "R-shared"),
+        "suffix-a": ("suffix", "A", "R-5"), "suffix-a-again": ("suffix", "A", "R-6"),
         "auto-a": ("auto", "A", "R-3"), "refuse-b": ("refuse", "B", "R-4"),
     }
     procs = {name: _start([*RUN, "--date", date, "--on-exists", mode, "--reports", rep], tmp_path, cache)
              for name, (mode, date, rep) in runs.items()}
-    procs["render"] = _start(["render", "solo", "-r", "cursor", "--snapshots", "S", "--reports", "R-render"],
+    for name in ("render", "render-again"):  # one page, written by three processes at once
+        procs[name] = _start(["render", "0solo", "-r", "cursor", "--snapshots", "S", "--reports", "R-render"],
                              tmp_path, cache)
-    procs["diff"] = _start(["diff", "solo", "solo", "-r", "cursor", "--snapshots", "S", "--out", "drift.md"],
+    procs["diff"] = _start(["diff", "0solo", "0solo", "-r", "cursor", "--snapshots", "S", "--out", "drift.md"],
                            tmp_path, cache)
-    procs["recheck"] = _start(["recheck", "solo", "-r", "cursor", "--root", "corpus", "--snapshots", "S",
-                               "--sample", "5", "--reports", "R-recheck"], tmp_path, cache)
+    procs["recheck"] = _start(["recheck", "0solo", "-r", "cursor", "--root", "corpus", "--snapshots", "S",
+                               "--sample", "5", "--reports", "R-render"], tmp_path, cache)
     done = {name: (p.communicate(timeout=600), p.returncode) for name, p in procs.items()}
 
     for name, ((_, err), _rc) in done.items():
         assert "Traceback" not in err, (name, err)
-    for name in ("render", "diff"):
+    for name in ("render", "render-again", "diff"):
         assert done[name][1] == 0, (name, done[name][0][1])
     # (3: a verdict that disagrees, as the generated corpus's planted shapes make one)
     assert done["recheck"][1] in (0, 3) and "page:" in done["recheck"][0][0], done["recheck"][0][1]
@@ -113,23 +117,14 @@ def test_runs_at_once_share_root_cache_and_snapshots(tmp_path: Path) -> None:
     for snap in {*written, *reused}:
         assert figures(tmp_path / snap) == reference, snap
     dates = sorted(d.name for d in (tmp_path / "S").iterdir())
-    assert dates == sorted({"solo", "B", *(Path(s).parent.name for s in a_names)})
+    assert dates == sorted({"0solo", "B", *(Path(s).parent.name for s in a_names)})
     for d in (tmp_path / "S").iterdir():  # each date: its runtime's snapshot, whole, and nothing else
         assert sorted(x.name for x in d.iterdir() if not x.name.endswith(".recheck.json")) == ["cursor"], d
         assert (d / "cursor" / "manifest.json").is_file()
 
-    # pages written at once: whole, each the page of one snapshot
-    shared = (tmp_path / "R-shared" / "cursor.md").read_text()
-    suffixed = [s for s, n in written.items() if n.startswith("suffix")]
-    pages = []
-    for i, snap in enumerate(suffixed):
-        r = _run(["render", snap, "--reports", f"R-again-{i}"], tmp_path, cache)
-        assert r.returncode == 0, r.stderr
-        pages.append((tmp_path / f"R-again-{i}" / "cursor.md").read_text())
-    assert shared in pages
-    after = _run(["render", "solo", "-r", "cursor", "--snapshots", "S", "--reports", "R-after"], tmp_path, cache)
+    # the page two renders and a recheck wrote at once: whole, before the verdicts or after
+    after = _run(["render", "0solo", "-r", "cursor", "--snapshots", "S", "--reports", "R-after"], tmp_path, cache)
     assert after.returncode == 0, after.stderr
-    # the render beside the recheck: the page before its verdicts or after, whole
     assert (tmp_path / "R-render" / "cursor.md").read_text() in (solo_page, (tmp_path / "R-after" / "cursor.md").read_text())
     assert (tmp_path / "drift.md").read_text()
-    assert not leftovers(tmp_path / "S", cache, tmp_path / "R-shared", tmp_path / "R-render")
+    assert not leftovers(tmp_path / "S", cache, tmp_path / "R-render")
