@@ -409,12 +409,12 @@ def diff(
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when given dates.")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown report here.")] = None,
-    fail_on_drift: Annotated[bool, typer.Option(help="Exit 3 when anything drifted (for CI).")] = False,
+    fail_on_drift: Annotated[bool, typer.Option(help="Exit 3 when a shape or value appeared or vanished or an absence flipped; names what (for CI).")] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Compare two snapshots: flipped absences, key sets and values that came or went, shifts."""
+    """Compare two snapshots of one runtime: scope first, then flipped absences, key sets and values that came or went, shifts."""
+    from survey.snapshot.diff import RuntimeMismatch, to_markdown
     from survey.snapshot.diff import diff as do_diff
-    from survey.snapshot.diff import to_markdown
     from survey.snapshot.store import find
 
     if out_file is not None:
@@ -428,7 +428,7 @@ def diff(
         return
     try:
         d = do_diff(a, b)
-    except ValueError as exc:  # two runtimes' snapshots
+    except RuntimeMismatch as exc:  # two runtimes' snapshots
         fail(str(exc), 2)
         return
     md = to_markdown(d)
@@ -442,7 +442,11 @@ def diff(
         from rich.markdown import Markdown
 
         out.print(Markdown(md))
+    if d.scope_differences and not json:
+        err.print("[yellow]note:[/yellow] the two snapshots differ in scope: "
+                  + ", ".join(s["what"] for s in d.scope_differences))
     if fail_on_drift and d.drifted:
+        err.print(d.summary())
         raise typer.Exit(3)
 
 

@@ -1,10 +1,16 @@
 """Compare two snapshots of one runtime: what drifted between two dates.
 
-Reads only the two snapshots (census.json, claims.json, evidence.json). Reports, most
-important first: absence claims that flipped; key sets that appeared or vanished (per record
-class and path, with counts); vocabulary values that appeared or vanished; percentile
-shifts; stratum counts. Counts that merely grew with the corpus are not drift; a shape or a
-value that was absent and is now present (or the reverse) is.
+Reads only the two snapshots (manifest.json, census.json, claims.json). Reports, most
+important first: how the two snapshots differ in scope (a sample against a whole corpus,
+another root, another tool, schema or vocabulary), absence claims that flipped; key sets
+that appeared or vanished (per record class and path, with counts); vocabulary values that
+appeared or vanished; percentile shifts; stratum counts. Counts that merely grew with the
+corpus are not drift; a shape or a value that was absent and is now present (or the
+reverse) is.
+
+A shape missing from a snapshot that walked a sample was not seen in that sample: it is
+listed under that name, never as "vanished" (or, for the older one, as new) in a corpus
+nobody read whole.
 """
 
 from __future__ import annotations
@@ -13,7 +19,26 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from survey.evidence.claims import fmt
+from survey.render.render import code, md_escape
 from survey.snapshot.store import load_json
+
+# manifest fields whose difference changes what the two snapshots can be compared on,
+# with what the report says of each ("vocab": a vocabulary version, where the manifest has one)
+SCOPE_FIELDS: tuple[tuple[str, str], ...] = (
+    ("sample", "what was walked"),
+    ("root", "root pseudonym"),
+    ("tool_version", "tool version"),
+    ("snapshot_schema", "snapshot schema"),
+    ("vocab", "vocabulary version"),
+    ("mode", "gate mode"),
+    ("allow_mcp_names", "MCP names let through"),
+    ("min_files", "rare-key threshold (files)"),
+)
+
+
+class RuntimeMismatch(ValueError):
+    """Two snapshots of different runtimes: nothing in them is comparable."""
 
 
 @dataclass
@@ -21,6 +46,8 @@ class Drift:
     old: str
     new: str
     runtime: str
+    scope: dict[str, dict] = field(default_factory=dict)  # {"old": {...}, "new": {...}}
+    scope_differences: list[dict] = field(default_factory=list)
     flipped_absences: list[dict] = field(default_factory=list)
     keysets_appeared: list[dict] = field(default_factory=list)
     keysets_vanished: list[dict] = field(default_factory=list)
@@ -30,12 +57,47 @@ class Drift:
     strata: dict[str, list] = field(default_factory=dict)
 
     @property
+    def old_sampled(self) -> bool:
+        return bool(self.scope.get("old", {}).get("sampled"))
+
+    @property
+    def new_sampled(self) -> bool:
+        return bool(self.scope.get("new", {}).get("sampled"))
+
+    def _kinds(self) -> dict[str, tuple[str, bool]]:
+        """Each list, what the report calls it and whether it is drift: a shape missing from
+        a sample was not seen there, which is no evidence that it went (or came)."""
+        came = ("not seen in the older sample", False) if self.old_sampled else ("appeared", True)
+        gone = ("not seen in the newer sample", False) if self.new_sampled else ("vanished", True)
+        return {"flipped_absences": ("absence claims flipped", True),
+                "keysets_appeared": (f"key sets {came[0]}", came[1]),
+                "keysets_vanished": (f"key sets {gone[0]}", gone[1]),
+                "values_appeared": (f"vocabulary values {came[0]}", came[1]),
+                "values_vanished": (f"vocabulary values {gone[0]}", gone[1])}
+
+    def drift_counts(self) -> dict[str, int]:
+        """What drifted, counted per kind (the kinds that ``drifted`` rests on)."""
+        return {k: len(getattr(self, k)) for k, (_w, drift) in self._kinds().items() if drift and getattr(self, k)}
+
+    @property
     def drifted(self) -> bool:
-        return bool(self.flipped_absences or self.keysets_appeared or self.keysets_vanished
-                    or self.values_appeared or self.values_vanished)
+        return bool(self.drift_counts())
+
+    def summary(self) -> str:
+        """One line naming what drifted (``--fail-on-drift``'s message), and what a sample
+        did not show (not drift)."""
+        kinds = self._kinds()
+        n = self.drift_counts()
+        unseen = {k: len(getattr(self, k)) for k, (_w, drift) in kinds.items() if not drift and getattr(self, k)}
+        line = ("drift: " + ", ".join(f"{v} {kinds[k][0]}" for k, v in n.items())) if n else "no drift"
+        if unseen:
+            line += "; not drift: " + ", ".join(f"{v} {kinds[k][0]}" for k, v in unseen.items())
+        return line
 
     def to_json(self) -> dict:
-        return {**asdict(self), "drifted": self.drifted}
+        return {**asdict(self), "drifted": self.drifted, "drift_counts": self.drift_counts(), "summary": self.summary(),
+                "vanished_means": "not seen in the newer snapshot's sample" if self.new_sampled else "vanished",
+                "appeared_means": "not seen in the older snapshot's sample" if self.old_sampled else "appeared"}
 
 
 def _rows(snap: Path, name: str) -> list[dict]:
@@ -53,53 +115,148 @@ def _values(snap: Path) -> dict[tuple, int]:
     return {(r["path"], r["value"]): int(r["occurrences"]) for r in _rows(snap, "value_maps")}
 
 
+def _order(k: tuple) -> tuple:
+    """Rows in a stable order, a NULL cell first (None and str do not compare)."""
+    return tuple((x is not None, str(x) if x is not None else "") for x in k)
+
+
+def scope_of(manifest: dict) -> dict[str, Any]:
+    """What a snapshot walked and under what: the manifest fields ``SCOPE_FIELDS`` names."""
+    s = manifest.get("sample") or {}
+    c = manifest.get("counts") or {}
+    sampled = s.get("n") is not None
+    return {
+        "sampled": sampled,
+        "sample": f"sample of {s.get('n')} (seed {s.get('seed')})" if sampled else "whole corpus",
+        "walked_files": c.get("walked_files"),
+        "files": c.get("files"),
+        "root": manifest.get("root"),
+        "tool_version": manifest.get("tool_version"),
+        "snapshot_schema": manifest.get("snapshot_schema"),
+        "vocab": manifest.get("vocab"),
+        "mode": manifest.get("mode"),
+        "allow_mcp_names": manifest.get("allow_mcp_names"),
+        "min_files": (manifest.get("privacy") or {}).get("min_files"),
+    }
+
+
 def diff(old: Path, new: Path) -> Drift:
-    mo, mn = load_json(old, "manifest"), load_json(new, "manifest")
-    if mo["runtime"] != mn["runtime"]:
-        raise ValueError(f"cannot compare {mo['runtime']} with {mn['runtime']}")
-    d = Drift(old=str(old), new=str(new), runtime=mn["runtime"])
+    mo, mn = load_json(old, "manifest") or {}, load_json(new, "manifest") or {}
+    if mo.get("runtime") != mn.get("runtime"):
+        raise RuntimeMismatch(f"cannot compare a snapshot of {mo.get('runtime')} with one of {mn.get('runtime')}: "
+                              "diff compares two snapshots of one runtime")
+    so, sn = scope_of(mo), scope_of(mn)
+    d = Drift(old=str(old), new=str(new), runtime=mn["runtime"], scope={"old": so, "new": sn})
+    for name, what in SCOPE_FIELDS:
+        if so[name] != sn[name]:
+            d.scope_differences.append({"field": name, "what": what, "old": so[name], "new": sn[name]})
     co = {c["id"]: c for c in load_json(old, "claims") or []}
     cn = {c["id"]: c for c in load_json(new, "claims") or []}
     for cid, c in cn.items():
         o = co.get(cid)
-        if c["kind"] == "absence" and o is not None and o["value"] != c["value"]:
+        if o is None or o["value"] == c["value"]:
+            continue
+        if c["kind"] == "absence":
             d.flipped_absences.append({"claim": cid, "old": o["text"], "new": c["text"]})
-        if c["kind"] == "percentile" and o is not None and o["value"] != c["value"]:
+        elif c["kind"] == "percentile":
             d.percentile_shifts.append({"claim": cid, "old": o["value"], "new": c["value"]})
     ko, kn = _keysets(old), _keysets(new)
-    for k in sorted(set(kn) - set(ko)):
+    for k in sorted(set(kn) - set(ko), key=_order):
         d.keysets_appeared.append({"rclass": k[0], "path": k[1], "jtype": k[2], "keyset": k[3], "count": kn[k]})
-    for k in sorted(set(ko) - set(kn)):
+    for k in sorted(set(ko) - set(kn), key=_order):
         d.keysets_vanished.append({"rclass": k[0], "path": k[1], "jtype": k[2], "keyset": k[3], "count": ko[k]})
     vo, vn = _values(old), _values(new)
-    for k in sorted(set(vn) - set(vo)):
+    for k in sorted(set(vn) - set(vo), key=_order):
         d.values_appeared.append({"path": k[0], "value": k[1], "count": vn[k]})
-    for k in sorted(set(vo) - set(vn)):
+    for k in sorted(set(vo) - set(vn), key=_order):
         d.values_vanished.append({"path": k[0], "value": k[1], "count": vo[k]})
-    so = {r["stratum"]: r["files"] for r in _rows(old, "strata")}
-    sn = {r["stratum"]: r["files"] for r in _rows(new, "strata")}
-    d.strata = {s: [so.get(s, 0), sn.get(s, 0)] for s in sorted(set(so) | set(sn))}
+    st_o = {r["stratum"]: r["files"] for r in _rows(old, "strata")}
+    st_n = {r["stratum"]: r["files"] for r in _rows(new, "strata")}
+    d.strata = {s: [st_o.get(s, 0), st_n.get(s, 0)] for s in sorted(set(st_o) | set(st_n))}
     return d
 
 
+# -- the report ------------------------------------------------------------------------------
+def _c(s: Any) -> str:
+    """A gated name as the pages print one: in backticks (``<withheld>`` stays visible)."""
+    return code(s)
+
+
 def _ks(r: dict[str, Any]) -> str:
-    return f"`{r['rclass']}` `{r['path']}` {r['jtype']} {{{r['keyset']}}} ×{r['count']:,}"
+    ks = f" {_c('{' + str(r['keyset']) + '}')}" if r["keyset"] else ""
+    return f"{_c(r['rclass'])} {_c(r['path'])} {r['jtype']}{ks} ×{fmt(r['count'])}"
+
+
+def _num(v: Any) -> str:
+    """A claim's value as the pages print figures: numbers with thousands separators, lists
+    as ``a / b / c``, maps as ``k: v; …``."""
+    if isinstance(v, bool) or v is None:
+        return md_escape(str(v).lower() if v is not None else "n/a")
+    if isinstance(v, (int, float)):
+        return fmt(v)
+    if isinstance(v, list):
+        return " / ".join(_num(x) for x in v)
+    if isinstance(v, dict):
+        return "; ".join(f"{md_escape(str(k))} {_num(x)}" for k, x in v.items())
+    return md_escape(str(v))
+
+
+def shift_lines(p: dict) -> list[str]:
+    """One line per changed part of a percentile claim: a map's entries that changed (one
+    that is new or gone shows ``–`` on that side), else the whole value."""
+    o, n = p["old"], p["new"]
+    if isinstance(o, dict) and isinstance(n, dict):
+        out = []
+        for k in sorted(set(o) | set(n), key=str):
+            if o.get(k) != n.get(k):
+                a = _num(o[k]) if k in o else "–"
+                b = _num(n[k]) if k in n else "–"
+                out.append(f"- {p['claim']} · {_c(k)}: {a} → {b}")
+        return out
+    return [f"- {p['claim']}: {_num(o)} → {_num(n)}"]
+
+
+def _scope_line(s: dict) -> str:
+    walked = f"{fmt(s['walked_files'])} of {fmt(s['files'])} files walked"
+    return (f"{s['sample']}, {walked}; root {_c(s['root'])}; tool {_c(s['tool_version'])}, "
+            f"schema {_c(s['snapshot_schema'])}, vocabulary {_c(s['vocab']) if s['vocab'] else 'version not recorded'}")
 
 
 def to_markdown(d: Drift) -> str:
-    lines = [f"# Drift: {d.runtime}", "", f"From `{d.old}` to `{d.new}`.", ""]
+    gone = "not seen in the newer snapshot's sample" if d.new_sampled else "that vanished"
+    came = "in the newer snapshot only (not seen in the older one's sample)" if d.old_sampled else "that appeared"
+    lines = [f"# Drift: {d.runtime}", "", f"From `{d.old}` to `{d.new}`.", "", "## Scope", ""]
+    if d.scope:
+        lines.append(f"- older: {_scope_line(d.scope['old'])}")
+        lines.append(f"- newer: {_scope_line(d.scope['new'])}")
+        lines.append("")
+    if d.scope_differences:
+        lines.append("**The two snapshots differ in scope**; read what follows with that in mind:")
+        lines.append("")
+        lines += [f"- {s['what']}: {_c(s['old'])} → {_c(s['new'])}" for s in d.scope_differences]
+        if d.new_sampled:
+            w = d.scope["new"]
+            lines.append(f"- the newer snapshot walked {fmt(w['walked_files'])} of {fmt(w['files'])} files: a shape "
+                         "missing from it was not seen in its sample, which is not evidence that it is gone")
+        if d.old_sampled:
+            w = d.scope["old"]
+            lines.append(f"- the older snapshot walked {fmt(w['walked_files'])} of {fmt(w['files'])} files: a shape "
+                         "missing from it was not seen in its sample, which is not evidence that it is new")
+    else:
+        lines.append("Same scope: same sampling, root, tool, schema and vocabulary.")
+    lines += ["", "## Summary", "", d.summary(), ""]
     lines.append("## Absence claims that flipped")
-    lines += [f"- **{f['claim']}**: {f['old']} → {f['new']}" for f in d.flipped_absences] or ["- none"]
-    lines += ["", "## Key sets that appeared"]
+    lines += [f"- **{f['claim']}**: {md_escape(f['old'])} → {md_escape(f['new'])}" for f in d.flipped_absences] or ["- none"]
+    lines += ["", f"## Key sets {came}"]
     lines += [f"- {_ks(r)}" for r in d.keysets_appeared] or ["- none"]
-    lines += ["", "## Key sets that vanished"]
+    lines += ["", f"## Key sets {gone}"]
     lines += [f"- {_ks(r)}" for r in d.keysets_vanished] or ["- none"]
-    lines += ["", "## Vocabulary values that appeared"]
-    lines += [f"- `{r['path']}` = `{r['value']}` ×{r['count']:,}" for r in d.values_appeared] or ["- none"]
-    lines += ["", "## Vocabulary values that vanished"]
-    lines += [f"- `{r['path']}` = `{r['value']}` ×{r['count']:,}" for r in d.values_vanished] or ["- none"]
+    lines += ["", f"## Vocabulary values {came}"]
+    lines += [f"- {_c(r['path'])} = {_c(r['value'])} ×{fmt(r['count'])}" for r in d.values_appeared] or ["- none"]
+    lines += ["", f"## Vocabulary values {gone}"]
+    lines += [f"- {_c(r['path'])} = {_c(r['value'])} ×{fmt(r['count'])}" for r in d.values_vanished] or ["- none"]
     lines += ["", "## Percentile shifts"]
-    lines += [f"- {p['claim']}: {p['old']} → {p['new']}" for p in d.percentile_shifts] or ["- none"]
+    lines += [ln for p in d.percentile_shifts for ln in shift_lines(p)] or ["- none"]
     lines += ["", "## Files per mtime stratum (old → new)", ""]
-    lines += [f"- {s}: {a:,} → {b:,}" for s, (a, b) in d.strata.items()] or ["- none"]
+    lines += [f"- {s}: {fmt(a)} → {fmt(b)}" for s, (a, b) in d.strata.items()] or ["- none"]
     return "\n".join(lines) + "\n"
