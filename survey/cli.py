@@ -339,7 +339,7 @@ def render(
 @app.command(epilog="""
 **Examples**
 
-    survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects
+    survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects      # every file the snapshot walked
     survey recheck snapshots/2026-12-02/cursor --root ~/.cursor/projects --sample 60 --seed 11
     survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects --since 2026-09-01 --json
 """)
@@ -347,14 +347,15 @@ def recheck(
     snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
     root: Annotated[Path, typer.Option(help="The corpus root the snapshot was taken from.")],
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
-    sample: Annotated[int | None, typer.Option(min=1, help="Re-read a fresh random sample of N transcripts.")] = 60,
+    sample: Annotated[int | None, typer.Option(min=1, help="Re-read a random sample of N of the files the snapshot walked "
+                                                     "(default: all of them; a sample checks totals as bounds).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the fresh sample (default: snapshot seed + 1).")] = None,
     since: Annotated[str | None, typer.Option(help="Only files modified since this date (YYYY-MM-DD).")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     reports: Annotated[Path, typer.Option(help="Re-render the page here with the verdicts.")] = Path("reports"),
     json: JsonOpt = False,
 ) -> None:
-    """Re-verify headline claims by an independent code path; store verdicts beside the snapshot."""
+    """Re-verify headline claims by an independent code path, on the files the snapshot walked; store verdicts beside it."""
     from survey.evidence.recheck import recheck as do_recheck
     from survey.render.render import render_page
     from survey.snapshot.store import find
@@ -390,8 +391,11 @@ def recheck(
             err.print("[yellow]warning:[/yellow] this root is not the one the snapshot was taken from (pseudonyms differ)")
         for v in result["verdicts"]:
             colour = "green" if v["verdict"] == "agrees" else "red"
-            out.print(f"[{colour}]{v['verdict']:>9}[/{colour}] {v['claim']}: {v['detail']} ({v['scope']})")
-        out.print(f"page: {page}")
+            out.print(f"[{colour}]{v['verdict']:>9}[/{colour}] {v['claim']}: {v['detail']} ({v['scope']}; {v['comparison']})",
+                      markup=True, highlight=False)
+        out.print(f"page: {page}", highlight=False)
+        if result["disagreements"]:
+            out.print(f"reproduce: {result['command']}", markup=False, highlight=False)
     if result["disagreements"]:
         raise typer.Exit(3)
 
@@ -446,7 +450,8 @@ def diff(
         err.print("[yellow]note:[/yellow] the two snapshots differ in scope: "
                   + ", ".join(s["what"] for s in d.scope_differences))
     if fail_on_drift and d.drifted:
-        err.print(d.summary())
+        if not json:  # (--json: the summary is in the JSON)
+            err.print(d.summary(), markup=False, highlight=False)
         raise typer.Exit(3)
 
 
