@@ -356,6 +356,7 @@ def recheck(
     json: JsonOpt = False,
 ) -> None:
     """Re-verify headline claims by an independent code path, on the files the snapshot walked; store verdicts beside it."""
+    from survey.evidence.recheck import NotComparable
     from survey.evidence.recheck import recheck as do_recheck
     from survey.render.render import render_page
     from survey.snapshot.store import find
@@ -382,7 +383,11 @@ def recheck(
     of = (load_json(snap, "manifest") or {}).get("runtime")
     if of not in RECHECKS:  # (a usage error: one line, not a failure inside)
         fail(f"{of}: no independent re-check for this runtime (there is one for {', '.join(sorted(RECHECKS))})", 2)
-    result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
+    try:
+        result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
+    except NotComparable as exc:
+        fail(str(exc), 2)
+        return
     page = render_page(snap, reports / f"{result['runtime']}.md")
     if json:
         emit_json({**result, "page": str(page)})
@@ -395,7 +400,7 @@ def recheck(
                       markup=True, highlight=False)
         out.print(f"page: {page}", highlight=False)
         if result["disagreements"]:
-            out.print(f"reproduce: {result['command']}", markup=False, highlight=False)
+            out.print(f"reproduce: {result['command']}", markup=False, highlight=False, soft_wrap=True)
     if result["disagreements"]:
         raise typer.Exit(3)
 

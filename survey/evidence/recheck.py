@@ -34,6 +34,7 @@ import json
 import os
 import random
 import re
+import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -57,13 +58,20 @@ def _files(root: Path, suffix: str = "") -> list[Path]:
     return out
 
 
-def _records(path: Path) -> Iterator[Any]:
-    with open(path, "rb") as fh:
-        for raw in fh:  # iterating a binary file splits on b"\n" only
-            try:
-                yield json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
+def _records(path: Path, unreadable: dict[Path, str] | None = None) -> Iterator[Any]:
+    """Each line of ``path`` that parses as JSON (lines that do not are skipped, as the
+    census counts them apart); a file that cannot be opened or read is counted in
+    ``unreadable`` with the error's class (the path is never written)."""
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:  # iterating a binary file splits on b"\n" only
+                try:
+                    yield json.loads(raw)
+                except (ValueError, RecursionError):
+                    continue
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable[path] = type(exc).__name__
 
 
 def _has_key(obj: Any, key: str) -> bool:
@@ -87,6 +95,13 @@ def _at(obj: Any, path: str) -> Any:
             return None
         obj = obj.get(part)
     return obj
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return float("-inf")
 
 
 # -- the snapshot's side ----------------------------------------------------------------------
@@ -118,6 +133,11 @@ def _frame_counts(snap: Path) -> dict[str, Counter[str]] | None:
         for f, c, n in df.select(pl.col("file_id").cast(pl.String), pl.col("rclass").cast(pl.String), "records").iter_rows():
             out.setdefault(f, Counter())[c] += int(n)
     return out
+
+
+class NotComparable(ValueError):
+    """The snapshot walked a sample and the files here cannot be matched to it: no figure of
+    the re-check would be about the files the snapshot's figures are about."""
 
 
 # -- the scope ------------------------------------------------------------------------------
@@ -153,7 +173,17 @@ class Context:
             here = set(pseudonyms(salt, [p.relative_to(root).as_posix() for p in _files(root)], "f"))
             self.mapped = bool(here & self.inv.keys())
             self.gone = sum(1 for f, (_s, _m, walked, _k) in self.inv.items() if walked and f not in here)
+        self._unreadable: dict[Path, str] = {}
+        self.chosen: set[str] = set()
         self._fc: tuple[dict[str, Counter[str]] | None] | None = None
+
+    def records(self, path: Path) -> Iterator[Any]:
+        return _records(path, self._unreadable)
+
+    @property
+    def unreadable(self) -> Counter[str]:
+        """Files that could not be read, counted by the error's class."""
+        return Counter(self._unreadable.values())
 
     def _id(self, p: Path) -> str:
         assert self.salt is not None
@@ -185,7 +215,11 @@ class Context:
             pool, ids = [], []
             for p, f in zip(candidates, names, strict=True):
                 row = self.inv.get(f)
-                st = p.stat()
+                try:
+                    st = p.stat()
+                except OSError:
+                    left["gone while re-checked"] += 1
+                    continue
                 if row is None:
                     left["new since the snapshot"] += 1
                 elif not row[2]:
@@ -198,7 +232,7 @@ class Context:
         population = len(pool)
         if self.since:
             cut = dt.datetime.fromisoformat(self.since).replace(tzinfo=dt.UTC).timestamp()
-            keep = [i for i, p in enumerate(pool) if p.stat().st_mtime >= cut]
+            keep = [i for i, p in enumerate(pool) if _mtime(p) >= cut]
             pool = [pool[i] for i in keep]
             ids = [ids[i] for i in keep] if ids is not None else None
         if self.n is not None and self.n < len(pool):
@@ -217,6 +251,8 @@ class Context:
         if self.gone:
             extra.append(f"{self.gone} walked files gone since the snapshot")
         text = of + ", re-read with the stdlib json module" + (f" (left out: {', '.join(extra)})" if extra else "")
+        if ids is not None:
+            self.chosen.update(ids)
         return Scope(pool, ids, exact, text)
 
 
@@ -271,7 +307,7 @@ def _classes_verdict(ctx: Context, claims: dict[str, dict], found: Counter[str],
 def _class_counts(ctx: Context, files: list[Path]) -> Counter[str]:
     out: Counter[str] = Counter()
     for f in files:
-        for rec in _records(f):
+        for rec in ctx.records(f):
             if isinstance(rec, dict):
                 out[ctx.rclass(rec)] += 1
     return out
@@ -283,7 +319,7 @@ def _cursor(ctx: Context, claims: dict[str, dict]) -> list[dict]:
     scope = ctx.choose(transcripts, "transcripts")
     blocks = exact = results = 0
     for f in scope.files:
-        for rec in _records(f):
+        for rec in ctx.records(f):
             if not isinstance(rec, dict):
                 continue
             msg = rec.get("message")
@@ -302,7 +338,7 @@ def _cursor(ctx: Context, claims: dict[str, dict]) -> list[dict]:
         said_none = bool(c["value"])
         # "none" must hold in any subset of the claim's files; "some" rests on the literal,
         # which the re-check need not see as structure: only a "none" it contradicts disagrees
-        out.append(_verdict("no_tool_results", said_none, results == 0, not (said_none and results), scope,
+        out.append(_verdict("no_tool_results", said_none, results, not (said_none and results), scope,
                             f"{results} result blocks or result keys", "none must hold in any subset of the claim's files"))
     c = claims.get("tool_use_keyset")
     if c:
@@ -343,7 +379,7 @@ def _claude_code(ctx: Context, claims: dict[str, dict]) -> list[dict]:
         if not (is_parent or is_kid):
             continue
         ids = set()
-        for rec in _records(f):
+        for rec in ctx.records(f):
             if not isinstance(rec, dict):
                 continue
             if isinstance(rec.get("sessionId"), str):
@@ -402,7 +438,7 @@ def _codex(ctx: Context, claims: dict[str, dict]) -> list[dict]:
         first_id = None
         calls: set[Any] = set()
         outputs: list[Any] = []
-        for rec in _records(f):
+        for rec in ctx.records(f):
             if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
                 continue
             p = rec["payload"]
@@ -451,7 +487,7 @@ def root_matches(manifest: dict, root: Path, salt: bytes) -> bool:
 
 def command(snap: Path, sample: int | None, seed: int, since: str | None) -> str:
     """The command that reproduces a re-check (the corpus root as ``$ROOT``: never written)."""
-    return (f'survey recheck {snap} --root "$ROOT"' + (f" --sample {sample} --seed {seed}" if sample is not None else "")
+    return (f'survey recheck {shlex.quote(str(snap))} --root "$ROOT"' + (f" --sample {sample} --seed {seed}" if sample is not None else "")
             + (f" --since {since}" if since else ""))
 
 
@@ -468,16 +504,25 @@ def recheck(snap: Path, root: Path, *, sample: int | None = None, seed: int | No
         raise KeyError(f"no independent re-check for runtime {runtime!r}")
     seed = seed if seed is not None else int((manifest.get("sample") or {}).get("seed") or 0) + 1
     ctx = Context(snap, root, manifest, sample, seed, since, salt)
+    if not ctx.mapped and not ctx.snapshot_whole:
+        raise NotComparable("the snapshot walked a sample, and the files under this root cannot be matched to its "
+                            "files (another root, or another machine's salt): no re-checked figure would be comparable")
     verdicts = fn(ctx, claims)
     cmd = command(snap, sample, seed, since)
+    bad = sum(ctx.unreadable.values())
     for v in verdicts:
         v["command"] = cmd
+        if bad:
+            v["scope"] += f"; {bad} files could not be read ({', '.join(sorted(ctx.unreadable))})"
     result = {
         "snapshot": str(snap),
         "runtime": runtime,
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
         "method": METHOD,
-        "sample": {"n": sample, "seed": seed, "since": since},
+        "sample": {"n": sample, "seed": seed, "since": since,
+                   # the files re-read, by the crawl's pseudonyms, when they are a subset
+                   **({"files": sorted(ctx.chosen)} if (sample is not None or since) and ctx.chosen else {})},
+        "unreadable": dict(ctx.unreadable),
         "matched_to_snapshot": ctx.mapped,
         "root_matches_snapshot": root_matches(manifest, root, salt) if salt else None,
         "command": cmd,
