@@ -18,8 +18,8 @@ named against the runtime's ``vocab.json`` read here), never with the survey's c
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import shlex
 import shutil
 from collections import Counter
@@ -49,10 +49,8 @@ def lines(path: Path) -> list[Any]:
     out = []
     with open(path, "rb") as fh:
         for raw in fh:
-            try:
+            with contextlib.suppress(ValueError):
                 out.append(json.loads(raw))
-            except ValueError:
-                pass
     return out
 
 
