@@ -208,7 +208,7 @@ def shift_lines(p: dict) -> list[str]:
     if isinstance(o, dict) and isinstance(n, dict):
         out = []
         for k in sorted(set(o) | set(n), key=str):
-            if o.get(k) != n.get(k):
+            if (k in o) != (k in n) or o.get(k) != n.get(k):
                 a = _num(o[k]) if k in o else "–"
                 b = _num(n[k]) if k in n else "–"
                 out.append(f"- {p['claim']} · {_c(k)}: {a} → {b}")
