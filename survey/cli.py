@@ -356,7 +356,7 @@ def recheck(
     json: JsonOpt = False,
 ) -> None:
     """Re-verify headline claims by an independent code path, on the files the snapshot walked; store verdicts beside it."""
-    from survey.evidence.recheck import NotComparable
+    from survey.evidence.recheck import NoRecheck, NotComparable
     from survey.evidence.recheck import recheck as do_recheck
     from survey.render.render import render_page
     from survey.snapshot.store import find
@@ -385,7 +385,7 @@ def recheck(
         fail(f"{of}: no independent re-check for this runtime (there is one for {', '.join(sorted(RECHECKS))})", 2)
     try:
         result = do_recheck(snap, root, sample=sample, seed=seed, since=since, salt=_salt())
-    except NotComparable as exc:
+    except (NotComparable, NoRecheck) as exc:
         fail(str(exc), 2)
         return
     page = render_page(snap, reports / f"{result['runtime']}.md")

@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 
 from survey.cli import app
 from survey.corpus.privacy import load_salt, pseudonym
-from survey.evidence.recheck import NotComparable, _has_key, recheck
+from survey.evidence.recheck import NoRecheck, NotComparable, _has_key, recheck
 from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.synth import claude_code as cc_synth
@@ -271,6 +271,18 @@ def test_a_sampled_snapshot_is_never_compared_with_whole_totals(tmp_path: Path) 
     assert r.exit_code == 2 and "cannot be matched" in " ".join(r.output.split()), r.output
     assert r.output.startswith("error: ") and r.output.count("error:") == 1
     assert not side.exists()
+
+
+def test_a_runtime_without_a_recheck_is_a_usage_error(cu: tuple[Path, Path], tmp_path: Path) -> None:
+    root, snap = cu
+    other = copy_snapshot(snap, tmp_path)
+    m = json.loads((other / "manifest.json").read_text())
+    (other / "manifest.json").write_text(json.dumps({**m, "runtime": "cursor_chats"}))
+    with pytest.raises(NoRecheck):
+        recheck(other, root, salt=load_salt())
+    r = CliRunner().invoke(app, ["recheck", str(other), "--root", str(root), "--reports", str(tmp_path / "r")])
+    assert r.exit_code == 2 and r.output.startswith("error: no independent re-check for runtime 'cursor_chats'"), r.output
+    assert not (other.parent / f"{other.name}.recheck.json").exists()
 
 
 def test_a_whole_snapshot_unmatched_still_compares_totals(cc: tuple[Path, Path]) -> None:

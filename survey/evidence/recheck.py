@@ -135,6 +135,10 @@ def _frame_counts(snap: Path) -> dict[str, Counter[str]] | None:
     return out
 
 
+class NoRecheck(ValueError):
+    """A runtime with no independent re-check."""
+
+
 class NotComparable(ValueError):
     """The snapshot walked a sample and the files here cannot be matched to it: no figure of
     the re-check would be about the files the snapshot's figures are about."""
@@ -501,7 +505,7 @@ def recheck(snap: Path, root: Path, *, sample: int | None = None, seed: int | No
     runtime = manifest["runtime"]
     fn = RECHECKS.get(runtime)
     if fn is None:
-        raise KeyError(f"no independent re-check for runtime {runtime!r}")
+        raise NoRecheck(f"no independent re-check for runtime {runtime!r} (there is one for {', '.join(RECHECKS)})")
     seed = seed if seed is not None else int((manifest.get("sample") or {}).get("seed") or 0) + 1
     ctx = Context(snap, root, manifest, sample, seed, since, salt)
     if not ctx.mapped and not ctx.snapshot_whole:
