@@ -289,3 +289,16 @@ def test_out_writes_the_report_and_json_is_what_diff_returns(snaps: dict[str, Pa
     d = diff(snaps["plain"], snaps["planted"])
     assert json.loads(r.output) == json.loads(json.dumps(d.to_json()))
     assert out.read_text() == to_markdown(d)
+
+
+def test_a_query_one_snapshot_lacks_counts_as_no_rows(snaps: dict[str, Path], tmp_path: Path) -> None:
+    """An older snapshot without a query (a runtime or a schema that had none) is compared
+    as having no rows of it, never a crash."""
+    old = copy(snaps["plain"], tmp_path, "2026-10-01")
+    edit(old, "census", lambda c: {k: v for k, v in c.items() if k not in ("strata", "value_maps")})
+    d = diff(old, snaps["plain"])
+    new_strata = json.loads((snaps["plain"] / "census.json").read_text())["strata"]
+    files = {r[new_strata["columns"].index("stratum")]: r[new_strata["columns"].index("files")] for r in new_strata["rows"]}
+    assert d.strata == {s: [0, n] for s, n in sorted(files.items())}
+    assert len(d.values_appeared) == len(json.loads((snaps["plain"] / "census.json").read_text())["value_maps"]["rows"])
+    assert not d.keysets_appeared and not d.keysets_vanished and not d.values_vanished
