@@ -185,15 +185,32 @@ def test_a_correct_claim_never_disagrees_under_sampling(which: str, request: pyt
 def test_a_sample_of_one_sees_only_that_file(cc: tuple[Path, Path]) -> None:
     root, snap = cc
     named = by_pseudonym(root)
-    r = recheck(snap, root, sample=1, seed=2, salt=load_salt())
-    (f,) = [named[x] for x in r["sample"]["files"]]
-    rel = f.relative_to(root).parts
-    ids = {rec.get("sessionId") for rec in lines(f) if isinstance(rec, dict) and isinstance(rec.get("sessionId"), str)}
-    parent = len(rel) == 2
-    kid = len(rel) >= 4 and rel[2] == "subagents" and f.name.startswith("agent-")
-    want = [int(parent and ids == {f.stem}), int(parent), int(kid and ids == {rel[1]}), int(kid),
-            int((parent or kid) and len(ids) > 1)]
-    assert verdicts(r)["file_identity"]["recheck_value"] == want
+    kinds = set()
+    for seed in range(1, 13):
+        r = recheck(snap, root, sample=1, seed=seed, salt=load_salt())
+        (f,) = [named[x] for x in r["sample"]["files"]]
+        rel = f.relative_to(root).parts
+        recs = [rec for rec in lines(f) if isinstance(rec, dict)]
+        ids = {rec["sessionId"] for rec in recs if isinstance(rec.get("sessionId"), str)}
+        parent = len(rel) == 2
+        kid = len(rel) >= 4 and rel[2] == "subagents" and f.name.startswith("agent-")
+        kinds.add("parent" if parent else "child" if kid else "other")
+        want = [int(parent and ids == {f.stem}), int(parent), int(kid and ids == {rel[1]}), int(kid),
+                int((parent or kid) and len(ids) > 1)]
+        v = verdicts(r)
+        assert v["file_identity"]["recheck_value"] == want, seed
+        naive: float = 0
+        last: dict[tuple, float] = {}
+        for rec in recs if parent or kid else []:
+            msg = rec.get("message")
+            ot = (msg.get("usage") or {}).get("output_tokens") if isinstance(msg, dict) else None
+            if isinstance(msg, dict) and isinstance(msg.get("id"), str) and type(ot) in (int, float):
+                naive += ot
+                k = (rec.get("sessionId"), msg["id"])
+                last[k] = max(last.get(k, ot), ot)
+        assert v["usage"]["recheck_value"] == {"naive_output_tokens": int(naive),
+                                               "dedup_output_tokens": int(sum(last.values()))}, seed
+    assert {"parent", "child"} <= kinds
 
 
 @pytest.mark.parametrize("which,cid,edit", [
@@ -285,11 +302,49 @@ def test_a_runtime_without_a_recheck_is_a_usage_error(cu: tuple[Path, Path], tmp
     assert not (other.parent / f"{other.name}.recheck.json").exists()
 
 
-def test_a_whole_snapshot_unmatched_still_compares_totals(cc: tuple[Path, Path]) -> None:
+def test_a_whole_snapshot_unmatched_still_compares_totals(cc: tuple[Path, Path], tmp_path: Path) -> None:
     root, snap = cc
     r = recheck(snap, root)  # no salt: the files cannot be named, but the snapshot read them all
     assert r["matched_to_snapshot"] is False and not r["disagreements"]
     assert all(x["comparison"].startswith("exact") for x in r["verdicts"])
+    assert "not matched to the snapshot's files" in r["verdicts"][0]["scope"]
+    # a sample of them: no per-file rows can be picked, so every figure is a bound
+    for seed in range(1, 4):
+        r = recheck(snap, root, sample=3, seed=seed)
+        assert not r["disagreements"] and "files" not in r["sample"]
+        assert all(x["comparison"].startswith("bound") for x in r["verdicts"])
+    bad = copy_snapshot(snap, tmp_path)
+    edit_claim(bad, "record_classes", lambda v: {**v, "records": {"user": 0}})
+    for seed in range(1, 4):
+        r = recheck(bad, root, sample=3, seed=seed)
+        assert r["disagreements"] == ["record_classes"]
+        assert verdicts(r)["record_classes"]["detail"].endswith(
+            f"classes the snapshot does not name: {len(verdicts(r)['record_classes']['recheck_value']) - 1}")
+
+
+def test_without_per_file_rows_a_sample_checks_bounds(cc: tuple[Path, Path], tmp_path: Path) -> None:
+    root, snap = cc
+    bare = copy_snapshot(snap, tmp_path)
+    fc = bare / "walk" / "frame_counts.parquet"
+    shutil.rmtree(fc) if fc.is_dir() else fc.unlink()
+    r = recheck(bare, root, sample=4, seed=2, salt=load_salt())
+    assert not r["disagreements"]
+    assert verdicts(r)["record_classes"]["comparison"].startswith("bound")
+    assert recheck(bare, root, salt=load_salt())["verdicts"][0]["comparison"].startswith("exact: the same files")
+
+
+def test_a_walked_file_gone_since_is_counted(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    cc_synth.generate(root, seed=6, sessions=8)
+    snap = survey("claude_code", root, tmp_path)
+    gone = jsonl_files("claude_code", root)[2]
+    gone.unlink()
+    r = recheck(snap, root, salt=load_salt())
+    v = verdicts(r)
+    assert "(left out: 1 walked files gone since the snapshot)" in v["record_classes"]["scope"]
+    assert v["record_classes"]["comparison"] == "exact: the snapshot's per-file rows of the same files"
+    assert v["usage"]["comparison"].startswith("bound")
+    assert not r["disagreements"], r["verdicts"]
 
 
 def test_files_new_or_changed_since_are_left_out_and_counted(tmp_path: Path) -> None:
@@ -317,6 +372,7 @@ def test_since_reads_a_subset(cc: tuple[Path, Path]) -> None:
     assert not r["disagreements"]
     assert len(r["sample"]["files"]) == len(jsonl_files("claude_code", root))
     assert verdicts(r)["usage"]["comparison"].startswith("bound")
+    assert r["command"] == f'survey recheck {snap} --root "$ROOT" --since 1990-01-01'
     r = recheck(snap, root, since="2999-01-01", salt=load_salt())
     assert not r["disagreements"] and "files" not in r["sample"]
     assert verdicts(r)["record_classes"]["recheck_value"] == {}
@@ -386,6 +442,22 @@ def test_an_exact_key_set_is_not_a_superset_and_keys_are_found_at_depth(tmp_path
         assert "tool_use_keyset" in r["disagreements"]
 
 
+def test_a_sidecar_added_since_disagrees_and_is_named_new(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    root.mkdir()
+    cu_synth.generate(root, seed=3, sessions=6)
+    snap = survey("cursor", root, tmp_path)
+    sidecars = [p for p in root.rglob("*.txt") if p.parent.name == "agent-tools"]
+    r = recheck(snap, root, salt=load_salt())
+    assert verdicts(r)["agent_tools_count"]["detail"] == f"{len(sidecars)} files, 0 of them new since the snapshot"
+    (sidecars[0].parent / "later.txt").write_text("x" * 100)
+    r = recheck(snap, root, salt=load_salt())
+    v = verdicts(r)["agent_tools_count"]
+    assert r["disagreements"] == ["agent_tools_count"]
+    assert (v["snapshot_value"], v["recheck_value"]) == (len(sidecars), len(sidecars) + 1)
+    assert v["detail"] == f"{len(sidecars) + 1} files, 1 of them new since the snapshot"
+
+
 def test_has_key_descends_objects_and_lists() -> None:
     assert _has_key({"a": [{"b": {"c": [[{"k": 1}]]}}]}, "k")
     assert _has_key([{"x": 1}, [{"k": None}]], "k")
@@ -439,7 +511,8 @@ def plant_claude(root: Path) -> int:
     sid = "0badc0de-0000-4000-8000-000000000001"
     recs = [{"type": TOKENS["Type"], "sessionId": sid, TOKENS["Key"]: TOKENS["Val"]},
             {"type": TOKENS["Type"], "subtype": TOKENS["Sub"], "sessionId": sid},
-            {"type": "system", "subtype": TOKENS["Sub"], "sessionId": sid, "level": TOKENS["Val"]}]
+            {"type": "system", "subtype": TOKENS["Sub"], "sessionId": sid, "level": TOKENS["Val"]},
+            {"type": "system", "subtype": 7, "sessionId": sid}]
     (d / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (d / f"{TOKENS['File']}.jsonl").write_text(json.dumps(recs[0]) + "\n")
     return 2
@@ -494,7 +567,7 @@ def test_no_planted_token_reaches_the_verdicts_the_terminal_or_the_page(runtime:
     r = recheck(snap, root, salt=load_salt())
     got = verdicts(r)["record_classes" if runtime != "cursor" else "tool_use_keyset"]["recheck_value"]
     if runtime == "claude_code":
-        assert got.get("<withheld>") == withheld and got.get("system/<withheld>") == 1
+        assert got.get("<withheld>") == withheld and got.get("system/<withheld>") == 2
         assert got == classes(runtime, jsonl_files(runtime, root))
     elif runtime == "codex":
         # the rollout in a folder no rollout sits in is on no surface the crawl walks: left out
