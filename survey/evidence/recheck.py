@@ -245,7 +245,7 @@ class Context:
             ids = [ids[i] for i in pick] if ids is not None else None
         whole = len(pool) == population and not self.since
         if self.mapped:
-            exact = whole and not left["changed since the snapshot"] and not self.gone
+            exact = whole and not (left["changed since the snapshot"] or left["gone while re-checked"] or self.gone)
             of = f"{len(pool)} of the {population} {what} the snapshot walked (unchanged since)"
         else:
             exact = whole and self.snapshot_whole
