@@ -178,6 +178,11 @@ def test_shift_lines_name_each_changed_entry() -> None:
     assert shift_lines(p) == ["- c · `a`: 1,000 / 2,000 → 1,000 / 2,500", "- c · `b`: 1 / 2 → –", "- c · `n`: – → 7"]
     assert shift_lines({"claim": "c", "old": 1500, "new": 2500.25}) == ["- c: 1,500 → 2,500.2"]
     assert shift_lines({"claim": "c", "old": True, "new": None}) == ["- c: true → n/a"]
+    # a map inside a map, a map against no value, a string
+    assert shift_lines({"claim": "c", "old": {"a": {"p50": 1000, "max": 9}}, "new": {"a": {"p50": 2000, "max": 9}}}) == [
+        "- c · `a`: p50 1,000; max 9 → p50 2,000; max 9"]
+    assert shift_lines({"claim": "c", "old": {"a": 1500}, "new": None}) == ["- c: a 1,500 → n/a"]
+    assert shift_lines({"claim": "c", "old": "<1", "new": [1, None]}) == ["- c: &lt;1 → 1 / n/a"]
 
 
 # -- refusals and scope ------------------------------------------------------------------------
