@@ -596,3 +596,32 @@ def test_an_unreadable_file_is_counted_not_a_crash(cc: tuple[Path, Path], tmp_pa
     assert all(v["scope"].endswith("; 1 files could not be read (PermissionError)") for v in r["verdicts"])
     assert str(victim) not in json.dumps(r) and victim.name not in json.dumps(r)
     assert "record_classes" in r["disagreements"]  # its records are missing from an exact comparison
+
+
+def test_a_parent_naming_another_session_and_lines_that_are_not_objects(tmp_path: Path) -> None:
+    """A parent file whose records carry another sessionId than its name, and JSON lines that
+    are arrays or numbers: the claim counts the mismatch, every sample holding that file
+    agrees with it, and a claim edited to "every parent matches" disagrees in each of them."""
+    root = tmp_path / "projects"
+    cc_synth.generate(root, seed=8, sessions=8)
+    parent = next(p for p in jsonl_files("claude_code", root) if len(p.relative_to(root).parts) == 2)
+    odd = parent.parent / "0badc0de-0000-4000-8000-0000000000aa.jsonl"
+    odd.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"type": "user", "sessionId": "0badc0de-0000-4000-8000-0000000000bb"}, [1, 2], 7, "text")))
+    snap = survey("claude_code", root, tmp_path)
+    r = recheck(snap, root, salt=load_salt())
+    assert not r["disagreements"], r["verdicts"]
+    s = verdicts(r)["file_identity"]["recheck_value"]
+    assert s[1] - s[0] == 1  # the one parent whose id is not its name
+    bad = copy_snapshot(snap, tmp_path / "bad")
+    edit_claim(bad, "file_identity", lambda v: [v[1], *v[1:]])
+    named = by_pseudonym(root)
+    held = 0
+    for seed in range(1, 9):
+        good = recheck(snap, root, sample=6, seed=seed, salt=load_salt())
+        assert not good["disagreements"], (seed, good["verdicts"])
+        wrong = recheck(bad, root, sample=6, seed=seed, salt=load_salt())
+        has_odd = odd in [named[f] for f in wrong["sample"]["files"]]
+        held += has_odd
+        assert ("file_identity" in wrong["disagreements"]) == has_odd, seed
+    assert held
