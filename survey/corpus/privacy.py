@@ -30,20 +30,35 @@ from typing import Any
 
 from survey import native
 
-IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
+IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}\Z")
 """Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
-leading digit or punctuation is refused: numbers-as-keys are data, not schema)."""
+leading digit or punctuation is refused: numbers-as-keys are data, not schema). Anchored with
+``\\Z``, not ``$``: ``$`` also matches before a final newline, so ``"name\\n"`` would pass."""
 
-VERSION = re.compile(r"^\d{1,4}\.\d{1,4}\.\d{1,10}(?:-[a-z]{1,10}(?:\.?\d{1,6})?)?$")
+VERSION = re.compile(r"^\d{1,4}\.\d{1,4}\.\d{1,10}(?:-[a-z]{1,10}(?:\.?\d{1,6})?)?\Z")
 """A dotted version number (``2.1.29``, ``0.142.2``, ``1.0.0-beta.3``): like a small integer,
 it carries no private data, so it passes the value gate at a declared path whose last key names a
-version (``$.version``, ``$.payload.cli_version``), in either mode, reviewed or not."""
+version (``$.version``, ``$.payload.cli_version``, ``$.schemaVersion``: see ``version_path``), in
+either mode, reviewed or not."""
+
+VERSION_KEY = re.compile(r"(?:^|[_-])[Vv]ersion\Z|[a-z0-9]Version\Z")
+"""A last key that names a version: ``version``, ``cli_version``, ``schemaVersion``; not
+``conversion`` or ``subversion``, which merely end in the letters."""
+
+SALT_HEX = re.compile(r"[0-9a-fA-F]{64}")
+"""A salt file's whole text (surrounding white space aside): 32 bytes as 64 hex digits."""
 
 UNREVIEWED_KEY = "<unreviewed-key>"
 DYNAMIC_KEY = "<dynamic-key>"
 RARE_KEY = "<rare-key>"
 WITHHELD = "<withheld>"
 MASKS = frozenset({UNREVIEWED_KEY, DYNAMIC_KEY, RARE_KEY, WITHHELD})
+MODES = ("reviewed", "discover")
+
+
+def version_path(path: str) -> bool:
+    """Whether a value path's last key names a version (``$.payload.cli_version``)."""
+    return VERSION_KEY.search(path.rsplit(".", 1)[-1]) is not None
 
 
 def config_dir() -> Path:
@@ -55,39 +70,49 @@ def config_dir() -> Path:
 
 
 class SaltError(Exception):
-    """The salt cannot be read or kept: its file is not 64 hex digits, or its folder cannot
-    be made or written. The message names the salt's path (the machine's configuration,
-    never the corpus) and what to do."""
+    """The salt cannot be read or kept: its file is open to other users, or is not 64 hex
+    digits, or its folder cannot be made or written. The message names the salt's path (the
+    machine's configuration, never the corpus) and what to do."""
 
 
 def load_salt(create: bool = True) -> bytes:
-    """The per-machine salt for pseudonyms; created once, 0600, outside any snapshot."""
+    """The per-machine salt for pseudonyms: 32 bytes, kept as 64 hex digits in a file only its
+    owner may read (0600), outside any snapshot.
+
+    A salt file that other users may read (or write) is refused, as ssh refuses such a key:
+    with it, anyone on the machine could map pseudonyms back to file names. ``create=False``
+    (``survey locate``) never makes one: a missing salt is ``FileNotFoundError``.
+    """
     path = config_dir() / "salt"
     if path.is_file():
         try:
-            salt = bytes.fromhex(path.read_text().strip())
-            if len(salt) != 32:
+            mode = path.stat().st_mode & 0o777
+            if mode & 0o077:
+                raise SaltError(f"the survey's salt at {path} may be read by other users (mode {mode:04o}): "
+                                f"run chmod 600 {path}")
+            text = path.read_text().strip()
+            if not SALT_HEX.fullmatch(text):
                 raise ValueError("not 64 hex digits")
         except (OSError, ValueError) as exc:
             raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}): "
                             "restore it, or remove it to start a new one (pseudonyms then change)") from exc
-        return salt
+        return bytes.fromhex(text)
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         salt = secrets.token_bytes(32)
-        # a temp file of this process's own, linked as the salt only where there is none:
-        # of first runs at once, one salt is kept and every run uses it
-        tmp = path.with_name(f".salt.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        # made 0600 from the start (O_EXCL: never through a file or link already there), so the
+        # salt is never readable by others, not even between writing and chmod
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            tmp.write_text(salt.hex())
-            os.chmod(tmp, 0o600)
-            os.link(tmp, path)
-        except FileExistsError:
-            return load_salt(create=False)
+            os.fchmod(fd, 0o600)
+            os.write(fd, salt.hex().encode())
         finally:
-            tmp.unlink(missing_ok=True)
+            os.close(fd)
+        tmp.replace(path)
     except OSError as exc:
         raise SaltError(f"the survey's salt cannot be kept at {path} ({exc.strerror or type(exc).__name__}): "
                         "set SURVEY_CONFIG_DIR to a folder it may write") from exc
@@ -155,6 +180,10 @@ class Gate:
     allow_mcp_names: bool = False
     withheld_paths: frozenset[str] = frozenset()
 
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:  # a misspelt mode must not quietly mean one of them
+            raise ValueError(f"gate mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
     def key(self, k: str) -> str:
         if not IDENT.match(k):
             return DYNAMIC_KEY
@@ -166,7 +195,7 @@ class Gate:
         """The value as it may be written, or None when withheld."""
         if isinstance(v, bool) or v is None:
             return None
-        if isinstance(v, str) and VERSION.match(v) and path.lower().endswith("version"):
+        if isinstance(v, str) and VERSION.match(v) and version_path(path):
             return v  # a dotted version at a declared version path ($.version, $.payload.cli_version)
         if not isinstance(v, str) or not IDENT.match(v):
             return None

@@ -1,0 +1,220 @@
+"""``python -m tools.mutate [MODULE ...]``: mutate each module, run its mapped tests per mutant.
+
+Prints, per module, the kill rate (killed over mutants not listed as equivalent) and every
+survivor as ``path:line  where: `before` -> `after```. Options: ``--jobs N`` mutants at once
+(default 1: the machine's cores are shared), ``--list`` to print the mutants without running
+them, ``--match TEXT`` to run only the mutants whose name contains TEXT, ``--json FILE`` for
+the whole result. Exit status 0 whatever survived (``--fail-under PCT`` makes it 1 below a
+rate), 2 for a usage error or a module whose tests fail unmutated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.mutate.mutants import Mutant, mutants
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+HOOK = HERE / "hook"
+MODULES = HERE / "modules.toml"
+EQUIVALENT = HERE / "equivalent.md"
+LIVE: set[int] = set()  # the process groups of the test runs under way (stopped on exit)
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    status: str  # killed, timeout, survived, not-loaded, error
+    seconds: float
+    note: str = ""
+
+
+@dataclass
+class Report:
+    module: str
+    tests: list[str]
+    baseline_s: float = 0.0
+    outcomes: list[Outcome] = field(default_factory=list)
+    equivalent: dict[str, str] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        eq = [o for o in self.outcomes if o.mutant.key in self.equivalent]
+        rest = [o for o in self.outcomes if o.mutant.key not in self.equivalent]
+        killed = sum(o.status in ("killed", "timeout") for o in rest)
+        return {"mutants": len(self.outcomes), "equivalent": len(eq), "killed": killed,
+                "survived": sum(o.status == "survived" for o in rest),
+                "errors": sum(o.status in ("not-loaded", "error") for o in rest)}
+
+    def rate(self) -> float:
+        c = self.counts()
+        scored = c["mutants"] - c["equivalent"]
+        return 100.0 * c["killed"] / scored if scored else 100.0
+
+
+def load_modules(path: Path = MODULES) -> dict[str, list[str]]:
+    """``modules.toml``: module path -> pytest arguments (files, node ids), fastest first."""
+    data = tomllib.loads(path.read_text())
+    return {m["path"]: list(m["tests"]) for m in data["module"]}
+
+
+def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, str]]:
+    """``equivalent.md``: under each ``## <module path>`` heading, bullets
+    ``- <where>: `<before>` -> `<after>` — <why no test can tell them apart>``."""
+    out: dict[str, dict[str, str]] = {}
+    module = None
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            module = line[3:].strip().strip("`")
+            out.setdefault(module, {})
+        elif line.startswith("- ") and module and " — " in line:
+            key, reason = line[2:].split(" — ", 1)
+            out[module][key.strip()] = reason.strip()
+    return out
+
+
+def module_name(path: str) -> str:
+    return path.removesuffix(".py").replace("/", ".")
+
+
+def run_tests(path: str, tests: list[str], source: str, workdir: Path, tag: str,
+              timeout: float | None) -> tuple[str, float, str]:
+    """Run the tests with the module's source swapped for ``source``: (status, seconds, tail)."""
+    spec = workdir / f"{tag}.json"
+    marker = workdir / f"{tag}.loaded"
+    spec.write_text(json.dumps({"module": module_name(path), "path": str(REPO / path),
+                                "source": source, "marker": str(marker)}))
+    env = {**os.environ, "SURVEY_MUTANT": str(spec),
+           "PYTHONPATH": os.pathsep.join([str(HOOK), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "--no-header", "-p", "no:cacheprovider",
+           "-o", "addopts=", *tests]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    LIVE.add(proc.pid)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "timeout", time.perf_counter() - t0, ""
+    finally:
+        LIVE.discard(proc.pid)
+        spec.unlink(missing_ok=True)
+    seconds = time.perf_counter() - t0
+    tail = out.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+    loaded = marker.exists()
+    marker.unlink(missing_ok=True)
+    if proc.returncode == 0:
+        return ("survived" if loaded else "not-loaded"), seconds, tail[0]
+    if proc.returncode in (1, 2):  # tests failed, or the mutant broke collection (an import)
+        return "killed", seconds, tail[0]
+    return "error", seconds, f"pytest exit {proc.returncode}: {tail[0]}"
+
+
+def mutate_module(path: str, tests: list[str], equivalent: dict[str, str], jobs: int,
+                  match: str | None, workdir: Path) -> Report:
+    rep = Report(path, tests, equivalent=equivalent)
+    source = (REPO / path).read_text()
+    status, seconds, tail = run_tests(path, tests, source, workdir, "baseline", None)
+    rep.baseline_s = seconds
+    if status != "survived":
+        raise SystemExit(f"mutate: {path}: its tests do not pass unmutated ({status}: {tail})")
+    todo = [m for m in mutants(path, source) if not match or match in m.key]
+    timeout = max(20.0, 4 * seconds)
+    print(f"{path}: {len(todo)} mutants, tests {seconds:.1f} s unmutated ({' '.join(tests)})", flush=True)
+
+    def one(i_m: tuple[int, Mutant]) -> Outcome:
+        i, m = i_m
+        st, s, note = run_tests(path, tests, m.source, workdir, f"m{i}", timeout)
+        return Outcome(m, st, s, note)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for n, o in enumerate(pool.map(one, enumerate(todo)), start=1):
+            rep.outcomes.append(o)
+            if o.status not in ("killed", "timeout") and o.mutant.key not in equivalent:
+                print(f"  [{n}/{len(todo)}] {o.status}: {path}:{o.mutant.line}  {o.mutant.key}", flush=True)
+    return rep
+
+
+def print_report(reports: list[Report]) -> None:
+    print()
+    print(f"{'module':48} {'mutants':>7} {'equiv':>5} {'killed':>6} {'surv':>5} {'err':>4} {'rate':>7}")
+    for r in reports:
+        c = r.counts()
+        print(f"{r.module:48} {c['mutants']:7} {c['equivalent']:5} {c['killed']:6} {c['survived']:5} "
+              f"{c['errors']:4} {r.rate():6.1f}%")
+    for r in reports:
+        keys = {o.mutant.key for o in r.outcomes}
+        for o in r.outcomes:
+            if o.mutant.key in r.equivalent and o.status in ("killed", "timeout"):
+                print(f"note: {r.module}: listed as equivalent but killed: {o.mutant.key}")
+        for k in sorted(set(r.equivalent) - keys):
+            print(f"note: {r.module}: equivalent.md names a mutant that no longer exists: {k}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.mutate", description=__doc__.split("\n")[0])
+    ap.add_argument("modules", nargs="*", help="module paths from modules.toml (default: all of them)")
+    ap.add_argument("--jobs", "-j", type=int, default=1)
+    ap.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    ap.add_argument("--match", help="only the mutants whose name contains this text")
+    ap.add_argument("--json", type=Path, help="write every outcome here")
+    ap.add_argument("--fail-under", type=float, default=None, help="exit 1 when a module's rate is below")
+    args = ap.parse_args(argv)
+    mapping = load_modules()
+    chosen = args.modules or list(mapping)
+    unknown = [m for m in chosen if m not in mapping]
+    if unknown or args.jobs < 1:
+        print(f"mutate: not in {MODULES.relative_to(REPO)}: {', '.join(unknown)}" if unknown
+              else "mutate: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    equivalent = load_equivalent()
+    if args.list:
+        for path in chosen:
+            for m in mutants(path, (REPO / path).read_text()):
+                if not args.match or args.match in m.key:
+                    eq = "  (equivalent)" if m.key in equivalent.get(path, {}) else ""
+                    print(f"{path}:{m.line}  {m.op:6} {m.key}{eq}")
+        return 0
+    t0 = time.perf_counter()
+    reports = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        with tempfile.TemporaryDirectory(prefix="survey-mutate-") as tmp:
+            for path in chosen:
+                reports.append(mutate_module(path, mapping[path], equivalent.get(path, {}), args.jobs,
+                                             args.match, Path(tmp)))
+    finally:  # stopped (Ctrl-C, kill): no test run is left behind
+        for pgid in list(LIVE):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+    print_report(reports)
+    print(f"\n{sum(len(r.outcomes) for r in reports)} mutants in {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps([{
+            "module": r.module, "tests": r.tests, **r.counts(), "rate": round(r.rate(), 1),
+            "outcomes": [{"line": o.mutant.line, "op": o.mutant.op, "key": o.mutant.key, "status": o.status,
+                          "equivalent": o.mutant.key in r.equivalent, "seconds": round(o.seconds, 2)}
+                         for o in r.outcomes]} for r in reports], indent=1))
+    if args.fail_under is not None and any(r.rate() < args.fail_under for r in reports):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
