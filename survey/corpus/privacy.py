@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 import secrets
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,7 @@ def load_salt(create: bool = True) -> bytes:
             mode = path.stat().st_mode & 0o777
             if mode & 0o077:
                 raise SaltError(f"the survey's salt at {path} may be read by other users (mode {mode:04o}): "
-                                f"run chmod 600 {path}")
+                                f"run chmod 600 {shlex.quote(str(path))}")
             text = path.read_text().strip()
             if not SALT_HEX.fullmatch(text):
                 raise ValueError("not 64 hex digits")
