@@ -353,9 +353,10 @@ def test_version_numbers_pass_only_at_version_paths() -> None:
 
     gate = Gate(keys=frozenset())
     versions = ["2.1.29", "0.142.2", "1.0.0-beta.3", "1.0.0-rc1"]
-    not_versions = ["1.2", "v1.2.3", "1.2.3\n", "1.2.3.4", "1.0.0-BETA", "12345.1.1", "1.2.3 x"]
+    not_versions = ["1.2", "v1.2.3", "1.2.3\n", "1.2.3.4", "1.0.0-BETA", "12345.1.1", "1.2.3 x", "1.0.0-be ta"]
     at = ["$.version", "$.payload.cli_version", "$.schemaVersion", "$.meta.Version", "$.x-version"]
-    not_at = ["$.conversion", "$.subversion", "$.message.text", "$.versions", "$.version.name", "$.vers"]
+    not_at = ["$.conversion", "$.subversion", "$.message.text", "$.versions", "$.version.name", "$.vers",
+              "$.cliVersions", "$.version_name", "$.my version", "$.my Version", "$.x/version"]
     for path in at:
         assert version_path(path), path
         for v in versions:
@@ -417,7 +418,30 @@ def test_a_new_salt_is_32_random_bytes_owner_only(salt_dir: Path) -> None:
     assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]  # no temporary file left
     assert load_salt() == salt and load_salt(create=False) == salt  # kept, not made again
     (salt_dir / "salt").unlink()
-    assert load_salt() != salt  # random: a new one differs
+    (salt_dir / "salt.tmp").write_text("left by a run that was stopped")
+    assert load_salt() != salt  # random: a new one differs (and a stale temporary file is no obstacle)
+    assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]
+
+
+def test_a_salt_that_cannot_be_kept_says_where_to_keep_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.corpus.privacy import SaltError, load_salt
+
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "file" / "cfg"))
+    with pytest.raises(SaltError, match=r"cannot be kept at .*set SURVEY_CONFIG_DIR to a folder it may write"):
+        load_salt()
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_mask_words_are_the_documented_ones() -> None:
+    """The masks a snapshot, page and vocabulary proposal carry, as the module documents them."""
+    from survey.corpus import privacy
+
+    doc = privacy.__doc__ or ""
+    for mask in ("<unreviewed-key>", "<dynamic-key>", "<withheld>"):
+        assert f"``{mask}``" in doc
+    assert privacy.MASKS == {privacy.UNREVIEWED_KEY, privacy.DYNAMIC_KEY, privacy.RARE_KEY, privacy.WITHHELD} == \
+        {"<unreviewed-key>", "<dynamic-key>", "<rare-key>", "<withheld>"}
 
 
 def test_locate_never_creates_a_salt(salt_dir: Path) -> None:
@@ -459,7 +483,8 @@ def test_a_salt_others_may_read_is_refused_with_the_fix(salt_dir: Path, mode: in
 
 
 @pytest.mark.parametrize("text", ["ab" * 31, "ab" * 33, "a" * 63, "a" * 65, "ab" * 31 + "zz",
-                                  " ".join(["ab"] * 32), "", "0x" + "ab" * 31])
+                                  " ".join(["ab"] * 32), "ab" * 16 + " " + "ab" * 15 + "a", "ab" * 31 + "a/",
+                                  "", "0x" + "ab" * 31])
 def test_a_salt_must_be_exactly_64_hex_digits(salt_dir: Path, text: str) -> None:
     import os
 
@@ -496,6 +521,7 @@ def test_pseudonyms_file_keys_and_id_refs_agree() -> None:
         finally:
             native.NATIVE = saved
     assert pseudonym(salt, "x") == pseudonym(salt, "x", "f") != pseudonym(salt, "x", "i")
+    assert pseudonyms(salt, ["x"]) == [pseudonym(salt, "x", "f")]
     assert pseudonym(salt, "x") != pseudonym(bytes(32), "x")
     assert file_key("f-00000000000000ff") == 255 and file_key("i-8000000000000000") == 1 << 63
     for t in texts:

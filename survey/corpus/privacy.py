@@ -94,10 +94,11 @@ def load_salt(create: bool = True) -> bytes:
             text = path.read_text().strip()
             if not SALT_HEX.fullmatch(text):
                 raise ValueError("not 64 hex digits")
+            salt = bytes.fromhex(text)
         except (OSError, ValueError) as exc:
             raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}): "
                             "restore it, or remove it to start a new one (pseudonyms then change)") from exc
-        return bytes.fromhex(text)
+        return salt
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
     try:
@@ -105,14 +106,10 @@ def load_salt(create: bool = True) -> bytes:
         salt = secrets.token_bytes(32)
         tmp = path.with_suffix(".tmp")
         tmp.unlink(missing_ok=True)
-        # made 0600 from the start (O_EXCL: never through a file or link already there), so the
-        # salt is never readable by others, not even between writing and chmod
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, salt.hex().encode())
-        finally:
-            os.close(fd)
+        # made 0600 from the start (O_EXCL: never through a file or link already there; a umask
+        # only takes bits away), so the salt is never readable by others, not even for a moment
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+            f.write(salt.hex())
         tmp.replace(path)
     except OSError as exc:
         raise SaltError(f"the survey's salt cannot be kept at {path} ({exc.strerror or type(exc).__name__}): "
@@ -193,9 +190,7 @@ class Gate:
         return UNREVIEWED_KEY
 
     def value(self, path: str, v: object) -> str | None:
-        """The value as it may be written, or None when withheld."""
-        if isinstance(v, bool) or v is None:
-            return None
+        """The value as it may be written, or None when withheld (anything but a string too)."""
         if isinstance(v, str) and VERSION.match(v) and version_path(path):
             return v  # a dotted version at a declared version path ($.version, $.payload.cli_version)
         if not isinstance(v, str) or not IDENT.match(v):

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,7 @@ HOOK = HERE / "hook"
 MODULES = HERE / "modules.toml"
 EQUIVALENT = HERE / "equivalent.md"
 LIVE: set[int] = set()  # the process groups of the test runs under way (stopped on exit)
+STOP = threading.Event()  # set when the run is stopped: no further mutant starts
 
 
 @dataclass
@@ -64,10 +66,10 @@ class Report:
         return 100.0 * c["killed"] / scored if scored else 100.0
 
 
-def load_modules(path: Path = MODULES) -> dict[str, list[str]]:
-    """``modules.toml``: module path -> pytest arguments (files, node ids), fastest first."""
+def load_modules(path: Path = MODULES) -> dict[str, dict]:
+    """``modules.toml``: module path -> {"tests": pytest arguments, fastest first, "every": N}."""
     data = tomllib.loads(path.read_text())
-    return {m["path"]: list(m["tests"]) for m in data["module"]}
+    return {m["path"]: {"tests": list(m["tests"]), "every": int(m.get("every", 1))} for m in data["module"]}
 
 
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, str]]:
@@ -126,7 +128,7 @@ def run_tests(path: str, tests: list[str], source: str, workdir: Path, tag: str,
     return "error", seconds, f"pytest exit {proc.returncode}: {tail[0]}"
 
 
-def mutate_module(path: str, tests: list[str], equivalent: dict[str, str], jobs: int,
+def mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
                   match: str | None, workdir: Path) -> Report:
     rep = Report(path, tests, equivalent=equivalent)
     source = (REPO / path).read_text()
@@ -134,12 +136,15 @@ def mutate_module(path: str, tests: list[str], equivalent: dict[str, str], jobs:
     rep.baseline_s = seconds
     if status != "survived":
         raise SystemExit(f"mutate: {path}: its tests do not pass unmutated ({status}: {tail})")
-    todo = [m for m in mutants(path, source) if not match or match in m.key]
+    todo = [m for m in mutants(path, source)[::every] if not match or match in m.key]
     timeout = max(20.0, 4 * seconds)
-    print(f"{path}: {len(todo)} mutants, tests {seconds:.1f} s unmutated ({' '.join(tests)})", flush=True)
+    sampled = f" (every {every}th)" if every > 1 else ""
+    print(f"{path}: {len(todo)} mutants{sampled}, tests {seconds:.1f} s unmutated ({' '.join(tests)})", flush=True)
 
     def one(i_m: tuple[int, Mutant]) -> Outcome:
         i, m = i_m
+        if STOP.is_set():
+            return Outcome(m, "error", 0.0, "stopped")
         st, s, note = run_tests(path, tests, m.source, workdir, f"m{i}", timeout)
         return Outcome(m, st, s, note)
 
@@ -148,6 +153,8 @@ def mutate_module(path: str, tests: list[str], equivalent: dict[str, str], jobs:
             rep.outcomes.append(o)
             if o.status not in ("killed", "timeout") and o.mutant.key not in equivalent:
                 print(f"  [{n}/{len(todo)}] {o.status}: {path}:{o.mutant.line}  {o.mutant.key}", flush=True)
+            elif n % 25 == 0:
+                print(f"  [{n}/{len(todo)}] ...", flush=True)
     return rep
 
 
@@ -173,36 +180,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", "-j", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     ap.add_argument("--match", help="only the mutants whose name contains this text")
+    ap.add_argument("--every", type=int, default=None,
+                    help="only every Nth mutant (default: each module's own, from modules.toml, else 1)")
     ap.add_argument("--json", type=Path, help="write every outcome here")
     ap.add_argument("--fail-under", type=float, default=None, help="exit 1 when a module's rate is below")
     args = ap.parse_args(argv)
     mapping = load_modules()
     chosen = args.modules or list(mapping)
     unknown = [m for m in chosen if m not in mapping]
-    if unknown or args.jobs < 1:
+    if unknown or args.jobs < 1 or (args.every is not None and args.every < 1):
         print(f"mutate: not in {MODULES.relative_to(REPO)}: {', '.join(unknown)}" if unknown
-              else "mutate: --jobs must be at least 1", file=sys.stderr)
+              else "mutate: --jobs and --every must be at least 1", file=sys.stderr)
         return 2
     equivalent = load_equivalent()
     if args.list:
         for path in chosen:
-            for m in mutants(path, (REPO / path).read_text()):
+            for m in mutants(path, (REPO / path).read_text())[::args.every or mapping[path]["every"]]:
                 if not args.match or args.match in m.key:
                     eq = "  (equivalent)" if m.key in equivalent.get(path, {}) else ""
                     print(f"{path}:{m.line}  {m.op:6} {m.key}{eq}")
         return 0
     t0 = time.perf_counter()
     reports = []
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
-        with tempfile.TemporaryDirectory(prefix="survey-mutate-") as tmp:
-            for path in chosen:
-                reports.append(mutate_module(path, mapping[path], equivalent.get(path, {}), args.jobs,
-                                             args.match, Path(tmp)))
-    finally:  # stopped (Ctrl-C, kill): no test run is left behind
+
+    def stop(*_: object) -> None:  # stopped (Ctrl-C, kill): no test run is left behind
+        STOP.set()
         for pgid in list(LIVE):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pgid, signal.SIGKILL)
+        raise SystemExit(130)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    with tempfile.TemporaryDirectory(prefix="survey-mutate-") as tmp:
+        for path in chosen:
+            every = args.every or mapping[path]["every"]
+            reports.append(mutate_module(path, mapping[path]["tests"], every, equivalent.get(path, {}),
+                                         args.jobs, args.match, Path(tmp)))
     print_report(reports)
     print(f"\n{sum(len(r.outcomes) for r in reports)} mutants in {time.perf_counter() - t0:.0f} s")
     if args.json:
