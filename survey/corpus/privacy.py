@@ -59,7 +59,7 @@ MODES = ("reviewed", "discover")
 
 def version_path(path: str) -> bool:
     """Whether a value path's last key names a version (``$.payload.cli_version``)."""
-    return VERSION_KEY.search(path.rsplit(".", 1)[-1]) is not None
+    return VERSION_KEY.search(path.rpartition(".")[2]) is not None
 
 
 def config_dir() -> Path:
@@ -89,7 +89,7 @@ def load_salt(create: bool = True) -> bytes:
         try:
             mode = path.stat().st_mode & 0o777
             if mode & 0o077:
-                raise SaltError(f"the survey's salt at {path} may be read by other users (mode {mode:04o}): "
+                raise SaltError(f"the survey's salt at {path} is open to other users (mode {mode:04o}): "
                                 f"run chmod 600 {shlex.quote(str(path))}")
             text = path.read_text().strip()
             if not SALT_HEX.fullmatch(text):
