@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
+import importlib.util
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,7 @@ HOOK = HERE / "hook"
 MODULES = HERE / "modules.toml"
 EQUIVALENT = HERE / "equivalent.md"
 LIVE: set[int] = set()  # the process groups of the test runs under way (stopped on exit)
-STOP = threading.Event()  # set when the run is stopped: no further mutant starts
+STOP = threading.Event()  # set when the run is stopped: no further test run starts
 
 
 @dataclass
@@ -93,68 +94,149 @@ def module_name(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
 
-def run_tests(path: str, tests: list[str], source: str, workdir: Path, tag: str,
-              timeout: float | None) -> tuple[str, float, str]:
-    """Run the tests with the module's source swapped for ``source``: (status, seconds, tail)."""
+PRELOAD = ("pytest", "polars", "duckdb", "jinja2", "typer", "rich", "orjson", "xxhash", "hypothesis", "pyarrow")
+"""Third-party modules imported once, before the first fork, so no test run pays for them
+again. Never the survey's own modules or the tests: those must import the mutant."""
+
+
+@dataclass
+class Run:
+    """One test run under way in a forked child."""
+
+    pid: int
+    mutant: Mutant | None
+    started: float
+    spec: Path
+    marker: Path
+    output: Path
+
+
+def start(path: str, tests: list[str], source: str, workdir: Path, tag: str, mutant: Mutant | None) -> Run:
+    """Fork a child that runs the tests with the module's source swapped for ``source``.
+
+    The child loads the import hook into itself (the module is not imported yet: the parent
+    never imports the survey) and names it in ``SURVEY_MUTANT`` and ``PYTHONPATH`` for any
+    process it starts; pytest's output goes to a file, for the survivor's last line."""
     spec = workdir / f"{tag}.json"
     marker = workdir / f"{tag}.loaded"
+    output = workdir / f"{tag}.out"
+    marker.unlink(missing_ok=True)
     spec.write_text(json.dumps({"module": module_name(path), "path": str(REPO / path),
                                 "source": source, "marker": str(marker)}))
-    env = {**os.environ, "SURVEY_MUTANT": str(spec),
-           "PYTHONPATH": os.pathsep.join([str(HOOK), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "--no-header", "-p", "no:cacheprovider",
-           "-o", "addopts=", *tests]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    LIVE.add(proc.pid)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return "timeout", time.perf_counter() - t0, ""
-    finally:
-        LIVE.discard(proc.pid)
-        spec.unlink(missing_ok=True)
-    seconds = time.perf_counter() - t0
-    tail = out.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-    loaded = marker.exists()
-    marker.unlink(missing_ok=True)
-    if proc.returncode == 0:
-        return ("survived" if loaded else "not-loaded"), seconds, tail[0]
-    if proc.returncode in (1, 2):  # tests failed, or the mutant broke collection (an import)
-        return "killed", seconds, tail[0]
-    return "error", seconds, f"pytest exit {proc.returncode}: {tail[0]}"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        rc = 3
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the runner's handlers
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            os.setsid()  # its own process group: a timeout or a stop kills all it started
+            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.chdir(REPO)
+            os.environ["SURVEY_MUTANT"] = str(spec)
+            os.environ["PYTHONPATH"] = os.pathsep.join([str(HOOK), *filter(None, [os.environ.get("PYTHONPATH")])])
+            hook = importlib.util.spec_from_file_location("_survey_mutant_hook", HOOK / "sitecustomize.py")
+            assert hook is not None and hook.loader is not None
+            hook.loader.exec_module(importlib.util.module_from_spec(hook))  # installs it (SURVEY_MUTANT is set)
+            import pytest
+
+            rc = int(pytest.main(["-x", "-q", "--no-header", "-p", "no:cacheprovider", "-o", "addopts=", *tests]))
+        except BaseException:  # whatever happens, the child exits here
+            rc = 3
+        finally:
+            with contextlib.suppress(BaseException):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(rc)
+    LIVE.add(pid)
+    return Run(pid, mutant, time.perf_counter(), spec, marker, output)
+
+
+def finish(run: Run, returncode: int | None) -> tuple[str, float, str]:
+    """(status, seconds, last line of pytest's output) of a run that ended (None: timed out)."""
+    LIVE.discard(run.pid)
+    seconds = time.perf_counter() - run.started
+    run.spec.unlink(missing_ok=True)
+    text = run.output.read_text(errors="replace") if run.output.exists() else ""
+    run.output.unlink(missing_ok=True)
+    tail = (text.strip().splitlines() or [""])[-1]
+    loaded = run.marker.exists()
+    run.marker.unlink(missing_ok=True)
+    if returncode is None:
+        return "timeout", seconds, ""
+    if returncode == 0:
+        return ("survived" if loaded else "not-loaded"), seconds, tail
+    if returncode in (1, 2):  # tests failed, or the mutant broke collection (an import)
+        return "killed", seconds, tail
+    return "error", seconds, f"pytest exit {returncode}: {tail}"
+
+
+def run_all(path: str, tests: list[str], jobs: int, workdir: Path, todo: list[tuple[str, Mutant | None]],
+            timeout: float | None, done: Callable[[int, Outcome], None]) -> None:
+    """Run each (source, mutant) with at most ``jobs`` children at once; ``done`` per outcome."""
+    queue = list(enumerate(todo))
+    running: dict[int, Run] = {}
+    finished = 0
+    while queue or running:
+        while queue and len(running) < jobs and not STOP.is_set():
+            i, (source, m) = queue.pop(0)
+            r = start(path, tests, source, workdir, f"m{i}", m)
+            running[r.pid] = r
+        if not running:
+            break
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            now = time.perf_counter()
+            for r in list(running.values()):
+                if timeout is not None and now - r.started > timeout:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(r.pid, signal.SIGKILL)
+                    os.waitpid(r.pid, 0)
+                    del running[r.pid]
+                    st, sec, note = finish(r, None)
+                    finished += 1
+                    done(finished, Outcome(r.mutant, st, sec, note))  # type: ignore[arg-type]
+            time.sleep(0.05)
+            continue
+        if pid not in running:
+            continue
+        r = running.pop(pid)
+        with contextlib.suppress(ProcessLookupError):  # anything the run left behind
+            os.killpg(pid, signal.SIGKILL)
+        st, sec, note = finish(r, os.waitstatus_to_exitcode(status))
+        finished += 1
+        done(finished, Outcome(r.mutant, st, sec, note))  # type: ignore[arg-type]
 
 
 def mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
                   match: str | None, workdir: Path) -> Report:
     rep = Report(path, tests, equivalent=equivalent)
     source = (REPO / path).read_text()
-    status, seconds, tail = run_tests(path, tests, source, workdir, "baseline", None)
-    rep.baseline_s = seconds
-    if status != "survived":
-        raise SystemExit(f"mutate: {path}: its tests do not pass unmutated ({status}: {tail})")
+    base: list[Outcome] = []
+    run_all(path, tests, 1, workdir, [(source, None)], None, lambda _n, o: base.append(o))
+    if not base or base[0].status != "survived":
+        why = f"{base[0].status}: {base[0].note}" if base else "stopped"
+        raise SystemExit(f"mutate: {path}: its tests do not pass unmutated ({why})")
+    rep.baseline_s = base[0].seconds
     todo = [m for m in mutants(path, source)[::every] if not match or match in m.key]
-    timeout = max(20.0, 4 * seconds)
+    timeout = max(20.0, 4 * rep.baseline_s)
     sampled = f" (every {every}th)" if every > 1 else ""
-    print(f"{path}: {len(todo)} mutants{sampled}, tests {seconds:.1f} s unmutated ({' '.join(tests)})", flush=True)
+    print(f"{path}: {len(todo)} mutants{sampled}, tests {rep.baseline_s:.1f} s unmutated ({' '.join(tests)})",
+          flush=True)
 
-    def one(i_m: tuple[int, Mutant]) -> Outcome:
-        i, m = i_m
-        if STOP.is_set():
-            return Outcome(m, "error", 0.0, "stopped")
-        st, s, note = run_tests(path, tests, m.source, workdir, f"m{i}", timeout)
-        return Outcome(m, st, s, note)
+    def done(n: int, o: Outcome) -> None:
+        rep.outcomes.append(o)
+        if o.status not in ("killed", "timeout") and o.mutant.key not in equivalent:
+            print(f"  [{n}/{len(todo)}] {o.status}: {path}:{o.mutant.line}  {o.mutant.key}", flush=True)
+        elif n % 25 == 0:
+            print(f"  [{n}/{len(todo)}] ...", flush=True)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for n, o in enumerate(pool.map(one, enumerate(todo)), start=1):
-            rep.outcomes.append(o)
-            if o.status not in ("killed", "timeout") and o.mutant.key not in equivalent:
-                print(f"  [{n}/{len(todo)}] {o.status}: {path}:{o.mutant.line}  {o.mutant.key}", flush=True)
-            elif n % 25 == 0:
-                print(f"  [{n}/{len(todo)}] ...", flush=True)
+    run_all(path, tests, jobs, workdir, [(m.source, m) for m in todo], timeout, done)
+    order = {id(m): i for i, m in enumerate(todo)}
+    rep.outcomes.sort(key=lambda o: order[id(o.mutant)])
     return rep
 
 
@@ -200,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
                     eq = "  (equivalent)" if m.key in equivalent.get(path, {}) else ""
                     print(f"{path}:{m.line}  {m.op:6} {m.key}{eq}")
         return 0
+    for name in PRELOAD:  # once, here: each forked test run starts with them imported
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
     t0 = time.perf_counter()
     reports = []
 
