@@ -118,8 +118,9 @@ def kit() -> Kit:
                               [["ok", 1200], ["malformed", 3], ["too_deep", 2], ["blank", None]]),
         "tool_names": query("tool_names", ["name", "calls"], [["Shell", 50], ["Read", 20], ["<withheld>", 7]]),
         "value_maps": query("value_maps", ["path", "value", "distinct_withheld"],
-                            [["$.name", "<withheld>", 4], ["$.other", "<withheld>", 99]]),
+                            [["$.name", "Shell", None], ["$.other", "<withheld>", 99], ["$.name", "<withheld>", 4]]),
         "empty": query("empty", ["x"], []),
+        "ragged": query("ragged", ["a", "b"], [[1, 2], [3]]),
     }
     evidence = {"probes": [probe("none", 0, 0), probe("some", 6, 9), probe("keyless", 4, 4, key_files=0),
                            probe("keyed", 4, 4, key_files=3), probe("split", 2, 2, rg_files=3, verdict="disagreement")]}
@@ -130,6 +131,8 @@ def kit() -> Kit:
 def test_kit_reads_census_rows_and_refuses_unknown_names(kit: Kit) -> None:
     assert kit.rows("files_by_surface")[1] == {"surface": "subagent", "files": 5}
     assert kit.one("frame_status") == {"frame_status": "ok", "frames": 1200} and kit.one("empty") == {}
+    with pytest.raises(ValueError):  # a row that does not fit its columns is an error, not a short dict
+        kit.rows("ragged")
     with pytest.raises(MissingEvidence, match="no census query named 'nope'"):
         kit.rows("nope")
     with pytest.raises(MissingEvidence, match="no probe named 'nope'"):
@@ -166,12 +169,13 @@ def test_absences_are_worded_by_what_was_found(kit: Kit) -> None:
         assert c.headline == (pid == "some") and c.evidence[0].source == f"probe:{pid}"
         assert "does not exist" not in c.text
     assert [c.id for c in kit.claims] == [f"a_{p}" for p in cases]
+    assert kit.absence("plain", "none", "y").headline is False
 
 
 def test_basis_and_tool_names_state_planted_figures(kit: Kit) -> None:
     assert kit.basis_frames("records") == 1200
     basis = kit.claims[-1]
-    assert basis.id == "basis_frames" and basis.kind == "census"
+    assert (basis.id, basis.kind, basis.provenance, basis.headline) == ("basis_frames", "census", "observed", False)
     assert basis.text == ("35 files were walked (~1.5 MB): 1,200 records parsed; malformed 3, blank 0, partial 0, "
                           "too_deep 2.")
     assert basis.value == {"ok": 1200, "malformed": 3, "blank": 0, "partial": 0, "oversized": 0,
@@ -183,3 +187,9 @@ def test_basis_and_tool_names_state_planted_figures(kit: Kit) -> None:
     assert t.text == "2 reviewed tool names observed over 77 calls; 7 calls carry 4 unreviewed names, withheld. Open set."
     assert t.value == {"Shell": 50, "Read": 20, "<withheld>": 7}
     assert t.evidence[0].result == "3 rows"
+    kit.tool_names("$.elsewhere")  # withheld calls, but no withheld names counted at this path
+    assert kit.claims[-1].text == ("2 reviewed tool names observed over 77 calls; 7 calls carry 0 unreviewed names, "
+                                   "withheld. Tool names are an open set: a parser must not reject an unknown name.")
+    kit.census["tool_names"] = query("tool_names", ["name", "calls"], [["Shell", 50], ["Read", 20]])
+    kit.tool_names("$.name", withheld_label="server names", note="N.")
+    assert kit.claims[-1].text == "2 reviewed tool names observed over 70 calls. N."

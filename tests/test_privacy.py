@@ -447,7 +447,7 @@ def test_mask_words_are_the_documented_ones() -> None:
 def test_locate_never_creates_a_salt(salt_dir: Path) -> None:
     from survey.corpus.privacy import load_salt
 
-    with pytest.raises(FileNotFoundError, match="no survey salt"):
+    with pytest.raises(FileNotFoundError, match=r"^no survey salt on this machine$"):
         load_salt(create=False)
     assert not salt_dir.exists()  # not even its folder
     root = salt_dir.parent.parent / "root"
