@@ -370,6 +370,15 @@ def test_version_numbers_pass_only_at_version_paths() -> None:
     assert Gate(keys=frozenset(), mode="discover").value("$.message.text", "2.1.29") is None
 
 
+def test_a_gate_is_strict_by_default() -> None:
+    """Without options a gate is reviewed and withholds MCP names: nothing unreviewed leaves."""
+    from survey.corpus.privacy import UNREVIEWED_KEY, Gate
+
+    gate = Gate(keys=frozenset({"name"}), values={"$.name": frozenset({"mcp__s__t", "Read"})})
+    assert gate.key("other") == UNREVIEWED_KEY and gate.value("$.name", "Read") == "Read"
+    assert gate.value("$.name", "mcp__s__t") is None and gate.value("$.name", "Write") is None
+
+
 def test_a_gate_with_an_unknown_mode_is_refused() -> None:
     from survey.corpus.privacy import MODES, Gate
     from survey.options import MODES as OPTION_MODES
