@@ -489,6 +489,15 @@ def test_a_salt_others_may_read_is_refused_with_the_fix(salt_dir: Path, mode: in
     assert load_salt() == bytes.fromhex("ab" * 32)
     os.chmod(f, 0o400)  # owner read-only is fine too
     assert load_salt() == bytes.fromhex("ab" * 32)
+    f.chmod(0o600)
+    f.write_text("not a salt")
+    os.chmod(f, mode)  # broken and open: named as broken, since chmod would not mend it
+    with pytest.raises(SaltError, match="cannot be read") as exc:
+        load_salt()
+    assert "chmod" not in str(exc.value)
+    f.chmod(0o600)
+    f.write_text("ab" * 32)
+    assert load_salt() == bytes.fromhex("ab" * 32)
 
 
 @pytest.mark.parametrize("text", ["ab" * 31, "ab" * 33, "a" * 63, "a" * 65, "ab" * 31 + "zz",

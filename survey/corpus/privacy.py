@@ -87,17 +87,17 @@ def load_salt(create: bool = True) -> bytes:
     path = config_dir() / "salt"
     if path.is_file():
         try:
-            mode = path.stat().st_mode & 0o777
-            if mode & 0o077:
-                raise SaltError(f"the survey's salt at {path} is open to other users (mode {mode:04o}): "
-                                f"run chmod 600 {shlex.quote(str(path))}")
             text = path.read_text().strip()
             if not SALT_HEX.fullmatch(text):
                 raise ValueError("not 64 hex digits")
             salt = bytes.fromhex(text)
+            mode = path.stat().st_mode & 0o777
         except (OSError, ValueError) as exc:
             raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}): "
                             "restore it, or remove it to start a new one (pseudonyms then change)") from exc
+        if mode & 0o077:  # (a broken salt is named first: chmod would not mend it)
+            raise SaltError(f"the survey's salt at {path} is open to other users (mode {mode:04o}): "
+                            f"run chmod 600 {shlex.quote(str(path))}")
         return salt
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
