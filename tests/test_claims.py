@@ -26,10 +26,12 @@ def test_evidence_is_whole_or_refused() -> None:
     e = ev()
     assert (e.source, e.result, e.scope, e.command, e.second_command) == (SQL, "3 files", "9 files", CMD, "")
     assert ev(source="probe:no_usage").source == "probe:no_usage"
+    assert ev(source="reference: notes.md").source == "reference: notes.md"
     assert ev(result="").result == ""  # a figure may be empty text; its provenance may not
     for bad, says in (({"command": ""}, "no command"), ({"source": ""}, "no source"),
-                      ({"source": "", "command": ""}, "no source"), ({"source": "notes.txt"}, "a .sql file or probe"),
-                      ({"source": "probe:"}, "a .sql file or probe"), ({"source": "x.sql.bak"}, "a .sql file or probe"),
+                      ({"source": "", "command": ""}, "no source"), ({"source": "notes.txt"}, "a .sql file, probe"),
+                      ({"source": "probe:"}, "a .sql file, probe"), ({"source": "x.sql.bak"}, "a .sql file, probe"),
+                      ({"source": "reference: "}, "a .sql file, probe"), ({"source": "reference:x"}, "a .sql file, probe"),
                       ({"scope": ""}, "no scope")):
         with pytest.raises(MissingEvidence, match=says):
             ev(**bad)

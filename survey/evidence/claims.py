@@ -19,6 +19,10 @@ KINDS = ("census", "value_map", "percentile", "absence", "iff", "rate", "referen
 PROVENANCE = ("observed", "inferred", "verified", "not determined", "reference")
 
 
+SOURCE_PREFIXES = ("probe:", "reference: ")
+"""Evidence that is not a census query names its kind first: a probe, or a reference note's source."""
+
+
 class MissingEvidence(ValueError):
     """A claim was stated without evidence, or a page asked for a claim that has none."""
 
@@ -28,7 +32,7 @@ class Evidence:
     """What one claim rests on. Built only whole: a source without the command that reproduces
     it (or a command without its source), an unknown kind of source, or no scope is refused."""
 
-    source: str  # a .sql file (relative) or "probe:<id>"
+    source: str  # a .sql file (relative), "probe:<id>" or "reference: <source>"
     result: str  # the figure(s) the claim rests on, as text
     scope: str  # e.g. "350 files, 43 MB (walked sample)"
     command: str  # pasteable command that reproduces it
@@ -38,8 +42,10 @@ class Evidence:
         if not self.source or not self.command:
             raise MissingEvidence(f"evidence {self.source!r}: a source and the command that reproduces it, "
                                   f"both ({'no command' if self.source else 'no source'})")
-        if not (self.source.endswith(".sql") or (self.source.startswith("probe:") and len(self.source) > 6)):
-            raise MissingEvidence(f"evidence {self.source!r}: the source must be a .sql file or probe:<id>")
+        if not (self.source.endswith(".sql") or any(self.source.startswith(p) and len(self.source) > len(p)
+                                                    for p in SOURCE_PREFIXES)):
+            raise MissingEvidence(f"evidence {self.source!r}: the source must be a .sql file, probe:<id> "
+                                  "or reference: <source>")
         if not self.scope:
             raise MissingEvidence(f"evidence {self.source!r}: no scope (what was searched)")
 
