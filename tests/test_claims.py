@@ -14,8 +14,8 @@ SQL = "survey/census/queries/files_by_surface.sql"
 CMD = "duckdb -c \".read x.sql\""
 
 # the kinds and provenance labels the module's docstring and the pages promise, written out
-DOCUMENTED_KINDS = ["census", "value_map", "percentile", "absence", "iff", "rate"]
-DOCUMENTED_PROVENANCE = ["observed", "inferred", "verified", "not determined"]
+DOCUMENTED_KINDS = ["census", "value_map", "percentile", "absence", "iff", "rate", "reference"]
+DOCUMENTED_PROVENANCE = ["observed", "inferred", "verified", "not determined", "reference"]
 
 
 def ev(**changes: str) -> Evidence:

@@ -1,8 +1,9 @@
 """Claims and their evidence: every sentence a page states, and what backs it.
 
-A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate), a
-provenance label (observed, inferred, verified, not determined) and one or more pieces of
-:class:`Evidence` (a query file and its result, or a probe with both grep commands). A
+A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate, reference), a
+provenance label (observed, inferred, verified, not determined, reference) and one or more
+pieces of :class:`Evidence` (a query file and its result, a probe with both grep commands, or a
+reference note's source). A
 claim without evidence cannot be built, and a page cannot render a claim id that was not
 built: the template's ``claim()`` raises, so the render fails instead of printing a blank.
 
