@@ -20,10 +20,6 @@ KINDS = ("census", "value_map", "percentile", "absence", "iff", "rate", "referen
 PROVENANCE = ("observed", "inferred", "verified", "not determined", "reference")
 
 
-SOURCE_PREFIXES = ("probe:", "reference: ")
-"""Evidence that is not a census query names its kind first: a probe, or a reference note's source."""
-
-
 class MissingEvidence(ValueError):
     """A claim was stated without evidence, or a page asked for a claim that has none."""
 
@@ -31,9 +27,9 @@ class MissingEvidence(ValueError):
 @dataclass(frozen=True)
 class Evidence:
     """What one claim rests on. Built only whole: a source without the command that reproduces
-    it (or a command without its source), an unknown kind of source, or no scope is refused."""
+    it (or a command without its source), or no scope, is refused."""
 
-    source: str  # a .sql file (relative), "probe:<id>" or "reference: <source>"
+    source: str  # a .sql file (relative), "probe:<id>", "reference: <source>", "survey diff"
     result: str  # the figure(s) the claim rests on, as text
     scope: str  # e.g. "350 files, 43 MB (walked sample)"
     command: str  # pasteable command that reproduces it
@@ -43,10 +39,6 @@ class Evidence:
         if not self.source or not self.command:
             raise MissingEvidence(f"evidence {self.source!r}: a source and the command that reproduces it, "
                                   f"both ({'no command' if self.source else 'no source'})")
-        if not (self.source.endswith(".sql") or any(self.source.startswith(p) and len(self.source) > len(p)
-                                                    for p in SOURCE_PREFIXES)):
-            raise MissingEvidence(f"evidence {self.source!r}: the source must be a .sql file, probe:<id> "
-                                  "or reference: <source>")
         if not self.scope:
             raise MissingEvidence(f"evidence {self.source!r}: no scope (what was searched)")
 
