@@ -104,13 +104,20 @@ def load_salt(create: bool = True) -> bytes:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         salt = secrets.token_bytes(32)
-        tmp = path.with_suffix(".tmp")
-        tmp.unlink(missing_ok=True)
-        # made 0600 from the start (O_EXCL: never through a file or link already there; a umask
-        # only takes bits away), so the salt is never readable by others, not even for a moment
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
-            f.write(salt.hex())
-        tmp.replace(path)
+        # a temp file of this process's own, linked as the salt only where there is none:
+        # of first runs at once, one salt is kept and every run uses it
+        tmp = path.with_name(f".salt.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        try:
+            # made 0600 from the start (O_EXCL: never through a file or link already there; a
+            # umask only takes bits away), so the salt is never readable by others, not even
+            # for a moment
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+                f.write(salt.hex())
+            os.link(tmp, path)
+        except FileExistsError:
+            return load_salt(create=False)
+        finally:
+            tmp.unlink(missing_ok=True)
     except OSError as exc:
         raise SaltError(f"the survey's salt cannot be kept at {path} ({exc.strerror or type(exc).__name__}): "
                         "set SURVEY_CONFIG_DIR to a folder it may write") from exc
