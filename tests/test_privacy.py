@@ -250,3 +250,296 @@ def test_pseudonyms_are_hmac_sha256_whatever_the_salt() -> None:
             msg = f"{kind}\0{text}".encode("utf-8", "surrogateescape")
             want = f"{kind}-{hmac.digest(salt, msg, 'sha256').hex()[:16]}"
             assert pseudonym(salt, text, kind) == want
+
+
+# -- the gate, the salt and the names, one rule at a time (planted inputs, expected by rule) --
+
+def ident_shaped(s: str) -> bool:
+    """The identifier shape, written without the regex: 1-64 characters, the first an ASCII
+    letter or underscore, the rest word characters (str.isalnum, any script) or ``_.:-``."""
+    return (1 <= len(s) <= 64 and s[0].isascii() and (s[0].isalpha() or s[0] == "_")
+            and all(c.isalnum() or c in "_.:-" for c in s))
+
+
+PLANTED_KEYS = ["role", "brandNew", "_x", "a.b:c-d_e9", "x" * 64, "café", "x" * 65, "a/b", "a b",
+                "role\n", "\nrole", "1abc", "", "-x", ".x", "ro\tle", "a\\b", "a,b", "a\"b", "mcp__s__t"]
+
+
+def test_gate_keys_by_shape_and_review() -> None:
+    from survey.corpus.privacy import DYNAMIC_KEY, UNREVIEWED_KEY, Gate
+
+    reviewed = frozenset({"role", "a.b:c-d_e9", "a/b", "role\n"})  # two not identifier-shaped
+    for mode in ("reviewed", "discover"):
+        gate = Gate(keys=reviewed, mode=mode)
+        for k in PLANTED_KEYS:
+            if not ident_shaped(k):
+                want = DYNAMIC_KEY
+            elif k in reviewed or mode == "discover":
+                want = k
+            else:
+                want = UNREVIEWED_KEY
+            assert gate.key(k) == want, (mode, k)
+    # the shape alone: no slash, space, newline or leading digit passes, whatever the vocabulary
+    assert not any(IDENT.match(k) for k in ("a/b", "a b", "role\n", "1abc", "x" * 65))
+
+
+def test_identifier_shape_matches_its_definition_on_generated_text() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from([*"aZ_09.:-/ \n\t\\,\"é٣", "\u2028"])
+
+    @settings(max_examples=400, deadline=None, database=None)
+    @given(st.text(alphabet, max_size=70) | st.text(alphabet, min_size=63, max_size=66))
+    def same(s: str) -> None:
+        assert bool(IDENT.match(s)) == ident_shaped(s), repr(s)
+
+    same()
+
+
+def test_gate_values_by_path_mode_and_review() -> None:
+    from survey.corpus.privacy import Gate
+
+    vocab = {"$.role": frozenset({"user", "assistant", "a b", "mcp__srv__tool"}),
+             "$.tool.server": frozenset({"known"})}
+    planted = ["user", "assistant", "system", "a b", "user\n", "mcp__srv__tool", "mcp__x",
+               "x" * 65, "1abc", "café"]
+    for mode in ("reviewed", "discover"):
+        for allow in (False, True):
+            gate = Gate(keys=frozenset(), values=vocab, mode=mode, allow_mcp_names=allow,
+                        withheld_paths=frozenset({"$.tool.server"}))
+            for path in ("$.role", "$.tool.server", "$.other"):
+                for v in [*planted, "known"]:
+                    if not ident_shaped(v):
+                        want = None
+                    elif (v.startswith("mcp__") or path == "$.tool.server") and not allow:
+                        want = None  # MCP names, wherever they sit, and withheld paths
+                    elif mode == "discover" or v in vocab.get(path, ()):
+                        want = v
+                    else:
+                        want = None
+                    assert gate.value(path, v) == want, (mode, allow, path, v)
+            for v in (True, False, None, 0, 7, 2.5, ["user"], {"user": 1}):
+                assert gate.value("$.role", v) is None, (mode, v)
+
+
+def test_mcp_names_never_leave_in_discover_mode_unless_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Cursor transcript calling an MCP tool: its server__tool name, and the server and tool
+    names at the profile's withheld paths, stay out of a discover run, and come out only with
+    --allow-mcp-names (the run can see them: the test would catch a leak)."""
+    root = tmp_path / "c" / "proj" / "agent-transcripts" / "s1"
+    root.mkdir(parents=True)
+    secret_tool, server, tool = "mcp__acmeprivsrv__grabsecret", "acmeprivsrv", "grabsecret"
+    recs = [{"role": "assistant", "message": {"content": [
+        {"type": "tool_use", "name": secret_tool, "input": {"server": server, "toolName": tool}},
+        {"type": "tool_use", "name": "CallMcpTool", "input": {"server": server, "toolName": tool}}]}}]
+    (root / "s1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    seen = {}
+    for flags in ([], ["--allow-mcp-names"]):
+        out = tmp_path / ("allowed" if flags else "plain")
+        out.mkdir()
+        monkeypatch.chdir(out)
+        r = CliRunner().invoke(app, ["run", "-r", "cursor", "--root", str(tmp_path / "c"), "--mode", "discover",
+                                     "--min-files", "1", *flags])
+        assert r.exit_code == 0, r.output
+        seen[bool(flags)] = written_text(out) + r.output
+    for name in (secret_tool, server, tool):
+        assert name not in seen[False], name
+    assert secret_tool in seen[True] and server in seen[True] and tool in seen[True]
+
+
+def test_version_numbers_pass_only_at_version_paths() -> None:
+    from survey.corpus.privacy import Gate, version_path
+
+    gate = Gate(keys=frozenset())
+    versions = ["2.1.29", "0.142.2", "1.0.0-beta.3", "1.0.0-rc1"]
+    not_versions = ["1.2", "v1.2.3", "1.2.3\n", "1.2.3.4", "1.0.0-BETA", "12345.1.1", "1.2.3 x", "1.0.0-be ta"]
+    at = ["$.version", "$.payload.cli_version", "$.schemaVersion", "$.meta.Version", "$.x-version"]
+    not_at = ["$.conversion", "$.subversion", "$.message.text", "$.versions", "$.version.name", "$.vers",
+              "$.cliVersions", "$.version_name", "$.my version", "$.my Version", "$.x/version"]
+    for path in at:
+        assert version_path(path), path
+        for v in versions:
+            assert gate.value(path, v) == v, (path, v)
+        for v in not_versions:
+            assert gate.value(path, v) is None, (path, v)
+    for path in not_at:
+        assert not version_path(path), path
+        for v in versions:
+            assert gate.value(path, v) is None, (path, v)
+    assert Gate(keys=frozenset(), mode="discover").value("$.message.text", "2.1.29") is None
+
+
+def test_a_gate_is_strict_by_default() -> None:
+    """Without options a gate is reviewed and withholds MCP names: nothing unreviewed leaves."""
+    from survey.corpus.privacy import UNREVIEWED_KEY, Gate
+
+    gate = Gate(keys=frozenset({"name"}), values={"$.name": frozenset({"mcp__s__t", "Read"})})
+    assert gate.key("other") == UNREVIEWED_KEY and gate.value("$.name", "Read") == "Read"
+    assert gate.value("$.name", "mcp__s__t") is None and gate.value("$.name", "Write") is None
+
+
+def test_a_gate_with_an_unknown_mode_is_refused() -> None:
+    from survey.corpus.privacy import MODES, Gate
+    from survey.options import MODES as OPTION_MODES
+
+    assert MODES == OPTION_MODES
+    for mode in ("discovery", "Reviewed", ""):
+        with pytest.raises(ValueError, match="gate mode"):
+            Gate(keys=frozenset(), mode=mode)
+
+
+def test_config_dir_is_chosen_by_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.corpus.privacy import config_dir
+
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "own"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert config_dir() == tmp_path / "own"
+    monkeypatch.delenv("SURVEY_CONFIG_DIR")
+    assert config_dir() == tmp_path / "xdg" / "survey"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "")
+    assert config_dir() == tmp_path / "home" / ".config" / "survey"
+
+
+@pytest.fixture
+def salt_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cfg" / "deeper"
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(d))
+    return d
+
+
+def test_a_new_salt_is_32_random_bytes_owner_only(salt_dir: Path) -> None:
+    import os
+    import stat
+
+    from survey.corpus.privacy import load_salt
+
+    old = os.umask(0)  # a permissive umask must not open it up
+    try:
+        salt = load_salt()
+    finally:
+        os.umask(old)
+    f = salt_dir / "salt"
+    assert stat.S_IMODE(f.stat().st_mode) == 0o600
+    text = f.read_text()
+    assert len(salt) == 32 and text == salt.hex() and len(text) == 64
+    assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]  # no temporary file left
+    assert load_salt() == salt and load_salt(create=False) == salt  # kept, not made again
+    (salt_dir / "salt").unlink()
+    assert load_salt() != salt  # random: a new one differs
+    assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]
+
+
+def test_a_salt_that_cannot_be_kept_says_where_to_keep_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from survey.corpus.privacy import SaltError, load_salt
+
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("SURVEY_CONFIG_DIR", str(tmp_path / "file" / "cfg"))
+    with pytest.raises(SaltError, match=r"cannot be kept at .*set SURVEY_CONFIG_DIR to a folder it may write"):
+        load_salt()
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_mask_words_are_the_documented_ones() -> None:
+    """The masks a snapshot, page and vocabulary proposal carry, as the module documents them."""
+    from survey.corpus import privacy
+
+    doc = privacy.__doc__ or ""
+    for mask in ("<unreviewed-key>", "<dynamic-key>", "<withheld>"):
+        assert f"``{mask}``" in doc
+    assert privacy.MASKS == {privacy.UNREVIEWED_KEY, privacy.DYNAMIC_KEY, privacy.RARE_KEY, privacy.WITHHELD} == \
+        {"<unreviewed-key>", "<dynamic-key>", "<rare-key>", "<withheld>"}
+
+
+def test_locate_never_creates_a_salt(salt_dir: Path) -> None:
+    from survey.corpus.privacy import load_salt
+
+    with pytest.raises(FileNotFoundError, match=r"^no survey salt on this machine$"):
+        load_salt(create=False)
+    assert not salt_dir.exists()  # not even its folder
+    root = salt_dir.parent.parent / "root"
+    root.mkdir()
+    r = CliRunner().invoke(app, ["locate", "f-0000000000000000", "--root", str(root)])
+    assert r.exit_code == 2 and "no survey salt" in r.output and not salt_dir.exists(), r.output
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602, 0o610, 0o601, 0o666])
+def test_a_salt_others_may_read_is_refused_with_the_fix(salt_dir: Path, mode: int) -> None:
+    import os
+    import shlex
+
+    from survey.corpus.privacy import SaltError, load_salt
+
+    salt_dir.mkdir(parents=True)
+    f = salt_dir / "salt"
+    f.write_text("ab" * 32)
+    os.chmod(f, mode)
+    with pytest.raises(SaltError) as exc:
+        load_salt()
+    msg = str(exc.value)
+    assert f"chmod 600 {shlex.quote(str(f))}" in msg and f"{mode:04o}" in msg, msg
+    assert f.read_text() == "ab" * 32  # left as it was
+    for cmd in (["crawl", "-r", "cursor", "--root", str(salt_dir.parent.parent)],
+                ["locate", "f-0000000000000000", "--root", str(salt_dir.parent.parent)]):
+        r = CliRunner().invoke(app, cmd)
+        assert r.exit_code == 2 and "chmod 600" in r.output and "Traceback" not in r.output, r.output
+    os.chmod(f, 0o600)
+    assert load_salt() == bytes.fromhex("ab" * 32)
+    os.chmod(f, 0o400)  # owner read-only is fine too
+    assert load_salt() == bytes.fromhex("ab" * 32)
+    f.chmod(0o600)
+    f.write_text("not a salt")
+    os.chmod(f, mode)  # broken and open: named as broken, since chmod would not mend it
+    with pytest.raises(SaltError, match="cannot be read") as exc:
+        load_salt()
+    assert "chmod" not in str(exc.value)
+    f.chmod(0o600)
+    f.write_text("ab" * 32)
+    assert load_salt() == bytes.fromhex("ab" * 32)
+
+
+@pytest.mark.parametrize("text", ["ab" * 31, "ab" * 33, "a" * 63, "a" * 65, "ab" * 31 + "zz",
+                                  " ".join(["ab"] * 32), "ab" * 16 + " " + "ab" * 15 + "a", "ab" * 31 + "a/",
+                                  "", "0x" + "ab" * 31])
+def test_a_salt_must_be_exactly_64_hex_digits(salt_dir: Path, text: str) -> None:
+    import os
+
+    from survey.corpus.privacy import SaltError, load_salt
+
+    salt_dir.mkdir(parents=True)
+    f = salt_dir / "salt"
+    f.write_text(text)
+    os.chmod(f, 0o600)
+    with pytest.raises(SaltError, match=r"cannot be read \(ValueError: not 64 hex digits\): restore it"):
+        load_salt()
+    assert f.read_text() == text  # never replaced: pseudonyms would change silently
+    for good in ("AB" * 32, "ab" * 32 + "\n", "\n" + "0f" * 32 + "  \n"):
+        f.write_text(good)
+        assert load_salt() == bytes.fromhex(good.strip())
+
+
+def test_pseudonyms_file_keys_and_id_refs_agree() -> None:
+    import hmac
+
+    from survey import native
+    from survey.corpus.privacy import file_key, id_ref, pseudonym, pseudonyms
+
+    salt = bytes(range(32))
+    texts = ["a/b.jsonl", "", "caf\u00e9/x", "id-1"]
+    for kind in ("f", "i"):
+        want = [f"{kind}-" + hmac.digest(salt, (kind + "\0" + t).encode(), "sha256").hex()[:16] for t in texts]
+        assert [pseudonym(salt, t, kind) for t in texts] == want
+        assert pseudonyms(salt, texts, kind) == want
+        saved = native.NATIVE
+        native.NATIVE = None  # the Python path gives the same names
+        try:
+            assert pseudonyms(salt, texts, kind) == want
+        finally:
+            native.NATIVE = saved
+    assert pseudonym(salt, "x") == pseudonym(salt, "x", "f") != pseudonym(salt, "x", "i")
+    assert pseudonyms(salt, ["x"]) == [pseudonym(salt, "x", "f")]
+    assert pseudonym(salt, "x") != pseudonym(bytes(32), "x")
+    assert file_key("f-00000000000000ff") == 255 and file_key("i-8000000000000000") == 1 << 63
+    for t in texts:
+        assert id_ref(salt, t) == int(pseudonym(salt, t, "i")[2:], 16)

@@ -24,26 +24,42 @@ import hashlib
 import os
 import re
 import secrets
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from survey import native
 
-IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}$")
+IDENT = re.compile(r"^[A-Za-z_][\w.:-]{0,63}\Z")
 """Identifier shape for keys and values (the original recon's ``^[\\w.:-]{1,64}$``, but a
-leading digit or punctuation is refused: numbers-as-keys are data, not schema)."""
+leading digit or punctuation is refused: numbers-as-keys are data, not schema). Anchored with
+``\\Z``, not ``$``: ``$`` also matches before a final newline, so ``"name\\n"`` would pass."""
 
-VERSION = re.compile(r"^\d{1,4}\.\d{1,4}\.\d{1,10}(?:-[a-z]{1,10}(?:\.?\d{1,6})?)?$")
+VERSION = re.compile(r"^\d{1,4}\.\d{1,4}\.\d{1,10}(?:-[a-z]{1,10}(?:\.?\d{1,6})?)?\Z")
 """A dotted version number (``2.1.29``, ``0.142.2``, ``1.0.0-beta.3``): like a small integer,
 it carries no private data, so it passes the value gate at a declared path whose last key names a
-version (``$.version``, ``$.payload.cli_version``), in either mode, reviewed or not."""
+version (``$.version``, ``$.payload.cli_version``, ``$.schemaVersion``: see ``version_path``), in
+either mode, reviewed or not."""
+
+VERSION_KEY = re.compile(r"(?:^|[_-])[Vv]ersion\Z|[a-z0-9]Version\Z")
+"""A last key that names a version: ``version``, ``cli_version``, ``schemaVersion``; not
+``conversion`` or ``subversion``, which merely end in the letters."""
+
+SALT_HEX = re.compile(r"[0-9a-fA-F]{64}")
+"""A salt file's whole text (surrounding white space aside): 32 bytes as 64 hex digits."""
 
 UNREVIEWED_KEY = "<unreviewed-key>"
 DYNAMIC_KEY = "<dynamic-key>"
 RARE_KEY = "<rare-key>"
 WITHHELD = "<withheld>"
 MASKS = frozenset({UNREVIEWED_KEY, DYNAMIC_KEY, RARE_KEY, WITHHELD})
+MODES = ("reviewed", "discover")
+
+
+def version_path(path: str) -> bool:
+    """Whether a value path's last key names a version (``$.payload.cli_version``)."""
+    return VERSION_KEY.search(path.rpartition(".")[2]) is not None
 
 
 def config_dir() -> Path:
@@ -55,22 +71,33 @@ def config_dir() -> Path:
 
 
 class SaltError(Exception):
-    """The salt cannot be read or kept: its file is not 64 hex digits, or its folder cannot
-    be made or written. The message names the salt's path (the machine's configuration,
-    never the corpus) and what to do."""
+    """The salt cannot be read or kept: its file is open to other users, or is not 64 hex
+    digits, or its folder cannot be made or written. The message names the salt's path (the
+    machine's configuration, never the corpus) and what to do."""
 
 
 def load_salt(create: bool = True) -> bytes:
-    """The per-machine salt for pseudonyms; created once, 0600, outside any snapshot."""
+    """The per-machine salt for pseudonyms: 32 bytes, kept as 64 hex digits in a file only its
+    owner may read (0600), outside any snapshot.
+
+    A salt file that other users may read (or write) is refused, as ssh refuses such a key:
+    with it, anyone on the machine could map pseudonyms back to file names. ``create=False``
+    (``survey locate``) never makes one: a missing salt is ``FileNotFoundError``.
+    """
     path = config_dir() / "salt"
     if path.is_file():
         try:
-            salt = bytes.fromhex(path.read_text().strip())
-            if len(salt) != 32:
+            text = path.read_text().strip()
+            if not SALT_HEX.fullmatch(text):
                 raise ValueError("not 64 hex digits")
+            salt = bytes.fromhex(text)
+            mode = path.stat().st_mode & 0o777
         except (OSError, ValueError) as exc:
             raise SaltError(f"the survey's salt at {path} cannot be read ({type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}): "
                             "restore it, or remove it to start a new one (pseudonyms then change)") from exc
+        if mode & 0o077:  # (a broken salt is named first: chmod would not mend it)
+            raise SaltError(f"the survey's salt at {path} is open to other users (mode {mode:04o}): "
+                            f"run chmod 600 {shlex.quote(str(path))}")
         return salt
     if not create:
         raise FileNotFoundError("no survey salt on this machine")
@@ -81,8 +108,11 @@ def load_salt(create: bool = True) -> bytes:
         # of first runs at once, one salt is kept and every run uses it
         tmp = path.with_name(f".salt.{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
-            tmp.write_text(salt.hex())
-            os.chmod(tmp, 0o600)
+            # made 0600 from the start (O_EXCL: never through a file or link already there; a
+            # umask only takes bits away), so the salt is never readable by others, not even
+            # for a moment
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+                f.write(salt.hex())
             os.link(tmp, path)
         except FileExistsError:
             return load_salt(create=False)
@@ -155,6 +185,10 @@ class Gate:
     allow_mcp_names: bool = False
     withheld_paths: frozenset[str] = frozenset()
 
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:  # a misspelt mode must not quietly mean one of them
+            raise ValueError(f"gate mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
     def key(self, k: str) -> str:
         if not IDENT.match(k):
             return DYNAMIC_KEY
@@ -163,10 +197,8 @@ class Gate:
         return UNREVIEWED_KEY
 
     def value(self, path: str, v: object) -> str | None:
-        """The value as it may be written, or None when withheld."""
-        if isinstance(v, bool) or v is None:
-            return None
-        if isinstance(v, str) and VERSION.match(v) and path.lower().endswith("version"):
+        """The value as it may be written, or None when withheld (anything but a string too)."""
+        if isinstance(v, str) and VERSION.match(v) and version_path(path):
             return v  # a dotted version at a declared version path ($.version, $.payload.cli_version)
         if not isinstance(v, str) or not IDENT.match(v):
             return None

@@ -1,8 +1,9 @@
 """Claims and their evidence: every sentence a page states, and what backs it.
 
-A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate), a
-provenance label (observed, inferred, verified, not determined) and one or more pieces of
-:class:`Evidence` (a query file and its result, or a probe with both grep commands). A
+A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate, reference), a
+provenance label (observed, inferred, verified, not determined, reference) and one or more
+pieces of :class:`Evidence` (a query file and its result, a probe with both grep commands, or a
+reference note's source). A
 claim without evidence cannot be built, and a page cannot render a claim id that was not
 built: the template's ``claim()`` raises, so the render fails instead of printing a blank.
 
@@ -11,6 +12,7 @@ Absence claims are worded as "not observed in N files", never "does not exist".
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,15 +26,28 @@ class MissingEvidence(ValueError):
 
 @dataclass(frozen=True)
 class Evidence:
-    source: str  # a .sql file (relative) or "probe:<id>"
+    """What one claim rests on. Built only whole: a source without the command that reproduces
+    it (or a command without its source), or no scope, is refused."""
+
+    source: str  # a .sql file (relative), "probe:<id>", "reference: <source>", "survey diff"
     result: str  # the figure(s) the claim rests on, as text
     scope: str  # e.g. "350 files, 43 MB (walked sample)"
     command: str  # pasteable command that reproduces it
     second_command: str = ""  # the independent cross-check (rg), when there is one
 
+    def __post_init__(self) -> None:
+        if not self.source or not self.command:
+            raise MissingEvidence(f"evidence {self.source!r}: a source and the command that reproduces it, "
+                                  f"both ({'no command' if self.source else 'no source'})")
+        if not self.scope:
+            raise MissingEvidence(f"evidence {self.source!r}: no scope (what was searched)")
+
 
 @dataclass(frozen=True)
 class Claim:
+    """One sentence a page states. Refused at construction: no id or text, a kind or
+    provenance not in ``KINDS`` / ``PROVENANCE``, or no evidence."""
+
     id: str
     kind: str
     text: str
@@ -43,11 +58,13 @@ class Claim:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not self.id or not self.text.strip():
+            raise ValueError(f"claim {self.id!r}: an id and a sentence, both")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: unknown kind {self.kind!r}")
         if self.provenance not in PROVENANCE:
             raise ValueError(f"claim {self.id}: unknown provenance {self.provenance!r}")
-        if not self.evidence or any(not (e.source and e.command) for e in self.evidence):
+        if not self.evidence or not all(isinstance(e, Evidence) for e in self.evidence):
             raise MissingEvidence(f"claim {self.id!r} has no evidence (query or probe)")
 
     def to_json(self) -> dict:
@@ -55,13 +72,23 @@ class Claim:
 
     @staticmethod
     def from_json(d: dict) -> Claim:
-        ev = tuple(Evidence(**e) for e in d.pop("evidence"))
-        return Claim(evidence=ev, **d)
+        """The claim ``to_json`` gave (the dict itself is left as it was)."""
+        rest = {k: v for k, v in d.items() if k != "evidence"}
+        return Claim(evidence=tuple(Evidence(**e) for e in d["evidence"]), **rest)
 
 
-def pct(a: int, b: int) -> str:
-    """A share as the pages print it (``12.5%``), or ``n/a`` of nothing."""
-    return f"{100.0 * a / b:.1f}%" if b else "n/a"
+def _figure(n: float | None) -> float | None:
+    """The number, or None for no figure: None, or a NaN (a census average over no rows)."""
+    return None if n is None or math.isnan(n) else n
+
+
+def pct(a: float | None, b: float | None) -> str:
+    """A share as the pages print it (``12.5%``), or ``n/a`` of nothing (never ``0.0%``: none
+    of nothing is not a share)."""
+    part, whole = _figure(a), _figure(b)
+    if part is None or not whole:
+        return "n/a"
+    return f"{100.0 * part / whole:.1f}%"
 
 
 def as_int(v: Any) -> int:
@@ -69,19 +96,22 @@ def as_int(v: Any) -> int:
     return int(v or 0)
 
 
-def fmt(n: int | float | None) -> str:
-    """Thousands separators, as on the reference pages (1,295)."""
-    if n is None:
+def fmt(n: float | None) -> str:
+    """Thousands separators, as on the reference pages (1,295); ``n/a`` for no figure, never 0."""
+    f = _figure(n)
+    if f is None:
         return "n/a"
-    if isinstance(n, float) and not n.is_integer():
-        return f"{n:,.1f}"
-    return f"{int(n):,}"
+    if isinstance(f, float) and not f.is_integer():
+        return f"{f:,.1f}"
+    return f"{int(f):,}"
 
 
-def human_bytes(n: int | None) -> str:
-    if n is None:
+def human_bytes(n: float | None) -> str:
+    """A size as the pages print it (``~3.2 MB``, ``512 B``); ``n/a`` for no figure, never 0 B."""
+    f = _figure(n)
+    if f is None:
         return "n/a"
     for unit, div in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= div:
-            return f"~{n / div:,.1f} {unit}"
+        if f >= div:
+            return f"~{f / div:,.1f} {unit}"
     return f"{n} B"
