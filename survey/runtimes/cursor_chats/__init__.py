@@ -23,6 +23,7 @@ import os
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_chats.claims import claims
+from survey.runtimes.cursor_chats.notes import NOTES
 
 SEG = r"[^/]+"
 CALL = "$.content[type=tool-call]"
@@ -72,6 +73,7 @@ PROFILE = Profile(
     ),
     template="cursor_chats.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.cursor_chats",
     fixtures="survey.runtimes.cursor_chats.fixtures",
     store_reader="survey.corpus.stores.read_chat_store",
