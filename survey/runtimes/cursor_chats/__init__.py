@@ -68,7 +68,9 @@ PROFILE = Profile(
               about="isError on a tool result (raw pages)"),
         Probe("tool_call_id_text", ('"toolCallId"',), "db", expect="count", key="toolCallId",
               about="toolCallId (raw pages)"),
-        Probe("no_version_meta", ('"version"', '"cliVersion"'), "json", key="version",
+        # no key: the structural figure counts a key at any path of any record, and this probe
+        # is about meta.json alone (a blob may carry a "version" of its own)
+        Probe("no_version_meta", ('"version"', '"cliVersion"'), "json",
               about="a client version in meta.json"),
     ),
     template="cursor_chats.md.j2",

@@ -202,3 +202,11 @@ def claims(k: Kit) -> None:
                       ("is_error_text", "The text \"isError\" in raw store pages"),
                       ("tool_call_id_text", "The text \"toolCallId\" in raw store pages")):
         k.absence(cid, cid, what)
+
+    pv = k.probe("no_version_meta")
+    hits = pv["duckdb"]["files_matched"]
+    k.state("strata_basis", "census",
+            ("No client version was observed in meta.json (see Not observed), so samples and drift are stratified "
+             "by file mtime:" if not hits else
+             f"A version occurs in {fmt(hits)} meta.json files, but samples are stratified by file mtime only:"),
+            k.ev_probe("no_version_meta"), value=not hits)

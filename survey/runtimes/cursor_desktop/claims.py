@@ -18,7 +18,7 @@ def _layout(k: Kit, profile_name: str) -> None:
 
     descr = {s.name: s.description for s in get(profile_name).surfaces}
     counts = {r["surface"]: as_int(r["files"]) for r in k.rows("files_by_surface")}
-    rows = [{"surface": s, "description": d, "files": counts.get(s, 0)} for s, d in descr.items()]
+    rows: list[dict[str, Any]] = [{"surface": s, "description": d, "files": counts.get(s, 0)} for s, d in descr.items()]
     seen = [r for r in rows if r["files"]]
     k.state("layout", "census",
             "Files by surface: " + ("; ".join(f"{r['description']}: {fmt(r['files'])}" for r in seen) or "none")
