@@ -178,3 +178,21 @@ def test_a_new_role(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
     assert "system" not in new.claims["roles"]["value"]
     assert "developer" not in new.page
     gone(old, new, "roles")
+
+
+def test_call_ids_added_where_calls_had_none(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    n = iter(range(10**6))
+
+    def add(m: dict[str, Any]) -> dict[str, Any] | None:
+        ps = [p for p in parts(m, "tool-call") if "toolCallId" not in p]
+        for p in ps:
+            p["toolCallId"] = f"call_{next(n)}"
+        return m if ps else None
+
+    root, old = base
+    new = check_drift("cursor_chats", old, root, lambda r: blobs(r, add), tmp_path,
+                      changed=["tool_call_ids", "call_result_joins"], stale=[])
+    assert old.claims["tool_call_ids"]["value"]["calls_without_id"] > 0
+    assert new.claims["tool_call_ids"]["value"]["calls_without_id"] == 0
+    assert "(0 do not)" in new.claims["tool_call_ids"]["text"]
+    gone(old, new, "tool_call_ids")
