@@ -129,9 +129,11 @@ def test_call_id_renamed(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
     assert old.claims["call_id_newlines"]["value"][0] > 0
 
 
-@pytest.mark.parametrize("key,cid,note", [("usage", "no_usage", "ref_usage"), ("version", "no_version", None)])
-def test_a_key_appearing_on_result_events_flips_its_absence(base: tuple[Path, Surveyed], tmp_path: Path, key: str, cid: str,
-                                                            note: str | None) -> None:
+@pytest.mark.parametrize("key,cid,note,was,now", [("usage", "no_usage", "ref_usage", None, True),
+                                                  ("version", "no_version", "ref_version", True, False)])
+def test_a_key_appearing_on_result_events_flips_its_absence(base: tuple[Path, Surveyed], tmp_path: Path, key: str,
+                                                            cid: str,
+                                                            note: str, was: bool | None, now: bool) -> None:
     def add(ev: dict[str, Any]) -> Any:
         if ev.get("type") == "result":
             ev[key] = {"inputTokens": 1, "outputTokens": 2} if key == "usage" else "2026.02.27"
@@ -139,8 +141,7 @@ def test_a_key_appearing_on_result_events_flips_its_absence(base: tuple[Path, Su
 
     root, old = base
     new = check_drift("cursor_stream", old, root, lambda r: rewrite(r, add),
-                           changed=[cid] + ([note] if note else []), stale=[], tmp=tmp_path)
+                           changed=[cid, note], stale=[], tmp=tmp_path)
     gone(old, new, cid)
     assert new.claims[cid]["value"] is False
-    if note:
-        assert old.claims[note]["value"] is None and new.claims[note]["value"] is True
+    assert old.claims[note]["value"] is was and new.claims[note]["value"] is now

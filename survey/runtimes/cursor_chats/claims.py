@@ -58,7 +58,7 @@ def claims(k: Kit) -> None:
     proto = sum(as_int(r["blobs"]) for r in bc if r["rclass"] == "blob:protobuf")
     broken = sum(as_int(r["blobs"]) for r in bc if r["status"] == "corrupt")
     k.state("blob_kinds", "census",
-            f"Blobs: {fmt(json_n)} JSON messages and {fmt(non)} non-JSON rows ({pct(non, json_n + non)} of "
+            f"Blobs: {fmt(json_n)} JSON objects and {fmt(non)} non-JSON rows ({pct(non, json_n + non)} of "
             f"{fmt(json_n + non)}): {fmt(proto)} parse as protobuf fields, {fmt(broken)} look like JSON but do not parse, "
             f"{fmt(non - proto - broken)} other.",
             k.ev("blob_classes", f"json {json_n}; non-json {non} (protobuf {proto}, broken JSON {broken})"),

@@ -57,6 +57,14 @@ def _plain_text(k: Kit) -> tuple[bool | None, Evidence]:
     return (True if m else None), k.ev("non_json_lines", f"plain-text lines {m}")
 
 
+def _no_version(k: Kit) -> tuple[bool | None, Evidence]:
+    p = k.probe("no_version")
+    if not p["agree"]:
+        return None, k.ev_probe("no_version")
+    keyed = (p.get("structural") or {}).get("files_with_key", 0)
+    return (not keyed), k.ev_probe("no_version")
+
+
 def _usage(k: Kit) -> tuple[bool | None, Evidence]:
     p = k.probe("no_usage")
     hit = (p.get("structural") or {}).get("files_with_key", 0)
@@ -96,5 +104,5 @@ NOTES = (
     Note("ref_version",
          "The stream names no client version; the reference observed binary 2026.02.27-e7d2ef6 by asking the "
          "CLI itself.",
-         SRC),
+         SRC, _no_version),
 )
