@@ -322,11 +322,12 @@ def test_desktop_page_says_when_composer_headers_is_absent(desktop: dict[str, An
     c = claims(desktop["snap"])["composer_headers"]
     if p["variant"] == "real_like":
         assert c["value"]["present"] == 0
-        assert "**composerHeaders is absent**" in page and "fullConversationHeadersOnly" in page
-        assert "composerHeaders is ABSENT" in c["text"] and "rowid" in c["text"]
+        assert "| composerHeaders table | absent |" in page and "fullConversationHeadersOnly" in page
+        assert "composerHeaders is ABSENT" in c["text"]
     else:
         assert c["value"] == {"present": 1, "stores": 1, "rows": p["composer_headers_rows"]}
-        assert "**composerHeaders is absent**" not in page
+        assert f"| composerHeaders table | present ({p['composer_headers_rows']} rows) |" in page
+        assert "ABSENT" not in page
     ev = {x["id"]: x for x in load_json(desktop["snap"], "evidence")["probes"]}
     assert (ev["composer_headers_table"]["duckdb"]["files_matched"] > 0) == (p["variant"] == "modern")
     assert all(x["agree"] for x in ev.values())
@@ -527,7 +528,7 @@ def test_real_desktop_sample_matches_a_plain_recount(tmp_path: Path) -> None:
     assert (tc["bubbles"], tc["all_zero"]) == (bubbles, zero)
     assert res.problems == {}
     page = Path(res.page or "").read_text()
-    assert "**composerHeaders is absent**" in page
+    assert "| composerHeaders table | absent |" in page
     assert claims(snap)["composer_headers"]["value"]["present"] == 0
 
 

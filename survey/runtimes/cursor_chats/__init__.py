@@ -23,6 +23,7 @@ import os
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_chats.claims import claims
+from survey.runtimes.cursor_chats.notes import NOTES
 
 SEG = r"[^/]+"
 CALL = "$.content[type=tool-call]"
@@ -67,11 +68,14 @@ PROFILE = Profile(
               about="isError on a tool result (raw pages)"),
         Probe("tool_call_id_text", ('"toolCallId"',), "db", expect="count", key="toolCallId",
               about="toolCallId (raw pages)"),
-        Probe("no_version_meta", ('"version"', '"cliVersion"'), "json", key="version",
+        # no key: the structural figure counts a key at any path of any record, and this probe
+        # is about meta.json alone (a blob may carry a "version" of its own)
+        Probe("no_version_meta", ('"version"', '"cliVersion"'), "json",
               about="a client version in meta.json"),
     ),
     template="cursor_chats.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.cursor_chats",
     fixtures="survey.runtimes.cursor_chats.fixtures",
     store_reader="survey.corpus.stores.read_chat_store",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
+from survey.runtimes.cursor_desktop.claims import _layout
 
 NON_JSON = ("non_json", "corrupt", "not_object", "null")
 
@@ -18,6 +19,7 @@ def claims(k: Kit) -> None:
             f"and {fmt(n['other'])} other files.",
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
             value={"total": total, **n})
+    _layout(k, "cursor_chats")
 
     # -- stores ---------------------------------------------------------------------------
     so = k.rows("store_outcomes")
@@ -41,8 +43,9 @@ def claims(k: Kit) -> None:
             f"{fmt(w.get('with_wal'))} of {fmt(w.get('stores_walked'))} walked stores had a -wal beside them "
             f"({fmt(w.get('with_shm'))} a -shm, {fmt(w.get('with_journal'))} a rollback journal); "
             f"{fmt(w.get('rows_wal_only'))} of {fmt(w.get('rows_seen'))} rows exist only through the WAL "
-            f"(and {fmt(w.get('rows_wal_deleted'))} rows of the bare file are gone once it applies): "
-            "a reader that ignores the WAL, or opens the store immutable, misses them.",
+            f"(and {fmt(w.get('rows_wal_deleted'))} rows of the bare file are gone once it applies)"
+            + (": a reader that ignores the WAL, or opens the store immutable, misses them."
+               if as_int(w.get("rows_wal_only")) or as_int(w.get("rows_wal_deleted")) else "."),
             k.ev("wal_rows", f"wal {w.get('with_wal')}, wal-only rows {w.get('rows_wal_only')}/{w.get('rows_seen')}"),
             value={"with_wal": as_int(w.get("with_wal")), "rows_wal_only": as_int(w.get("rows_wal_only")),
                    "rows_seen": as_int(w.get("rows_seen")), "rows_wal_deleted": as_int(w.get("rows_wal_deleted"))},
@@ -55,8 +58,8 @@ def claims(k: Kit) -> None:
     proto = sum(as_int(r["blobs"]) for r in bc if r["rclass"] == "blob:protobuf")
     broken = sum(as_int(r["blobs"]) for r in bc if r["status"] == "corrupt")
     k.state("blob_kinds", "census",
-            f"Blobs: {fmt(json_n)} JSON messages and {fmt(non)} non-JSON rows ({pct(non, json_n + non)} of "
-            f"{fmt(json_n + non)}): {fmt(proto)} parse as protobuf fields, {fmt(broken)} look like JSON but do not parse (cut short), "
+            f"Blobs: {fmt(json_n)} JSON objects and {fmt(non)} non-JSON rows ({pct(non, json_n + non)} of "
+            f"{fmt(json_n + non)}): {fmt(proto)} parse as protobuf fields, {fmt(broken)} look like JSON but do not parse, "
             f"{fmt(non - proto - broken)} other.",
             k.ev("blob_classes", f"json {json_n}; non-json {non} (protobuf {proto}, broken JSON {broken})"),
             value={"json": json_n, "non_json": non, "protobuf": proto, "corrupt": broken}, headline=True)
@@ -64,17 +67,34 @@ def claims(k: Kit) -> None:
     bi = k.one("blob_ids")
     rows_, sha = as_int(bi.get("blob_rows")), as_int(bi.get("id_is_sha256"))
     k.state("blob_ids", "rate",
-            f"A blob's id is sha256(data) in {fmt(sha)} of {fmt(rows_)} rows ({pct(sha, rows_)}); "
-            f"{fmt(bi.get('id_not_sha256'))} rows in {fmt(bi.get('stores_with_exceptions'))} stores break content addressing.",
+            f"A blob's id is sha256(data) in {fmt(sha)} of {fmt(rows_)} rows ({pct(sha, rows_)})"
+            + (f"; {fmt(bi.get('id_not_sha256'))} rows in {fmt(bi.get('stores_with_exceptions'))} stores break content addressing."
+               if as_int(bi.get("id_not_sha256")) else "."),
             k.ev("blob_ids", f"{sha}/{rows_}"), value={"true": sha, "false": as_int(bi.get("id_not_sha256"))})
 
     ro = k.one("row_order")
     k.state("row_order", "census",
-            f"Nothing in a blob orders it but its rowid: createdAt falls below an earlier row's in "
+            f"createdAt falls below an earlier row's in "
             f"{fmt(ro.get('rows_created_out_of_order'))} rows of {fmt(ro.get('stores_affected'))} of "
-            f"{fmt(ro.get('stores_read'))} stores read (and system blobs carry no createdAt at all).",
+            f"{fmt(ro.get('stores_read'))} stores read"
+            + (": createdAt does not follow rowid order." if as_int(ro.get("rows_created_out_of_order")) else "."),
             k.ev("row_order", f"{ro.get('rows_created_out_of_order')} rows"),
             value=as_int(ro.get("rows_created_out_of_order")))
+
+    mk_ = k.rows("message_keysets")
+    ca: dict[str, list[int]] = {}
+    for r in mk_:
+        has = "createdAt" in (r["keyset"] or "").split(",")
+        ca.setdefault(r["role"], [0, 0])[0 if has else 1] += as_int(r["blobs"])
+    always = [x for x, (p, a) in sorted(ca.items()) if not a]
+    never = [x for x, (p, a) in sorted(ca.items()) if not p]
+    some = [x for x, (p, a) in sorted(ca.items()) if p and a]
+    k.state("created_at_roles", "census",
+            "createdAt is on every blob of " + (", ".join(always) or "no role")
+            + "; on none of " + (", ".join(never) or "no role")
+            + (f"; on some blobs of {', '.join(some)}" if some else "") + ".",
+            k.ev("message_keysets", f"always {len(always)}, never {len(never)}, some {len(some)} roles"),
+            value={x: {"present": p, "absent": a} for x, (p, a) in ca.items()})
 
     # -- messages -------------------------------------------------------------------------
     roles = k.rows("roles")
@@ -86,7 +106,7 @@ def claims(k: Kit) -> None:
     ct = k.rows("content_types")
     k.state("content_types", "census",
             "content is " + ("; ".join(f"{r['jtype']} in {fmt(r['blobs'])} {r['role']} blobs" for r in ct) or "never present")
-            + ": a parser must accept a string or an array of parts.",
+            + (": a parser must accept a string or an array of parts." if {"string", "array"} <= {r["jtype"] for r in ct} else "."),
             k.ev("content_types", "; ".join(f"{r['role']} {r['jtype']} {r['blobs']}" for r in ct)),
             value={f"{r['role']}:{r['jtype']}": r["blobs"] for r in ct})
 
@@ -110,8 +130,8 @@ def claims(k: Kit) -> None:
             value={"calls": calls, "calls_without_id": no_id, "results": results}, headline=True)
     k.state("is_error", "rate",
             f"isError is present on {fmt(with_ie)} of {fmt(results)} tool results ({pct(with_ie, results)}): "
-            f"true {fmt(tc.get('is_error_true'))}, false {fmt(tc.get('is_error_false'))}; "
-            "when absent, a result's failure is not recorded.",
+            f"true {fmt(tc.get('is_error_true'))}, false {fmt(tc.get('is_error_false'))}"
+            + ("; where it is absent, a result's failure is not recorded." if with_ie < results else "."),
             k.ev("tool_call_ids", f"isError {with_ie}/{results}"),
             value={"present": with_ie, "true": as_int(tc.get("is_error_true")), "false": as_int(tc.get("is_error_false"))})
     j = k.one("call_result_joins")
@@ -131,17 +151,21 @@ def claims(k: Kit) -> None:
     md = k.rows("models")
     per = [r for r in md if r["path"] == "$.providerOptions.cursor.modelName" and r["value"] != "<absent>"]
     absent = next((as_int(r["occurrences"]) for r in md if r["value"] == "<absent>"), 0)
+    last = [r for r in md if r["path"] == "$.lastUsedModel"]
     k.state("models", "value_map",
             "Model per assistant message (providerOptions.cursor.modelName): "
             + (", ".join(f"{r['value']} {fmt(r['occurrences'])}" for r in per) or "none")
-            + f"; {fmt(absent)} assistant blobs carry no providerOptions.",
-            k.ev("models", f"{len(per)} values"), value={r["value"]: r["occurrences"] for r in per})
+            + f"; {fmt(absent)} assistant blobs carry no providerOptions. meta \"0\" lastUsedModel: "
+            + (", ".join(f"{r['value']} in {fmt(r['stores'])} stores" for r in last) or "none") + ".",
+            k.ev("models", f"{len(per)} per-message values, {len(last)} lastUsedModel values"),
+            value={**{r["value"]: r["occurrences"] for r in per}, **{f"lastUsedModel:{r['value']}": r["stores"] for r in last}})
 
     # -- meta "0", meta.json, prompt_history ------------------------------------------------
     me = k.rows("meta0_encoding")
     k.state("meta0_encoding", "census",
             'meta key "0" is ' + (", ".join(f"{r['encoding']} in {fmt(r['stores'])} stores" for r in me) or "never read")
-            + ": a reader must accept both hex-of-JSON and plain JSON.",
+            + (": a reader must accept both hex-of-JSON and plain JSON." if len({r["encoding"] for r in me} & {"hex", "json"}) == 2
+               else "."),
             k.ev("meta0_encoding", "; ".join(f"{r['encoding']} {r['stores']}" for r in me)),
             value={r["encoding"]: r["stores"] for r in me})
     mk = k.rows("meta0_keysets")
@@ -178,3 +202,11 @@ def claims(k: Kit) -> None:
                       ("is_error_text", "The text \"isError\" in raw store pages"),
                       ("tool_call_id_text", "The text \"toolCallId\" in raw store pages")):
         k.absence(cid, cid, what)
+
+    pv = k.probe("no_version_meta")
+    hits = pv["duckdb"]["files_matched"]
+    k.state("strata_basis", "census",
+            ("No client version was observed in meta.json (see Not observed), so samples and drift are stratified "
+             "by file mtime:" if not hits else
+             f"A version occurs in {fmt(hits)} meta.json files, but samples are stratified by file mtime only:"),
+            k.ev_probe("no_version_meta"), value=not hits)

@@ -26,6 +26,7 @@ import sys
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_desktop.claims import claims
+from survey.runtimes.cursor_desktop.notes import NOTES
 
 SEG = r"[^/]+"
 TFD = "$.toolFormerData"
@@ -80,7 +81,7 @@ PROFILE = Profile(
     # numbers per record (joined to its kind by line_no): _v is shared by composerData and
     # bubbles, the token counts are judged in pairs, the tool id pairs with the tool name
     numbers={"v": "$._v", "tool": f"{TFD}.tool", "input_tokens": "$.tokenCount.inputTokens",
-             "output_tokens": "$.tokenCount.outputTokens"},
+             "output_tokens": "$.tokenCount.outputTokens", "capability": "$.capabilityType"},
     max_keys=160,
     scopes=(
         Scope("vscdb", ("**/*.vscdb", "**/*.vscdb-wal"), ("*.vscdb", "*.vscdb-wal"),
@@ -100,6 +101,7 @@ PROFILE = Profile(
     ),
     template="cursor_desktop.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.cursor_desktop",
     fixtures="survey.runtimes.cursor_desktop.fixtures",
     store_reader="survey.corpus.stores.read_desktop_store",

@@ -1,4 +1,8 @@
-"""The sentences of the Cursor desktop-store page, each stated with the query or probe behind it."""
+"""The sentences of the Cursor desktop-store page, each stated with the query or probe behind it.
+
+A sentence about the format is printed only under the condition the census shows; what only
+the app's loader or the reference page can say is a reference note (``notes.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,23 @@ from typing import Any
 
 from survey.evidence.claims import as_int, fmt, human_bytes, pct
 from survey.evidence.kit import Kit
+
+
+def _layout(k: Kit, profile_name: str) -> None:
+    """Files per surface of the profile, each with the path pattern the crawl matched."""
+    from survey.runtimes import get
+
+    descr = {s.name: s.description for s in get(profile_name).surfaces}
+    counts = {r["surface"]: as_int(r["files"]) for r in k.rows("files_by_surface")}
+    rows: list[dict[str, Any]] = [{"surface": s, "description": d, "files": counts.get(s, 0)} for s, d in descr.items()]
+    seen = [r for r in rows if r["files"]]
+    k.state("layout", "census",
+            "Files by surface: " + ("; ".join(f"{r['description']}: {fmt(r['files'])}" for r in seen) or "none")
+            + (f"; no file of: {', '.join(r['surface'] for r in rows if not r['files'])}" if len(seen) < len(rows) else "")
+            + ".",
+            k.ev("files_by_surface", "; ".join(f"{r['surface']} {r['files']}" for r in rows),
+                 scope="every file of the corpus"),
+            value=rows)
 
 
 def claims(k: Kit) -> None:
@@ -17,47 +38,61 @@ def claims(k: Kit) -> None:
             f"{fmt(n['workspace_state'])} per-workspace state.vscdb files (counted, not read) and {fmt(n['other'])} other files.",
             k.ev("files_by_surface", f"{fmt(total)} files", scope=f"{fmt(total)} files (whole corpus)"),
             value={"total": total, **n})
+    _layout(k, "cursor_desktop")
 
     so = k.rows("store_outcomes")
     ok = [r for r in so if r["outcome"] == "ok"]
     n_ok = sum(as_int(r["stores"]) for r in ok)
     n_all = sum(as_int(r["stores"]) for r in so)
     tables = sorted({t for r in ok for t in (r["tables"] or "").split(",") if t})
+    # a row groups the stores that share (outcome, tables, other-table count): its count of
+    # other tables is per store, so the stores holding some are summed by the row's stores
+    other_stores = sum(as_int(r["stores"]) for r in ok if as_int(r["other_tables"]))
+    other_tables = sum(as_int(r["other_tables"]) * as_int(r["stores"]) for r in ok)
     k.state("store_outcomes", "census",
             f"{fmt(n_ok)} of {fmt(n_all)} global stores open and read"
             + ("; failures: " + ", ".join(f"{r['outcome']} {fmt(r['stores'])}" for r in so if r["outcome"] != "ok")
                if n_ok < n_all else "")
             + f". Tables present: {', '.join(tables) or 'none'}"
-            + (f" (+{fmt(sum(as_int(r['other_tables']) for r in ok))} other tables, not named)"
-               if any(as_int(r["other_tables"]) for r in ok) else "") + ".",
-            k.ev("store_outcomes", "; ".join(f"{r['outcome']} {r['stores']} [{r['tables']}]" for r in so),
+            + (f" (+{fmt(other_tables)} other table{'s' if other_tables != 1 else ''} in {fmt(other_stores)} "
+               f"store{'s' if other_stores != 1 else ''}, not named)" if other_tables else "") + ".",
+            k.ev("store_outcomes", "; ".join(f"{r['outcome']} {r['stores']} [{r['tables']}] +{r['other_tables']}" for r in so),
                  scope=f"{fmt(n_all)} state.vscdb files"),
-            value={"ok": n_ok, "stores": n_all, "tables": tables})
+            value={"ok": n_ok, "stores": n_all, "tables": tables, "other_tables": other_tables,
+                   "stores_with_other_tables": other_stores})
 
     st = k.one("store_tables")
     has_headers = as_int(st.get("with_composer_headers"))
-    if not as_int(st.get("stores")):
+    stores = as_int(st.get("stores"))
+    if not stores:
         k.state("composer_headers", "census",
                 "No global store was read, so whether composerHeaders exists is not determined.",
-                k.ev("store_tables", "0 stores"), value=None, provenance="not determined", headline=True)
+                k.ev("store_tables", "0 stores"), value=None, provenance="not determined", headline=True,
+                short="not determined")
     else:
-        _headers_claim(k, st, has_headers)
+        _headers_claim(k, st, has_headers, stores)
     _rest(k)
 
 
-def _headers_claim(k: Kit, st: dict[str, Any], has_headers: int) -> None:
+def _headers_claim(k: Kit, st: dict[str, Any], has_headers: int, stores: int) -> None:
+    if has_headers == stores:
+        head = f"composerHeaders is present in {fmt(has_headers)} of {fmt(stores)} stores ({fmt(st.get('composer_headers_rows'))} rows)."
+        short = f"present ({fmt(st.get('composer_headers_rows'))} rows)"
+    elif has_headers:
+        head = (f"composerHeaders is present in {fmt(has_headers)} of {fmt(stores)} stores "
+                f"({fmt(st.get('composer_headers_rows'))} rows) and ABSENT from {fmt(stores - has_headers)}.")
+        short = f"present in {fmt(has_headers)} of {fmt(stores)} stores"
+    else:
+        head = f"composerHeaders is ABSENT from all {fmt(stores)} stores read: no table lists the sessions."
+        short = "absent"
     k.state("composer_headers", "census",
-            (f"composerHeaders is present in {fmt(has_headers)} of {fmt(st.get('stores'))} stores "
-             f"({fmt(st.get('composer_headers_rows'))} rows)." if has_headers else
-             f"composerHeaders is ABSENT from all {fmt(st.get('stores'))} stores read: sessions must be discovered by "
-             "scanning composerData: keys, and bubble order falls back to each composerData's "
-             "fullConversationHeadersOnly list, or to rowid when that list is missing.")
-            + f" ItemTable: {fmt(st.get('item_table_rows'))} rows; the Agents-sidebar keys "
+            head + f" ItemTable: {fmt(st.get('item_table_rows'))} rows; the Agents-sidebar keys "
             f"glass.localAgentProjects.v1 / glass.localAgentProjectMembership.v1 are present in "
-            f"{fmt(st.get('with_agent_projects_key'))} / {fmt(st.get('with_agent_membership_key'))} stores.",
-            k.ev("store_tables", f"composerHeaders in {has_headers}/{st.get('stores')}"),
-            value={"present": has_headers, "stores": as_int(st.get("stores")),
-                   "rows": as_int(st.get("composer_headers_rows"))}, headline=True)
+            f"{fmt(st.get('with_agent_projects_key'))} / {fmt(st.get('with_agent_membership_key'))} stores"
+            f", the header-migration key in {fmt(st.get('with_headers_migrated_key'))}.",
+            k.ev("store_tables", f"composerHeaders in {has_headers}/{stores}"),
+            value={"present": has_headers, "stores": stores,
+                   "rows": as_int(st.get("composer_headers_rows"))}, headline=True, short=short)
 
 
 def _rest(k: Kit) -> None:
@@ -79,12 +114,12 @@ def _rest(k: Kit) -> None:
            if r["status"] not in ("ok", "opaque")}
     k.state("key_kinds", "value_map",
             f"cursorDiskKV holds {fmt(sum(kinds.values()))} cells of {len(kinds)} kinds: "
-            + ", ".join(f"{kd} {fmt(c)}" for kd, c in sorted(kinds.items(), key=lambda x: (-x[1], x[0])))
+            + (", ".join(f"{kd} {fmt(c)}" for kd, c in sorted(kinds.items(), key=lambda x: (-x[1], x[0]))) or "none")
             + ". " + ("Cells that do not parse as a JSON object: "
                       + ", ".join(f"{x} {fmt(c)}" for x, c in sorted(bad.items())) + "." if bad
                       else "Every decoded cell is a JSON object.")
-            + " Kinds outside the reviewed list are `<unknown-kind>`; key ids never leave the reader.",
-            k.ev("key_kinds", "; ".join(f"{r['kind']}/{r['status']} {r['cells']}" for r in kk)),
+            + (f" {fmt(kinds['<unknown-kind>'])} cells are of kinds outside the reviewed list." if kinds.get("<unknown-kind>") else ""),
+            k.ev("key_kinds", "; ".join(f"{r['kind']}/{r['status']} {r['cells']}" for r in kk) or "0 cells"),
             value=kinds, headline=True)
     kv = next((r for r in kk if r["kind"] == "agentKv"), None)
     k.state("agent_kv", "census",
@@ -94,11 +129,12 @@ def _rest(k: Kit) -> None:
 
     ks = k.rows("kind_keyset_summary")
     k.state("kind_keysets", "census",
-            "Top-level key sets per kind: " + "; ".join(
+            "Top-level key sets per kind: " + ("; ".join(
                 f"{r['kind']} {fmt(r['keysets'])} key set{'s' if r['keysets'] != 1 else ''} over {fmt(r['records'])} records "
-                f"({fmt(r['keys_always'])} keys always present, {fmt(r['keys_sometimes'])} sometimes)" for r in ks) + ".",
+                f"({fmt(r['keys_always'])} keys always present, {fmt(r['keys_sometimes'])} sometimes)" for r in ks) or "none") + ".",
             k.ev("kind_keyset_summary", f"{len(ks)} kinds"),
-            value={r["kind"]: {"records": r["records"], "keysets": r["keysets"]} for r in ks})
+            value={r["kind"]: {"records": r["records"], "keysets": r["keysets"], "always": r["keys_always"],
+                               "sometimes": r["sometimes"]} for r in ks})
 
     vs = k.rows("versions")
     vmap: dict[str, dict[str, int]] = {}
@@ -108,69 +144,49 @@ def _rest(k: Kit) -> None:
             "Document versions (_v): " + ("; ".join(
                 f"{kd} " + ", ".join(f"{v} ×{fmt(c)}" for v, c in m.items()) for kd, m in vmap.items()) or "none")
             + (". Several versions of one kind coexist: a reader must not assume one."
-               if any(len(m) > 1 for m in vmap.values()) else ". One version per kind in this corpus."),
+               if any(len(m) > 1 for m in vmap.values()) else ". One version per kind in this corpus." if vmap else "."),
             k.ev("versions", f"{len(vs)} rows"), value=vmap)
 
     bt = {r["type"]: as_int(r["bubbles"]) for r in k.rows("bubble_types")}
     k.state("bubble_types", "value_map",
-            f"Bubble type: 1 (user) in {fmt(bt.get('1', 0))}, 2 (assistant) in {fmt(bt.get('2', 0))} bubbles"
-            + (f", other values in {fmt(sum(v for t, v in bt.items() if t not in ('1', '2')))}" if set(bt) - {"1", "2"} else "")
-            + ".",
-            k.ev("bubble_types", "; ".join(f"{t} {v}" for t, v in bt.items())), value=bt)
+            "Bubble type values: " + (", ".join(f"{t} in {fmt(v)}" for t, v in bt.items()) or "none") + " bubbles.",
+            k.ev("bubble_types", "; ".join(f"{t} {v}" for t, v in bt.items()) or "0 bubbles"), value=bt)
     ct = {r["capability_type"]: as_int(r["bubbles"]) for r in k.rows("capability_types")}
     k.state("capability_types", "value_map",
-            "capabilityType: " + ", ".join(f"{t} in {fmt(v)}" for t, v in ct.items())
-            + " bubbles (15 carries toolFormerData, 30 thinking).",
-            k.ev("capability_types", "; ".join(f"{t} {v}" for t, v in ct.items())), value=ct)
+            "capabilityType: " + (", ".join(f"{t} in {fmt(v)}" for t, v in ct.items()) or "none") + " bubbles.",
+            k.ev("capability_types", "; ".join(f"{t} {v}" for t, v in ct.items()) or "0 bubbles"), value=ct)
+    ck = k.rows("capability_keys")
+    k.state("capability_keys", "census",
+            "What each capabilityType goes with: " + ("; ".join(
+                f"{r['capability_type']}: toolFormerData in {fmt(r['with_tool_former'])}, thinking in "
+                f"{fmt(r['with_thinking'])} of {fmt(r['bubbles'])} bubbles" for r in ck) or "no bubble") + ".",
+            k.ev("capability_keys", "; ".join(f"{r['capability_type']} {r['with_tool_former']}/{r['with_thinking']}/{r['bubbles']}"
+                                              for r in ck) or "0 bubbles"),
+            value={r["capability_type"]: {"bubbles": as_int(r["bubbles"]), "tool_former": as_int(r["with_tool_former"]),
+                                          "thinking": as_int(r["with_thinking"])} for r in ck})
 
     th = k.one("thinking")
     n_th = sum(as_int(th.get(x)) for x in ("with_text", "signature_only", "blank"))
+    sig = as_int(th.get("signature_only")) + as_int(th.get("blank"))
     k.state("thinking", "census",
             f"Of {fmt(n_th)} thinking blocks, {fmt(th.get('with_text'))} have text, {fmt(th.get('signature_only'))} "
-            f"only a signature (text blank) and {fmt(th.get('blank'))} neither: a thinking-free rendering is not evidence "
-            "that no reasoning happened.",
+            f"only a signature (text blank) and {fmt(th.get('blank'))} neither"
+            + (": a thinking-free rendering is not evidence that no reasoning happened." if sig else "."),
             k.ev("thinking", f"{th.get('with_text')}/{th.get('signature_only')}/{th.get('blank')}"),
             value={x: as_int(th.get(x)) for x in ("with_text", "signature_only", "blank")})
     tc = k.one("token_counts")
     k.state("token_counts", "rate",
-            f"tokenCount is all zero in {fmt(tc.get('all_zero'))} of {fmt(tc.get('with_token_count'))} bubbles "
-            f"({pct(as_int(tc.get('all_zero')), as_int(tc.get('with_token_count')))}): zero is the serializer default, not a measurement.",
-            k.ev("token_counts", f"{tc.get('all_zero')}/{tc.get('with_token_count')}"),
-            value=[as_int(tc.get("all_zero")), as_int(tc.get("with_token_count"))])
-
-    tf = k.rows("tool_former")
-    names: dict[str, int] = {}
-    statuses: dict[str, int] = {}
-    for r in tf:
-        names[r["tool_name"]] = names.get(r["tool_name"], 0) + as_int(r["bubbles"])
-        statuses[r["tool_status"] or "–"] = statuses.get(r["tool_status"] or "–", 0) + as_int(r["bubbles"])
-    k.state("tool_names", "value_map",
-            f"toolFormerData names ({fmt(sum(names.values()))} calls): "
-            + (", ".join(f"{x} {fmt(c)}" for x, c in sorted(names.items(), key=lambda x: (-x[1], x[0]))) or "none")
-            + "; statuses: " + (", ".join(f"{x} {fmt(c)}" for x, c in sorted(statuses.items())) or "none") + ".",
-            k.ev("tool_former", f"{len(names)} names, {len(statuses)} statuses"),
-            value={"names": names, "statuses": statuses})
-    tr = k.rows("tool_numbers")
-    tn: dict[str, int] = {}
-    for r in tr:
-        tn[r["tool"]] = tn.get(r["tool"], 0) + as_int(r["bubbles"])
-    shared = sorted({r["tool"] for r in tr if sum(1 for x in tr if x["tool"] == r["tool"]) > 1})
-    k.state("tool_numbers", "value_map",
-            "Numeric tool ids (toolFormerData.tool) with their names: "
-            + (", ".join(f"{r['tool']} {r['tool_name']} ×{fmt(r['bubbles'])}" for r in tr) or "none")
-            + (f". Ids shared by several names: {', '.join(shared)} (a number alone does not name the tool)." if shared else "."),
-            k.ev("tool_numbers", f"{len(tn)} ids"), value={f"{r['tool']}:{r['tool_name']}": r["bubbles"] for r in tr})
-    ids = k.one("tool_call_ids")
-    k.state("tool_call_id_newline", "rate",
-            f"{fmt(ids.get('with_newline'))} of {fmt(ids.get('call_ids'))} toolCallId values contain a newline "
-            "(two ids joined; counted, never printed): a consumer must not treat a call id as one line or one token.",
-            k.ev("tool_call_ids", f"{ids.get('with_newline')}/{ids.get('call_ids')}"),
-            value=[as_int(ids.get("with_newline")), as_int(ids.get("call_ids"))])
+            f"tokenCount is all zero in {fmt(tc.get('all_zero'))} of {fmt(tc.get('with_token_count'))} bubbles that carry one "
+            f"({pct(as_int(tc.get('all_zero')), as_int(tc.get('with_token_count')))}); "
+            f"{fmt(as_int(tc.get('bubbles')) - as_int(tc.get('with_token_count')))} of {fmt(tc.get('bubbles'))} bubbles carry none.",
+            k.ev("token_counts", f"{tc.get('all_zero')}/{tc.get('with_token_count')}/{tc.get('bubbles')}"),
+            value=[as_int(tc.get("all_zero")), as_int(tc.get("with_token_count")), as_int(tc.get("bubbles"))])
+    _tools(k)
 
     o = k.one("ordering")
     k.state("ordering", "census",
             f"Bubble order: {fmt(o.get('ordered_by_header_list'))} of {fmt(o.get('composers'))} composers list their bubbles "
-            f"in fullConversationHeadersOnly; {fmt(o.get('ordered_by_rowid'))} do not and fall back to rowid order. "
+            f"in fullConversationHeadersOnly; {fmt(o.get('ordered_by_rowid'))} do not, and only rowid orders theirs. "
             f"Where a list exists, rowid order disagrees with it in {fmt(o.get('rowid_order_differs'))} composers "
             f"(the list names other bubbles than the store holds in {fmt(o.get('header_set_differs'))}).",
             k.ev("ordering", f"list {o.get('ordered_by_header_list')}, rowid {o.get('ordered_by_rowid')}, "
@@ -180,15 +196,18 @@ def _rest(k: Kit) -> None:
 
     md = k.rows("models")
     k.state("models", "value_map",
-            "Models: " + ("; ".join(f"{r['path']} {r['value']} ×{fmt(r['occurrences'])}" for r in md) or "none")
-            + ". \"default\" is the picker placeholder, not a model.",
+            "Models: " + ("; ".join(f"{r['path']} {r['value']} ×{fmt(r['occurrences'])}" for r in md) or "none") + ".",
             k.ev("models", f"{len(md)} values"), value={f"{r['path']}:{r['value']}": r["occurrences"] for r in md})
 
     dm = k.rows("data_keyed_maps")
-    paths = {r["path"] for r in dm}
+    per_path: dict[str, int] = {}
+    for r in dm:
+        per_path[r["path"]] = per_path.get(r["path"], 0) + as_int(r["maps"])
+    top = sorted(per_path.items(), key=lambda x: (-x[1], x[0]))
     k.state("data_keyed_maps", "census",
-            f"{fmt(sum(as_int(r['maps']) for r in dm))} data-keyed maps at {len(paths)} paths were counted, never described "
-            "(codeBlockData and originalFileStates are keyed by file URI, conversationMap by bubble id).",
+            f"{fmt(sum(per_path.values()))} data-keyed maps at {len(per_path)} paths were counted, never described"
+            + (": " + ", ".join(f"{p} ×{fmt(c)}" for p, c in top[:6]) + (f" and {len(top) - 6} more paths" if len(top) > 6 else "")
+               if top else "") + ".",
             k.ev("data_keyed_maps", f"{len(dm)} rows"), value={f"{r['kind']}:{r['path']}": r["maps"] for r in dm})
 
     for cid, what in (("no_stop_reason", "A stop reason"), ("no_git_branch", "A git branch"),
@@ -196,3 +215,44 @@ def _rest(k: Kit) -> None:
                       ("composer_headers_table", "The composerHeaders schema text in raw pages"),
                       ("tool_former_text", "The text \"toolFormerData\" in raw pages")):
         k.absence(cid, cid, what)
+
+
+def _tools(k: Kit) -> None:
+    tf = k.rows("tool_former")
+    names: dict[str, int] = {}
+    statuses: dict[str, int] = {}
+    for r in tf:
+        names[r["tool_name"]] = names.get(r["tool_name"], 0) + as_int(r["bubbles"])
+        statuses[r["tool_status"] or "<no status>"] = statuses.get(r["tool_status"] or "<no status>", 0) + as_int(r["bubbles"])
+    k.state("tool_names", "value_map",
+            f"toolFormerData names ({fmt(sum(names.values()))} calls): "
+            + (", ".join(f"{x} {fmt(c)}" for x, c in sorted(names.items(), key=lambda x: (-x[1], x[0]))) or "none")
+            + "; statuses: " + (", ".join(f"{x} {fmt(c)}" for x, c in sorted(statuses.items())) or "none") + ".",
+            k.ev("tool_former", f"{len(names)} names, {len(statuses)} statuses"),
+            value={"names": names, "statuses": statuses})
+    tr = k.rows("tool_numbers")
+    shared = sorted({r["tool"] for r in tr if sum(1 for x in tr if x["tool"] == r["tool"]) > 1})
+    k.state("tool_numbers", "value_map",
+            "Numeric tool ids (toolFormerData.tool) with their names: "
+            + (", ".join(f"{r['tool']} {r['tool_name']} ×{fmt(r['bubbles'])}" for r in tr) or "none")
+            + (f". Ids shared by several names: {', '.join(shared)} (a number alone does not name the tool)." if shared else "."),
+            k.ev("tool_numbers", f"{len(tr)} pairs"), value={f"{r['tool']}:{r['tool_name']}": r["bubbles"] for r in tr})
+    ks = [r for r in k.rows("keyset_census") if r["rclass"] == "bubbleId"
+          and r["path"] in ("$.toolFormerData.params", "$.toolFormerData.rawArgs", "$.toolFormerData.result")]
+    by: dict[str, dict[str, int]] = {}
+    for r in ks:
+        by.setdefault(r["path"].rsplit(".", 1)[1], {})[r["jtype"]] = \
+            by.get(r["path"].rsplit(".", 1)[1], {}).get(r["jtype"], 0) + as_int(r["occurrences"])
+    k.state("tool_payload_types", "census",
+            "toolFormerData payload types: " + ("; ".join(
+                f"{f} " + ", ".join(f"{t} ×{fmt(c)}" for t, c in sorted(m.items())) for f, m in sorted(by.items())) or "none observed")
+            + (" (a string's contents are not walked here)." if any("string" in m for m in by.values()) else "."),
+            k.ev("keyset_census", "; ".join(f"{f} {m}" for f, m in sorted(by.items())) or "0"),
+            value=by)
+    ids = k.one("tool_call_ids")
+    nl = as_int(ids.get("with_newline"))
+    k.state("tool_call_id_newline", "rate",
+            f"{fmt(nl)} of {fmt(ids.get('call_ids'))} toolCallId values contain a newline (counted, never printed)"
+            + (": a consumer must not treat a call id as one line or one token." if nl else "."),
+            k.ev("tool_call_ids", f"{ids.get('with_newline')}/{ids.get('call_ids')}"),
+            value=[nl, as_int(ids.get("call_ids"))])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_stream.claims import claims
+from survey.runtimes.cursor_stream.notes import NOTES
 
 VARIANTS = ("shellToolCall", "readToolCall", "editToolCall", "writeToolCall", "grepToolCall",
             "globToolCall", "deleteToolCall", "lsToolCall", "mcpToolCall", "todoToolCall")
@@ -58,6 +59,7 @@ PROFILE = Profile(
     ),
     template="cursor_stream.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.cursor_stream",
     fixtures="survey.runtimes.cursor_stream.fixtures",
 )
