@@ -1,7 +1,9 @@
 """Where the survey keeps what it can always make again: the walk's and the greps' per-file
 caches (``census.collect``, ``evidence.grep``) and the pages' compiled templates
-(``render.render``). Outside every corpus root: ``$SURVEY_CACHE_DIR``, else
-``$XDG_CACHE_HOME/survey``, else ``~/.cache/survey``. Nothing here imports the pipeline, so
+(``render.render``). Outside every corpus root: ``$SURVEY_CACHE_DIR``, else the
+platform's user cache folder (``platformdirs``: ``$XDG_CACHE_HOME/survey`` or
+``~/.cache/survey`` on Linux, ``~/Library/Caches/survey`` on macOS,
+``%LOCALAPPDATA%\\survey\\Cache`` on Windows). Nothing here imports the pipeline, so
 the renderer (which never imports the corpus side) can use it.
 
 Runs at once on one root share its cache: each holds the root's lock (``hold``, an
@@ -30,7 +32,9 @@ def cache_base() -> Path:
     env = os.environ.get("SURVEY_CACHE_DIR")
     if env:
         return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "survey"
+    from platformdirs import user_cache_path  # (XDG_CACHE_HOME on Linux; macOS's, Windows' own places)
+
+    return user_cache_path("survey", appauthor=False)
 
 
 def private_name(path: Path) -> Path:

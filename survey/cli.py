@@ -13,13 +13,22 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from survey import __version__
@@ -34,9 +43,62 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     add_completion=False,
     pretty_exceptions_show_locals=False,  # (a failure's locals may hold corpus bytes: never printed)
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = Console(stderr=True)
 out = Console()
+# -q / -v (the app's callback sets it per invocation): -1 quiet, 0 normal, 1 verbose
+VERBOSITY = [0]
+
+
+class Stratum(StrEnum):
+    """The inventory's mtime strata (``options.STRATA``)."""
+
+    month = "month"
+    day = "day"
+    quarter = "quarter"
+    year = "year"
+
+
+class Mode(StrEnum):
+    """``options.MODES``."""
+
+    reviewed = "reviewed"
+    discover = "discover"
+
+
+class OnExists(StrEnum):
+    """``options.ON_EXISTS``."""
+
+    refuse = "refuse"
+    reuse = "reuse"
+    suffix = "suffix"
+    auto = "auto"
+
+
+def note(msg: str) -> None:
+    """A line for the person at the terminal (stderr), left out with -q."""
+    if VERBOSITY[0] >= 0:
+        err.print(msg)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars and no notes on stderr "
+                                                               "(errors still).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say which walker runs and each "
+                                                                   "runtime's stage times as it ends.")] = False,
+) -> None:
+    """Evidence-backed, structure-only schema documentation for AI-coding-agent session stores."""
+    VERBOSITY[0] = -1 if quiet else (1 if verbose else 0)
 
 RuntimeOpt = Annotated[list[str] | None, typer.Option("--runtime", "-r", help="Runtime profile(s); default: all.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -92,35 +154,79 @@ def _profiles(names: list[str] | None):
         raise
 
 
-def _progress() -> tuple[Progress | None, Callable[[str, int, int], None] | None]:
-    if not err.is_terminal:
+def _detect(root: Path, profiles: list[Profile]) -> Profile:
+    """The one runtime whose walked surfaces the files under ``root`` lie on
+    (``rootcheck.detect_runtimes``), said on stderr; a usage error where none or several fit.
+    A runtime with no default root (its surfaces match any capture, as ``cursor_stream``'s)
+    is taken only where no runtime with one fits."""
+    from survey.corpus.rootcheck import detect_runtimes
+
+    if not root.expanduser().is_dir():
+        fail(f"--root is not a folder ({root})", 2)
+    hits = detect_runtimes(root, profiles)
+    by_name = {p.name: p for p in profiles}
+    specific = {n: k for n, k in hits.items() if by_name[n].default_roots}
+    fits = specific or hits
+    if not fits:
+        fail("no runtime's files under this root: pass -r (see `survey runtimes`)", 2)
+    if len(fits) > 1:
+        fail("this root holds files of " + " and ".join(f"{n} ({k:,})" for n, k in fits.items())
+             + ": pass -r to say which", 2)
+    (name,) = fits
+    note(f"runtime: {name} (its files are under this root; pass -r to choose another)")
+    return by_name[name]
+
+
+# stages a run reports, in order; each one's unit for the counts
+UNITS = {"crawl": "files", "walk": "files", "census": "queries", "greps": "scopes", "render": "pages"}
+REDRAW = 0.2  # seconds between a stage's updates at most: progress costs nothing measurable
+
+
+def _progress() -> tuple[Progress | None, Callable[[str], Callable[..., None]] | None]:
+    """A rich progress display on stderr (none when stderr is not a terminal, or with -q),
+    and for each runtime a callback ``cb(stage, n, nbytes, total=None)``: ``n`` more units
+    of ``stage`` done (a total, where one is known, gives the percent and the time left).
+    Stages report per batch, never per record; the bar is updated at most every ``REDRAW``
+    seconds a stage, its counts held in between, and a stage shows all it counted once the
+    next one starts."""
+    if not err.is_terminal or VERBOSITY[0] < 0:
         return None, None
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed} files"),
-                    TextColumn("{task.fields[mb]:.0f} MB"), TimeElapsedColumn(), console=err, transient=True)
+    prog = Progress(TextColumn("{task.description:<24}"), BarColumn(), TaskProgressColumn(),
+                    TextColumn("{task.completed:,.0f}{task.fields[of]} {task.fields[unit]}"),
+                    TextColumn("{task.fields[mb]}"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                    console=err, transient=True, refresh_per_second=5)
     tasks: dict[str, TaskID] = {}
-    # the crawl reports every file (129k at 5 GB): the bar is updated at most every 50 ms
-    # (3 us per update otherwise, 0.4 s of a 5 GB crawl), counts kept in between
-    held: dict[str, list[float]] = {}  # stage -> [files, bytes, last update]
+    held: dict[str, list[float]] = {}  # task -> [units, bytes, last update, bytes shown]
 
-    def show(stage: str, now: float) -> None:
-        h, t = held[stage], tasks[stage]
-        prog.update(t, advance=h[0], mb=prog.tasks[t].fields["mb"] + h[1] / 1e6)
-        held[stage] = [0, 0, now]
+    def show(key: str, now: float, final: bool = False) -> None:
+        h, t = held[key], tasks[key]
+        h[3] += h[1]
+        task = prog.tasks[t]
+        done = task.total if final and task.total is not None else task.completed + h[0]
+        prog.update(t, completed=done, mb=f"{h[3] / 1e6:,.0f} MB" if h[3] else "")
+        held[key] = [0, 0, now, h[3]]
 
-    def cb(stage: str, n: int, b: int) -> None:
-        now = time.monotonic()
-        if stage not in tasks:
-            for other in tasks:  # a new stage: the ones before it show all they counted
-                show(other, now)
-            tasks[stage] = prog.add_task(stage, total=None, mb=0.0)
-            held[stage] = [0, 0, 0.0]
-        h = held[stage]
-        h[0] += n
-        h[1] += b
-        if now - h[2] >= 0.05:
-            show(stage, now)
+    def for_runtime(runtime: str) -> Callable[..., None]:
+        def cb(stage: str, n: int, b: int, total: int | None = None) -> None:
+            now = time.monotonic()
+            key = f"{runtime} {stage}"
+            if key not in tasks:
+                for other in tasks:  # a new stage: the ones before it show all they counted
+                    if other != key and held[other][2] >= 0:
+                        show(other, now, final=True)
+                        held[other][2] = -1.0
+                tasks[key] = prog.add_task(key, total=None, mb="", of="", unit=UNITS.get(stage, ""))
+                held[key] = [0, 0, 0.0, 0]
+            if total is not None:
+                prog.update(tasks[key], total=total, of=f"/{total:,}")
+            h = held[key]
+            h[0] += n
+            h[1] += b
+            if now - h[2] >= REDRAW or total is not None:
+                show(key, now)
+        return cb
 
-    return prog, cb
+    return prog, for_runtime
 
 
 def time_line(timings: dict[str, float]) -> str:
@@ -146,38 +252,50 @@ def run(
     or_demo: Annotated[bool, typer.Option("--or-demo", help="Use the demo corpus for runtimes with no root here.")] = False,
     sample: Annotated[int | None, typer.Option(help="Walk a stratified-by-mtime sample of N files (greps still cover all).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
-    stratum: Annotated[str, typer.Option(help="mtime stratum: month, day, quarter, year.")] = "month",
+    stratum: Annotated[Stratum, typer.Option(help="Stratum of the sample and the inventory: files' mtime month, day, quarter or year.")] = Stratum.month,
     date: Annotated[str | None, typer.Option(help="Snapshot name (default: today, UTC).")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     reports: Annotated[Path, typer.Option(help="Where pages are written.")] = Path("reports"),
-    mode: Annotated[str, typer.Option(help="reviewed (default) or discover (local-only, UNREVIEWED).")] = "reviewed",
+    mode: Annotated[Mode, typer.Option(help="reviewed: only reviewed vocabulary reaches the page; discover: a local-only, UNREVIEWED report under discover/.")] = Mode.reviewed,
     allow_mcp_names: Annotated[bool, typer.Option(help="Let MCP server and tool names through the gate.")] = False,
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
-    on_exists: Annotated[str, typer.Option(help="If today's snapshot exists: refuse, reuse (same corpus fingerprint), suffix (new name), auto (reuse, else suffix).")] = "refuse",
+    on_exists: Annotated[OnExists, typer.Option(help="If the snapshot exists: refuse; reuse it (same corpus fingerprint); suffix (a new name, `<date>.2`); auto (reuse, else suffix).")] = OnExists.refuse,
     strict: Annotated[bool, typer.Option(help="Exit 3 if any problem was counted, the two grep engines disagreed or "
                                                 "no file was on a surface the runtime walks (for CI).")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every file again and run every census query: no walk or grep cache, no kept census.")] = False,
-    min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become <rare-key> (default 1 reviewed, 3 discover).")] = None,
+    min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become `<rare-key>` (default 1 reviewed, 3 discover).")] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each."""
+    """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each.
+
+    With `--root` and no `-r`, the runtime is the one whose files the root holds (said on
+    stderr); a root that fits two asks for `-r`.
+    """
     from survey.census.pool import prestart
     from survey.options import OptionError, run_folders
 
+    stratum_, mode_, on_exists_ = stratum.value, mode.value, on_exists.value
+    # the most relevant error first: an unknown runtime before anything about folders
+    profiles = _profiles(runtime)
+    if root is not None and len(profiles) != 1:
+        if runtime:
+            fail("--root needs exactly one --runtime", 2)
+        profiles = [_detect(root, profiles)]
     # before a worker starts or anything is crawled (run_survey checks them again)
-    _check(sample_n=sample, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
+    _check(sample_n=sample, stratum=stratum_, mode=mode_, jobs=jobs, on_exists=on_exists_, min_files=min_files,
            date=date, folders=run_folders(snapshots, reports, not no_cache), root=root)
-    prestart(jobs, runtime, not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
+    prestart(jobs, [p.name for p in profiles], not no_cache)  # the walk's fork server imports beside the survey's own (pool.py)
     from survey.pipeline import run_survey
     from survey.render.index import render_index
     from survey.synth.demo import demo_root, ensure_demo
 
-    if mode == "discover":
+    if mode_ == "discover":
         # Discover mode never writes where committed, shared output lives.
         snapshots, reports = Path("discover/snapshots"), Path("discover/reports")
-    profiles = _profiles(runtime)
-    if root is not None and len(profiles) != 1:
-        fail("--root needs exactly one --runtime", 2)
+    if VERBOSITY[0] > 0:
+        from survey.native import ENGINE
+
+        note(f"walker: {ENGINE}")
     results = []
     prog, cb = _progress()
     if prog:
@@ -191,15 +309,16 @@ def run(
                 where = _default_root(p)
             if where is None and or_demo:
                 where = ensure_demo(p.name)
-                err.print(f"{p.name}: no root on this machine; using the demo corpus ({demo_root(p.name)})")
+                note(f"{p.name}: no root on this machine; using the demo corpus ({demo_root(p.name)})")
             if where is None:
                 if runtime:
                     fail(f"{p.name}: no root found ({', '.join(p.default_roots)}); pass --root or --demo", 2)
                 continue
             try:
                 res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
-                                 seed=seed, stratum=stratum, mode=mode, allow_mcp=allow_mcp_names,
-                                 jobs=jobs, on_exists=on_exists, progress=cb, cache=not no_cache, min_files=min_files)
+                                 seed=seed, stratum=stratum_, mode=mode_, allow_mcp=allow_mcp_names,
+                                 jobs=jobs, on_exists=on_exists_, progress=cb(p.name) if cb else None,
+                                 cache=not no_cache, min_files=min_files)
             except Exception as exc:  # (any other is the tool's own failure: exit 1, never 2)
                 from survey.corpus.privacy import SaltError
                 from survey.snapshot.store import SnapshotExists
@@ -209,6 +328,8 @@ def run(
                 if isinstance(exc, (SaltError, OptionError)):
                     fail(str(exc), 2)
                 raise
+            if VERBOSITY[0] > 0 and res.timings:
+                note(f"{p.name}: {time_line(res.timings)}")
             results.append(res)
     finally:
         if prog:
@@ -218,7 +339,7 @@ def run(
     from survey.render.index import latest_snapshots
 
     index = (render_index(latest_snapshots(snapshots, [Path(r.snapshot) for r in results]), reports / "index.md")
-             if len(results) > 1 or mode == "reviewed" else None)
+             if len(results) > 1 or mode_ == "reviewed" else None)
     if json:
         emit_json({"results": [r.to_json() for r in results], "index": str(index) if index else None})
     else:
@@ -267,7 +388,7 @@ def crawl(
     runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime profile.")] = "cursor",
     root: Annotated[Path | None, typer.Option(help="Corpus root (default: the runtime's).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Write the inventory Parquet here (hive by stratum).")] = None,
-    stratum: Annotated[str, typer.Option(help="mtime stratum: month, day, quarter, year.")] = "month",
+    stratum: Annotated[Stratum, typer.Option(help="Partition the inventory by files' mtime month, day, quarter or year.")] = Stratum.month,
     json: JsonOpt = False,
 ) -> None:
     """Inventory every file of a root (stat only, read-only): counts by surface and problem."""
@@ -276,13 +397,13 @@ def crawl(
     from survey.corpus.crawl import crawl as do_crawl
     from survey.corpus.rootcheck import check_inventory
 
-    _check(stratum=stratum)
     (p,) = _profiles([runtime])
+    _check(stratum=stratum.value)
     r = root or _default_root(p)
     if r is None or not r.is_dir():
         fail(f"{p.name}: no root (pass --root)", 2)
         return
-    inv = do_crawl(r, p, _salt(), stratum)
+    inv = do_crawl(r, p, _salt(), stratum.value)
     check = check_inventory(p, r, inv)
     if out_dir:
         inv.frame.write_parquet(out_dir, partition_by="stratum")
@@ -312,7 +433,7 @@ def crawl(
     survey render 2026-12-02 -r cursor --reports /tmp/pages
 """)
 def render(
-    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
+    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or `<date>[/<runtime>]`.")],
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     reports: Annotated[Path, typer.Option(help="Where the page is written.")] = Path("reports"),
@@ -344,7 +465,7 @@ def render(
     survey recheck 2026-12-02 -r cursor --root ~/.cursor/projects --since 2026-09-01 --json
 """)
 def recheck(
-    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or <date>[/<runtime>].")],
+    snapshot: Annotated[str, typer.Argument(help="Snapshot folder, or `<date>[/<runtime>]`.")],
     root: Annotated[Path, typer.Option(help="The corpus root the snapshot was taken from.")],
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
     sample: Annotated[int | None, typer.Option(min=1, help="Re-read a random sample of N of the files the snapshot walked "
@@ -827,6 +948,82 @@ def audit(
                      " (" + ", ".join(f"{k} {v}" for k, v in result["counts"].items()) + ")"))
     if result["findings"]:
         raise typer.Exit(3)
+
+
+cache_app = typer.Typer(help="The survey's cache folder: what it holds, and emptying it.", no_args_is_help=True,
+                        rich_markup_mode="markdown", context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(cache_app, name="cache")
+
+
+def _folder_bytes(p: Path) -> int:
+    total = 0
+    for d, _, files in os.walk(p):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(d, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _cache_entries(names: list[str] | None) -> list[Path]:
+    """The cache folder's entries the survey made: one folder per runtime (its roots'
+    walk, grep and census caches, by root pseudonym) and the compiled templates; with
+    ``names``, those runtimes' folders only. Anything else there is not the survey's."""
+    from survey.cachedir import cache_base
+    from survey.runtimes import NAMES
+
+    base = cache_base()
+    keep = set(names) if names else {*NAMES, "templates"}
+    return sorted(p for p in base.iterdir() if p.name in keep) if base.is_dir() else []
+
+
+@cache_app.command("info", epilog="""
+**Examples**
+
+    survey cache info
+    survey cache info --json
+""")
+def cache_info(json: JsonOpt = False) -> None:
+    """Where the cache and the config (the salt) are, and how much each runtime's cache holds."""
+    from survey.cachedir import cache_base
+    from survey.corpus.privacy import config_dir
+
+    entries = {p.name: {"roots": sum(1 for c in p.iterdir() if c.is_dir() and "." not in c.name)
+                        if p.name != "templates" else None,
+                        "bytes": _folder_bytes(p)} for p in _cache_entries(None)}
+    result = {"cache": str(cache_base()), "bytes": sum(e["bytes"] or 0 for e in entries.values()),
+              "entries": entries, "config": str(config_dir()), "salt": (config_dir() / "salt").is_file()}
+    if json:
+        emit_json(result)
+        return
+    out.print(f"cache:  {result['cache']} ({result['bytes'] / 1e6:,.1f} MB; SURVEY_CACHE_DIR moves it)")
+    for name, e in entries.items():
+        roots = f", {e['roots']} root(s)" if e["roots"] is not None else ""
+        out.print(f"  {name}: {e['bytes'] / 1e6:,.1f} MB{roots}")
+    out.print(f"config: {result['config']} (salt {'present' if result['salt'] else 'not made yet'}; "
+              "SURVEY_CONFIG_DIR moves it)")
+
+
+@cache_app.command("clean", epilog="""
+**Examples**
+
+    survey cache clean              # every runtime's cache and the compiled templates
+    survey cache clean -r codex --json
+""")
+def cache_clean(runtime: RuntimeOpt = None, json: JsonOpt = False) -> None:
+    """Empty the cache (the next run reads every file again). Never the salt, a snapshot or a page."""
+    import shutil
+
+    names = [p.name for p in _profiles(runtime)] if runtime else None
+    gone = {}
+    for p in _cache_entries(names):
+        gone[p.name] = _folder_bytes(p)
+        shutil.rmtree(p, ignore_errors=True)
+    if json:
+        emit_json({"removed": gone, "bytes": sum(gone.values())})
+    else:
+        out.print(f"removed {', '.join(gone) or 'nothing'} ({sum(gone.values()) / 1e6:,.1f} MB)")
 
 
 def main() -> None:  # pragma: no cover

@@ -37,7 +37,7 @@ from survey.census.collect import (
 )
 from survey.census.partials import Labels, store_of
 from survey.census.pool import give_back_freed_memory
-from survey.census.sql import inventory_reads, run_census
+from survey.census.sql import inventory_reads, query_files, run_census
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
 from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
@@ -68,7 +68,9 @@ from survey.snapshot.store import (
 )
 from survey.synth.marker import is_synthetic
 
-Progress = Callable[[str, int, int], None]
+# progress(stage, units done, bytes done, total=None): called per batch, query or stage, never
+# per record; a total (files, queries, ...) where the stage knows one, once as it starts
+Progress = Callable[..., None]
 
 # Beside the walk's cache: where the last snapshot of this root has each partition of its
 # inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``), with a
@@ -351,10 +353,10 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
     # is refused now, not after its walk (``claim_early``)
     claimed = claim_early(snapshots, date, profile.name, on_exists)
 
-    def tick(stage: str) -> Callable[[int, int], None] | None:
+    def tick(stage: str) -> Callable[..., None] | None:
         if progress is None:
             return None
-        return lambda n, b: progress(stage, n, b)
+        return lambda n, b, total=None: progress(stage, n, b, total)
 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
     with contextlib.ExitStack() as held:
@@ -455,7 +457,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             snapshots: Path,
             reports: Path | None, date: str,
             sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
-            on_exists: str, tick: Callable[[str], Callable[[int, int], None] | None],
+            on_exists: str, tick: Callable[[str], Callable[..., None] | None],
             min_files: int | None, root_check: dict | None = None) -> RunResult:
     from survey.render.render import render_page
 
@@ -471,8 +473,11 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
                                                   known=known, rg_lists=rg_lists))
     walk_stats: dict = {}
+    walk_tick = tick("walk")
+    if walk_tick is not None:  # the files the walk may read (the cache's are counted at its end)
+        walk_tick(0, 0, inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).height)
     tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
-                     progress=tick("walk"), cache_dir=cache_dir, stats=walk_stats)
+                     progress=walk_tick, cache_dir=cache_dir, stats=walk_stats)
     from survey.census.rarekeys import collapse
 
     if cache_dir is not None:
@@ -628,21 +633,30 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         def census_stage() -> dict:
             t = time.perf_counter()
             crash_point("census")
+            census_tick = tick("census")
+            if census_tick is not None:
+                census_tick(0, 0, len(query_files(profile)))
             try:
                 return run_census(writer.dir, profile, snap_label, labels,
-                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats, inputs)
+                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats, inputs,
+                                  progress=census_tick)
             finally:
                 timings["census"] = time.perf_counter() - t
 
         def evidence_stage(structural: dict[str, dict] | None = None) -> dict:
             got = beside.result(stale) if overlap else greps
             t = time.perf_counter()
+            grep_tick = tick("greps")
+            if grep_tick is not None:
+                grep_tick(0, 0, len(profile.scopes))
             try:
                 return run_probes(root, profile, writer.dir, snap_label, scope_files, readable,
                                   cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
                                   greps=got, structural=structural)
             finally:
                 timings["greps"] = time.perf_counter() - t
+                if grep_tick is not None:
+                    grep_tick(len(profile.scopes), 0)
                 if got is not None:  # their time beside the walk, and the part left after it
                     timings["greps"] += beside.seconds
                     timings["greps_beside_walk"] = beside.seconds
@@ -684,7 +698,12 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     finally:
         _drop_spill(walk_stats)
     t = time.perf_counter()
+    render_tick = tick("render")
+    if render_tick is not None and reports:
+        render_tick(0, 0, 1)
     page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
+    if render_tick is not None and reports:
+        render_tick(1, 0)
     timings["render"] = time.perf_counter() - t
     if mode == "discover":
         from survey.snapshot.vocab import write_candidates

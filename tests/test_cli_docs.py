@@ -60,8 +60,9 @@ def test_an_empty_default_root_counts_as_no_store(tmp_path: Path, monkeypatch: p
 
 
 def test_the_progress_bar_is_throttled_but_counts_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The crawl reports each file; the bar is redrawn at most every 50 ms, and a stage's
-    held counts are shown in full once the next stage starts."""
+    """The crawl reports each file; the bar is redrawn at most every ``REDRAW`` seconds, a
+    stage with a total shows its percent, and a stage's held counts are shown in full (its
+    total, where it has one) once the next stage starts; each runtime has its own bars."""
     import io
 
     from rich.console import Console
@@ -69,8 +70,9 @@ def test_the_progress_bar_is_throttled_but_counts_every_file(monkeypatch: pytest
     from survey import cli
 
     monkeypatch.setattr(cli, "err", Console(file=io.StringIO(), force_terminal=True))
-    prog, cb = cli._progress()
-    assert prog is not None and cb is not None
+    prog, for_runtime = cli._progress()
+    assert prog is not None and for_runtime is not None
+    cb = for_runtime("codex")
     updates = 0
     real = prog.update
 
@@ -82,10 +84,16 @@ def test_the_progress_bar_is_throttled_but_counts_every_file(monkeypatch: pytest
     monkeypatch.setattr(prog, "update", counted)
     for _ in range(5000):
         cb("crawl", 1, 1000)
+    cb("walk", 0, 0, 10)  # a total: 10 files to walk
     cb("walk", 3, 2_000_000)
-    got = {t.description: (t.completed, round(t.fields["mb"], 3)) for t in prog.tasks}
-    assert got == {"crawl": (5000, 5.0), "walk": (3, 2.0)}
+    cb("census", 0, 0, 4)
+    for_runtime("cursor")("crawl", 7, 0)
+    got = {t.description: (t.completed, t.total, t.fields["mb"]) for t in prog.tasks}
+    assert got == {"codex crawl": (5000, None, "5 MB"), "codex walk": (10, 10, "2 MB"),
+                   "codex census": (4, 4, ""), "cursor crawl": (7, None, "")}  # (runtimes run one by one)
     assert updates < 100  # not one redraw per file
+    monkeypatch.setattr(cli, "VERBOSITY", [-1])  # -q: no bars at all
+    assert cli._progress() == (None, None)
 
 
 def test_the_time_line_says_when_greps_ran_beside_the_walk() -> None:

@@ -21,6 +21,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -128,7 +129,8 @@ def connect(spill_dir: str, threads: int | None = None) -> duckdb.DuckDBPyConnec
 
 
 def run_census(snap_dir: Path, profile: Profile, snap_label: str, labels: Labels | None = None,
-               store: Path | None = None, stats: dict | None = None, inputs: str | None = None) -> dict[str, dict]:
+               store: Path | None = None, stats: dict | None = None, inputs: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> dict[str, dict]:
     """Run every query; ``snap_label`` is the path a reviewer would type (relative).
     ``labels``: the walk's label of each part of the snapshot's tables, for queries split per
     part (``partials``), whose partial rows are kept in ``store`` for the next run; ``stats``
@@ -151,7 +153,7 @@ def run_census(snap_dir: Path, profile: Profile, snap_label: str, labels: Labels
             return got
     spill = tempfile.mkdtemp(prefix="survey-duckdb-")
     try:
-        census = _run_census(snap_dir, profile, snap_label, spill, labels, store, stats)
+        census = _run_census(snap_dir, profile, snap_label, spill, labels, store, stats, progress)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     if key is not None and store is not None:
@@ -219,7 +221,8 @@ def _keep_results(store: Path, key: str, census: dict[str, dict]) -> None:
 
 
 def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, labels: Labels | None,
-                store: Path | None, stats: dict | None) -> dict[str, dict]:
+                store: Path | None, stats: dict | None,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, dict]:
     con = connect(spill, census_threads())
     files = query_files(profile)
     local = threading.local()
@@ -244,6 +247,8 @@ def _run_census(snap_dir: Path, profile: Profile, snap_label: str, spill: str, l
             return _one(f)
         finally:
             took[f.stem] = round(time.perf_counter() - t0, 4)
+            if progress is not None:  # (a query done: one call a query, not a row)
+                progress(1, 0)
 
     def _one(f: Path) -> dict | None:
         try:

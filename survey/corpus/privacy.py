@@ -66,8 +66,9 @@ def config_dir() -> Path:
     env = os.environ.get("SURVEY_CONFIG_DIR")
     if env:
         return Path(env)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "survey"
+    from platformdirs import user_config_path  # (XDG_CONFIG_HOME on Linux; macOS's, Windows' own places)
+
+    return user_config_path("survey", appauthor=False)
 
 
 class SaltError(Exception):

@@ -140,4 +140,34 @@ def check_inventory(profile: Profile, root: Path, inv: Inventory) -> RootCheck |
     return check_root(profile, root, rels, regular.height)
 
 
-__all__ = ["LIMIT", "RootCheck", "check_inventory", "check_root", "profile_folder_names", "walked_surfaces"]
+
+
+def detect_runtimes(root: Path, profiles: Sequence[Profile], limit: int = LIMIT) -> dict[str, int]:
+    """Which runtimes' walked surfaces the files under ``root`` lie on: runtime name -> how
+    many of the first ``limit`` regular files (links not followed) each puts on one, for
+    those with any; best first. The crawl's own regexes (``classifier``), so ``survey run
+    --root DIR`` without ``-r`` picks the runtime a crawl would walk files of. Reads names
+    only, never a file."""
+    import os
+
+    rels: list[str] = []
+    base = root.expanduser()
+    for d, dirs, files in os.walk(base):
+        dirs.sort()
+        rel_d = os.path.relpath(d, base)
+        for f in sorted(files):
+            if os.path.isfile(os.path.join(d, f)) and not os.path.islink(os.path.join(d, f)):
+                rels.append(f if rel_d == "." else f"{rel_d}/{f}".replace(os.sep, "/"))
+        if len(rels) >= limit:
+            break
+    hits: dict[str, int] = {}
+    for p in profiles:
+        on = set(walked_surfaces(p))
+        classify = classifier(p)
+        n = sum(classify(r)[0] in on for r in rels[:limit])
+        if n:
+            hits[p.name] = n
+    return dict(sorted(hits.items(), key=lambda kv: -kv[1]))
+
+__all__ = ["LIMIT", "RootCheck", "check_inventory", "check_root", "detect_runtimes", "profile_folder_names",
+           "walked_surfaces"]
