@@ -32,7 +32,8 @@ def cache_base() -> Path:
     env = os.environ.get("SURVEY_CACHE_DIR")
     if env:
         return Path(env)
-    from platformdirs import user_cache_path  # (XDG_CACHE_HOME on Linux; macOS's, Windows' own places)
+    # (XDG_CACHE_HOME on Linux; macOS's and Windows' own places)
+    from platformdirs import user_cache_path
 
     return user_cache_path("survey", appauthor=False)
 

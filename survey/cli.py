@@ -9,6 +9,7 @@ errors, 3 when ``--strict`` or ``--fail-on-drift`` found something.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -959,10 +960,8 @@ def _folder_bytes(p: Path) -> int:
     total = 0
     for d, _, files in os.walk(p):
         for f in files:
-            try:
+            with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(d, f)).st_size
-            except OSError:
-                pass
     return total
 
 
@@ -989,15 +988,16 @@ def cache_info(json: JsonOpt = False) -> None:
     from survey.cachedir import cache_base
     from survey.corpus.privacy import config_dir
 
-    entries = {p.name: {"roots": sum(1 for c in p.iterdir() if c.is_dir() and "." not in c.name)
+    entries: dict[str, dict[str, Any]] = {p.name: {"roots": sum(1 for c in p.iterdir() if c.is_dir() and "." not in c.name)
                         if p.name != "templates" else None,
                         "bytes": _folder_bytes(p)} for p in _cache_entries(None)}
-    result = {"cache": str(cache_base()), "bytes": sum(e["bytes"] or 0 for e in entries.values()),
+    total = sum(e["bytes"] for e in entries.values())
+    result = {"cache": str(cache_base()), "bytes": total,
               "entries": entries, "config": str(config_dir()), "salt": (config_dir() / "salt").is_file()}
     if json:
         emit_json(result)
         return
-    out.print(f"cache:  {result['cache']} ({result['bytes'] / 1e6:,.1f} MB; SURVEY_CACHE_DIR moves it)")
+    out.print(f"cache:  {result['cache']} ({total / 1e6:,.1f} MB; SURVEY_CACHE_DIR moves it)")
     for name, e in entries.items():
         roots = f", {e['roots']} root(s)" if e["roots"] is not None else ""
         out.print(f"  {name}: {e['bytes'] / 1e6:,.1f} MB{roots}")

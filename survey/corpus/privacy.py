@@ -66,7 +66,8 @@ def config_dir() -> Path:
     env = os.environ.get("SURVEY_CONFIG_DIR")
     if env:
         return Path(env)
-    from platformdirs import user_config_path  # (XDG_CONFIG_HOME on Linux; macOS's, Windows' own places)
+    # (XDG_CONFIG_HOME on Linux; macOS's and Windows' own places)
+    from platformdirs import user_config_path
 
     return user_config_path("survey", appauthor=False)
 
