@@ -7,12 +7,13 @@ NATIVE := $(VENV)/.native-walker
 ROOT   ?=
 RUNTIME ?=
 
-.PHONY: survey test bench lint samples mutate clean
+.PHONY: survey test bench lint samples mutate docs lock clean
 
-$(STAMP): pyproject.toml
+# the versions CI tested (constraints.txt, written by `make lock`)
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' -c constraints.txt
 	touch $(STAMP)
 
 # The walk's C core: optional (the Python walker gives identical tables, slower); a failed
@@ -60,5 +61,21 @@ lint: $(STAMP)
 samples: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m survey.samples --out samples
 
+## docs: write docs/cli.md again from the CLI itself (a test fails while it is stale)
+docs: $(STAMP)
+	$(BIN)/python -m survey.clidoc > docs/cli.md
+
+## lock: pin every package of a fresh install into constraints.txt
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install -q --upgrade pip
+	.lock-venv/bin/pip install -q -e '.[dev]'
+	( sed -n '1,2p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable ) > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .lock-venv
+
+## clean: what the survey wrote here (pages, snapshots, the demo corpus, tool caches). It leaves
+## .venv, the cache folder (`survey cache info`; `survey cache clean` empties it) and the salt.
 clean:
 	rm -rf reports snapshots discover samples .demo .pytest_cache .ruff_cache .mypy_cache

@@ -23,6 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import duckdb
 import orjson
 import polars as pl
 
@@ -678,6 +679,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             evidence = evidence_stage(structural)
         writer.write_json("census", census)
         evidence["fingerprint"] = fp
+        evidence["duckdb_version"] = duckdb.__version__  # (the pages print it beside the commands)
         writer.write_json("evidence", evidence)
 
         kit = Kit(census, evidence, manifest)

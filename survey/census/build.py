@@ -36,8 +36,10 @@ def command(out: Path) -> list[str]:
             f"-I{include}", f'-DSOURCE_HASH="{source_hash()}"', str(SOURCE), "-o", str(out)]
 
 
-def build(quiet: bool = False) -> tuple[bool, str]:
-    out = target()
+def build(quiet: bool = False, out: Path | None = None) -> tuple[bool, str]:
+    """Compile the core to ``out`` (default: beside the source, where ``native`` loads it;
+    the wheel's build hook, ``hatch_build.py``, names a folder of its own)."""
+    out = out or target()
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     try:
         proc = subprocess.run(command(tmp), capture_output=True, text=True, check=False)
