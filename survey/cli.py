@@ -293,9 +293,9 @@ def run(
     if mode_ == "discover":
         # Discover mode never writes where committed, shared output lives.
         snapshots, reports = Path("discover/snapshots"), Path("discover/reports")
-    if VERBOSITY[0] > 0:
-        from survey.native import ENGINE
+    from survey.native import ENGINE
 
+    if VERBOSITY[0] > 0 or ENGINE != "native":  # (the fallback is said once a run: slower, same tables)
         note(f"walker: {ENGINE}")
     results = []
     prog, cb = _progress()

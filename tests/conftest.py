@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+# the real public samples: $SURVEY_CORPORA, else ../shared/corpora beside the clone (a relative
+# value is taken from the clone's folder), so a clone anywhere can run the tests that read them
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = (REPO / os.path.expanduser(os.environ.get("SURVEY_CORPORA") or "../shared/corpora")).resolve()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -19,7 +22,7 @@ def _salt_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 def corpora() -> Path:
     if not CORPORA.is_dir():
-        pytest.skip(f"real public samples not present at {CORPORA} (a fresh clone without ../shared)")
+        pytest.skip(f"real public samples not present at {CORPORA} (set SURVEY_CORPORA to their folder)")
     return CORPORA
 
 

@@ -1,4 +1,6 @@
-"""Every command is documented: its help ends with examples, and the README shows it."""
+"""Every command is documented: its help ends with examples, docs/cli.md (written from the
+CLI by ``make docs``) is current and names every command and option, and the README shows
+every command."""
 
 from __future__ import annotations
 
@@ -14,17 +16,33 @@ from typer.testing import CliRunner
 
 from survey.cli import app
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text()
+CLI_MD = REPO / "docs" / "cli.md"
+
+
+def _leaves(group, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], object]:
+    out: dict[tuple[str, ...], object] = {}
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):
+            out.update(_leaves(cmd, (*prefix, name)))
+        else:
+            out[(*prefix, name)] = cmd
+    return out
+
+
+LEAVES = _leaves(get_command(app))
+COMMANDS = sorted(" ".join(k) for k in LEAVES)
 
 
 def test_there_are_commands() -> None:
-    assert {"run", "crawl", "render", "recheck", "diff", "synth", "demo", "runtimes", "vocab"} <= set(COMMANDS)
+    assert {"run", "crawl", "render", "recheck", "diff", "synth", "demo", "runtimes", "vocab",
+            "cache info", "cache clean"} <= set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_command_help_has_examples(name: str) -> None:
-    r = CliRunner().invoke(app, [name, "--help"], terminal_width=120)
+    r = CliRunner().invoke(app, [*name.split(), "--help"], terminal_width=120)
     assert r.exit_code == 0, r.output
     assert "Examples" in r.output
     assert f"survey {name}" in r.output
@@ -33,6 +51,31 @@ def test_command_help_has_examples(name: str) -> None:
 @pytest.mark.parametrize("name", COMMANDS)
 def test_command_is_in_the_readme(name: str) -> None:
     assert f"survey {name}" in README
+
+
+def test_cli_md_is_written_from_the_cli_and_current() -> None:
+    from survey.clidoc import render
+
+    assert CLI_MD.read_text() == render(), "docs/cli.md is stale: run `make docs`"
+
+
+def test_every_command_and_option_is_in_cli_md() -> None:
+    """Not only equal to what the generator writes: the generator leaves nothing out."""
+    text = CLI_MD.read_text()
+    group = get_command(app)
+    for opt in (o for p in group.params for o in p.opts):  # the global options
+        assert f"{opt}" in text, opt
+    for path, cmd in LEAVES.items():
+        name = " ".join(path)
+        section = text.split(f"## `survey {name}`", 1)
+        assert len(section) == 2, f"no section for survey {name}"
+        body = section[1].split("\n## ", 1)[0]
+        for p in cmd.params:  # type: ignore[attr-defined]
+            if p.param_type_name == "argument":
+                assert f"`{p.name.upper()}`" in body, (name, p.name)
+            elif not p.hidden:
+                for opt in (*p.opts, *p.secondary_opts):
+                    assert re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", body), (name, opt)
 
 
 def test_python_dash_m_survey_is_the_cli() -> None:

@@ -36,8 +36,8 @@ from survey.runtimes import NAMES, get
 from survey.runtimes.base import load_vocab
 from survey.snapshot.store import load_json
 from survey.synth import cursor_chats, cursor_desktop, cursor_stream
+from tests.conftest import CORPORA
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 REAL_DESKTOP = CORPORA / "cursor-desktop" / "User"
 REAL_STREAM = CORPORA / "cursor-stream-json"
 HANDMADE_CHATS = CORPORA / "handmade" / "cursor" / "chats"

@@ -11,7 +11,7 @@ What is checked:
 - canaries: every listed token is in the corpus, every token in the corpus is listed, and
   free texts, tool-input strings, data-keyed map keys, the encoded-cwd folder and every
   sidecar carry one;
-- calibration against the real samples under ``/work/shared/corpora`` (skipped, with the
+- calibration against the real samples under ``$SURVEY_CORPORA`` (default ``../shared/corpora``) (skipped, with the
   reason, when that folder is absent): every (record class, top-level key set), every
   Claude ``message.content[]`` block key set, and every (class, path, key set or JSON type)
   below the records outside data-keyed maps that the real files show is produced by the
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -32,8 +31,8 @@ from typing import Any
 import pytest
 
 from survey.synth import claude_code, codex
+from tests.conftest import CORPORA
 
-CORPORA = Path(os.environ.get("SURVEY_REAL_CORPORA", "/work/shared/corpora"))
 REAL = {"claude": CORPORA / "claude" / "projects", "codex": CORPORA / "codex" / "sessions"}
 HANDMADE = {"claude": CORPORA / "handmade" / "claude" / "projects",
             "codex": CORPORA / "handmade" / "codex" / "sessions"}
@@ -566,7 +565,7 @@ def test_canaries_codex_fields(canary_corpora: dict[str, tuple[Path, dict[str, A
 def _real(rt: str) -> Path:
     path = REAL[rt]
     if not path.is_dir():
-        pytest.skip(f"real samples not available: {path} is absent (set SURVEY_REAL_CORPORA)")
+        pytest.skip(f"real samples not available: {path} is absent (set SURVEY_CORPORA)")
     return path
 
 

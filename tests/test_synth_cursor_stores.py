@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from survey.synth import cursor_chats, cursor_desktop, cursor_stream
+from tests.conftest import CORPORA
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CANARY = re.compile(r"cnry[0-9a-f]{12}z")
 KNOWN_ROLES = {"system", "user", "assistant", "tool"}
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
