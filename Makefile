@@ -61,9 +61,10 @@ lint: $(STAMP)
 samples: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m survey.samples --out samples
 
-## docs: write docs/cli.md again from the CLI itself (a test fails while it is stale)
+## docs: write docs/cli.md from the CLI and performance.md's table from bench/results (tests fail while stale)
 docs: $(STAMP)
 	$(BIN)/python -m survey.clidoc > docs/cli.md
+	$(BIN)/python -m bench.table --into docs/performance.md
 
 ## lock: pin every package of a fresh install into constraints.txt
 lock:

@@ -101,3 +101,28 @@ def test_genson_absent_is_a_skip_that_says_how_to_add_it(monkeypatch: pytest.Mon
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "genson" else real(name, *a))
     assert B.genson_census([("x.jsonl", 1)], 1) == {"skipped": "genson not installed (pip install genson to include it)"}
+
+
+def test_performance_md_shows_the_latest_full_run(tmp_path: Path) -> None:
+    """docs/performance.md's table is bench.table's rendering of the newest results file's
+    last full run (``make docs`` writes it again): a new results file makes this fail until
+    the page shows it."""
+    from bench import table
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "performance.md").read_text()
+    assert f"{table.BEGIN}\n{table.markdown()}{table.END}" in page
+    # the table follows the results: a newer day's full run replaces it
+    name, label, run = table.latest()
+    assert label.startswith("default") and any(c["size_mb"] == 1000 for c in run["corpora"])
+    copy = tmp_path / "results"
+    copy.mkdir()
+    src = table.RESULTS / name
+    newer = orjson.loads(src.read_bytes())
+    newer["runs"] = {"default": run}
+    run["corpora"][1]["survey"]["timings"]["total"] = 123.4
+    (copy / "2999-01-01.json").write_bytes(orjson.dumps(newer))
+    old, table.RESULTS = table.RESULTS, copy
+    try:
+        assert "123.4 s" in table.markdown() and "`bench/results/2999-01-01.json`" in table.markdown()
+    finally:
+        table.RESULTS = old

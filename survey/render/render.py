@@ -217,9 +217,16 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
             pass
 
 
+def registered_homes() -> list[str]:
+    from survey.runtimes import REGISTERED  # (profiles are data: no corpus import)
+
+    return [str(p.folder) for p in REGISTERED.values()]
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        # the shipped templates, then those of runtimes registered in this process
+        loader=jinja2.FileSystemLoader([str(TEMPLATES), *registered_homes()]),
         bytecode_cache=TemplateCache(cache_base() / "templates"),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -137,10 +137,17 @@ class Profile:
     # record statuses that are the format's normal state here, not problems (e.g. "opaque"
     # agentKv cells, "non_json" protobuf blobs): counted on the page, not by --strict
     expected_statuses: frozenset[str] = frozenset()
+    # the folder of its vocab.json, queries/ and (outside the shipped ones) its page template;
+    # "" is survey/runtimes/<name>/ (a runtime registered from elsewhere names its own)
+    home: str = ""
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.home) if self.home else HERE / self.name
 
     @property
     def queries_dir(self) -> Path:
-        return HERE / self.name / "queries"
+        return self.folder / "queries"
 
     def surface(self, name: str) -> Surface:
         for s in self.surfaces:
@@ -206,7 +213,9 @@ def load_vocab(name: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     """Read a runtime's reviewed vocabulary (``runtimes/<name>/vocab.json``)."""
     import orjson
 
-    data = orjson.loads((HERE / name / "vocab.json").read_bytes())
+    from survey.runtimes import get
+
+    data = orjson.loads((get(name).folder / "vocab.json").read_bytes())
     keys = frozenset(data.get("keys", []))
     values = {p: frozenset(v) for p, v in data.get("values", {}).items()}
     return keys, values

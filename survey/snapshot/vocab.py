@@ -97,4 +97,6 @@ def propose(cands: dict, min_files: int = 1) -> tuple[dict, dict]:
 
 
 def vocab_path(runtime: str) -> Path:
-    return RUNTIMES / runtime / "vocab.json"
+    from survey.runtimes import REGISTERED
+
+    return (REGISTERED[runtime].folder if runtime in REGISTERED else RUNTIMES / runtime) / "vocab.json"
