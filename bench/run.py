@@ -61,13 +61,14 @@ BIG_SIZE = 5000
 QUICK_SIZE = 20
 PROFILE_SIZE = 100
 PROFILE_RUNTIME = "cursor"
-INCR_CONSTANT_S = 1.0  # the "+ constant" of the incremental target (<= 5 % of full + this)
+INCR_CONSTANT_S = 1.0  # the "+ constant" of the incremental bound (<= 5 % of full + this)
 RSS_SCALE = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
 
+# the bound each ratio is marked against (met: the mark is a tick)
 TARGETS = {
     "total_over_parse": 3.0,
     "walk_over_parse": 2.0,
-    # the issue's grep targets: the one DuckDB pass over a scope's files at most the bare
+    # the grep bounds: the one DuckDB pass over a scope's files at most the bare
     # parse of the same bytes, the rg cross-check at most 1.5x one raw rg pass; the greps
     # stage as a whole (both engines, the cache and the structural figures) is shown beside
     "duckdb_grep_over_parse": 1.0,
@@ -1017,7 +1018,7 @@ def ratios(rec: dict) -> dict:
     if comparable:
         out["jq_over_survey"] = _div(rec["jq"].get("seconds_per_gb"), out["survey_seconds_per_gb"])
         out["genson_over_survey"] = _div(rec["genson"].get("seconds_per_gb"), out["survey_seconds_per_gb"])
-    # the figure the 1 GB target is checked on: the whole process tree's Pss when sampled
+    # the figure the 1 GB memory bound is checked on: the whole process tree's Pss when sampled
     out["rss_target_mb"] = out["tree_peak_pss_mb"] or out["rss_main_mb"]
     return out
 
@@ -1275,9 +1276,9 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    t2 = Table(title="Ratios against the targets")
+    t2 = Table(title="Ratios against their bounds")
     t2.add_column("ratio", no_wrap=True)
-    t2.add_column("target")
+    t2.add_column("bound")
     for r in recs:
         t2.add_column(r["label"].replace("-", "\n", 1) if r["label"].count("-") else r["label"], justify="right")
 
@@ -1342,7 +1343,7 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
         each = f" (the median of {len(runs)}: {', '.join(f'{x:.2f}' for x in runs)} s)" if len(runs) > 1 else ""
         con.print(f"incremental {rt} ({inc['corpus']}, +{inc['added_files']} files = {100 * inc['added_share']:.2f}% "
                   f"of bytes): full {inc['full_seconds']:.2f} s, re-run {inc['rerun_seconds']:.2f} s{each} = "
-                  f"{100 * inc['rerun_over_full']:.0f}% of full; target <= 5% + {INCR_CONSTANT_S:.0f} s = "
+                  f"{100 * inc['rerun_over_full']:.0f}% of full; bound <= 5% + {INCR_CONSTANT_S:.0f} s = "
                   f"{inc['target_seconds']:.2f} s{mark(ok)}. {escape(inc['note'])}.")
         note = lost_note(inc.get("lost_during") or {})
         if note:
@@ -1356,7 +1357,7 @@ def print_ratios(con: Any, recs: list[dict], out: dict) -> None:
         if inc.get("unchanged_seconds") is not None:
             kept = (inc.get("unchanged_cache_stats") or {}).get("census_reused")
             con.print(f"  then with nothing new: {inc['unchanged_seconds']:.2f} s "
-                      f"(census {'taken from its cache' if kept else 'run'}; information, not a target)")
+                      f"(census {'taken from its cache' if kept else 'run'}; information, not a bound)")
     prof = out.get("profile")
     if prof and "skipped" not in prof:
         py = prof.get("python_walker_seconds")
@@ -1535,7 +1536,7 @@ EXAMPLES = """examples:
   python -m bench.run --big --runtime claude_code  # adds 5 GB (5.1 GB more disk)
   python -m bench.run --sizes 1000 --no-incremental --no-profile   # the 1 GB ratios alone
 
-bench/README.md says how each figure is measured and what each target means.
+bench/README.md says how each figure is measured and what each bound means.
 """
 
 

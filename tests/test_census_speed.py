@@ -1,4 +1,4 @@
-"""The census's fast query forms answer exactly what their plain forms answer (issue 15).
+"""The census's fast query forms answer exactly what their plain forms answer.
 
 Some census ``.sql`` files were rewritten for speed: a per-file pre-aggregation before a join,
 a cheap first-block test before whole block lists are built, one join instead of correlated

@@ -111,7 +111,7 @@ def join_ids(left: pl.DataFrame, right: pl.DataFrame, distinct: bool | None = No
     without a join: 567k synthetic ids 0.055 -> 0.027 s (the check that they are distinct
     0.025 s of it); in a re-run, on real frames, 0.054-0.057 -> 0.033-0.062 s.
 
-    Joined on the ids' 64 bits, as until session 38, this was slower than the string join
+    Joined on the ids' 64 bits (an earlier form), this was slower than the string join
     (572k ids, real frames, six joins of a re-run: 0.66 against 0.53 s): the numbers cost
     0.035 s a join, and the string join had been slow (0.23 s) only while the frames it
     joined held their ids scattered in memory (sorted by size, which ``collect`` no longer
