@@ -179,7 +179,7 @@ def _detect(root: Path, profiles: list[Profile]) -> Profile:
 
 
 # stages a run reports, in order; each one's unit for the counts
-UNITS = {"crawl": "files", "walk": "files", "census": "queries", "greps": "scopes", "render": "pages"}
+UNITS = {"crawl": "files", "walk": "files", "census": "queries", "greps": "scopes", "render": "pages", "synth": "MB"}
 REDRAW = 0.2  # seconds between a stage's updates at most: progress costs nothing measurable
 
 
@@ -582,6 +582,42 @@ def diff(
         raise typer.Exit(3)
 
 
+@contextlib.contextmanager
+def _synth_progress(runtime: str, root: Path, total: int | None):
+    """A bar of the bytes written so far (a percent and time left with ``--target-mb``),
+    from a thread that sums the folder's file sizes once a second, outside the generator. A
+    sum that takes more than a tenth of a second (a very large tree) stops the counting: the
+    bar then shows the time only."""
+    import threading
+
+    prog, for_runtime = _progress()
+    if prog is None or for_runtime is None:
+        yield
+        return
+    cb, stop = for_runtime(runtime), threading.Event()
+
+    def poll() -> None:  # (counted in whole MB)
+        cb("synth", 0, 0, None if total is None else max(1, round(total / 1e6)))
+        seen = 0
+        while not stop.wait(1.0):
+            t0 = time.monotonic()
+            now = round(_folder_bytes(root) / 1e6)
+            cb("synth", now - seen, 0)
+            seen = now
+            if time.monotonic() - t0 > 0.1:
+                return
+
+    prog.start()
+    th = threading.Thread(target=poll, name="survey-synth-progress", daemon=True)
+    th.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        th.join()
+        prog.stop()
+
+
 @app.command(epilog="""
 **Examples**
 
@@ -612,8 +648,9 @@ def synth(
         fail(f"{root} is not a folder: generate into an empty folder", 2)
     if root.exists() and any(root.iterdir()):
         fail(f"{root} is not empty: generate into an empty folder", 2)
-    planted = gen(root, seed=seed, sessions=sessions,
-                  target_bytes=int(target_mb * 1e6) if target_mb else None, canaries=canaries)
+    with _synth_progress(runtime, root, int(target_mb * 1e6) if target_mb else None):
+        planted = gen(root, seed=seed, sessions=sessions,
+                      target_bytes=int(target_mb * 1e6) if target_mb else None, canaries=canaries)
     if json:
         emit_json(planted)
     else:
