@@ -535,8 +535,8 @@ def recheck(
     survey diff 2026-09-18 2026-12-02 -r cursor --fail-on-drift --json
 """)
 def diff(
-    old: Annotated[str, typer.Argument(help="Older snapshot (folder or <date>).")],
-    new: Annotated[str, typer.Argument(help="Newer snapshot (folder or <date>).")],
+    old: Annotated[str, typer.Argument(help="Older snapshot (folder or `<date>`).")],
+    new: Annotated[str, typer.Argument(help="Newer snapshot (folder or `<date>`).")],
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when given dates.")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown report here.")] = None,

@@ -5,6 +5,7 @@ cache command."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,24 @@ def test_cache_info_and_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert invoke("cache", "clean").exit_code == 0
     assert sorted(p.name for p in cache.iterdir()) == ["mine.txt"]  # never what it did not make
     assert Path(info["config"], "salt").is_file()  # nor the salt
+
+
+def test_no_help_text_holds_a_bare_angle_bracket() -> None:
+    """Help is Markdown (rich): a bare ``<word>`` is read as an HTML tag and vanishes, so
+    every one sits in backticks; each still shows in the rendered help."""
+    from typer.main import get_command
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, [*path, name])
+
+    for path, cmd in walk(get_command(app), []):
+        texts = [cmd.help or ""] + [getattr(p, "help", None) or "" for p in cmd.params]
+        for text in texts:
+            bare = re.sub(r"`[^`]*`", "", text)
+            assert not re.search(r"<[A-Za-z]", bare), (path, text)
+        shown = invoke(*path, "-h").output
+        for text in texts:
+            for code in re.findall(r"`(<[^`]*>[^`]*)`", text):
+                assert code in shown, (path, code)
