@@ -444,6 +444,9 @@ def render(
     from survey.render.render import render_page
     from survey.snapshot.store import find, load_json
 
+    if runtime:
+        _profiles([runtime])  # (an unknown runtime is said first)
+
     _check(folders={"--reports": reports})
     try:
         snap = find(snapshots, snapshot, runtime)
@@ -482,6 +485,9 @@ def recheck(
     from survey.evidence.recheck import recheck as do_recheck
     from survey.render.render import render_page
     from survey.snapshot.store import find
+
+    if runtime:
+        _profiles([runtime])  # (an unknown runtime is said first)
 
     try:
         snap = find(snapshots, snapshot, runtime)
@@ -547,6 +553,9 @@ def diff(
     from survey.snapshot.diff import RuntimeMismatch, to_markdown
     from survey.snapshot.diff import diff as do_diff
     from survey.snapshot.store import find
+
+    if runtime:
+        _profiles([runtime])  # (an unknown runtime is said first)
 
     if out_file is not None:
         if out_file.is_dir():

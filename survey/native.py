@@ -26,7 +26,7 @@ def _load() -> tuple[Any, str]:
     try:
         from survey.census import _walkcore  # type: ignore[attr-defined]
     except ImportError:
-        return None, "python (the native walker is not built: run make)"
+        return None, "python (the native walker is not built: run make, or install with a C compiler)"
     from survey.census.build import source_hash
 
     if getattr(_walkcore, "SOURCE_HASH", None) != source_hash():

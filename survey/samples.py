@@ -9,12 +9,15 @@ Runs with: ``python -m survey.samples [--corpora DIR] [--out samples]``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from survey.runtimes import NAMES, get
 
-DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+# $SURVEY_CORPORA (as the tests read it), else ../shared/corpora beside the clone
+DEFAULT_CORPORA = Path(__file__).resolve().parents[1] / os.path.expanduser(
+    os.environ.get("SURVEY_CORPORA") or "../shared/corpora")
 
 # (root relative to the corpora folder, runtime, label)
 ROOTS = (

@@ -73,8 +73,12 @@ def test_an_unknown_runtime_is_said_before_the_folders(tmp_path: Path) -> None:
     # a --snapshots that is a file would be refused too: the runtime is named first
     r = invoke("run", "-r", "nope", "--root", str(tmp_path / "missing"), "--snapshots", str(tmp_path / "file"))
     assert r.exit_code == 2 and "unknown runtime 'nope'" in " ".join(r.output.split())
-    r = invoke("crawl", "-r", "nope", "--root", str(tmp_path / "missing"))
-    assert r.exit_code == 2 and "unknown runtime 'nope'" in " ".join(r.output.split())
+    for argv in (["crawl", "-r", "nope", "--root", str(tmp_path / "missing")],
+                 ["render", "2026-01-01", "-r", "nope", "--reports", str(tmp_path / "file")],
+                 ["recheck", "2026-01-01", "-r", "nope", "--root", str(tmp_path / "missing")],
+                 ["diff", "a", "b", "-r", "nope", "--out", str(tmp_path / "file" / "x.md")]):
+        r = invoke(*argv)
+        assert r.exit_code == 2 and "unknown runtime 'nope'" in " ".join(r.output.split()), argv
 
 
 def test_cache_info_and_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
