@@ -38,7 +38,8 @@ def test_the_wheel_carries_the_native_walker(tmp_path: Path) -> None:
     # a copy of the source (not the work tree: its in-place build and caches stay out)
     src = tmp_path / "src"
     shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".venv", ".git", "*.so", "__pycache__", ".demo",
-                                                             "reports", "snapshots", "samples", "bench"))
+                                                             "reports", "snapshots", "samples", "bench", "discover",
+                                                             ".*_cache", ".lock-venv", "dist", "build"))
     shutil.copytree(REPO / "bench", src / "bench", ignore=shutil.ignore_patterns("corpora", "__pycache__"))
     dist = tmp_path / "dist"
     r = _run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist, src, cwd=tmp_path)
