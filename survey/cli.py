@@ -863,7 +863,7 @@ def _export_snapshot(date: str | None, runtime: str | None, snapshots: Path) -> 
 
 
 RootReq = Annotated[Path, typer.Option(help="The corpus root (read only; nothing is written there).")]
-DateArg = Annotated[str | None, typer.Argument(help="Snapshot folder, or <date>[/<runtime>] (default: the newest).")]
+DateArg = Annotated[str | None, typer.Argument(help="Snapshot folder, or `<date>[/<runtime>]` (default: the newest).")]
 RuntimeOne = Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime profile.")]
 
 
@@ -878,7 +878,7 @@ def schema(
     date: DateArg = None,
     runtime: RuntimeOne = None,
     snapshots: SnapDirOpt = Path("snapshots"),
-    reports: Annotated[Path, typer.Option(help="Where <runtime>.schema.json is written.")] = Path("reports"),
+    reports: Annotated[Path, typer.Option(help="Where `<runtime>.schema.json` is written.")] = Path("reports"),
     json: JsonOpt = False,
 ) -> None:
     """Write a JSON Schema (2020-12) of a runtime's records, derived from a snapshot alone."""
