@@ -241,7 +241,13 @@ def test_symlinks_are_rows_never_followed(hostile_survey: Survey, cls: str, prob
 def test_directory_named_like_a_file(hostile_survey: Survey) -> None:
     s = hostile_survey
     (row,) = s.inventory().filter(pl.col("file_id") == s.fids("dir_like_file")[0]).iter_rows(named=True)
-    assert (row["surface"], row["kind"], row["problem"]) == ("transcript", "dir", "dir_named_like_file")
+    # a directory outcome: not a transcript, and none of the corpus's bytes
+    assert (row["surface"], row["kind"], row["problem"], row["size"]) == ("other", "dir", "dir_named_like_file", 0)
+    by_surface = {r["surface"]: r for r in s.rows("files_by_surface")}
+    files = s.inventory().filter(pl.col("kind") != "dir")
+    assert by_surface["transcript"]["files"] == files.filter(pl.col("surface") == "transcript").height
+    assert sum(r["bytes"] or 0 for r in by_surface.values()) == sum(p.stat().st_size for p in s.root.rglob("*")
+                                                                    if p.is_file() and not p.is_symlink())
     # the crawl still went inside: the file in it is a row and was read
     (inner,) = s.inventory().filter(pl.col("file_id") == s.fids("dir_like_file", "inner")[0]).iter_rows(named=True)
     assert (inner["surface"], inner["ext"], inner["problem"]) == ("other", ".bin", None)

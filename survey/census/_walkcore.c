@@ -2955,6 +2955,7 @@ static int chars_room(Col *c, int64_t extra) {
 }
 
 static int col_chars(Col *c, const char *s, Py_ssize_t len) {
+    if (len <= 0) return 0;  /* an empty string: no bytes (and c->chars may be NULL yet) */
     if (chars_room(c, len) < 0) return -1;
     memcpy(c->chars + c->nchars, s, (size_t)len);
     c->nchars += len;

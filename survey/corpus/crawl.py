@@ -477,7 +477,8 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         if k == _DIR:
             # a folder is known by its directory entry's type (no stat: folders are half
             # the entries of a Cursor tree); only one named like a surface's file is
-            # stat'ed, for its row
+            # stat'ed, for its row: a directory outcome, never a file of that surface
+            # (surface "other"), and none of the corpus's bytes (size 0, not its entry's)
             if named_like_file(rel):
                 surface = classify(rel)[0]
                 if surface != "other":
@@ -486,7 +487,7 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
                     except OSError:
                         add(rel, "other", "blob", None, "unreadable")
                         return
-                    add(rel, surface, "dir", _stat4(st), "dir_named_like_file")
+                    add(rel, "other", "dir", (0, *_stat4(st)[1:]), "dir_named_like_file")
         elif k == _LINK:
             problem: str | None
             try:

@@ -126,6 +126,15 @@ RG_ARGV_BYTES = _argv_bytes()
 # folders is walked, as the command does (and several scopes share one pass: ``SharedRg``)
 RG_WALK_MAX_FILES = 1 << 16
 RG_AT_ONCE = 2  # rg processes at once over batches: one's start and end overlap the other's work
+# rg holds a line whole, and ``-o`` about twice its length (a 600 MB single-line record: 1.27
+# GB). So rg reads no file larger than this itself (``--max-filesize`` in its walks, and left
+# out of the files named to it): each larger one is handed to an rg of its own on stdin, in
+# pieces of at most ``PIECE_BYTES`` cut by an LF put before a byte no literal contains
+# (``_rg_pieces``), which no match can span, so the counts are the ones rg gives the file
+# itself (and the pasteable command, which reads it whole). An rg process then holds at most
+# about 2 x RG_WHOLE_MAX of text, whatever the length of a line; the one exception is a
+# stretch longer than a piece made only of bytes the literals contain (nowhere to cut).
+RG_WHOLE_MAX = 32 << 20
 CACHE_VERSION = "2"  # 2: Parquet frames, the signature in the file name
 # a file that became a fifo since it was listed opens without waiting for a writer (and reads
 # as empty), as the walk opens files
@@ -1372,14 +1381,18 @@ def _rg_tally(root: Path, out: bytes, literals: list[bytes],
     return names, counts, tainted
 
 
+RG_OUTPUT = ["-o", "--with-filename", "--null", "--heading", "--no-line-number", "--color", "never"]
+
+
 def _rg_run(rg: str, argv: list[str], paths: list[bytes]) -> tuple[bytes, int, int]:
     # --heading: a file's path once, then its matches (not the path again on every match).
     # The output goes to a temp file, read once rg is done: through a pipe, rg waits on the
-    # reader (1 GB of Codex sessions, 5 MB of matches: 0.41 s against 0.31 s)
+    # reader (1 GB of Codex sessions, 5 MB of matches: 0.41 s against 0.31 s). A walk of rg's
+    # own leaves files over RG_WHOLE_MAX to ``_rg_pieces`` (a file named to it is read whatever
+    # its size: ``_rg_over`` names none of them)
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.run([rg, *argv, "-o", "--with-filename", "--null", "--heading", "--no-line-number",
-                               "--color", "never", "--", *paths], stdout=out, stderr=subprocess.PIPE,
-                              check=False)
+        proc = subprocess.run([rg, *argv, "--max-filesize", str(RG_WHOLE_MAX), *RG_OUTPUT, "--", *paths],
+                              stdout=out, stderr=subprocess.PIPE, check=False)
         out.seek(0)
         found = out.read()
     # a file named to rg that is gone since it was listed is not an error: a walk would
@@ -1401,6 +1414,90 @@ def _rg_batches(paths: Iterable[bytes]) -> Iterator[list[bytes]]:
         size += len(p) + 9
     if batch:
         yield batch
+
+
+def _rg_pieces(rg: str, argv: list[str], root: Path, name: str, free: re.Pattern[bytes]) -> tuple[bytes, int, int]:
+    """``_rg_run`` of one file larger than ``RG_WHOLE_MAX``, handed to rg on stdin in pieces
+    of about ``PIECE_BYTES``, each ended by an LF put before a byte in no literal (``free``):
+    no match spans such a place, so rg's matches are the ones in the file itself, and rg
+    never holds more than a piece of a line. Its output names the file as ``_rg_run``'s
+    would."""
+    path = os.path.join(root, name)
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except OSError as exc:  # gone since it was listed: not an error (as for _rg_run)
+        return b"", 1, 0 if isinstance(exc, FileNotFoundError) else 1
+    errors = 0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([rg, *argv, *RG_OUTPUT, "-"], stdin=subprocess.PIPE, stdout=out, stderr=err)
+        assert proc.stdin is not None
+        try:
+            carry = b""
+            while chunk := os.read(fd, PIECE_BYTES):
+                buf = carry + chunk if carry else chunk
+                k = _free_cut(buf, free)
+                if k:
+                    proc.stdin.write(memoryview(buf)[:k])
+                    proc.stdin.write(b"\n")
+                    carry = buf[k:]
+                else:  # nowhere to cut yet: held on (only a stretch of the literals' own bytes)
+                    carry = buf
+            if carry:
+                proc.stdin.write(carry)
+        except BrokenPipeError:  # rg ended early: its exit code says why
+            pass
+        except OSError:
+            errors = 1
+        finally:
+            os.close(fd)
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            code = proc.wait()
+        out.seek(0)
+        found = out.read()
+        err.seek(0)
+        if code not in (0, 1) and err.read().strip():
+            errors = max(errors, 1)
+    if found.startswith(b"<stdin>\0"):
+        found = os.fsencode(path) + found[len(b"<stdin>"):]
+    return found, code, errors
+
+
+def _free_cut(buf: bytes, free: re.Pattern[bytes]) -> int:
+    """The last place in ``buf`` (not its start) before a byte in no literal; 0 if none."""
+    hi = len(buf)
+    while hi > 1:
+        lo = max(1, hi - 4096)
+        last = None
+        for last in free.finditer(buf, lo, hi):  # noqa: B007 (the last one is wanted)
+            pass
+        if last is not None:
+            return last.start()
+        hi = lo
+    return 0
+
+
+def _big_files(root: Path, names: list[str], keys: Keys | None, known: Known | None) -> set[str]:
+    """Which of ``names`` are larger than ``RG_WHOLE_MAX`` (``_rg_pieces``): by their keys'
+    sizes, else the crawl's, else (a file the crawl did not see) a stat."""
+    if keys is not None:
+        big = keys.frame["size"] > RG_WHOLE_MAX
+        return {keys.names[i] for i in big.arg_true().to_list()} if big.any() else set()
+    out: set[str] = set()
+    todo: Iterable[str] = names
+    if known is not None:
+        paths = known.paths()
+        sizes = known.rows["size"].to_list()
+        seen = set(paths)
+        out = {p for p, n in zip(paths, sizes, strict=True) if n > RG_WHOLE_MAX}.intersection(names)
+        todo = [f for f in names if f not in seen]
+    for f in todo:
+        k = _file_key(os.path.join(root, f))
+        if k is not None and k[0] > RG_WHOLE_MAX:
+            out.add(f)
+    return out
 
 
 def _rg_over(rg: str, argv: list[str], root: Path, names: Iterable[str]) -> list[tuple[bytes, int, int]]:
@@ -1670,10 +1767,18 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     if whole:
         hits, served = 0, None
     walked = whole and _widest_folder(listed) <= RG_WALK_MAX_FILES
+    big = _big_files(root, listed, keys, known)
     if walked:  # rg walks the scope, as the command does
         runs = [shared.whole(scope, literals)]
     else:  # the files listed (or those to read), named to rg: its memory stays flat
-        runs = _rg_over(rg, argv, root, listed if whole else todo)
+        runs = _rg_over(rg, argv, root, [f for f in (listed if whole else todo) if f not in big] if big
+                        else listed if whole else todo)
+    if big:  # each file larger than rg should hold whole, in pieces (``RG_WHOLE_MAX``)
+        used = {ord(ch) for lit in literals for ch in lit}
+        free = re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in range(0x80) if b not in used) + b"]"
+                          if len(used & set(range(0x80))) < 0x80 else b"(?!)")
+        reading = set(listed if whole else todo)
+        runs += [_rg_pieces(rg, argv, root, f, free) for f in sorted(big) if f in reading]
     lits = [lit.encode() for lit in literals]
     # a file without a match shares one list of zeros (most files, most scopes)
     zeros = [0] * len(literals)

@@ -228,6 +228,7 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
         _stamp(inside)
         _stamp(d)
         other_ext[".bin"] += 1
+        other_ext[".jsonl"] += 1  # the directory's own row: no surface's file, a directory outcome
         out["dir_like_file"] = {"paths": [rel(d)], "inner": [rel(inside)], "frames": {}, "flags": {},
                                 "problem": "dir_named_like_file"}
 
