@@ -39,7 +39,9 @@ from survey.census.collect import (
 from survey.census.partials import Labels, store_of
 from survey.census.pool import give_back_freed_memory
 from survey.census.sql import inventory_reads, query_files, run_census
+from survey.census.walk import READ_WHOLE
 from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_classes
+from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
 from survey.evidence.grep import (
@@ -306,7 +308,7 @@ def problems_of(inv: pl.DataFrame, files: pl.DataFrame, frame_counts: pl.LazyFra
     totals, bad = pl.collect_all([
         frame_counts.select(pl.col("records").sum().alias("frames"),
                             pl.col("records").filter(status == "ok").sum().alias("frames_ok"),
-                            pl.col("bom", "crlf", "nul").sum()),
+                            pl.col(*FLAGS).sum()),
         frame_counts.filter(status.is_not_null() & (status != "ok") & ~status.is_in(sorted(expected)))
         .group_by("frame_status").agg(pl.col("records").sum(), pl.col("file_id").cast(pl.String).unique().sort().head(k)),
     ])
@@ -314,7 +316,7 @@ def problems_of(inv: pl.DataFrame, files: pl.DataFrame, frame_counts: pl.LazyFra
         counts[f"frame:{name}"] = int(n)
         examples[f"frame:{name}"] = list(ids)
     flags = totals.row(0, named=True)
-    for f in ("bom", "crlf", "nul"):
+    for f in FLAGS:
         if flags[f]:
             counts[f"frame:{f}"] = int(flags[f])
     return Problems(dict(sorted(counts.items())), dict(sorted(examples.items())),
@@ -505,7 +507,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
     full = inv.frame.with_row_index("_row").join(files.drop("file_id"), on="_row", how="left",
                                                  maintain_order="left").drop("_row")
     files = files.drop("_row")
-    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & (pl.col("read_status") == "ok"))["file_id"]
+    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & pl.col("read_status").is_in(READ_WHOLE))["file_id"]
 
     def readable() -> list[str]:
         # asked for only by a DuckDB retry (rarely): 567k paths held from here through the

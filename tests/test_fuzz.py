@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from survey.census.walk import FileResult, Walker, make_walker, walk_file
+from survey.census.walk import FileResult, Walker, make_walker, sniff, walk_file
 from survey.corpus import frames as F
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -208,9 +208,12 @@ def test_walk_file_never_raises_on_arbitrary_bytes(walker: Walker, scratch: str,
     with open(path, "wb") as fh:
         fh.write(data)
     res = walk_file(walker, path, "f-x", kind, len(data))
-    assert res.status == "ok"
+    sniffed = sniff(data) if kind in ("jsonl", "json") else None
+    assert res.status == (sniffed[0] if sniffed else "ok")
     assert res.nbytes == len(data)
-    if kind == "jsonl":
+    if res.status == "binary":  # one outcome for the file, no frame
+        assert res.frames == [] and res.lines == data.count(b"\n")
+    elif kind == "jsonl" and res.status == "ok":
         assert sum(f[2] for f in res.frames) + data.count(b"\n") + (3 if res.frames and res.frames[0][3] & 1 else 0) \
             == len(data)
 

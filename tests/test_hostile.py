@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import orjson
 import polars as pl
 import pytest
 from hypothesis import given
@@ -30,7 +31,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from survey.census import walk as W
-from survey.corpus.frames import DEFAULT_MAX_LINE
+from survey.corpus.frames import DEFAULT_MAX_LINE, FLAGS
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.pipeline import RunResult, run_survey
 from survey.runtimes import NAMES, get
@@ -39,7 +40,8 @@ from survey.synth import hostile
 
 BIG_LINE_MB = 100
 JSONL_CLASSES = ("malformed", "truncated", "big_line", "deep", "deep_payload", "invalid_utf8", "bom", "crlf",
-                 "nul", "duplicate_ids", "million_keys")
+                 "nul", "duplicate_ids", "million_keys", "utf16", "utf32", "binary", "out_of_range",
+                 "nonstandard_number", "duplicate_key")
 
 
 @dataclass
@@ -122,7 +124,8 @@ def test_frame_status_census(hostile_survey: Survey) -> None:
 def test_frame_flags_census(hostile_survey: Survey) -> None:
     (r,) = hostile_survey.rows("frame_flags")
     f = hostile_survey.planted["flags"]
-    assert (r["bom_frames"], r["crlf_frames"], r["nul_frames"], r["crlf_files"]) == (f["bom"], f["crlf"], f["nul"], 1)
+    assert {k: r[f"{k}_frames"] for k in FLAGS} == {k: f.get(k, 0) for k in FLAGS}
+    assert r["crlf_files"] == 1
 
 
 def test_nothing_lost_every_entry_is_an_inventory_row(hostile_survey: Survey) -> None:
@@ -142,7 +145,7 @@ def test_nothing_lost_every_entry_is_an_inventory_row(hostile_survey: Survey) ->
     unread = joined.filter(pl.col("read_status").is_null())
     assert unread["problem"].to_list() == (["unreadable"] if s.planted["reads_blocked"] else [])
     read = joined.filter(pl.col("read_status").is_not_null())
-    assert read.filter(pl.col("read_status") != "ok").height == 0
+    assert read.filter(~pl.col("read_status").is_in(W.READ_WHOLE)).height == 0
     assert read.filter(pl.col("nbytes") != pl.col("size")).height == 0
     assert read.filter(pl.col("hash") == "").height == 0
 
@@ -154,14 +157,59 @@ def test_class_frames_and_flags_per_file(hostile_survey: Survey, cls: str) -> No
     planted = s.planted["classes"][cls]
     fr = s.table("frames").filter(pl.col("file_id").is_in(s.fids(cls)))
     assert dict(Counter(fr["frame_status"].to_list())) == planted["frames"]
-    flags = {"bom": int((fr["flags"] & 1 > 0).sum()), "crlf": int((fr["flags"] & 2 > 0).sum()),
-             "nul": int((fr["flags"] & 4 > 0).sum())}
+    flags = {k: int((fr["flags"] & bit > 0).sum()) for k, bit in FLAGS.items()}
     assert {k: v for k, v in flags.items() if v} == planted["flags"]
     inv = s.inventory().filter(pl.col("file_id").is_in(s.fids(cls)))
     assert inv.height == len(planted["paths"])
     assert inv["problem"].null_count() == inv.height
     files = s.table("files").filter(pl.col("file_id").is_in(s.fids(cls)))
-    assert files["read_status"].to_list() == ["ok"] * inv.height
+    assert files["read_status"].to_list() == [planted["read_status"]] * inv.height
+    assert files["nbytes"].to_list() == [(s.root / p).stat().st_size for p in planted["paths"]]
+
+
+def test_utf16_and_utf32_records_are_decoded_and_walked(hostile_survey: Survey) -> None:
+    s = hostile_survey
+    for cls, codec in (("utf16", "utf-16-le"), ("utf32", "utf-32-be")):
+        raw = (s.root / s.planted["classes"][cls]["paths"][0]).read_bytes()
+        lines = raw.decode(codec).lstrip("\ufeff").encode("utf-8").split(b"\n")[:-1]
+        fr = s.table("frames").filter(pl.col("file_id") == s.fids(cls)[0]).sort("line_no")
+        # each record as its UTF-8 would be: same size, and read as the record it is
+        assert fr["nbytes"].to_list() == [len(x) for x in lines]
+        assert fr["role"].to_list() == [orjson.loads(x)["role"] for x in lines]
+        blocks = s.table("blocks").filter(pl.col("file_id") == s.fids(cls)[0])
+        assert blocks.height == len(lines) and set(blocks["btype"]) == {"text"}
+
+
+def test_binary_file_is_one_outcome_not_frames(hostile_survey: Survey) -> None:
+    s = hostile_survey
+    planted = s.planted["classes"]["binary"]
+    (f,) = s.table("files").filter(pl.col("file_id") == s.fids("binary")[0]).iter_rows(named=True)
+    assert (f["read_status"], f["lines"]) == ("binary", planted["lines"])
+    assert s.table("frames").filter(pl.col("file_id") == s.fids("binary")[0]).height == 0
+    assert s.res.problems["file:binary"] == 1
+
+
+def test_duplicate_key_keeps_the_last_value(hostile_survey: Survey) -> None:
+    s = hostile_survey
+    planted = s.planted["classes"]["duplicate_key"]
+    fid = s.fids("duplicate_key")[0]
+    fr = s.table("frames").filter(pl.col("file_id") == fid).sort("line_no")
+    assert fr["role"][0] == planted["kept_role"]
+    assert (fr["flags"] & FLAGS["duplicate_key"] > 0).to_list() == [True, False, True]
+    blocks = s.table("blocks").filter((pl.col("file_id") == fid) & (pl.col("line_no") == 2))
+    assert blocks.height == planted["kept_blocks"]
+
+
+def test_new_outcomes_reach_the_page(hostile_survey: Survey) -> None:
+    s = hostile_survey
+    assert s.res.page
+    text = Path(s.res.page).read_text()
+    f = s.planted["flags"]
+    assert f"records with a key twice (the last value kept) {f['duplicate_key']}" in text
+    assert f"records with a number out of range {f['out_of_range']}" in text
+    assert f"records with NaN/Infinity {f['nonstandard_number']}" in text
+    for status in ("utf16", "utf32", "binary", "dir_named_like_file"):
+        assert f"| {status} | 1 |" in text
 
 
 def test_big_line_is_oversized_and_the_next_line_survives(hostile_survey: Survey) -> None:

@@ -226,7 +226,7 @@ typedef struct {
     PyObject *payload_keys; /* tuple of str */
     PyObject *name_key;     /* str */
     PyObject *bpaths;       /* (carrier, btype) -> (name path, input path, input kind) */
-    PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps;
+    PyObject *m_gval, *m_block_paths, *m_payload_len, *loads, *classify, *dumps, *dupkeys;
     PyObject *vocab, *vm_only, *marker_paths, *m_gvalue, *link_kinds, *salt;
     PyObject *vocab_only, *number_names;
     PyObject *vocab_number; /* path -> number name, where a path is only vocabulary and a number */
@@ -2417,17 +2417,30 @@ static int one_frame(Core *c, PyObject *res, const char *p, Py_ssize_t n, Py_ssi
         if (!b) return -1;
         obj = PyObject_CallOneArg(c->loads, b);
         if (obj && PyDict_CheckExact(obj)) {
+            /* off the tape (a key twice is one reason): a key named twice is flagged, as
+             * frames.classify_flags does */
             status = Py_NewRef(S_ok);
+            PyObject *d = PyObject_CallOneArg(c->dupkeys, b);
+            if (!d) { Py_DECREF(b); Py_DECREF(obj); Py_DECREF(status); return -1; }
+            if (d == Py_True) flags |= 8;
+            Py_DECREF(d);
         } else {
-            /* not an object, or not JSON: the Python classifier names it (rare) */
+            /* not an object, or not JSON: the Python classifier names it (rare), with the
+             * flags of a record it keeps (frames.classify_flags) */
             PyErr_Clear();
             Py_CLEAR(obj);
             PyObject *r = PyObject_CallFunction(c->classify, "OOnn", b, terminated ? Py_True : Py_False,
                                                 n, max_line);
             if (!r) { Py_DECREF(b); return -1; }
+            if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 3) {
+                PyErr_SetString(PyExc_TypeError, "_classify must give (status, obj, flags)");
+                Py_DECREF(r); Py_DECREF(b); return -1;
+            }
             status = Py_NewRef(PyTuple_GET_ITEM(r, 0));
             obj = Py_NewRef(PyTuple_GET_ITEM(r, 1));
+            flags |= PyLong_AsLong(PyTuple_GET_ITEM(r, 2));
             Py_DECREF(r);
+            if (PyErr_Occurred()) { Py_DECREF(b); Py_DECREF(status); Py_DECREF(obj); return -1; }
         }
         Py_DECREF(b);
     }
@@ -2650,6 +2663,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(loads, "_loads", NULL)
     GET(dumps, "_dumps", NULL)
     GET(classify, "_classify", NULL)
+    GET(dupkeys, "_duplicate_keys", NULL)
     GET(vocab, "vocab_paths", &PySet_Type)
     GET(vm_only, "_c_string_roles", &PySet_Type)
     GET(marker_paths, "_marker_tuples", &PyDict_Type)
@@ -2714,7 +2728,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->rc_parts); Py_VISIT(c->ff_parts); Py_VISIT(c->carriers);
     Py_VISIT(c->payload_keys); Py_VISIT(c->name_key); Py_VISIT(c->bpaths); Py_VISIT(c->m_gval);
     Py_VISIT(c->m_block_paths); Py_VISIT(c->m_payload_len); Py_VISIT(c->loads); Py_VISIT(c->dumps);
-    Py_VISIT(c->classify); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
+    Py_VISIT(c->classify); Py_VISIT(c->dupkeys); Py_VISIT(c->vocab); Py_VISIT(c->vm_only); Py_VISIT(c->marker_paths);
     Py_VISIT(c->m_gvalue); Py_VISIT(c->rclasses); Py_VISIT(c->link_kinds);
     Py_VISIT(c->salt); Py_VISIT(c->vocab_only); Py_VISIT(c->number_names); Py_VISIT(c->vocab_number); Py_VISIT(c->pcache); Py_VISIT(c->gcache);
     for (Py_ssize_t e = 0; e < c->used; e++)
@@ -2740,7 +2754,7 @@ static int Core_clear(Core *c) {
     Py_CLEAR(c->rc_parts); Py_CLEAR(c->ff_parts); Py_CLEAR(c->carriers);
     Py_CLEAR(c->payload_keys); Py_CLEAR(c->name_key); Py_CLEAR(c->bpaths); Py_CLEAR(c->m_gval);
     Py_CLEAR(c->m_block_paths); Py_CLEAR(c->m_payload_len); Py_CLEAR(c->loads); Py_CLEAR(c->dumps);
-    Py_CLEAR(c->classify); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
+    Py_CLEAR(c->classify); Py_CLEAR(c->dupkeys); Py_CLEAR(c->vocab); Py_CLEAR(c->vm_only); Py_CLEAR(c->marker_paths);
     Py_CLEAR(c->m_gvalue); Py_CLEAR(c->rclasses); Py_CLEAR(c->link_kinds);
     Py_CLEAR(c->salt); Py_CLEAR(c->vocab_only); Py_CLEAR(c->number_names); Py_CLEAR(c->vocab_number); Py_CLEAR(c->pcache); Py_CLEAR(c->gcache);
     edges_clear(c);

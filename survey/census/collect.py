@@ -46,6 +46,7 @@ from survey.cachedir import crash_point
 from survey.census import walk as W
 from survey.census.pool import pool_context, walk_jobs
 from survey.corpus.crawl import Inventory, join_ids
+from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import file_key
 from survey.runtimes.base import Profile
 from survey.snapshot.store import WRITE_OPTIONS, link_all
@@ -67,7 +68,7 @@ SPILLED = (*W.COLUMNS, *DERIVED)
 # never filtered by file, so they are not SPILLED.
 ROLLUPS = {"node_counts": "nodes"}
 
-CACHE_LAYOUT = "parts-11"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-12"  # how the cache folder is laid out: a change starts it afresh
 # A file's cache key, a column each (``_todo``): how it is walked, its stat, the children it
 # is searched for and, for a SQLite store, its -wal. Kept and compared as columns: one
 # string of them all, made for every file every run, kept and read back, cost 0.18 s at
@@ -1101,7 +1102,8 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
         "numbers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
         "frame_counts": {"file_id": pl.String, "file_key": pl.UInt64, "frame_status": pl.String, "rclass": pl.String,
                          "keyset": pl.String, "records": pl.Int64, "bytes": pl.Int64, "bom": pl.Int64,
-                         "crlf": pl.Int64, "nul": pl.Int64},
+                         "crlf": pl.Int64, "nul": pl.Int64, "duplicate_key": pl.Int64, "out_of_range": pl.Int64,
+                         "nonstandard_number": pl.Int64},
         "node_counts": {"rclass": pl.String, "path": pl.String, "jtype": pl.String, "keyset": pl.String,
                         "occurrences": pl.Int64, "files": pl.Int64, "max_len": pl.Int64},
     }
@@ -1112,13 +1114,13 @@ FRAME_COUNT_KEYS = ("file_id", "file_key", "frame_status", "rclass", "keyset")
 
 def frame_counts(frames: pl.DataFrame) -> pl.DataFrame:
     """Frames counted per file and (status, class, key set): ``records``, their ``bytes``, and
-    how many carry a BOM, end in CR or hold a NUL (``flags`` bits 1, 2, 4). One row per file
-    and key, so a group's rows are its files."""
+    how many carry each flag (``frames.FLAGS``: a BOM, a CR end, a NUL, a key twice, a number
+    out of range, a non-standard number). One row per file and key, so a group's rows are its
+    files."""
     flags = pl.col("flags")
     return frames.group_by(FRAME_COUNT_KEYS, maintain_order=True).agg(
         records=pl.len().cast(pl.Int64), bytes=pl.col("nbytes").sum(),
-        bom=(flags & 1 > 0).sum().cast(pl.Int64), crlf=(flags & 2 > 0).sum().cast(pl.Int64),
-        nul=(flags & 4 > 0).sum().cast(pl.Int64))
+        **{name: (flags & bit > 0).sum().cast(pl.Int64) for name, bit in FLAGS.items()})
 
 
 NODE_COUNT_KEYS = ("rclass", "path", "jtype", "keyset")

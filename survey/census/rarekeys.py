@@ -13,6 +13,7 @@ import re
 import polars as pl
 
 from survey.census.collect import FRAME_COUNT_KEYS, ROLLUPS, node_counts
+from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import MASKS, RARE_KEY
 
 SEG = re.compile(r"\.([^.\[\]]+)")
@@ -66,7 +67,7 @@ def collapse(tables: dict[str, pl.DataFrame], min_files: int) -> tuple[dict[str,
         out[name] = df
     if "frame_counts" in out:  # key sets that collapsed together are summed again: one row per file and key
         out["frame_counts"] = out["frame_counts"].group_by(FRAME_COUNT_KEYS).agg(
-            pl.col("records", "bytes", "bom", "crlf", "nul").sum())
+            pl.col("records", "bytes", *FLAGS).sum())
     for name in ("nodes", "values"):
         df = out[name]
         mapping = {u: fix_path(u) for u in df.lazy().select(pl.col("path").unique()).collect()["path"].to_list()}

@@ -30,6 +30,7 @@ Workers run in a process pool; they aggregate per file and never hold the corpus
 
 from __future__ import annotations
 
+import codecs
 import functools
 import os
 import re
@@ -43,7 +44,16 @@ import orjson
 import xxhash
 
 from survey.census.pool import keep_freed_memory
-from survey.corpus.frames import BOM, CHUNK, DEFAULT_MAX_LINE, classify, iter_frames, split_frames
+from survey.corpus.frames import (
+    BOM,
+    CHUNK,
+    DEFAULT_MAX_LINE,
+    FLAG_DUPLICATE_KEY,
+    classify_flags,
+    duplicate_keys,
+    iter_frames,
+    split_frames,
+)
 from survey.corpus.privacy import WITHHELD, Gate, id_ref, pseudonym
 from survey.corpus.stores import UNPARSED
 from survey.native import ENGINE, NATIVE  # noqa: F401 (ENGINE: the run records it as W.ENGINE)
@@ -373,6 +383,111 @@ class FileResult:
 
 
 SPILL_RECORDS = 1 << 16
+
+# A JSONL or JSON file's encoding, told by its first bytes (a byte-order mark; UTF-32's
+# first, as FF FE 00 00 also opens UTF-16-LE): such a file is decoded and walked as UTF-8
+# (its frames' sizes are those of the UTF-8), and its read status names the encoding. A
+# byte that does not decode becomes a lone surrogate, so its frame is ``invalid_utf8``.
+UTF_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "utf32"), (b"\x00\x00\xfe\xff", "utf-32-be", "utf32"),
+            (b"\xff\xfe", "utf-16-le", "utf16"), (b"\xfe\xff", "utf-16-be", "utf16"))
+# A JSONL or JSON file is ``binary`` (read and hashed, never framed: one outcome for the
+# file, not one per line) when its first BINARY_SNIFF bytes (all of it, if shorter) hold a
+# NUL byte and, after an optional UTF-8 BOM and whitespace, do not begin with "{" or "[":
+# a record with a stray NUL stays a frame of its own (flag ``nul``).
+BINARY_SNIFF = 8192
+# the read statuses of a file that was read to its end (its bytes hashed and counted)
+READ_WHOLE = ("ok", "utf16", "utf32", "binary")
+
+
+def _lone(exc: UnicodeError) -> tuple[str, int]:
+    assert isinstance(exc, UnicodeDecodeError)
+    return "\udcff", exc.end
+
+
+codecs.register_error("survey.lone", _lone)
+
+
+def sniff(head: bytes) -> tuple[str, str] | None:
+    """What the first bytes of a file say it is: (read status, codec) for a UTF-16/32 byte
+    order mark, ("binary", "") for ``BINARY_SNIFF``'s rule, None for UTF-8 (or anything else)."""
+    for mark, codec, status in UTF_BOMS:
+        if head.startswith(mark):
+            return status, codec
+    head = head[:BINARY_SNIFF]
+    if b"\0" in head:
+        lead = head[3:] if head.startswith(BOM) else head
+        lead = lead.lstrip(b" \t\r\n")
+        if lead[:1] not in (b"{", b"["):
+            return "binary", ""
+    return None
+
+
+class Decoded:
+    """A reader (``HashingReader``) of a UTF-16/32 file, read as UTF-8: ``read`` gives the
+    UTF-8 of the next chunk (its byte-order mark left out), decoded as it comes (a character
+    cut by a chunk's end waits for the next), never the file at once. The needles the reader
+    watches for are looked for in the UTF-8 (the ids are text), not in the raw bytes."""
+
+    def __init__(self, reader: HashingReader, first: bytes, codec: str, mark: int) -> None:
+        self.reader = reader
+        self.dec = codecs.getincrementaldecoder(codec)(errors="survey.lone")
+        self.first: bytes | None = first[mark:]
+        self.done = False
+        self.finder: HashingReader | None = None
+        if reader._pending:
+            self.finder = HashingReader(-1)
+            self.finder.watch(reader._pending)
+            reader._pending = []
+
+    def read(self, n: int = CHUNK) -> bytes:
+        while not self.done:
+            if self.first is not None:
+                raw, self.first = self.first, None
+            else:
+                raw = self.reader.read(n)
+            text = self.dec.decode(raw, final=not raw)
+            self.done = not raw
+            if text:
+                out = text.encode("utf-8", "surrogatepass")
+                if self.finder is not None and self.finder._pending:
+                    self.finder._search(out)
+                    self.reader.found |= self.finder.found
+                return out
+        return b""
+
+
+class Replay:
+    """A reader whose first chunk was read already (to tell what the file is): it first."""
+
+    def __init__(self, reader: HashingReader, first: bytes) -> None:
+        self.reader = reader
+        self.first: bytes | None = first
+
+    def read(self, n: int = CHUNK) -> bytes:
+        if self.first is not None:
+            b, self.first = self.first, None
+            return b
+        return self.reader.read(n)
+
+
+def _source(res: FileResult, reader: HashingReader) -> HashingReader | Decoded | Replay | None:
+    """What a JSONL or JSON file's frames are read from: the file's UTF-8 (a ``Replay`` of
+    its first chunk, then the rest), a UTF-16/32 file's UTF-8 (``Decoded``, ``res.status``
+    naming the encoding), or None for a ``binary`` file, then read to its end (hashed and
+    counted, its lines counted as a blob's)."""
+    first = reader.read(CHUNK)
+    what = sniff(first) if first else None
+    if what is None:
+        return Replay(reader, first) if first else reader
+    res.status = what[0]
+    if what[0] != "binary":
+        mark = next(len(m) for m, codec, _ in UTF_BOMS if codec == what[1])
+        return Decoded(reader, first, what[1], mark)
+    lines = first.count(b"\n")
+    while b := reader.read(CHUNK):
+        lines += b.count(b"\n")
+    res.lines = lines
+    return None
 # ``Walker._heading``'s memo: lines up to this long, this many at most (then it starts afresh)
 HEADING_MEMO_LINE = 256
 HEADING_MEMO = 4096
@@ -528,7 +643,8 @@ class Walker:
         self._c_carrier_only = frozenset(p for p in self.json_carriers if only(p, {"carrier"}))
         self._link_kinds = dict(self.link_paths)
         self._marker_tuples = {p: tuple(ms) for p, ms in self.marker_paths.items()}
-        self._classify = classify
+        self._classify = classify_flags
+        self._duplicate_keys = duplicate_keys
         # the C core reads a line's JSON onto its tape instead of through orjson's objects
         # where it can (_walkcore.c, "the tape"); SURVEY_TAPE=0 keeps every line on orjson
         self._use_tape = os.environ.get("SURVEY_TAPE") != "0"
@@ -810,12 +926,15 @@ class Walker:
         needles = list(needles)
         if needles:
             reader.watch(needles)
-        if self._core is not None:
+        src = _source(res, reader)
+        if src is None:  # binary: no frames
+            pass
+        elif self._core is not None:
             if self.hold_counts:
                 self._core.hold(res)
                 res.held = self._core
             try:
-                lines = self._native_frames(res, reader)
+                res.lines = self._native_frames(res, src)
             except BaseException:
                 if res.held is not None:  # the counts so far into res, as without holding
                     res.held = None
@@ -823,16 +942,16 @@ class Walker:
                 raise
         else:
             lines = 0
-            for line_no, status, nbytes, obj, flags in iter_frames(reader, self.max_line):  # type: ignore[arg-type]
+            for line_no, status, nbytes, obj, flags in iter_frames(src, self.max_line):  # type: ignore[arg-type]
                 lines = line_no + 1
                 self.record(res, line_no, status, nbytes, flags, obj)
-        res.lines = lines
+            res.lines = lines
         res.nbytes = reader.n
         res.hash = reader.h.hexdigest()
         if needles:
             res.needles = [(nid, nid in reader.found) for nid, _ in needles]
 
-    def _native_frames(self, res: FileResult, reader: HashingReader) -> int:
+    def _native_frames(self, res: FileResult, reader: HashingReader | Decoded | Replay) -> int:
         """``corpus.frames`` semantics with the per-line loop in C: whole lines go to
         ``Core.lines``; a line cut by a chunk boundary is joined here first, and one longer
         than ``max_line`` is never held, only measured (as ``split_frames`` does)."""
@@ -880,30 +999,41 @@ class Walker:
     def walk_json(self, res: FileResult, reader: HashingReader) -> None:
         data = b""
         chunks = []
-        while True:
-            b = reader.read(1 << 20)
+        src = _source(res, reader)
+        while src is not None:
+            b = src.read(1 << 20)
             if not b:
                 break
             chunks.append(b)
             if reader.n > self.max_line:
                 break
         data = b"".join(chunks)
-        res.nbytes, res.hash, res.lines = reader.n, reader.h.hexdigest(), data.count(b"\n")
+        res.nbytes, res.hash = reader.n, reader.h.hexdigest()
+        if src is None:  # binary: no frame
+            return
+        res.lines = data.count(b"\n")
         if reader.n > self.max_line:
             self.record(res, 0, "oversized", reader.n, 0, None)
             return
+        flags = 0
         try:
             obj = orjson.loads(data)
         except orjson.JSONDecodeError:
-            # the same taxonomy as a frame: blank, malformed, invalid_utf8 or too_deep
-            status, _ = classify(data, True, len(data), self.max_line)
-            self.record(res, 0, status, len(data), 0, None)
-            return
+            # the same taxonomy as a frame: blank, malformed, invalid_utf8 or too_deep; or
+            # a record kept with a flag (non-standard or out-of-range numbers)
+            status, obj, flags = classify_flags(data, True, len(data), self.max_line)
+            if status != "ok":
+                self.record(res, 0, status, len(data), 0, None)
+                return
+        else:
+            if duplicate_keys(data):
+                flags = FLAG_DUPLICATE_KEY
         if isinstance(obj, dict):
-            self.record(res, 0, "ok", len(data), 0, obj)
+            self.record(res, 0, "ok", len(data), flags, obj)
         else:
             # A top-level array (e.g. prompt history) is described, never read out.
-            res.frames.append((0, "ok", len(data), 0, f"<{jtype(obj)}>", None, *([None] * len(self.frame_fields))))
+            res.frames.append((0, "ok", len(data), flags, f"<{jtype(obj)}>", None,
+                               *([None] * len(self.frame_fields))))
             self.node(res, f"<{jtype(obj)}>", "$", obj, 0, 0)
 
     def walk_text(self, res: FileResult, reader: HashingReader) -> None:
@@ -1065,7 +1195,7 @@ def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,
         res.status = "unreadable"
     finally:
         os.close(fd)
-    if res.status == "ok" and res.nbytes != size:
+    if res.status in READ_WHOLE and res.nbytes != size:
         res.status = "changed_during_read"
     return res
 

@@ -27,12 +27,23 @@ class                 what is on disk
 ``duplicate_ids``     the same session id in two projects (two good transcripts)
 ``unknown_files``     files no runtime knows, several extensions (counted by extension)
 ``million_keys``      a line holding one object with 1,000,000 keys (written streaming)
+``utf16``             three records in UTF-16-LE after its byte-order mark (one holds a
+                      character outside the BMP, a surrogate pair)
+``utf32``             two records in UTF-32-BE after its byte-order mark
+``binary``            a ``.jsonl`` of 64 KiB of seeded random bytes after a PNG signature
+                      (NUL bytes and LFs among them)
+``out_of_range``      two records holding a number past a double's range (``1e400``,
+                      ``-1e999``), one plain record
+``nonstandard_number`` two records holding ``NaN`` / ``Infinity`` / ``-Infinity``, one plain
+``duplicate_key``     two records naming a key twice (``role`` at the top, ``content`` inside
+                      ``message``; the last value differs from the first), one plain record
 ====================  =====================================================================
 
 The planted record (``generate``'s return value) holds, besides ``classes`` (per class: its
-relative paths, local only, and its expected frame statuses, flags and file problem), the
-totals a survey must reproduce: ``frames`` (frame status -> count over all transcripts),
-``flags`` (bom / crlf / nul frames), ``file_problems`` (crawl problem -> files), ``other_ext``
+relative paths, local only, and its expected frame statuses, flags, file problem and read
+status), the totals a survey must reproduce: ``frames`` (frame status -> count over all
+transcripts), ``flags`` (bom / crlf / nul / duplicate_key / out_of_range / nonstandard_number
+frames), ``file_problems`` (crawl problem or read status other than ok -> files), ``other_ext``
 (extension -> files outside every surface), and ``canaries``: unique tokens
 (``hstl`` + 12 hex + ``q``) planted in every project name, session id, other-file name,
 symlink target, string value, key and bad line, so a test can prove none of them is ever
@@ -64,7 +75,8 @@ __all__ = ["ACTIONS", "CLASSES", "DEFAULT_MAX_LINE", "ChangePlan", "generate", "
 CLASSES = (
     "malformed", "truncated", "big_line", "deep", "deep_payload", "invalid_utf8", "bom", "crlf",
     "nul", "empty", "unreadable", "broken_symlink", "symlink_loop", "dir_like_file",
-    "duplicate_ids", "unknown_files", "million_keys",
+    "duplicate_ids", "unknown_files", "million_keys", "utf16", "utf32", "binary", "out_of_range",
+    "nonstandard_number", "duplicate_key",
 )
 DEFAULT_MAX_LINE = 64 << 20  # the framing cap the survey documents (frames longer are skipped)
 DEEP_LEVELS = 10_000
@@ -120,7 +132,8 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
               **extra: Any) -> None:
         path.write_bytes(body)
         _stamp(path)
-        out[cls] = {"paths": [rel(path)], "frames": frames, "flags": flags or {}, "problem": None, **extra}
+        out[cls] = {"paths": [rel(path)], "frames": frames, "flags": flags or {}, "problem": None,
+                    "read_status": "ok", **extra}
 
     if "malformed" in want:
         lines = [_ok(tok), b'{"role":"user","message":' + tok().encode() + b"}", _ok(tok, "assistant"),
@@ -274,6 +287,48 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
         out["million_keys"] = {"paths": [rel(path)], "frames": {"ok": 2}, "flags": {}, "problem": None,
                                "keys": MILLION + 1}  # role + the token key + 999,999 k<i>
 
+    def text(role: str, extra: str = "") -> str:  # one well-formed frame as text, a token in it
+        return '{"role":"%s","message":{"content":[{"type":"text","text":"hello %s%s"}]}}' % (role, tok(), extra)
+
+    if "utf16" in want:
+        body = "\n".join([text("user"), text("assistant", " \U0001f600 \u00e9"), text("user")]) + "\n"
+        plant("utf16", transcript(proj_a), b"\xff\xfe" + body.encode("utf-16-le"), {"ok": 3}, read_status="utf16")
+
+    if "utf32" in want:
+        body = "\n".join([text("user"), text("assistant")]) + "\n"
+        plant("utf32", transcript(proj_a), b"\x00\x00\xfe\xff" + body.encode("utf-32-be"), {"ok": 2},
+              read_status="utf32")
+
+    if "binary" in want:
+        rng = random.Random(f"hostile-binary-{seed}")
+        noise = bytes(rng.getrandbits(8) for _ in range(64 << 10))
+        data = b"\x89PNG\r\n\x1a\n" + tok().encode() + noise
+        plant("binary", transcript(proj_a), data, {}, read_status="binary", lines=data.count(b"\n"))
+
+    if "out_of_range" in want:
+        lines = [b'{"role":"user","size":1e400,"message":{"content":[{"type":"text","text":"' + tok().encode() + b'"}]}}',
+                 _ok(tok, "assistant"),
+                 b'{"role":"assistant","message":{"content":[{"type":"text","text":"' + tok().encode()
+                 + b'"}]},"offsets":[1,-1e999,2.5]}']
+        plant("out_of_range", transcript(proj_a), b"\n".join(lines) + b"\n", {"ok": 3}, {"out_of_range": 2})
+
+    if "nonstandard_number" in want:
+        lines = [b'{"role":"user","score":NaN,"message":{"content":[{"type":"text","text":"' + tok().encode() + b'"}]}}',
+                 _ok(tok, "assistant"),
+                 b'{"role":"user","bounds":[Infinity,-Infinity],"message":{"content":[]}}']
+        plant("nonstandard_number", transcript(proj_a), b"\n".join(lines) + b"\n", {"ok": 3},
+              {"nonstandard_number": 2})
+
+    if "duplicate_key" in want:
+        # the census keeps the last value of a key named twice (orjson's and json's choice):
+        # role "assistant" here, and the second content array
+        lines = [b'{"role":"user","message":{"content":[]},"role":"assistant"}',
+                 _ok(tok),
+                 b'{"role":"user","message":{"content":[{"type":"text","text":"' + tok().encode()
+                 + b'"}],"content":[{"type":"text","text":"' + tok().encode() + b'"},{"type":"image"}]}}']
+        plant("duplicate_key", transcript(proj_a), b"\n".join(lines) + b"\n", {"ok": 3}, {"duplicate_key": 2},
+              kept_role="assistant", kept_blocks=2)
+
     for d in sorted({p for p in root.rglob("*") if p.is_dir() and not p.is_symlink()}, reverse=True):
         _stamp(d)
 
@@ -281,10 +336,13 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
     flags: Counter[str] = Counter()
     problems: Counter[str] = Counter()
     for c in out.values():
+        c.setdefault("read_status", "ok")
         frames.update(c["frames"])
         flags.update(c["flags"])
         if c["problem"]:
             problems[c["problem"]] += len(c["paths"])
+        elif c.get("read_status", "ok") != "ok":  # a read outcome (the crawl's own comes first)
+            problems[c["read_status"]] += len(c["paths"])
     unreadable = out.get("unreadable", {})
     return {
         "seed": seed,

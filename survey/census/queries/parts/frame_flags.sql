@@ -7,6 +7,9 @@ SELECT
     sum(bom)                                          AS bom_frames,
     sum(crlf)                                         AS crlf_frames,
     sum(nul)                                          AS nul_frames,
+    sum(duplicate_key)                                AS duplicate_key_frames,
+    sum(out_of_range)                                 AS out_of_range_frames,
+    sum(nonstandard_number)                           AS nonstandard_number_frames,
     count(DISTINCT file_key) FILTER (WHERE crlf > 0)  AS crlf_files
 FROM read_parquet(coalesce(getvariable('frame_counts_parts'), [getvariable('snap') || '/walk/frame_counts.parquet']))
 GROUP BY ALL;
@@ -15,5 +18,8 @@ SELECT
     coalesce(sum(bom_frames), 0)    AS bom_frames,
     coalesce(sum(crlf_frames), 0)   AS crlf_frames,
     coalesce(sum(nul_frames), 0)    AS nul_frames,
+    coalesce(sum(duplicate_key_frames), 0)      AS duplicate_key_frames,
+    coalesce(sum(out_of_range_frames), 0)       AS out_of_range_frames,
+    coalesce(sum(nonstandard_number_frames), 0) AS nonstandard_number_frames,
     coalesce(sum(crlf_files), 0)    AS crlf_files
 FROM partials;
