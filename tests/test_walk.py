@@ -380,3 +380,38 @@ def test_a_target_from_another_machine_is_found_by_its_suffix_under_the_root(tmp
         assert target_exists(t, cur, str(root)) is want, t
         assert target_exists(t, cur, str(root), memo) is want, t
     assert memo[str(root), "home"] is False and memo[str(root), "p"] is True
+
+
+@pytest.mark.parametrize("codec,mark", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+                                        ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff")])
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_a_utf16_or_utf32_file_walks_as_its_utf8_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        codec: str, mark: bytes, chunk: int) -> None:
+    """Decoded a chunk at a time (a character cut by a chunk's end waits for the next), a
+    file with a byte-order mark gives the frames its UTF-8 gives, and names its encoding;
+    a lone surrogate is a frame that is not UTF-8, not an exception."""
+    from survey.census import walk as W
+    from survey.corpus import frames as F
+
+    text = '{"role":"user","message":{"content":[{"type":"text","text":"h\U0001f600 \u00e9"}]}}\n{"role":"assistant"}\n'
+    utf8 = tmp_path / "a.jsonl"
+    utf8.write_bytes(text.encode())
+    other = tmp_path / "b.jsonl"
+    other.write_bytes(mark + text.encode(codec))
+    monkeypatch.setattr(W, "CHUNK", chunk)
+    monkeypatch.setattr(F, "CHUNK", chunk)
+    for native in (True, False):
+        w = W.make_walker("cursor", "reviewed", False, b"s")
+        if not native:
+            w = W.Walker(w.p, w.gate, b"s", w.max_line, native=False)
+        a = W.walk_file(w, str(utf8), "x", "jsonl", utf8.stat().st_size)
+        b = W.walk_file(w, str(other), "x", "jsonl", other.stat().st_size)
+        assert (a.status, b.status) == ("ok", codec[:3] + codec[4:6])
+        assert (b.frames, b.blocks, b.nodes, b.lines) == (a.frames, a.blocks, a.nodes, a.lines)
+        assert b.nbytes == other.stat().st_size
+    if codec.startswith("utf-16"):
+        lone = tmp_path / "c.jsonl"
+        lone.write_bytes(mark + '{"a":"x'.encode(codec) + b"\x00\xd8"[:: 1 if codec.endswith("le") else -1]
+                         + '"}\n{"b":1}\n'.encode(codec))
+        r = W.walk_file(w, str(lone), "x", "jsonl", lone.stat().st_size)
+        assert [f[1] for f in r.frames] == ["invalid_utf8", "ok"]

@@ -89,7 +89,7 @@ def test_hostile_corpus_walks_identically(tmp_path: Path) -> None:
     base = W.make_walker("cursor", "reviewed", False, SALT)
     c = W.Walker(base.p, base.gate, SALT, cap)
     p = W.Walker(base.p, base.gate, SALT, cap, native=False)
-    statuses = set()
+    statuses, reads, flags = set(), set(), 0
     for f in sorted((tmp_path / "h").rglob("*")):
         if f.is_symlink() or not f.is_file():
             continue
@@ -98,15 +98,26 @@ def test_hostile_corpus_walks_identically(tmp_path: Path) -> None:
             b = W.walk_file(p, str(f), "x", kind, f.stat().st_size)
             assert_same(a, b, f"hostile {f.name} as {kind}")
             statuses |= {row[1] for row in b.frames}
+            reads.add(b.status)
+            for row in b.frames:
+                flags |= row[3]
     # the corpus really exercised the unusual paths
     assert {"oversized", "malformed", "invalid_utf8", "blank"} <= statuses
+    assert {"ok", "utf16", "utf32", "binary"} <= reads
+    assert flags & (F.FLAG_DUPLICATE_KEY | F.FLAG_OUT_OF_RANGE | F.FLAG_NONSTANDARD) == 56
 
 
 _ATOMS = [b"\n", b"\r\n", b"\xef\xbb\xbf", b"\x00", b"{", b"}", b'"', b"\xff", b" ", b"x" * 9,
           b'{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}',
           b'{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"path":"/a/agent-tools/b"}}]}}',
           b'[1,2]', b'{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":{"l":{"m":1}}}}}}}}}}}}}',
-          b'{"x":' + b"1" * 400 + b"}", b'"str"']
+          b'{"x":' + b"1" * 400 + b"}", b'"str"',
+          # records kept with a flag: a key twice, a number past a double, NaN / Infinity
+          b'{"role":"user","role":"assistant","message":{"content":[],"content":[{"type":"text"}]}}',
+          b'{"role":"user","n":1e400,"m":[-1e999,18446744073709551616]}', b'{"a":NaN,"b":[Infinity,-Infinity]}',
+          b'{"a":-NaN}', b'{"a":1e400.5}', b'NaN',
+          # a UTF-16 / UTF-32 byte-order mark (at the start: the file is decoded), PNG's signature
+          b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x89PNG", '{"a":"\u00e9"}'.encode("utf-16-le")]
 
 
 @needs_native

@@ -476,6 +476,11 @@ def _source(res: FileResult, reader: HashingReader) -> HashingReader | Decoded |
     naming the encoding), or None for a ``binary`` file, then read to its end (hashed and
     counted, its lines counted as a blob's)."""
     first = reader.read(CHUNK)
+    if first and len(first) < BINARY_SNIFF:  # (a read may come back short: the rule's bytes first)
+        got = [first]
+        while (n := sum(map(len, got))) < BINARY_SNIFF and (b := reader.read(max(CHUNK, BINARY_SNIFF - n))):
+            got.append(b)
+        first = b"".join(got)
     what = sniff(first) if first else None
     if what is None:
         return Replay(reader, first) if first else reader
