@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import hmac
 import io
 import os
 import tempfile
@@ -25,6 +26,8 @@ from hypothesis import strategies as st
 
 from survey.census.walk import FileResult, Walker, make_walker, sniff, walk_file
 from survey.corpus import frames as F
+from survey.corpus.privacy import pseudonym
+from survey.native import NATIVE
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -275,3 +278,20 @@ def test_walk_file_sqlite_store_of_garbage_never_raises(runtime: str, scratch: s
     assert isinstance(res.status, str) and res.status
     assert not os.path.exists(path + "-wal") and not os.path.exists(path + "-shm")  # nothing written beside it
 
+
+
+# -- the C core's SHA-256 / HMAC against hashlib ----------------------------------------------
+@pytest.mark.skipif(NATIVE is None, reason="the C core is not built")
+@settings(max_examples=300, deadline=None)
+@given(key=st.one_of(st.binary(max_size=200), st.sampled_from([b"", b"k" * 63, b"k" * 64, b"k" * 65])),
+       data=st.one_of(st.binary(max_size=300), st.integers(0, 200).map(lambda n: b"\xa5" * n)),
+       portable=st.booleans())
+def test_the_c_hmac_sha256_is_hmac_digest(key: bytes, data: bytes, portable: bool) -> None:
+    """The pseudonyms' hand-written SHA-256 (SHA-NI rounds where the CPU has them, the
+    portable ones otherwise) is kept only while it is ``hmac.digest`` exactly: any key
+    length (a key past a block is hashed first), any message length across the padding's
+    block boundaries (55, 56, 64 bytes ...)."""
+    assert NATIVE.hmac_sha256(key, data, portable) == hmac.digest(key, data, "sha256")
+    # and the pseudonyms built on it are privacy.pseudonym's
+    text = data.decode("utf-8", "surrogateescape")
+    assert NATIVE.pseudonyms(key, "i", [text]) == [pseudonym(key, text, "i")]

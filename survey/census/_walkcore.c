@@ -128,11 +128,14 @@ static int have_sha_ni(void) {
     return known;
 }
 
+static int sha_portable = 0; /* hmac_sha256(..., portable=True): the portable rounds, to check them */
+
 static void sha_block(uint32_t h[8], const unsigned char *p) {
-    if (have_sha_ni()) sha_block_ni(h, p);
+    if (have_sha_ni() && !sha_portable) sha_block_ni(h, p);
     else sha_block_c(h, p);
 }
 #else
+static int sha_portable = 0;
 static void sha_block(uint32_t h[8], const unsigned char *p) { sha_block_c(h, p); }
 #endif
 
@@ -3893,6 +3896,30 @@ static int pseudo_next(Pseudo *ps, PyObject *t) {
     return 0;
 }
 
+/* hmac_sha256(key, data, portable) -> the 32 bytes of HMAC-SHA256: the hand-written hash the
+ * pseudonyms use, whole, so tests and the fuzz harness hold it to hmac.digest (portable: the
+ * portable rounds even where the CPU has SHA extensions). */
+static PyObject *hmac_sha256(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    Py_buffer key, data;
+    if (nargs != 3 || !PyBool_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "hmac_sha256(key: bytes, data: bytes, portable: bool)");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &key, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &data, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&key); return NULL; }
+    Sha inner, outer;
+    unsigned char dig[32];
+    int was = sha_portable;
+    sha_portable = args[2] == Py_True;
+    hmac_key(&inner, &outer, (const unsigned char *)key.buf, (size_t)key.len);
+    pseudo_digest(&inner, &outer, (const char *)data.buf, (size_t)data.len, dig);
+    sha_portable = was;
+    PyBuffer_Release(&key);
+    PyBuffer_Release(&data);
+    return PyBytes_FromStringAndSize((const char *)dig, 32);
+}
+
 static PyObject *pseudonyms(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     Pseudo ps;
@@ -5623,6 +5650,8 @@ static PyMethodDef module_methods[] = {
     {"blanked", blanked, METH_O, "blanked(data) -> the bytes, each one the blob-to-text cast escapes a newline"},
     {"read_files", (PyCFunction)(void (*)(void))read_files, METH_FASTCALL,
      "read_files(paths, sizes) -> each file's bytes (one read of size + 1), or its errno"},
+    {"hmac_sha256", (PyCFunction)(void (*)(void))hmac_sha256, METH_FASTCALL,
+     "hmac_sha256(key, data, portable) -> HMAC-SHA256 by the core's own SHA-256 (portable: not SHA-NI)"},
     {"pseudonyms", (PyCFunction)(void (*)(void))pseudonyms, METH_FASTCALL,
      "pseudonyms(salt, kind, texts) -> privacy.pseudonym(salt, text, kind) of each text"},
     {"pseudonym_column", (PyCFunction)(void (*)(void))pseudonym_column, METH_FASTCALL,
