@@ -7,7 +7,7 @@ NATIVE := $(VENV)/.native-walker
 ROOT   ?=
 RUNTIME ?=
 
-.PHONY: survey test bench lint samples mutate docs lock clean
+.PHONY: survey test bench lint samples mutate docs lock clean fuzz
 
 # the versions CI tested (constraints.txt, written by `make lock`)
 $(STAMP): pyproject.toml constraints.txt
@@ -51,6 +51,32 @@ MODULES ?=
 MUTATE_JOBS ?= 2
 mutate: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m tools.mutate --jobs $(MUTATE_JOBS) $(MODULES)
+
+## fuzz: the C core fuzzed against its references for FUZZ_SECONDS (default 180): atheris on the
+## normal build for a third of it (coverage-guided, where atheris installs), then a build with
+## AddressSanitizer + UndefinedBehaviorSanitizer (a temp folder: the normal build is left alone)
+## replays what it found and goes on with hypothesis; failing inputs are kept in tests/fuzz_cases/
+FUZZ_SECONDS ?= 180
+FUZZ_CASES   ?= tests/fuzz_cases
+fuzz: $(NATIVE) $(COMPILED)
+	@$(BIN)/pip install -q atheris >/dev/null 2>&1 || echo "fuzz: atheris did not install: hypothesis alone"
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	asan=$$($${CC:-cc} -print-file-name=libasan.so); \
+	core=$$($(BIN)/python -m survey.census.build --sanitize "$$tmp/core"); \
+	third=$$(( $(FUZZ_SECONDS) / 3 )); rest=$$(( $(FUZZ_SECONDS) - third )); \
+	if $(BIN)/python -c 'import atheris' 2>/dev/null; then \
+	  $(BIN)/python -m tests.fuzz_harness --engine atheris --seconds $$third --cases $(FUZZ_CASES) \
+	    --corpus "$$tmp/corpus" >"$$tmp/runs" 2>"$$tmp/atheris.log" || { tail -40 "$$tmp/atheris.log"; exit 1; }; \
+	  cat "$$tmp/runs"; \
+	else rest=$(FUZZ_SECONDS); fi; \
+	LD_PRELOAD="$$asan" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	$(BIN)/python -m tests.fuzz_harness --engine hypothesis --core "$$core" --seconds $$rest \
+	  --cases $(FUZZ_CASES) --corpus "$$tmp/corpus" --pending "$$tmp/input" >"$$tmp/runs2" \
+	  && cat "$$tmp/runs2" && cat "$$tmp/runs2" >>"$$tmp/runs" \
+	  || { cat "$$tmp/runs2"; mkdir -p $(FUZZ_CASES); f=$(FUZZ_CASES)/sanitizer-$$(sha1sum "$$tmp/input" | cut -c1-16).bin; \
+	       cp "$$tmp/input" "$$f"; echo "fuzz: the sanitized run failed: its input kept as $$f"; exit 1; }; \
+	echo "fuzz: $$(awk '/executions/ {n += $$2} END {print n}' "$$tmp/runs") executions in all, no failure"
 
 ## lint: ruff and mypy
 lint: $(STAMP)

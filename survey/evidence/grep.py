@@ -52,6 +52,7 @@ whole-scope commands. ``--no-cache`` (``run_probes(cache_dir=None)``) reads ever
 from __future__ import annotations
 
 import codecs
+import contextlib
 import fnmatch
 import functools
 import hashlib
@@ -1450,10 +1451,8 @@ def _rg_pieces(rg: str, argv: list[str], root: Path, name: str, free: re.Pattern
             errors = 1
         finally:
             os.close(fd)
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 proc.stdin.close()
-            except BrokenPipeError:
-                pass
             code = proc.wait()
         out.seek(0)
         found = out.read()

@@ -288,7 +288,8 @@ def generate(root: Path, *, seed: int = 7, big_line_mb: int = 100, max_line: int
                                "keys": MILLION + 1}  # role + the token key + 999,999 k<i>
 
     def text(role: str, extra: str = "") -> str:  # one well-formed frame as text, a token in it
-        return '{"role":"%s","message":{"content":[{"type":"text","text":"hello %s%s"}]}}' % (role, tok(), extra)
+        return orjson.dumps({"role": role, "message": {"content": [{"type": "text", "text": f"hello {tok()}{extra}"}]}}
+                            ).decode()
 
     if "utf16" in want:
         body = "\n".join([text("user"), text("assistant", " \U0001f600 \u00e9"), text("user")]) + "\n"
