@@ -622,3 +622,58 @@ def test_a_subagent_named_in_bytes_that_are_not_utf8_is_searched_for_as_those_by
     assert needles.filter(pl.col("needle_file") == child)["found"].to_list() == [True]
     written = [p for base in (tmp_path / "snaps", tmp_path / "reports") for p in base.rglob("*") if p.is_file()]
     assert written and not any(b"secretid" in p.read_bytes() for p in written)
+
+
+_RG_UNDER_LIMIT = """
+import os, sys, json, resource
+from pathlib import Path
+import survey.evidence.grep as G
+from survey.runtimes.base import Scope
+
+root, limit = Path(sys.argv[1]), int(sys.argv[2])
+real = G.rg_binary()
+wrap = root.parent / "rg-limited"
+wrap.write_text(f"#!{sys.executable}\\nimport os, sys, resource\\n"
+                f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\\n"
+                f"os.execv({real!r}, [{real!r}, *sys.argv[1:]])\\n")
+wrap.chmod(0o755)
+G.rg_binary = lambda: str(wrap)
+scope = Scope("t", ("**/*.jsonl",), ("*.jsonl",), ("*",))
+print(json.dumps(G.rg_grep(root, scope, json.loads(sys.argv[3]))))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is Linux's address-space limit")
+def test_rg_counts_a_giant_line_in_bounded_memory(tmp_path: Path) -> None:
+    """rg holds a line whole (``-o``: about twice it): a single-line record of 128 MiB under an
+    address space of 3 x RG_WHOLE_MAX + 64 MiB (160 MiB, set by setrlimit in the process that
+    runs rg) is still counted, exactly: rg reads it in pieces (``RG_WHOLE_MAX``), and counts
+    what the bytes hold, as the pasteable command reading the file whole would."""
+    from survey.evidence import grep as G
+
+    root = tmp_path / "root"
+    root.mkdir()
+    lits = ['"tool_use"', '"role"', "never-there"]
+    block = b"abcdefgh " * 100 + b'"tool_use" '
+    reps = (128 << 20) // len(block)
+    with open(root / "giant.jsonl", "wb") as fh:
+        fh.write(b'{"role":"user","text":"')
+        for _ in range(reps // 1024):
+            fh.write(block * 1024)
+        fh.write(b'"}\n{"role":"assistant"}\n')
+    (root / "small.jsonl").write_bytes(b'{"role":"user","x":"tool_use"}\n')
+    # the truth, counted here from what was written (no literal overlaps another or itself)
+    want = {'"tool_use"': {"files_matched": 2, "occurrences": (reps // 1024) * 1024 + 1},
+            '"role"': {"files_matched": 2, "occurrences": 3}, "never-there": {"files_matched": 0, "occurrences": 0}}
+    assert (root / "giant.jsonl").stat().st_size > 3 * G.RG_WHOLE_MAX
+    limit = 3 * G.RG_WHOLE_MAX + (64 << 20)
+    out = subprocess.run([sys.executable, "-c", _RG_UNDER_LIMIT, str(root), str(limit), json.dumps(lits)],
+                         capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["errors"] == 0 and got["exit_code"] == 0
+    assert got["per_literal"] == want
+    # the same limit, the file read whole (the cap lifted): rg cannot hold the line
+    out = subprocess.run([sys.executable, "-c", "import survey.evidence.grep as G; G.RG_WHOLE_MAX = 1 << 40\n"
+                          + _RG_UNDER_LIMIT, str(root), str(limit), json.dumps(lits)],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["errors"] > 0
