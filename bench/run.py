@@ -642,6 +642,71 @@ def run_child(spec: dict, cwd: Path) -> dict:
     return res
 
 
+def giant_line(mb: int, seed: int) -> int:
+    """``--giant-line MB``: a survey (``survey run``, a process of its own, walk workers and rg
+    included) of a small Claude Code corpus plus one transcript whose first record is a single
+    line of ``mb`` MiB (a string of seeded text, with probe literals in it), then a normal
+    record; the process tree's peak Rss/Pss sampled (``TreeMemory``), and the run's figures
+    printed and saved. A line past the walk's cap (64 MiB) is an ``oversized`` frame; the
+    greps still count it, rg in pieces (``grep.RG_WHOLE_MAX``)."""
+    import random
+
+    from survey.runtimes import get
+    from survey.synth.demo import generator
+
+    runtime = "claude_code"
+    with tempfile.TemporaryDirectory(prefix="survey-bench-giant-") as td:
+        root = Path(td) / "root"
+        generator(runtime)(root, seed=seed, sessions=4)
+        proj = root / "-home-bench-giant"
+        proj.mkdir(parents=True, exist_ok=True)
+        path = proj / "00000000-0000-4000-8000-000000000000.jsonl"
+        rng = random.Random(f"giant-{seed}")
+        block = bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz ") for _ in range(1 << 20))
+        lits = [lit.encode() for lit in probe_literals(runtime)[:4]]
+        t = time.perf_counter()
+        with open(path, "wb") as fh:
+            fh.write(b'{"type":"user","message":{"role":"user","content":"')
+            for i in range(mb):
+                fh.write(block)
+                fh.write(lits[i % len(lits)].replace(b'"', b"'") if lits else b"")
+            fh.write(b'"}}\n{"type":"user","message":{"role":"user","content":"after"}}\n')
+        say(f"giant line: {path.stat().st_size / MB:,.0f} MB transcript written in {time.perf_counter() - t:.1f} s; "
+            f"surveying ({get(runtime).title})")
+        wall = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "survey", "run", "--runtime", runtime, "--root", str(root),
+                                 "--snapshots", str(Path(td) / "snapshots"), "--reports", str(Path(td) / "reports"),
+                                 "--json"], cwd=td, stdout=subprocess.PIPE, env=child_env(Path(td)))
+        mem = TreeMemory(proc.pid, limit=MEM_LIMIT[0])
+        mem.start()
+        out, _ = proc.communicate()
+        wall = time.perf_counter() - wall
+        mem.halt.set()
+        mem.join()
+    rec = {"kind": "giant_line", "line_mb": mb, "exit_code": proc.returncode, "wall_seconds": round(wall, 2),
+           "tree_peak_rss_mb": round(mem.peak_rss / MB), "tree_peak_pss_mb": round(mem.peak_pss / MB),
+           "tree_peak_procs": mem.peak_procs, "killed_by_guard": mem.killed, "problems": _problems(out)}
+    say(f"giant line of {mb} MiB: exit {proc.returncode}, {wall:.1f} s, peak Rss of the process tree "
+        f"{rec['tree_peak_rss_mb']:,} MB, Pss {rec['tree_peak_pss_mb']:,} MB (sampled at 10 Hz)")
+    date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+    path = save(date, fresh_label(date, f"giant-line:{mb}"), {"label": f"giant-line:{mb}", "date": date,
+                                                               "machine": machine(), "giant_line": rec}, [])
+    say(f"results: {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
+    return 0 if proc.returncode == 0 and not mem.killed else 1
+
+
+def _problems(out: bytes) -> dict | None:
+    """The run's counted problems from ``survey run --json`` (frame:oversized, ...)."""
+    try:
+        got = orjson.loads(out)
+    except orjson.JSONDecodeError:
+        return None
+    for r in got if isinstance(got, list) else [got]:
+        if isinstance(r, dict) and isinstance(r.get("problems"), dict):
+            return r["problems"]
+    return None
+
+
 def cpu_all() -> float:
     """CPU seconds of this process (all threads) and its reaped children."""
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -1568,6 +1633,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--no-profile", action="store_true", help="skip the walk profile")
     ap.add_argument("--mem-limit-gb", type=_amount, help="end a survey run whose process tree passes "
                     "this resident size (default: half the machine's memory)")
+    ap.add_argument("--giant-line", type=_count, metavar="MB",
+                    help="instead: the peak memory of a survey of a Claude Code corpus holding one "
+                         "single-line record of MB MiB (600 for the figure of record); not run by default")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     a.runtimes = [r for r in (a.runtime or "").split(",") if r]
@@ -1585,6 +1653,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child_main(orjson.loads(args.child))
         return 0
+    if args.giant_line:
+        return giant_line(args.giant_line, args.seed)
     import compileall
 
     import survey
