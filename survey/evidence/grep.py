@@ -1487,11 +1487,16 @@ def _big_files(root: Path, names: list[str], keys: Keys | None, known: Known | N
     out: set[str] = set()
     todo: Iterable[str] = names
     if known is not None:
-        paths = known.paths()
-        sizes = known.rows["size"].to_list()
-        seen = set(paths)
-        out = {p for p, n in zip(paths, sizes, strict=True) if n > RG_WHOLE_MAX}.intersection(names)
-        todo = [f for f in names if f not in seen]
+        big_rows = known.rows.filter(pl.col("size") > RG_WHOLE_MAX)["path"].to_list()
+        if big_rows:
+            out = set(map(path_text, big_rows)).intersection(names)
+        crawled = known._utf8
+        if crawled is not None:  # the names the crawl did not see, told in one vectorised test
+            listed = pl.Series(names, dtype=pl.String)
+            todo = listed.filter(~listed.is_in(crawled.implode())).to_list()
+        else:
+            seen = set(known.paths())
+            todo = [f for f in names if f not in seen]
     for f in todo:
         k = _file_key(os.path.join(root, f))
         if k is not None and k[0] > RG_WHOLE_MAX:
