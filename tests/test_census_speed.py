@@ -99,6 +99,9 @@ ORDER BY files DESC, path;
     count(*) FILTER (WHERE flags & 1 = 1)  AS bom_frames,
     count(*) FILTER (WHERE flags & 2 = 2)  AS crlf_frames,
     count(*) FILTER (WHERE flags & 4 = 4)  AS nul_frames,
+    count(*) FILTER (WHERE flags & 8 = 8)  AS duplicate_key_frames,
+    count(*) FILTER (WHERE flags & 16 = 16)  AS out_of_range_frames,
+    count(*) FILTER (WHERE flags & 32 = 32)  AS nonstandard_number_frames,
     count(DISTINCT file_id) FILTER (WHERE flags & 2 = 2) AS crlf_files
 FROM read_parquet(getvariable('snap') || '/walk/frames.parquet');
 """,
