@@ -649,7 +649,8 @@ def test_frame_counts_are_the_frames_counted_per_file_and_key(cursor_survey, cla
         want = con.execute(
             "SELECT file_id, file_key, frame_status, rclass, keyset, count(*), sum(nbytes),"
             " count(*) FILTER (WHERE flags & 1 = 1), count(*) FILTER (WHERE flags & 2 = 2),"
-            " count(*) FILTER (WHERE flags & 4 = 4)"
+            " count(*) FILTER (WHERE flags & 4 = 4), count(*) FILTER (WHERE flags & 8 = 8),"
+            " count(*) FILTER (WHERE flags & 16 = 16), count(*) FILTER (WHERE flags & 32 = 32)"
             " FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') GROUP BY ALL ORDER BY ALL").fetchall()
         got = con.execute("SELECT * FROM read_parquet(getvariable('snap') || '/walk/frame_counts.parquet')"
                           " ORDER BY ALL").fetchall()
@@ -700,13 +701,14 @@ def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> 
     blocks = pl.DataFrame({"keyset": ["a"], "input_keyset": ["a"]})
     counts = pl.DataFrame({"file_id": ["f1", "f1"], "file_key": [1, 1], "frame_status": ["ok", "ok"],
                            "rclass": ["r", "r"], "keyset": ["a,x1", "a,x2"], "records": [2, 3], "bytes": [20, 30],
-                           "bom": [0, 1], "crlf": [0, 0], "nul": [1, 0]})
+                           "bom": [0, 1], "crlf": [0, 0], "nul": [1, 0], "duplicate_key": [1, 1],
+                           "out_of_range": [0, 0], "nonstandard_number": [0, 2]})
     out, rare = collapse({"nodes": nodes, "values": values, "frames": frames, "blocks": blocks,
                           "frame_counts": counts}, 3)
     assert rare == 3  # x1 and x2 (one file each), b (two files)
     got = out["values"].sort("file_id").rows()
     assert got == [("f1", f"$.a.{RARE_KEY}", "v", None, 3), ("f2", f"$.a.{RARE_KEY}", "v", None, 4)]
-    assert out["frame_counts"].rows() == [("f1", 1, "ok", "r", f"{RARE_KEY},a", 5, 50, 1, 0, 1)]  # sorted keys
+    assert out["frame_counts"].rows() == [("f1", 1, "ok", "r", f"{RARE_KEY},a", 5, 50, 1, 0, 1, 2, 0, 2)]  # sorted keys
     n = out["nodes"]
     assert n.height == n.select("file_id", "rclass", "path", "jtype", "keyset").n_unique()
     assert n.filter(pl.col("file_id") == "f1", pl.col("path") == f"$.a.{RARE_KEY}").rows() == [
