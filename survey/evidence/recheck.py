@@ -248,7 +248,7 @@ def _codex(root: Path, claims: dict[str, dict], n: int | None, seed: int, since:
     c = claims.get("native_call_id")
     if c and whole:
         got = {"paired": paired, "unpaired_calls": unpaired_calls, "unpaired_outputs": unpaired_outputs}
-        out.append(_verdict("native_call_id", c["value"], got, scope,
+        out.append(_verdict("native_call_id", {k: c["value"].get(k) for k in got}, got, scope,
                             f"paired {paired}, unpaired calls {unpaired_calls}, unpaired outputs {unpaired_outputs}"))
     return out
 

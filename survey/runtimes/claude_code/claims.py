@@ -165,7 +165,8 @@ def _identity(k: Kit) -> None:
             f"workflow file carries its parent session's id (the folder name) in {fmt(kid_eq)} of {fmt(kid_files)}.",
             k.ev("session_ids", "; ".join(f"{s}: {r['equals_file_name_id']}/{r['equals_parent_folder_id']}/{r['files']}"
                                           for s, r in si.items())),
-            value=[as_int(p.get("equals_file_name_id")), as_int(p.get("files")), kid_eq, kid_files, several, none],
+            value=[as_int(p.get("equals_file_name_id")), as_int(p.get("files")), kid_eq, kid_files, several],
+            without_session_id=none,
             headline=True)
 
     dag = k.rows("uuid_dag")
