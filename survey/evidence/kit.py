@@ -255,7 +255,7 @@ def key_absence(kit: Kit, id: str, pids: tuple[str, ...], what: str, headline: b
     text_files = {p["structural"]["key"] if p.get("structural") else p["id"]: p["duckdb"]["files_matched"] for p in ps}
     if any(p["verdict"] == "disagreement" for p in ps):
         return kit.state(id, "absence", f"{what}: DuckDB and ripgrep DISAGREE over {fmt(n)} files: not determined",
-                         *evs, value=None, provenance="not determined", headline=headline)
+                         *evs, value=None, provenance="not determined", headline=headline, seen={})
     reviewed, _ = load_vocab(kit.manifest.get("runtime", "")) if kit.manifest.get("mode", "reviewed") == "reviewed" \
         else (None, None)
     seen: dict[str, dict] = {}
@@ -274,10 +274,11 @@ def key_absence(kit: Kit, id: str, pids: tuple[str, ...], what: str, headline: b
         parts = [f"`{k}` in {fmt(v['files'])} of {fmt(kit.walked)} walked files, at "
                  + ", ".join(f"`{p}`" for p in v["paths"]) for k, v in seen.items()]
         text = f"{what}: observed as a key: " + "; ".join(parts) + by_text
-        return kit.state(id, "absence", text, *evs, value={"absent": False, "seen": seen}, headline=headline)
+        return kit.state(id, "absence", text, *evs, value=False, headline=headline, seen=seen)
     if blind:
         text = (f"{what}: not determined as a key ({', '.join(f'`{b}`' for b in blind)} outside the reviewed "
                 f"vocabulary is masked by the walk){by_text}")
-        return kit.state(id, "absence", text, *evs, value=None, provenance="not determined", headline=headline)
+        return kit.state(id, "absence", text, *evs, value=None, provenance="not determined", headline=headline,
+                         seen={})
     text = f"{what}: not observed as a key ({keys}) at any path in {fmt(kit.walked)} walked files{by_text}"
-    return kit.state(id, "absence", text, *evs, value={"absent": True, "seen": {}}, headline=headline)
+    return kit.state(id, "absence", text, *evs, value=True, headline=headline, seen={})

@@ -141,6 +141,16 @@ def _classes(k: Kit) -> None:
             k.ev("timestamps", f"{with_ts}/{recs_t}; without: {', '.join(without) or 'none'}"),
             value={"with": with_ts, "records": recs_t, "without": without, "partial": partial})
 
+    mk = k.rows("model_key")
+    with_m = [(r["rclass"], as_int(r["with_model"]), as_int(r["messages"])) for r in mk if as_int(r["with_model"])]
+    msgs = sum(as_int(r["messages"]) for r in mk)
+    k.state("model", "census",
+            ("`message.model` is on " + "; ".join(f"{c} {fmt(w)} of {fmt(n)}" for c, w, n in with_m)
+             + f" message objects ({fmt(sum(w for _c, w, _n in with_m))} of {fmt(msgs)} in all).") if with_m else
+            f"No `message` object carries a `model` key ({fmt(msgs)} message objects).",
+            k.ev("model_key", "; ".join(f"{r['rclass']} {r['with_model']}/{r['messages']}" for r in mk) or "none"),
+            value={c: [w, n] for c, w, n in with_m})
+
     bk = k.rows("block_keysets")
     types = sorted({r["btype"] for r in bk})
     k.state("block_types", "census",
@@ -423,13 +433,13 @@ def _model_and_fixtures(k: Kit) -> None:
              if rr["blocks"] or rr["tool_use_result"] else "not observed"),
             *c["results_recorded"].evidence, value=rr)
     ff = c["failure_flag"].value
-    ex = c["exit_codes"].value
-    exit_txt = ("an exit code key at " + ", ".join(f"`{p}`" for v in ex["seen"].values() for p in v["paths"])
-                if ex and ex["seen"] else "no exit code key observed" if ex else "exit code not determined")
+    ex, ex_seen = c["exit_codes"].value, c["exit_codes"].extra["seen"]
+    exit_txt = ("an exit code key at " + ", ".join(f"`{p}`" for v in ex_seen.values() for p in v["paths"])
+                if ex_seen else "no exit code key observed" if ex else "exit code not determined")
     k.state("model_outcome", "census",
             f"`is_error` on {fmt(ff['true'] + ff['false'])} of {fmt(ff['true'] + ff['false'] + ff['absent'])} results "
             f"(absent on {fmt(ff['absent'])}); {exit_txt}",
-            *c["failure_flag"].evidence, *c["exit_codes"].evidence, value={"is_error": ff, "exit": ex})
+            *c["failure_flag"].evidence, *c["exit_codes"].evidence, value={"is_error": ff, "exit": ex, "exit_seen": ex_seen})
 
     cv, rc = c["client_version"].value, c["record_classes"].value["records"]
     us, ov, sa = c["usage"].value, c["oversized_output"].value, c["subagent_files"].value

@@ -110,6 +110,14 @@ def _basis(k: Kit) -> None:
                    "files_mixing": mixing},
             headline=True)
 
+    mk = k.rows("model_key")
+    k.state("model", "census",
+            ("`payload.model` is on " + "; ".join(f"{r['rclass']} {fmt(r['with_model'])} of {fmt(r['payloads'])}"
+                                                  for r in mk) + " records.") if mk else
+            "No payload carries a `model` key.",
+            k.ev("model_key", "; ".join(f"{r['rclass']} {r['with_model']}/{r['payloads']}" for r in mk) or "none"),
+            value={r["rclass"]: [as_int(r["with_model"]), as_int(r["payloads"])] for r in mk})
+
     ts = k.rows("timestamps")
     recs_t = sum(as_int(r["records"]) for r in ts)
     with_ts = sum(as_int(r["with_timestamp"]) for r in ts)
@@ -342,11 +350,10 @@ def _model_and_fixtures(k: Kit) -> None:
     k.state("model_result", "census",
             (f"recorded: {fmt(nc['outputs'])} output records" if nc["outputs"] else "not observed"),
             *c["results_recorded"].evidence, value=nc["outputs"])
-    ec, ie = c["exit_codes"].value, c["no_is_error"].value
+    ec, ie, ie_seen = c["exit_codes"].value, c["no_is_error"].value, c["no_is_error"].extra["seen"]
     num = sum(v for kk, v in ec.items() if kk != "text")
-    flag = ("no is_error key" if ie and ie["absent"] else
-            "an is_error key at " + ", ".join(f"`{p}`" for v in ie["seen"].values() for p in v["paths"]) if ie else
-            "is_error not determined")
+    flag = ("an is_error key at " + ", ".join(f"`{p}`" for v in ie_seen.values() for p in v["paths"]) if ie_seen else
+            "no is_error key" if ie else "is_error not determined")
     k.state("model_outcome", "census",
             f"exit code as text in {fmt(ec['text'])} outputs, as a number in {fmt(num)} records; {flag}",
             *c["exit_codes"].evidence, *c["no_is_error"].evidence, value={"exit": ec, "is_error": ie})
