@@ -60,6 +60,7 @@ PROFILE = Profile(
         f"{TR}.is_error", "$.message.stop_reason", "$.toolUseResult.type", "$.toolUseResult.status",
         "$.data.type", "$.attachment.type", "$.operation", "$.userType", "$.permissionMode",
         "$.level", "$.entrypoint", "$.isSidechain",
+        "$.version",  # dotted versions pass the gate at a version path: a value map of versions
     }),
     dict_paths=frozenset({
         "$.snapshot.trackedFileBackups",  # keyed by file paths

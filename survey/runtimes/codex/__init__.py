@@ -54,6 +54,7 @@ PROFILE = Profile(
         "$.payload.approval_policy", "$.payload.sandbox_policy.type", "$.payload.effort",
         "$.payload.reason", "$.payload.execution", "$.payload.collaboration_mode_kind",
         "$.payload.success", "$.payload.result.Ok.isError",
+        "$.payload.cli_version",  # dotted versions pass the gate at a version path: a value map of versions
     }),
     # MCP server (namespace) names: withheld unless --allow-mcp-names
     withheld_paths=frozenset({"$.payload.namespace"}),
