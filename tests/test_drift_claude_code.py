@@ -15,11 +15,7 @@ import pytest
 from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth.claude_code import generate
 from tests._drift_local import blocks, records, rewrite
-
-try:  # the shared harness, where present
-    from tests.drift import check_drift, survey_once  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover - until the shared harness lands
-    from tests._drift_local import check_drift, survey_once
+from tests.drift import Surveyed, check_drift, survey_once
 
 RT = "claude_code"
 MC = ("message", "content")
@@ -41,8 +37,17 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def base_claims(base: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    return survey_once(RT, base, tmp_path_factory.mktemp("cc_base_survey")).claims
+def surveyed(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
+    return survey_once(RT, base, tmp_path_factory.mktemp("cc_base_survey"), "2026-01-01")
+
+
+@pytest.fixture(scope="module")
+def base_claims(surveyed: Surveyed) -> dict[str, dict]:
+    return surveyed.claims
+
+
+def _survey(root: Path, tmp: Path) -> Surveyed:
+    return survey_once(RT, root, tmp / "base", "2026-01-01")
 
 
 def _texts(claims: dict[str, dict], *ids: str) -> list[str]:
@@ -131,7 +136,7 @@ def add_record_class(rtype: str) -> Callable[[Path], None]:
             if r.get("type") == "user":
                 return [r, {"type": rtype, "sessionId": r.get("sessionId", ""), "timestamp": r.get("timestamp", "")}]
             return r
-        rewrite(root, e, name="*.jsonl")
+        rewrite(root, e)
     return op
 
 
@@ -147,92 +152,90 @@ def rename_key(old: str, new: str) -> Callable[[Path], None]:
 
 # -- the drifts -----------------------------------------------------------------------------------
 
-def test_call_ids_removed(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, strip_call_ids, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")],
-                        tmp=tmp_path)
+def test_call_ids_removed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, strip_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
+                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")])
     assert a.claims["native_call_id"]["value"]["calls_with_id"] == 0
     assert "Calls carry no native id" in a.page
 
 
 def test_call_ids_added(base: Path, tmp_path: Path) -> None:
     stripped = _copy(base, tmp_path / "stripped" / "projects", strip_call_ids)
-    _b, a = check_drift(RT, stripped, add_call_ids, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry no native id", "none observed ("], tmp=tmp_path)
+    a = check_drift(RT, _survey(stripped, tmp_path), stripped, add_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
+                        stale=["Calls carry no native id", "none observed ("])
     assert "Calls carry a native id" in a.page
 
 
-def test_result_blocks_vanish(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, drop_results, changed=["results_recorded", "model_result", "tool_use_result_types"],
-                        stale=["Results are recorded", *_texts(base_claims, "results_recorded", "failure_flag")],
-                        tmp=tmp_path)
+def test_result_blocks_vanish(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, drop_results, tmp_path, changed=["results_recorded", "model_result", "tool_use_result_types"],
+                        stale=["Results are recorded", *_texts(base_claims, "results_recorded", "failure_flag")])
     assert "No tool result was observed" in a.page
 
 
 def test_result_blocks_appear(base: Path, tmp_path: Path) -> None:
     bare = _copy(base, tmp_path / "bare" / "projects", drop_results)
-    _b, a = check_drift(RT, bare, add_results, changed=["results_recorded", "model_result", "failure_flag"],
-                        stale=["No tool result was observed"], tmp=tmp_path)
+    a = check_drift(RT, _survey(bare, tmp_path), bare, add_results, tmp_path, changed=["results_recorded", "model_result", "failure_flag"],
+                        stale=["No tool result was observed"])
     assert "Results are recorded" in a.page
 
 
-def test_timestamp_vanishes(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    check_drift(RT, base, _pop("timestamp"), changed=["timestamps"],
-                stale=_texts(base_claims, "timestamps"), tmp=tmp_path)
+def test_timestamp_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    check_drift(RT, surveyed, base, _pop("timestamp"), tmp_path, changed=["timestamps"],
+                stale=_texts(base_claims, "timestamps"))
 
 
-def test_model_vanishes(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, _pop("model", inner="message"), changed=["model"],
-                        stale=["`message.model` is on", *_texts(base_claims, "model")], tmp=tmp_path)
+def test_model_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, _pop("model", inner="message"), tmp_path, changed=["model"],
+                        stale=["`message.model` is on", *_texts(base_claims, "model")])
     assert "No `message` object carries a `model` key" in a.page
 
 
-def test_version_vanishes(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, _pop("version"), changed=["client_version"],
+def test_version_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, _pop("version"), tmp_path, changed=["client_version"],
                         stale=["The client version is on records", "Shapes below can be stratified",
-                               *_texts(base_claims, "client_version")], tmp=tmp_path)
+                               *_texts(base_claims, "client_version")])
     assert "No parsed record carries a `version` key" in a.page
 
 
 def test_version_appears(base: Path, tmp_path: Path) -> None:
     bare = _copy(base, tmp_path / "bare" / "projects", _pop("version"))
-    check_drift(RT, bare, add_version, changed=["client_version"],
-                stale=["No parsed record carries a `version` key", "cannot be stratified"], tmp=tmp_path)
+    check_drift(RT, _survey(bare, tmp_path), bare, add_version, tmp_path, changed=["client_version"],
+                stale=["No parsed record carries a `version` key", "cannot be stratified"])
 
 
-def test_new_block_type(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_new_block_type(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     seen = {k.split(":")[0] for k in base_claims["block_types"]["value"]}
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.message.content[].type"]
     new = next(t for t in vocab if t not in seen)
-    _b, a = check_drift(RT, base, add_block_type(new), changed=["block_types"],
-                        stale=_texts(base_claims, "block_types"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, add_block_type(new), tmp_path, changed=["block_types"],
+                        stale=_texts(base_claims, "block_types"))
     assert new in a.claims["block_types"]["text"]
 
 
-def test_new_record_class(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_new_record_class(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     seen = set(base_claims["record_classes"]["value"]["records"])
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.type"]
     new = next(t for t in vocab if t not in seen)
-    _b, a = check_drift(RT, base, add_record_class(new), changed=["record_classes"],
-                        stale=_texts(base_claims, "record_classes"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, add_record_class(new), tmp_path, changed=["record_classes"],
+                        stale=_texts(base_claims, "record_classes"))
     assert new in a.claims["record_classes"]["value"]["records"]
 
 
-def test_key_renamed(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_key_renamed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     """parentUuid renamed (to a key outside the reviewed vocabulary): the chain claim and the
     key-set masking both follow."""
-    _b, a = check_drift(RT, base, rename_key("parentUuid", "parent_uuid"), changed=["uuid_dag", "record_classes"],
-                        stale=_texts(base_claims, "uuid_dag", "record_classes"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, rename_key("parentUuid", "parent_uuid"), tmp_path, changed=["uuid_dag", "record_classes"],
+                        stale=_texts(base_claims, "uuid_dag", "record_classes"))
     assert a.claims["uuid_dag"]["value"]["parent_refs"] == 0
     assert a.claims["record_classes"]["value"]["masked_keysets"] > 0
     assert "masking may have merged" in a.page
 
 
-def test_field_every_record_had_dropped(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_field_every_record_had_dropped(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     """sessionId, on every record of the classes that carry one, dropped."""
     had = [r for _f, r in records(base) if r.get("type") in ("user", "assistant")]
     assert had and all("sessionId" in r for r in had)
-    _b, a = check_drift(RT, base, _pop("sessionId"), changed=["file_identity"],
-                        stale=_texts(base_claims, "file_identity"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, _pop("sessionId"), tmp_path, changed=["file_identity"],
+                        stale=_texts(base_claims, "file_identity"))
     files = a.claims["file_identity"]["value"][1] + a.claims["file_identity"]["value"][3]
     assert a.claims["file_identity"]["extra"]["without_session_id"] >= files > 0

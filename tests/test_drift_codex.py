@@ -15,11 +15,7 @@ import pytest
 from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth.codex import generate
 from tests._drift_local import records, rewrite
-
-try:  # the shared harness, where present
-    from tests.drift import check_drift, survey_once  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover - until the shared harness lands
-    from tests._drift_local import check_drift, survey_once
+from tests.drift import Surveyed, check_drift, survey_once
 
 RT = "codex"
 CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
@@ -42,8 +38,17 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def base_claims(base: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    return survey_once(RT, base, tmp_path_factory.mktemp("cx_base_survey")).claims
+def surveyed(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
+    return survey_once(RT, base, tmp_path_factory.mktemp("cx_base_survey"), "2026-01-01")
+
+
+@pytest.fixture(scope="module")
+def base_claims(surveyed: Surveyed) -> dict[str, dict]:
+    return surveyed.claims
+
+
+def _survey(root: Path, tmp: Path) -> Surveyed:
+    return survey_once(RT, root, tmp / "base", "2026-01-01")
 
 
 def _texts(claims: dict[str, dict], *ids: str) -> list[str]:
@@ -160,87 +165,86 @@ def rename_payload_key(ptype: str, old: str, new: str) -> Callable[[Path], None]
 
 # -- the drifts -----------------------------------------------------------------------------------
 
-def test_call_ids_removed(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, strip_call_ids, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")],
-                        tmp=tmp_path)
+def test_call_ids_removed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, strip_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
+                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")])
     assert "Calls carry no native id" in a.page
 
 
 def test_call_ids_added(base: Path, tmp_path: Path) -> None:
     stripped = _copy(base, tmp_path / "stripped" / "sessions", strip_call_ids)
-    _b, a = check_drift(RT, stripped, add_call_ids, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry no native id", "none observed ("], tmp=tmp_path)
+    a = check_drift(RT, _survey(stripped, tmp_path), stripped, add_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
+                        stale=["Calls carry no native id", "none observed ("])
     assert "Calls carry a native id" in a.page
 
 
-def test_outputs_vanish(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, drop_outputs, changed=["results_recorded", "model_result", "native_call_id"],
+def test_outputs_vanish(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, drop_outputs, tmp_path, changed=["results_recorded", "model_result", "native_call_id"],
                         stale=["Outputs are recorded as their own records",
-                               *_texts(base_claims, "results_recorded", "model_result")], tmp=tmp_path)
+                               *_texts(base_claims, "results_recorded", "model_result")])
     assert "No output record was observed" in a.page
 
 
 def test_outputs_appear(base: Path, tmp_path: Path) -> None:
     bare = _copy(base, tmp_path / "bare" / "sessions", drop_outputs)
-    _b, a = check_drift(RT, bare, add_outputs, changed=["results_recorded", "model_result"],
-                        stale=["No output record was observed"], tmp=tmp_path)
+    a = check_drift(RT, _survey(bare, tmp_path), bare, add_outputs, tmp_path, changed=["results_recorded", "model_result"],
+                        stale=["No output record was observed"])
     assert "Outputs are recorded as their own records" in a.page
 
 
-def test_timestamp_every_record_had_dropped(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_timestamp_every_record_had_dropped(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     assert all("timestamp" in r for _f, r in records(base))
-    _b, a = check_drift(RT, base, _pop("timestamp"), changed=["timestamps", "envelope"],
-                        stale=_texts(base_claims, "timestamps", "envelope"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, _pop("timestamp"), tmp_path, changed=["timestamps", "envelope"],
+                        stale=_texts(base_claims, "timestamps", "envelope"))
     assert a.claims["timestamps"]["value"]["with"] == 0
 
 
 def test_timestamp_appears(base: Path, tmp_path: Path) -> None:
     bare = _copy(base, tmp_path / "bare" / "sessions", _pop("timestamp"))
-    check_drift(RT, bare, add_timestamps, changed=["timestamps", "envelope"],
-                stale=["0 of 0 records", "classes where some lack one"], tmp=tmp_path)
+    check_drift(RT, _survey(bare, tmp_path), bare, add_timestamps, tmp_path, changed=["timestamps", "envelope"],
+                stale=["0 of 0 records", "classes where some lack one"])
 
 
-def test_model_vanishes(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, _pop("model", payload_of="turn_context"), changed=["model"],
-                        stale=_texts(base_claims, "model"), tmp=tmp_path)
+def test_model_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, _pop("model", payload_of="turn_context"), tmp_path, changed=["model"],
+                        stale=_texts(base_claims, "model"))
     assert "turn_context" not in a.claims["model"]["value"]
 
 
-def test_version_vanishes(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, _pop("cli_version", payload_of="session_meta"), changed=["client_version"],
+def test_version_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, _pop("cli_version", payload_of="session_meta"), tmp_path, changed=["client_version"],
                         stale=["`cli_version` is on", "Shapes below can be stratified",
-                               *_texts(base_claims, "client_version")], tmp=tmp_path)
+                               *_texts(base_claims, "client_version")])
     assert "No session_meta header carries `cli_version`" in a.page
 
 
-def test_resume_with_a_new_version(base: Path, base_claims: dict, tmp_path: Path) -> None:
-    _b, a = check_drift(RT, base, resume_with_new_version, changed=["client_version", "headers"],
-                        stale=_texts(base_claims, "client_version", "headers"), tmp=tmp_path)
+def test_resume_with_a_new_version(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
+    a = check_drift(RT, surveyed, base, resume_with_new_version, tmp_path, changed=["client_version", "headers"],
+                        stale=_texts(base_claims, "client_version", "headers"))
     rollouts = len({f for f, r in records(base) if r.get("type") == "session_meta"})
     assert a.claims["client_version"]["value"]["files_mixing"] == rollouts
 
 
-def test_new_record_class(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_new_record_class(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     seen = set(base_claims["record_classes"]["value"]["records"])
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.payload.type"]
     new = next(t for t in vocab if f"event_msg/{t}" not in seen)
-    _b, a = check_drift(RT, base, add_payload_type("event_msg", new), changed=["record_classes"],
-                        stale=_texts(base_claims, "record_classes"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, add_payload_type("event_msg", new), tmp_path, changed=["record_classes"],
+                        stale=_texts(base_claims, "record_classes"))
     assert f"event_msg/{new}" in a.claims["record_classes"]["value"]["records"]
 
 
-def test_new_status(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_new_status(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     assert "custom_tool_call.status is `completed` in all" in base_claims["constants"]["text"]
     seen = {str(r["payload"].get("status")) for _f, r in records(base) if isinstance(r.get("payload"), dict)}
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.payload.status"]
     new = next(v for v in vocab if v not in seen)
-    check_drift(RT, base, set_status("custom_tool_call", new), changed=["constants"],
-                stale=["custom_tool_call.status is `completed` in all"], tmp=tmp_path)
+    check_drift(RT, surveyed, base, set_status("custom_tool_call", new), tmp_path, changed=["constants"],
+                stale=["custom_tool_call.status is `completed` in all"])
 
 
-def test_key_renamed(base: Path, base_claims: dict, tmp_path: Path) -> None:
+def test_key_renamed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     """function_call arguments renamed: the arguments claim follows."""
-    _b, a = check_drift(RT, base, rename_payload_key("function_call", "arguments", "input"), changed=["arguments"],
-                        stale=_texts(base_claims, "arguments"), tmp=tmp_path)
+    a = check_drift(RT, surveyed, base, rename_payload_key("function_call", "arguments", "input"), tmp_path, changed=["arguments"],
+                        stale=_texts(base_claims, "arguments"))
     assert a.claims["arguments"]["value"][1] == 0
