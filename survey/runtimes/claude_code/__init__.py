@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.claude_code.claims import claims
+from survey.runtimes.claude_code.notes import NOTES
 
 SEG = r"[^/]+"
 SID = rf"(?P<parent>{SEG})"
@@ -122,6 +123,7 @@ PROFILE = Profile(
     ),
     template="claude_code.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.claude_code",
     fixtures="survey.runtimes.claude_code.fixtures",
 )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.codex.claims import claims
+from survey.runtimes.codex.notes import NOTES
 
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 TS = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"
@@ -122,6 +123,7 @@ PROFILE = Profile(
     ),
     template="codex.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.codex",
     fixtures="survey.runtimes.codex.fixtures",
 )
