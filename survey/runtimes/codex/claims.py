@@ -244,7 +244,8 @@ def _calls(k: Kit) -> None:
             + ("; withheld names: " + ", ".join(parts) if parts else "; no name was withheld")
             + ". Tool names are an open set.",
             k.ev("tool_names", f"{len(tn)} rows; namespace {ns}; withheld MCP {w_ns}, unreviewed {w_plain}"),
-            value={f"{r['rclass']}:{r['name']}": r["calls"] for r in tn})
+            value={"names": {f"{r['rclass']}:{r['name']}": r["calls"] for r in tn}, "withheld_mcp": w_ns,
+                   "withheld_unreviewed": w_plain})
 
     ar = k.rows("arguments")
     s = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
