@@ -218,7 +218,8 @@ def _calls(k: Kit) -> None:
         text = (f"Calls carry no native id: none of {fmt(n_calls)} tool_use blocks has an `id`, so a result cannot be "
                 "joined to its call by id.")
     else:
-        text = (f"Calls carry a native id: `id` on {fmt(id_calls)} of {fmt(n_calls)} tool_use blocks, `tool_use_id` on "
+        text = (("Calls carry a native id" if id_calls == n_calls else "Only some calls carry a native id")
+                + f": `id` on {fmt(id_calls)} of {fmt(n_calls)} tool_use blocks, `tool_use_id` on "
                 f"{fmt(id_results)} of {fmt(n_results)} tool_result blocks. Within a file, {fmt(s['paired'])} of "
                 f"{fmt(s['results'])} results with an id answer a call; {fmt(s['unpaired_calls'])} of {fmt(s['calls'])} "
                 f"calls with an id have no result; {fmt(s['orphan_results'])} results name no call of their file.")
@@ -389,7 +390,8 @@ def _usage(k: Kit) -> None:
     if not recs:
         text = "No record carries message.usage with a message.id: usage was not observed."
     else:
-        text = (f"Usage is recorded per assistant record: {fmt(recs)} records with usage hold {fmt(msgs)} message ids "
+        text = (f"Usage is recorded per record: {fmt(recs)} records carry message.usage with a message.id, holding "
+                f"{fmt(msgs)} message ids "
                 f"({fmt(rep)} on more than one record, up to {fmt(o.get('max_records_per_message'))} records each). "
                 f"A naive sum of output_tokens ({fmt(naive)}) "
                 + (f"over-counts the sum de-duplicated on sessionId + message.id ({fmt(dedup)}) by a factor of "

@@ -198,7 +198,8 @@ def _calls(k: Kit) -> None:
         text = (f"Calls carry no native id: none of {fmt(n_calls)} call records has a `call_id`, so an output cannot "
                 "be joined to its call by id.")
     else:
-        text = (f"Calls carry a native id: `call_id` on {fmt(id_calls)} of {fmt(n_calls)} call records and {fmt(id_outs)} "
+        text = (("Calls carry a native id" if id_calls == n_calls else "Only some calls carry a native id")
+                + f": `call_id` on {fmt(id_calls)} of {fmt(n_calls)} call records and {fmt(id_outs)} "
                 f"of {fmt(n_outs_all)} output records. Within a rollout, {fmt(paired)} outputs answer a call; "
                 f"{fmt(unp_calls)} calls with an id have no output; {fmt(unp_outs)} outputs name no call of their file.")
     k.state("native_call_id", "rate", text,
