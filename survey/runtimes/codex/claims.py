@@ -293,11 +293,11 @@ def _outcomes(k: Kit) -> None:
     n_tc = as_int(tc.get("token_counts"))
     if n_tc:
         drops, at_comp = as_int(tc.get("drops")), as_int(tc.get("drops_at_compaction"))
+        falls = (f"total falls {fmt(drops)} times ({fmt(at_comp)} at a compaction)" if drops else "total never falls")
         usage_text = (f"{fmt(n_tc)} token_count events in {fmt(tc.get('files'))} files carry total_token_usage; the "
-                      f"total falls {fmt(drops)} times ({fmt(at_comp)} at a compaction) and {fmt(tc.get('repeats'))} "
-                      "events repeat the previous total"
-                      + (": a cumulative counter, reset only at compaction. Use the last total per window, never a sum "
-                         "of events." if drops == at_comp else
+                      f"{falls} and {fmt(tc.get('repeats'))} events repeat the previous total"
+                      + (": a cumulative counter" + (", reset only at compaction" if drops else "")
+                         + ". Use the last total per window, never a sum of events." if drops == at_comp else
                          f": {fmt(drops - at_comp)} falls are not at a compaction, so the total is not cumulative "
                          "throughout."))
     else:
