@@ -238,10 +238,12 @@ def test_one_query_gives_every_probes_structural_figure(cursor_survey) -> None:
         con.execute("SET VARIABLE snap = ?", [str(snap)])
         con.execute("SET VARIABLE key = ?", [p.key])
         con.execute("SET VARIABLE paths = ?::VARCHAR[]", [list(p.key_paths)])
-        files, objects = con.execute(G.KEY_SQL.read_text()).fetchone()
+        files, objects, paths = con.execute(G.KEY_SQL.read_text()).fetchone()
         assert (got[p.id]["files_with_key"], got[p.id]["objects_with_key"]) == (files, objects), p.id
+        assert got[p.id]["paths_seen"] == paths, p.id
         assert got[p.id]["command"].endswith(f'-c ".read {G.rel(G.KEY_SQL)}"')
     assert got["x_type"]["files_with_key"] > 0 and got["x_none"]["files_with_key"] == 0
+    assert "$" in got["x_type"]["paths_seen"] and got["x_none"]["paths_seen"] == []
 
 
 # -- the per-file cache -------------------------------------------------------------------------

@@ -303,7 +303,8 @@ def walk_signature(profile: Profile, mode: str, allow_mcp: bool, max_line: int) 
     for f in (Path(W.__file__), Path(W.__file__).with_name("_walkcore.c"), Path(__file__), corpus / "frames.py",
               corpus / "privacy.py", corpus / "stores.py", HERE / profile.name / "vocab.json"):
         h.update(f.read_bytes() if f.exists() else b"-")
-    settings = {k: v for k, v in vars(profile).items() if k not in ("claims", "probes", "scopes", "template", "title")}
+    settings = {k: v for k, v in vars(profile).items()
+                if k not in ("claims", "notes", "probes", "scopes", "template", "title")}  # notes hold check functions
     h.update(repr(sorted((k, _canonical(v)) for k, v in settings.items())).encode())
     return h.hexdigest()[:24]
 

@@ -1852,17 +1852,18 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
         con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
         con.execute("SET VARIABLE probes = ?::STRUCT(key VARCHAR, paths VARCHAR[])[]",
                     [[{"key": p.key, "paths": list(p.key_paths)} for p in keyed]])
-        rows = {int(i): (int(f), int(o)) for i, f, o in con.execute(KEY_ALL_SQL.read_text()).fetchall()}
+        rows = {int(i): (int(f), int(o), list(ps or [])) for i, f, o, ps in con.execute(KEY_ALL_SQL.read_text()).fetchall()}
     finally:
         con.close()
     out = {}
     for i, p in enumerate(keyed, start=1):
-        files, objects = rows.get(i, (0, 0))
+        files, objects, seen = rows.get(i, (0, 0, []))
         out[p.id] = {
             "key": p.key,
             "paths": list(p.key_paths),
             "files_with_key": files,
             "objects_with_key": objects,
+            "paths_seen": seen,  # the object paths (gated, structural) where the key was seen
             "query": rel(KEY_SQL),
             "command": (f"duckdb -c \"SET VARIABLE snap = '{snap_label}'\" -c \"SET VARIABLE key = '{p.key}'\" "
                         f"-c \"SET VARIABLE paths = {_sql_list(p.key_paths)}::VARCHAR[]\" -c \".read {rel(KEY_SQL)}\""),

@@ -238,3 +238,47 @@ def _skeleton_obj(by_path: dict, rc: str, path: str, keyset: str, known: dict[st
     keys = [k for k in keyset.split(",") if k]
     parts = [f'"{k}": {_skeleton_value(by_path, rc, f"{path}.{k}", known, depth)}' for k in keys]
     return "{" + ", ".join(parts) + "}"
+
+# -- keyed absences over several probes (any path, paths named) ---------------------------
+
+
+def key_absence(kit: Kit, id: str, pids: tuple[str, ...], what: str, headline: bool = False) -> Claim:
+    """An absence claim over probes that each name a key: whether the walk saw any of the
+    keys as a key, at any path (the paths where it did are named), beside the text figure.
+    A key outside the reviewed vocabulary is masked by the walk, so in reviewed mode its
+    structural figure cannot show it: the claim is then not determined, never "holds"."""
+    from survey.runtimes.base import load_vocab
+
+    ps = [kit.probe(p) for p in pids]
+    evs = tuple(kit.ev_probe(p) for p in pids)
+    n = max((p["files_scanned"] for p in ps), default=0)
+    text_files = {p["structural"]["key"] if p.get("structural") else p["id"]: p["duckdb"]["files_matched"] for p in ps}
+    if any(p["verdict"] == "disagreement" for p in ps):
+        return kit.state(id, "absence", f"{what}: DuckDB and ripgrep DISAGREE over {fmt(n)} files: not determined",
+                         *evs, value=None, provenance="not determined", headline=headline, seen={})
+    reviewed, _ = load_vocab(kit.manifest.get("runtime", "")) if kit.manifest.get("mode", "reviewed") == "reviewed" \
+        else (None, None)
+    seen: dict[str, dict] = {}
+    blind: list[str] = []
+    for p in ps:
+        s = p.get("structural")
+        if not s:
+            continue
+        if reviewed is not None and s["key"] not in reviewed:
+            blind.append(s["key"])
+        if s["files_with_key"]:
+            seen[s["key"]] = {"files": s["files_with_key"], "paths": list(s.get("paths_seen") or [])}
+    keys = ", ".join(f"`{p['structural']['key']}`" for p in ps if p.get("structural"))
+    by_text = "; by text: " + ", ".join(f"{k} in {fmt(v)}" for k, v in text_files.items()) + f" of {fmt(n)} files."
+    if seen:
+        parts = [f"`{k}` in {fmt(v['files'])} of {fmt(kit.walked)} walked files, at "
+                 + ", ".join(f"`{p}`" for p in v["paths"]) for k, v in seen.items()]
+        text = f"{what}: observed as a key: " + "; ".join(parts) + by_text
+        return kit.state(id, "absence", text, *evs, value=False, headline=headline, seen=seen)
+    if blind:
+        text = (f"{what}: not determined as a key ({', '.join(f'`{b}`' for b in blind)} outside the reviewed "
+                f"vocabulary is masked by the walk){by_text}")
+        return kit.state(id, "absence", text, *evs, value=None, provenance="not determined", headline=headline,
+                         seen={})
+    text = f"{what}: not observed as a key ({keys}) at any path in {fmt(kit.walked)} walked files{by_text}"
+    return kit.state(id, "absence", text, *evs, value=True, headline=headline, seen={})

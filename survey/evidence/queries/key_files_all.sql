@@ -31,7 +31,8 @@ WITH probes AS (
 SELECT
     probe,
     count(DISTINCT file_id)  AS files_with_key,
-    coalesce(sum(count), 0)  AS objects_with_key
+    coalesce(sum(count), 0)  AS objects_with_key,
+    coalesce(list(DISTINCT path ORDER BY path) FILTER (WHERE file_id IS NOT NULL), []) AS paths_seen
 FROM probes
 LEFT JOIN (matched JOIN objects USING (path, keyset)) USING (probe)
 GROUP BY probe

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.claude_code.claims import claims
+from survey.runtimes.claude_code.notes import NOTES
 
 SEG = r"[^/]+"
 SID = rf"(?P<parent>{SEG})"
@@ -60,6 +61,7 @@ PROFILE = Profile(
         f"{TR}.is_error", "$.message.stop_reason", "$.toolUseResult.type", "$.toolUseResult.status",
         "$.data.type", "$.attachment.type", "$.operation", "$.userType", "$.permissionMode",
         "$.level", "$.entrypoint", "$.isSidechain",
+        "$.version",  # dotted versions pass the gate at a version path: a value map of versions
     }),
     dict_paths=frozenset({
         "$.snapshot.trackedFileBackups",  # keyed by file paths
@@ -89,18 +91,27 @@ PROFILE = Profile(
         "persisted_marker": (f"{TR}.content", "<persisted-output>"),
         # the empty substring marks every *string* toolUseResult (the text is never read out)
         "tool_use_result_string": ("$.toolUseResult", ""),
+        # an MCP tool name (mcp__<server>__<tool>): tells a name withheld by policy from an unreviewed one
+        "mcp_tool_name": (f"{TU}.name", "mcp__"),
     },
     scopes=(
         Scope("jsonl", ("**/*.jsonl",), ("*.jsonl",), (*TRANSCRIPTS, "journal")),
         Scope("all", ("**",), (), ("*",)),
     ),
     probes=(
-        Probe("no_exit_code", ('"exit_code"', '"exitCode"'), "jsonl", key="exitCode",
-              key_paths=("$.toolUseResult",), about="an exit code on a tool result"),
-        Probe("no_cost", ('"costUSD"', '"cost_usd"'), "jsonl", key="costUSD",
+        # "as a key" is counted at any path (key_paths empty): the page names the paths where it was seen
+        Probe("no_exit_code", ('"exitCode"',), "jsonl", key="exitCode",
+              about="an exit code (exitCode) on any record"),
+        Probe("no_exit_code_snake", ('"exit_code"',), "jsonl", key="exit_code",
+              about="an exit code (exit_code) on any record"),
+        Probe("no_cost", ('"costUSD"',), "jsonl", key="costUSD",
               about="a cost figure on a record"),
-        Probe("no_call_id", ('"call_id"', '"tool_call_id"'), "jsonl", key="call_id",
-              about="a call_id / tool_call_id (another runtime's call key)"),
+        Probe("no_cost_snake", ('"cost_usd"',), "jsonl", key="cost_usd",
+              about="a cost figure (cost_usd) on a record"),
+        Probe("no_call_id", ('"call_id"',), "jsonl", key="call_id",
+              about="a call_id (another runtime's call key)"),
+        Probe("no_tool_call_id", ('"tool_call_id"',), "jsonl", key="tool_call_id",
+              about="a tool_call_id (another runtime's call key)"),
         Probe("no_session_end", ('"SessionEnd"', '"session_end"'), "jsonl",
               about="a session-end record or hook"),
         Probe("persisted_marker", ("<persisted-output>",), "jsonl", expect="count",
@@ -112,6 +123,7 @@ PROFILE = Profile(
     ),
     template="claude_code.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.claude_code",
     fixtures="survey.runtimes.claude_code.fixtures",
 )

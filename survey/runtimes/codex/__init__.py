@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from survey.runtimes.base import Probe, Profile, Scope, Surface
 from survey.runtimes.codex.claims import claims
+from survey.runtimes.codex.notes import NOTES
 
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 TS = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"
@@ -54,6 +55,7 @@ PROFILE = Profile(
         "$.payload.approval_policy", "$.payload.sandbox_policy.type", "$.payload.effort",
         "$.payload.reason", "$.payload.execution", "$.payload.collaboration_mode_kind",
         "$.payload.success", "$.payload.result.Ok.isError",
+        "$.payload.cli_version",  # dotted versions pass the gate at a version path: a value map of versions
     }),
     # MCP server (namespace) names: withheld unless --allow-mcp-names
     withheld_paths=frozenset({"$.payload.namespace"}),
@@ -121,6 +123,7 @@ PROFILE = Profile(
     ),
     template="codex.md.j2",
     claims=claims,
+    notes=NOTES,
     synth="survey.synth.codex",
     fixtures="survey.runtimes.codex.fixtures",
 )

@@ -1,4 +1,5 @@
--- Question: Which client versions do transcript records carry, in how many records and files; how many files mix versions?
+-- Question: Which client versions do parsed records carry (any surface), in how many records and files; of those
+--           files, how many also hold another version?
 -- Used by: claude_code page: Observation basis (version strata)
 -- Inputs: inventory, walk/frames.parquet
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/versions.sql"
@@ -6,7 +7,7 @@ WITH t AS (
     SELECT f.file_id, f.version
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
     JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
-    WHERE f.frame_status = 'ok' AND i.surface IN ('parent', 'subagent', 'workflow_agent')
+    WHERE f.frame_status = 'ok'
 ), per_file AS (
     SELECT file_id, count(DISTINCT version) AS n FROM t WHERE version IS NOT NULL GROUP BY file_id
 )

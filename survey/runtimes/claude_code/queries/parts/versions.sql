@@ -6,7 +6,7 @@ WITH fv AS (   -- per file and version, its records: a file's versions are its r
     SELECT f.file_index AS part, f.file_id, f.version, count(*) AS records
     FROM read_parquet(coalesce(getvariable('frames_parts'), [getvariable('snap') || '/walk/frames.parquet'])) AS f
     JOIN read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) AS i USING (file_id)
-    WHERE f.frame_status = 'ok' AND i.surface IN ('parent', 'subagent', 'workflow_agent') AND f.version IS NOT NULL
+    WHERE f.frame_status = 'ok' AND f.version IS NOT NULL
     GROUP BY ALL
 ), per_file AS (
     SELECT file_id, count(*) AS n FROM fv GROUP BY file_id
