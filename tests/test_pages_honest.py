@@ -111,3 +111,18 @@ def test_summary_says_what_drifted_since_the_previous_snapshot_of_the_root(tmp_p
     text = Path(third.page).read_text()
     assert "Since the snapshot of 2026-01-02 of the same root, drifted:" in text
     assert "survey diff 2026-01-02 2026-01-03 -r cursor" in text
+
+
+def test_summary_carries_the_validation_counts_once_validate_has_run(tmp_path: Path) -> None:
+    from survey.corpus.privacy import load_salt
+    from survey.export.validate import validate
+    from survey.render.render import render_page
+
+    root = _small_cursor(tmp_path / "projects", marked=False)
+    res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=tmp_path / "r", date="2026-01-01")
+    assert "records validate against the derived schema" not in Path(res.page).read_text()
+    got = validate(Path(res.snapshot), root, load_salt())
+    text = render_page(Path(res.snapshot), tmp_path / "r2" / "cursor.md").read_text()
+    summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert f"{got['valid']:,} of {got['records']:,} records validate against the derived schema" in summary
+    assert got["records"] > 0

@@ -94,6 +94,14 @@ class Page:
         ids = [cid for cid in ("basis_files", "basis_frames", "basis_lines") if cid in self.claims]
         ids += [cid for cid, c in self.claims.items() if c.headline and cid not in ids][:limit]
         out = [self.say(cid) for cid in ids]
+        v = self.validation
+        if v.get("claim"):  # ``survey validate``'s counts, kept beside the snapshot
+            e = Evidence(source="survey validate", result=f"{v.get('valid')} of {v.get('records')} records valid",
+                         scope=str(v.get("scope", "")), command=str(v.get("command", "")))
+            fails = v.get("failures") or []
+            where = "; failing at " + ", ".join(f"{f['schema_path']} ({f['records']} records)" for f in fails[:3]) \
+                if fails else ""
+            out.append(f"{md_escape(v['claim'])}{md_escape(where)}. {self.ref(e)}")
         prev = self.since_previous()
         if prev:
             out.append(prev)
