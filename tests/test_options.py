@@ -1,10 +1,7 @@
 """Options and inputs no command could honour are refused up front, naming what is wrong,
-with exit 2 and no traceback.
-
-Before: ``--sample 0`` walked nothing and said so only as "walked 0", an unknown
-``--stratum`` was taken as a month and an unknown ``--on-exists`` as refuse; ``synth`` met an
-unknown runtime with a traceback and ``--sessions 0`` with an empty corpus; ``vocab`` met a
-file of another shape with a traceback, and took its runtime as a folder name to write to.
+with exit 2 and no traceback: a sample below 1, an unknown stratum or on-exists mode, an
+unknown runtime or a generated corpus of no files for ``synth``, and a candidates file of
+another shape (whose runtime field is never taken as a folder name) for ``vocab``.
 """
 
 from __future__ import annotations
