@@ -688,6 +688,7 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
         if profile.claims:
             profile.claims(kit)
         kit.skeletons(profile.record_class)
+        kit.key_gate()
         kit.notes(profile.notes)
         writer.write_json("claims", [c.to_json() for c in kit.claims])
         disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]
