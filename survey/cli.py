@@ -673,8 +673,8 @@ def history(
                   f"({r['timeline'][0]} to {r['timeline'][-1]}"
                   + (f"; {len(r['marked'])} of another scope, marked" if r["marked"] else "")
                   + (f"; {len(r['snapshots']) - len(r['timeline'])} of another root, listed apart"
-                     if len(r["snapshots"]) > len(r["timeline"]) else "") + ")", highlight=False)
-        out.print(f"page: {r['page']}\nchart: {r['chart']}", highlight=False)
+                     if len(r["snapshots"]) > len(r["timeline"]) else "") + ")", highlight=False, soft_wrap=True)
+        out.print(f"page: {r['page']}\nchart: {r['chart']}", highlight=False, soft_wrap=True, markup=False)
     if not results:
         out.print("no runtime has more than one snapshot under "
                   f"{snapshots}: nothing to show (" + "; ".join(f"{k}: {v}" for k, v in skipped.items()) + ")",
