@@ -100,8 +100,12 @@ def test_an_epoch_written_again_is_the_same_and_mtimes_fall_in_it(tmp_path: Path
 
 
 def test_planted_drift_is_on_the_page_at_its_date_and_version(made: dict[str, Any]) -> None:
-    planted, md = made["planted"], made["page"]
-    eps = planted["epochs"]
+    assert_drift(made["page"], made["planted"]["epochs"])
+
+
+def assert_drift(md: str, eps: list[dict[str, Any]]) -> None:
+    """Each planted change on the page at its epoch's snapshot and version (``eps``: the plan)."""
+    planted = {"epochs": eps}
     want = expected_payload_keysets(planted)
     rows = {(plain(r[0]), plain(r[3])): (r[4], r[5], plain(r[6]), plain(r[7]))
             for r in table(md, "Key sets that came or went") if plain(r[1]) == "$.payload"}
@@ -207,3 +211,28 @@ def test_no_canary_reaches_the_page_the_chart_or_the_json(tmp_path: Path) -> Non
     leaked = [t for t in planted["canaries"] if t in out]
     assert not leaked, f"{len(leaked)} canary tokens reached the history"
     assert "cnry" not in out and "/home/dev" not in out
+
+
+def test_the_demo_takes_its_planted_dates_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``history --or-demo`` where Codex has no root: the demo as it stood at each planted date,
+    then the whole demo again (as ``survey demo`` writes it), and the history of those dates."""
+    from survey.synth.demo import demo_epochs, demo_root
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in ("CODEX_HOME", "CODEX_SESSIONS_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    r = CliRunner().invoke(app, ["history", "-r", "codex", "--or-demo", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    eps = demo_epochs("codex")
+    assert got["demo_snapshots"] == {"codex": [e["snapshot"] for e in eps]}
+    (h,) = got["histories"]
+    assert h["timeline"] == [e["snapshot"] for e in eps]
+    assert_drift(Path(h["page"]).read_text(), eps)
+    written = {p.relative_to(demo_root("codex")): p.read_bytes() for p in demo_root("codex").rglob("*.jsonl")}
+    fresh = CliRunner().invoke(app, ["demo", "-r", "codex"])
+    assert fresh.exit_code == 0, fresh.output
+    assert written == {p.relative_to(demo_root("codex")): p.read_bytes() for p in demo_root("codex").rglob("*.jsonl")}
+    again = CliRunner().invoke(app, ["history", "-r", "codex", "--or-demo", "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["demo_snapshots"] == {}

@@ -50,7 +50,8 @@ def snapshots_of(base: Path, runtime: str) -> list[Path]:
     if not base.is_dir():
         return []
     out = [d / runtime for d in base.iterdir() if not d.name.startswith(".") and complete(d / runtime)]
-    return sorted(out, key=lambda p: tuple(int(x) if x.isdigit() else x for x in re.split(r"[-.]", p.parent.name)))
+    return sorted(out, key=lambda p: tuple((0, int(x), "") if x.isdigit() else (1, 0, x)
+                                           for x in re.split(r"[-.]", p.parent.name)))
 
 
 def version_key(v: str) -> tuple:
