@@ -20,6 +20,7 @@ the table under it. Names reach the page only as the snapshots hold them (past t
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from pathlib import Path
@@ -34,6 +35,7 @@ from survey.snapshot.store import complete, load_json
 QUERY = Path(__file__).parent / "queries" / "keysets_by_version.sql"
 QUERY_REL = "survey/render/queries/keysets_by_version.sql"
 MARK = "†"
+CHART_VERSION = 1  # (raise it when ``chart`` draws differently)
 NO_VERSION = "(none)"
 KINDS = ("record_classes", "keysets", "values", "versions")
 SERIES = {"keysets": "key sets", "values": "vocabulary values", "record_classes": "record classes",
@@ -348,7 +350,19 @@ def render_history(base: Path, runtime: str, reports: Path) -> dict[str, Any]:
     h = history(base, runtime)
     reports.mkdir(parents=True, exist_ok=True)
     svg = reports / f"{runtime}-history.svg"
-    write_atomic(svg, chart(h).encode())
+    # the chart drawn again only where what it shows changed (drawing it takes matplotlib:
+    # about 1.3 s of CPU, most of a re-run's history); its figures' digest is kept inside it
+    digest = hashlib.sha256(repr((h["runtime"], h["timeline"], h["marked"], h["present"], CHART_VERSION))
+                            .encode()).hexdigest()[:16]
+    tag = f"<!-- survey-history {digest} -->"
+    try:
+        kept = tag in svg.read_text(errors="replace")[:400]
+    except OSError:
+        kept = False
+    if not kept:
+        drawn = chart(h)
+        head, sep, rest = drawn.partition("?>\n")
+        write_atomic(svg, (f"{head}{sep}{tag}\n{rest}" if sep else f"{tag}\n{drawn}").encode())
     page = reports / f"{runtime}-history.md"
     write_atomic(page, to_markdown(h, svg.name).encode())
     return {**h, "page": str(page), "chart": str(svg)}
