@@ -35,7 +35,7 @@ from survey.snapshot.store import complete, load_json
 QUERY = Path(__file__).parent / "queries" / "keysets_by_version.sql"
 QUERY_REL = "survey/render/queries/keysets_by_version.sql"
 MARK = "†"
-CHART_VERSION = 1  # (raise it when ``chart`` draws differently)
+CHART_VERSION = 4  # (raise it when ``chart`` draws differently)
 NO_VERSION = "(none)"
 KINDS = ("record_classes", "keysets", "values", "versions")
 SERIES = {"keysets": "key sets", "values": "vocabulary values", "record_classes": "record classes",
@@ -224,10 +224,13 @@ def alt_text(h: dict) -> str:
 
 def chart(h: dict) -> str:
     """Two panels over the snapshots (in order): key sets and vocabulary values above, record
-    classes and client versions below; a snapshot of another scope drawn hollow."""
+    classes and client versions below (each on a log axis where none is 0); a snapshot of
+    another scope drawn hollow."""
     from survey.render.svg import pyplot, to_svg
 
     plt = pyplot()
+    from matplotlib import ticker
+
     names, p, marked = h["timeline"], h["present"], set(h["marked"])
     x = list(range(len(names)))
     fig, axes = plt.subplots(2, 1, figsize=(7.5, 4.6), sharex=True)
@@ -238,8 +241,15 @@ def chart(h: dict) -> str:
                 if n in marked:
                     ax.plot([i], [p[kind][i]], style[-1], markerfacecolor="white",
                             markeredgecolor=line.get_color(), markersize=7)
-        ax.set_ylabel("present")
-        ax.set_ylim(bottom=0)
+        if all(p[k][i] > 0 for k in kinds for i in x):  # a log axis: a small step shows beside a large one
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+            ax.yaxis.set_minor_locator(ticker.LogLocator(subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+            ax.set_ylabel("present (log)")
+        else:
+            ax.set_ylabel("present")
+            ax.set_ylim(bottom=0)
         ax.legend(loc="upper left", frameon=False, fontsize=8)
         ax.grid(axis="y", linewidth=0.4, alpha=0.5)
     axes[-1].set_xticks(x, [_d(n, marked) for n in names], rotation=30, ha="right")
