@@ -131,7 +131,11 @@ def assert_drift(md: str, eps: list[dict[str, Any]]) -> None:
                 new = fields[f"$.payload.{ch['field']}"]
                 assert (new[4], plain(new[6])) == (ep["snapshot"], ep["version"])
     versions = {plain(r[0]): r[1] for r in table(md, "Client versions")}
-    assert versions == {e["version"]: e["snapshot"] for e in eps}
+    assert {v: versions[v] for v in (e["version"] for e in eps)} == {e["version"]: e["snapshot"] for e in eps}
+    values = {plain(r[1]): (r[2], plain(r[4]), plain(r[5])) for r in table(md, "Vocabulary values that came or went")
+              if plain(r[0]) == "$.payload.cli_version"}
+    assert {e["version"]: values[e["version"]] for e in eps[1:]} == \
+        {e["version"]: (e["snapshot"], e["version"], e["version"]) for e in eps[1:]}
 
 
 def test_the_figures_agree_with_each_snapshot(made: dict[str, Any]) -> None:

@@ -34,6 +34,8 @@ from survey.snapshot.store import complete, load_json
 
 QUERY = Path(__file__).parent / "queries" / "keysets_by_version.sql"
 QUERY_REL = "survey/render/queries/keysets_by_version.sql"
+VALUES_QUERY = QUERY.with_name("values_by_version.sql")
+VALUES_QUERY_REL = "survey/render/queries/values_by_version.sql"
 MARK = "†"
 CHART_VERSION = 4  # (raise it when ``chart`` draws differently)
 NO_VERSION = "(none)"
@@ -63,13 +65,14 @@ def version_key(v: str) -> tuple:
     return tuple((int(p), "") if p.isdigit() else (10**9, p) for p in v.split("."))
 
 
-def by_version(snap: Path) -> list[dict] | None:
-    """``keysets_by_version.sql`` on one snapshot: rows of (version, rclass, path, jtype,
-    keyset, occurrences, files); None where the runtime's frames record no version."""
+def by_version(snap: Path, query: Path = QUERY, table: str = "nodes") -> list[dict] | None:
+    """``keysets_by_version.sql`` (or ``query`` over ``walk/<table>``) on one snapshot: rows of
+    (version, rclass, path, jtype, keyset, occurrences, files); None where the runtime's
+    frames record no version."""
     import duckdb
 
     frames = snap / "walk" / "frames.parquet"
-    if not frames.exists() or not (snap / "walk" / "nodes.parquet").exists():
+    if not frames.exists() or not (snap / "walk" / f"{table}.parquet").exists():
         return None
     con = duckdb.connect()
     try:
@@ -78,15 +81,15 @@ def by_version(snap: Path) -> list[dict] | None:
                                           "'/walk/frames.parquet')").fetchall()}
         if not cols & {"version", "cli_version"}:
             return None
-        cur = con.execute(QUERY.read_text())
+        cur = con.execute(query.read_text())
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
     finally:
         con.close()
 
 
-def _command(snap: Path) -> str:
-    return f"duckdb -c \"SET VARIABLE snap = '{snap}'\" -c \".read {QUERY_REL}\""
+def _command(snap: Path, rel: str = QUERY_REL) -> str:
+    return f"duckdb -c \"SET VARIABLE snap = '{snap}'\" -c \".read {rel}\""
 
 
 def _classes(snap: Path) -> dict[str, int]:
@@ -114,7 +117,8 @@ def _read(snap: Path) -> dict[str, Any]:
             v["classes"].add(r["rclass"])
     return {"path": snap, "name": snap.parent.name, "manifest": m, "scope": scope_of(m),
             "keysets": _keysets(snap), "values": _values(snap), "record_classes": _classes(snap),
-            "probes": _verdicts(snap), "by_version": rows, "versions": versions}
+            "probes": _verdicts(snap), "by_version": rows, "versions": versions,
+            "values_by_version": by_version(snap, VALUES_QUERY, "values") if rows is not None else None}
 
 
 def _marks(scope: dict, ref: dict) -> list[dict]:
@@ -173,9 +177,13 @@ def history(base: Path, runtime: str) -> dict[str, Any]:
                 continue
             vers.setdefault((r["rclass"], r["path"], r["jtype"], r["keyset"]), set()).add(r["version"])
             vers.setdefault((r["rclass"],), set()).add(r["version"])
-    for kind in ("keysets", "record_classes"):
+        for r in g["values_by_version"] or []:
+            if r["version"] != NO_VERSION:
+                vers.setdefault(("value", r["path"], r["value"]), set()).add(r["version"])
+    for kind in ("keysets", "record_classes", "values"):
         for row in spans[kind]:
-            vs = sorted(vers.get(tuple(row["key"]), ()), key=version_key)
+            vs = sorted(vers.get(("value", *row["key"]) if kind == "values" else tuple(row["key"]), ()),
+                        key=version_key)
             row["first_version"], row["last_version"] = (vs[0], vs[-1]) if vs else (None, None)
             row["versions"] = len(vs)
     for row in spans["versions"]:
@@ -200,6 +208,8 @@ def history(base: Path, runtime: str) -> dict[str, Any]:
             "versions": spans["versions"], "probes": probes,
             "present": {k: [len(g[k]) for g in timeline] for k in KINDS},
             "commands": {"by_version": {g["name"]: _command(g["path"]) for g in timeline if g["by_version"] is not None},
+                         "values_by_version": {g["name"]: _command(g["path"], VALUES_QUERY_REL) for g in timeline
+                                               if g["values_by_version"] is not None},
                          "keyset_census": {g["name"]: ((load_json(g["path"], "census") or {}).get("keyset_census") or {})
                                            .get("command", "") for g in timeline},
                          "diff": [f"survey diff {a} {b} -r {runtime} --snapshots {base}"
@@ -321,12 +331,16 @@ def to_markdown(h: dict, svg_name: str | None) -> str:
     steady = len(h["keysets"]) - len(changed)
     lines += ["", f"{fmt(steady)} other key sets are in every snapshot of the timeline, written by every version that "
                   "wrote their record class.", ""]
-    vals = [r for r in h["values"] if not r["in_every"]]
-    lines += ["## Vocabulary values that came or went", ""]
-    lines += _table(["Path", "Value", "First snapshot", "Last snapshot"],
-                    [[code(r["key"][0]), code(r["key"][1]), d(r["first"]), d(r["last"])] for r in vals]) if vals \
+    all_versions = len(h["versions"])
+    vals = [r for r in h["values"] if not r["in_every"] or (per_v and r.get("versions") and r["versions"] < all_versions)]
+    lines += ["## Vocabulary values that came or went", "",
+              "Each value not in every snapshot, or not written by every client version.", ""]
+    lines += _table(["Path", "Value", "First snapshot", "Last snapshot", "First version", "Last version"],
+                    [[code(r["key"][0]), code(r["key"][1]), d(r["first"]), d(r["last"]),
+                      _v(r.get("first_version")), _v(r.get("last_version"))] for r in vals]) if vals \
         else ["- none"]
-    lines += ["", f"{fmt(len(h['values']) - len(vals))} other values are in every snapshot.", ""]
+    lines += ["", f"{fmt(len(h['values']) - len(vals))} other values are in every snapshot, written by every version.",
+              ""]
     lines += ["## Probe verdicts", ""]
     if h["probes"]:
         lines += _table(["Probe", *[d(n) for n in names], "First and last of each verdict"],
@@ -339,10 +353,11 @@ def to_markdown(h: dict, svg_name: str | None) -> str:
     lines += ["", "## Evidence", "",
               "Each snapshot's key sets and values are its census (`keyset_census`, `value_maps`), its record "
               "classes `record_classes`, its probe verdicts its evidence; the versions per key set come from "
-              f"`{QUERY_REL}`. Consecutive snapshots compare as `survey diff` says:", "", "```sh"]
+              f"`{QUERY_REL}`, per value from `{VALUES_QUERY_REL}`. Consecutive snapshots compare as `survey diff` says:", "", "```sh"]
     for n in names:
-        if n in h["commands"]["by_version"]:
-            lines.append(h["commands"]["by_version"][n])
+        for which in ("by_version", "values_by_version"):
+            if n in h["commands"][which]:
+                lines.append(h["commands"][which][n])
     lines += h["commands"]["diff"]
     lines += ["```"]
     return "\n".join(lines) + "\n"
