@@ -673,7 +673,9 @@ def history(
                   f"({r['timeline'][0]} to {r['timeline'][-1]}"
                   + (f"; {len(r['marked'])} of another scope, marked" if r["marked"] else "")
                   + (f"; {len(r['snapshots']) - len(r['timeline'])} of another root, listed apart"
-                     if len(r["snapshots"]) > len(r["timeline"]) else "") + ")", highlight=False, soft_wrap=True)
+                     if len(r["snapshots"]) > len(r["timeline"]) else "")
+                  + (f"; {len(r['unreadable'])} unreadable, left out" if r["unreadable"] else "") + ")",
+                  highlight=False, soft_wrap=True)
         out.print(f"page: {r['page']}\nchart: {r['chart']}", highlight=False, soft_wrap=True, markup=False)
     if not results:
         out.print("no runtime has more than one snapshot under "

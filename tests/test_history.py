@@ -245,3 +245,16 @@ def test_the_demo_takes_its_planted_dates_once(tmp_path: Path, monkeypatch: pyte
     assert written == {p.relative_to(demo_root("codex")): p.read_bytes() for p in demo_root("codex").rglob("*.jsonl")}
     again = CliRunner().invoke(app, ["history", "-r", "codex", "--or-demo", "--json"])
     assert again.exit_code == 0 and json.loads(again.stdout)["demo_snapshots"] == {}
+
+
+def test_a_damaged_snapshot_is_counted_and_left_out(made: dict[str, Any], tmp_path: Path) -> None:
+    base = tmp_path / "snapshots"
+    shutil.copytree(made["base"] / "snapshots", base)
+    bad = _copy(snapshots_of(base, "codex")[-1], base, "2027-03-01", {})
+    (bad / "census.json").write_bytes(b"{not json")
+    r = CliRunner().invoke(app, ["history", "-r", "codex", "--snapshots", str(base), "--reports", str(tmp_path / "r")])
+    assert r.exit_code == 0, r.output
+    assert "1 unreadable, left out" in " ".join(r.output.split())
+    md = (tmp_path / "r" / "codex-history.md").read_text()
+    assert "**1 snapshot(s) could not be read**" in md and "2027-03-01 (JSONDecodeError)" in md
+    assert [r[0] for r in table(md, "Shapes present over time")] == [e["snapshot"] for e in made["planted"]["epochs"]]

@@ -142,7 +142,14 @@ def history(base: Path, runtime: str) -> dict[str, Any]:
     snaps = snapshots_of(base, runtime)
     if not snaps:
         raise NoSnapshots(f"no snapshot of {runtime} under {base}")
-    got = [_read(s) for s in snaps]
+    got, unreadable = [], []
+    for s in snaps:
+        try:
+            got.append(_read(s))
+        except Exception as exc:  # (a damaged snapshot: counted and named by its class, never read out)
+            unreadable.append({"snapshot": s.parent.name, "path": str(s), "problem": type(exc).__name__})
+    if not got:
+        raise NoSnapshots(f"no readable snapshot of {runtime} under {base} ({len(unreadable)} unreadable)")
     whole = [g for g in got if not g["scope"]["sampled"]]
     ref = (whole or got)[-1]
     listed, timeline = [], []
@@ -203,6 +210,7 @@ def history(base: Path, runtime: str) -> dict[str, Any]:
         probes.append(v)
     marked = {g["name"] for g in timeline if g["marks"]}
     return {"runtime": runtime, "snapshots_folder": str(base), "reference": ref["name"], "snapshots": listed,
+            "unreadable": unreadable,
             "timeline": names, "marked": sorted(marked), "versions_recorded": recorded,
             "record_classes": spans["record_classes"], "keysets": spans["keysets"], "values": spans["values"],
             "versions": spans["versions"], "probes": probes,
@@ -296,6 +304,9 @@ def to_markdown(h: dict, svg_name: str | None) -> str:
                      fmt(c["versions"]) if s["versions_recorded"] else "not recorded", where, marks])
     lines += _table(["Snapshot", "Scope", "Key sets", "Values", "Record classes", "Client versions", "Timeline",
                      "Scope differences"], rows)
+    if h["unreadable"]:
+        lines += ["", f"**{len(h['unreadable'])} snapshot(s) could not be read**, and are not in the timeline: "
+                  + ", ".join(f"{u['snapshot']} ({u['problem']})" for u in h["unreadable"]) + "."]
     if marked:
         lines += ["", f"{MARK} a snapshot of another scope than the reference: a shape missing from a sample was not "
                       "seen in it, which is not evidence that it was absent."]
