@@ -83,6 +83,9 @@ TEXT_MARKERS = {"user_query": "<user_query>", "user_info": "<user_info>",
                 "workspace_path": "Workspace Path:", "redacted": "[REDACTED]"}
 """Markers in message text the reference names (label -> literal): the page counts the blobs
 holding each at the message text paths (``content`` as a string, a text part's ``text``)."""
+PROTO_RATE = 0.25
+"""Share of assistant blobs followed by a protobuf step blob: with one per user turn and the
+root, about a quarter of a store's blobs are non-JSON graph state, as the reference observed."""
 REDACTED_RATE = 0.2
 """Share of assistant text parts carrying a ``[REDACTED]`` marker (its own seeded stream)."""
 UNKNOWN_ROLE = "developer"
@@ -402,7 +405,7 @@ def _conversation(
             if rng.random() < 0.9:
                 assistant["providerOptions"] = {"cursor": {"modelName": model}}
             a_row = add_json(assistant)
-            if rng.random() < 0.5:
+            if rng.random() < PROTO_RATE:
                 add_proto(a_row)
             final_turn = u == n_user_turns - 1 and turn > 0
             if calls:
@@ -431,7 +434,7 @@ def _conversation(
         if showcase and u == 0:
             closing["content"].insert(0, {"type": "reasoning", "text": g.text(5, 25)})
         c_row = add_json(closing)
-        if rng.random() < 0.5:
+        if rng.random() < PROTO_RATE:
             add_proto(c_row)
     if with_unknown:
         add_json({"role": UNKNOWN_ROLE, "content": g.text(3, 9)})
