@@ -128,3 +128,24 @@ def test_a_path_glob_is_literal_but_for_its_star() -> None:
     assert rx.match("$.content[type=tool-call].args")
     assert not rx.match("$.content[type=tool-result].args")  # brackets are not a character class
     assert not rx.match("$.contentt.args")
+
+
+@pytest.mark.parametrize("runtime", ["cursor_chats", "cursor", "cursor_desktop", "cursor_stream"])
+def test_no_canary_reaches_a_declared_shape(runtime: str, tmp_path: Path) -> None:
+    """Canaries planted in every text, value, key and path never reach the two new tables or
+    the claims stated from them (the whole-output search in test_privacy covers them too)."""
+    from survey.synth.demo import generator
+
+    from .test_privacy import leaks
+
+    root = tmp_path / "corpus"
+    root.mkdir()
+    planted = generator(runtime)(root, seed=11, canaries=True)
+    res = run_survey(get(runtime), root, snapshots=tmp_path / "s", reports=tmp_path / "r", date="2026-01-01",
+                     cache=False)
+    snap = Path(res.snapshot)
+    census = orjson.loads((snap / "census.json").read_bytes())
+    declared = [c for c in _claims(snap).values() if c["extra"].get("section") == "declared"]
+    assert declared and census["nested_keysets"]["rows"]
+    haystack = json.dumps([census["nested_keysets"], census["text_markers"], declared])
+    assert not leaks(planted["canaries"], haystack)
