@@ -149,3 +149,30 @@ def test_no_canary_reaches_a_declared_shape(runtime: str, tmp_path: Path) -> Non
     assert declared and census["nested_keysets"]["rows"]
     haystack = json.dumps([census["nested_keysets"], census["text_markers"], declared])
     assert not leaks(planted["canaries"], haystack)
+
+
+def test_tool_input_key_sets_per_tool_match_a_recount_of_the_transcripts(cursor_survey) -> None:
+    _planted, _res, snap = cursor_survey
+    root = snap.parents[2] / "projects"  # (conftest's cursor_survey: <base>/projects, <base>/snapshots/<date>/cursor)
+    assert root.is_dir()
+    calls: Counter[str] = Counter()
+    keys: dict[str, Counter[str]] = {}
+    for f in sorted(root.rglob("*.jsonl")):
+        for line in f.read_bytes().split(b"\n"):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            content = (rec.get("message") or {}).get("content") if isinstance(rec, dict) else None
+            for b in content if isinstance(content, list) else []:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("input"), dict) \
+                        and isinstance(b.get("name"), str) and b["input"]:
+                    calls[b["name"]] += 1
+                    keys.setdefault(b["name"], Counter()).update(b["input"].keys())
+    got = _claims(snap)["nested_tool_input"]["value"]
+    for name in ("Shell", "ReadFile", "AskQuestion", "Subagent"):
+        assert got[name]["calls"] == calls[name], name
+        for k, n in got[name]["keys"].items():
+            if not k.startswith("<"):  # masked keys merge several, so only named keys compare
+                assert n == keys[name][k], (name, k)
+    assert 0 < got["Shell"]["keys"]["run_in_background"] < got["Shell"]["calls"]

@@ -357,3 +357,31 @@ def text_markers(kit: Kit, markers: dict[str, tuple[str, str]], probes: tuple = 
             text += f"; by raw text in {fmt(p['duckdb']['files_matched'])} of {fmt(p['files_scanned'])} files"
         kit.state(f"text_marker_{label[5:]}", "census", text + ".", *evs,
                   value={"records": recs, "files": files}, section="declared")
+
+
+def tool_input_keysets(kit: Kit) -> None:
+    """Where blocks name a tool and carry an input object: per tool name, its calls, distinct
+    input key sets, the keys in every call and each other key with its share of calls."""
+    if "tool_input_keys" not in kit.census:
+        return
+    rows = kit.rows("tool_input_keys")
+    if not rows:
+        return
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["name"], []).append(r)
+    parts, value = [], {}
+    for name, rr in sorted(by.items(), key=lambda t: (-as_int(t[1][0]["calls"]), t[0])):
+        n = as_int(rr[0]["calls"])
+        keys = {r["key"]: as_int(r["calls_with_key"]) for r in rr}
+        always = sorted(k for k, v in keys.items() if v == n)
+        some = [f"{k} {pct(v, n)}" for k, v in keys.items() if v != n]
+        parts.append(f"{name} ({fmt(n)} calls, {fmt(rr[0]['keysets'])} key set{'s' if as_int(rr[0]['keysets']) != 1 else ''}): "
+                     + (f"{{{', '.join(always)}}}" if always else "no key in every call")
+                     + (f", sometimes {', '.join(some)}" if some else ""))
+        value[name] = {"calls": n, "keysets": as_int(rr[0]["keysets"]), "keys": keys}
+    kit.state("nested_tool_input", "census",
+              f"Input key sets per tool name over {fmt(sum(v['calls'] for v in value.values()))} calls with an "
+              "object input: " + "; ".join(parts) + ".",
+              kit.ev("tool_input_keys", f"{len(rows)} (tool, key) rows over {len(value)} tool names"),
+              value=value, section="declared")
