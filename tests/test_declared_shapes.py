@@ -132,7 +132,7 @@ def test_a_path_glob_is_literal_but_for_its_star() -> None:
 
 @pytest.mark.parametrize("runtime", ["cursor_chats", "cursor", "cursor_desktop", "cursor_stream"])
 def test_no_canary_reaches_a_declared_shape(runtime: str, tmp_path: Path) -> None:
-    """Canaries planted in every text, value, key and path never reach the two new tables or
+    """Canaries planted in every text, value, key and path never reach the three new tables or
     the claims stated from them (the whole-output search in test_privacy covers them too)."""
     from survey.synth.demo import generator
 
@@ -147,7 +147,7 @@ def test_no_canary_reaches_a_declared_shape(runtime: str, tmp_path: Path) -> Non
     census = orjson.loads((snap / "census.json").read_bytes())
     declared = [c for c in _claims(snap).values() if c["extra"].get("section") == "declared"]
     assert declared and census["nested_keysets"]["rows"]
-    haystack = json.dumps([census["nested_keysets"], census["text_markers"], declared])
+    haystack = json.dumps([census["nested_keysets"], census["text_markers"], census["tool_input_keys"], declared])
     assert not leaks(planted["canaries"], haystack)
 
 
