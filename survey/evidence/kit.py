@@ -370,7 +370,9 @@ def tool_input_keysets(kit: Kit) -> None:
     by: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by.setdefault(r["name"], []).append(r)
-    parts, value = [], {}
+    parts: list[str] = []
+    value: dict[str, dict[str, Any]] = {}
+    total = 0
     for name, rr in sorted(by.items(), key=lambda t: (-as_int(t[1][0]["calls"]), t[0])):
         n = as_int(rr[0]["calls"])
         keys = {r["key"]: as_int(r["calls_with_key"]) for r in rr}
@@ -380,8 +382,9 @@ def tool_input_keysets(kit: Kit) -> None:
                      + (f"{{{', '.join(always)}}}" if always else "no key in every call")
                      + (f", sometimes {', '.join(some)}" if some else ""))
         value[name] = {"calls": n, "keysets": as_int(rr[0]["keysets"]), "keys": keys}
+        total += n
     kit.state("nested_tool_input", "census",
-              f"Input key sets per tool name over {fmt(sum(v['calls'] for v in value.values()))} calls with an "
+              f"Input key sets per tool name over {fmt(total)} calls with an "
               "object input: " + "; ".join(parts) + ".",
               kit.ev("tool_input_keys", f"{len(rows)} (tool, key) rows over {len(value)} tool names"),
               value=value, section="declared")
