@@ -54,7 +54,7 @@ from survey.evidence.grep import (
     rg_listings,
     run_probes,
 )
-from survey.evidence.kit import Kit
+from survey.evidence.kit import Kit, nested_keysets, text_markers, tool_input_keysets
 from survey.options import OptionError, check_options, run_folders
 from survey.runtimes.base import Profile
 from survey.snapshot.store import (
@@ -689,6 +689,9 @@ def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: 
             profile.claims(kit)
         kit.skeletons(profile.record_class)
         kit.key_gate()
+        nested_keysets(kit, profile.nested_keysets)
+        tool_input_keysets(kit)
+        text_markers(kit, profile.markers, profile.probes)
         kit.notes(profile.notes)
         writer.write_json("claims", [c.to_json() for c in kit.claims])
         disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]

@@ -6,9 +6,10 @@ sure each one carries the query or probe it came from, its scope and a pasteable
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from survey.evidence.claims import Claim, Evidence, MissingEvidence, as_int, fmt, human_bytes
+from survey.evidence.claims import Claim, Evidence, MissingEvidence, as_int, fmt, human_bytes, pct
 
 FRAME_PROBLEMS = ("malformed", "blank", "partial", "oversized", "not_object", "invalid_utf8", "too_deep")
 
@@ -294,3 +295,108 @@ def key_absence(kit: Kit, id: str, pids: tuple[str, ...], what: str, headline: b
                          seen={})
     text = f"{what}: not observed as a key ({keys}) at any path in {fmt(kit.walked)} walked files{by_text}"
     return kit.state(id, "absence", text, *evs, value=True, headline=headline, seen={})
+
+
+# -- declared shapes: nested key sets and text markers (any runtime, from its profile) ------
+
+
+def _path_glob(glob: str) -> re.Pattern[str]:
+    """A key-census path glob: ``*`` matches any run of characters, everything else itself
+    (``[type=X]`` is literal, not a character class)."""
+    return re.compile(".*".join(re.escape(part) for part in glob.split("*")) + r"\Z")
+
+
+def nested_keysets(kit: Kit, declared: dict[str, tuple[str, ...]]) -> None:
+    """One claim per declared entry: at each matching object path, per record class, how many
+    objects, how many distinct key sets, and each key with the share of objects carrying it
+    (keys as the gate let them out; ``<map>`` / ``<opaque>`` objects are not described)."""
+    if not declared or "nested_keysets" not in kit.census:
+        return
+    rows = kit.rows("nested_keysets")
+    for cid, globs in declared.items():
+        # a glob is ``path`` or ``record class|path``
+        rxs = [(_path_glob(g.split("|", 1)[0]) if "|" in g else None, _path_glob(g.rsplit("|", 1)[-1]))
+               for g in globs]
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in rows:
+            if any((cx is None or cx.match(r["rclass"] or "")) and px.match(r["path"]) for cx, px in rxs):
+                groups.setdefault((r["rclass"] or "<none>", r["path"]), []).append(r)
+        where = ", ".join(f"`{g}`" for g in globs)
+        if not groups:
+            kit.state(cid, "census", f"Key sets at {where}: no object was observed there in {fmt(kit.walked)} walked files.",
+                      kit.ev("nested_keysets", "0 rows at the declared paths"), value={}, section="declared")
+            continue
+        parts, value = [], {}
+        for (rc, path), rr in sorted(groups.items(), key=lambda t: (-as_int(t[1][0]["objects"]), t[0])):
+            n = as_int(rr[0]["objects"])
+            keys = {r["key"]: as_int(r["objects_with_key"]) for r in rr}
+            always = [k for k, v in keys.items() if v == n]
+            some = [f"{k} {pct(v, n)}" for k, v in keys.items() if v != n]
+            parts.append(f"`{_short(path)}` ({rc}) in {fmt(n)} objects, {fmt(rr[0]['keysets'])} key set"
+                         f"{'s' if as_int(rr[0]['keysets']) != 1 else ''}: "
+                         + (f"always {{{', '.join(sorted(always))}}}" if always else "no key in every object")
+                         + (f"; sometimes {', '.join(some)}" if some else ""))
+            value[f"{rc}|{path}"] = {"objects": n, "keysets": as_int(rr[0]["keysets"]), "keys": keys}
+        kit.state(cid, "census", f"Key sets at {where}: " + "; ".join(parts) + ".",
+                  kit.ev("nested_keysets", f"{len(groups)} (record class, path) groups: "
+                         + "; ".join(f"{k} {v['objects']}" for k, v in value.items())),
+                  value=value, section="declared")
+
+
+def text_markers(kit: Kit, markers: dict[str, tuple[str, str]], probes: tuple = ()) -> None:
+    """One claim per declared text marker (``markers`` named ``text:<label>``): the records and
+    walked files holding it at its declared paths and, where a probe greps the same literal,
+    the files holding it by text. Labelled as a marker in text; nothing around it is quoted."""
+    decl: dict[str, tuple[str, list[str]]] = {}
+    for name, (path, sub) in markers.items():
+        if name.startswith("text:"):
+            label = name.split("@", 1)[0]
+            decl.setdefault(label, (sub, []))[1].append(path)
+    if not decl or "text_markers" not in kit.census:
+        return
+    found = {r["name"]: r for r in kit.rows("text_markers")}
+    for label, (sub, paths) in decl.items():
+        r = found.get(label, {})
+        recs, files = as_int(r.get("records")), as_int(r.get("files"))
+        evs = [kit.ev("text_markers", f"{label}: {recs} records, {files} files")]
+        text = (f"The text marker {sub} (a marker in text, counted, never quoted beyond it) is held by "
+                f"{fmt(recs)} records in {fmt(files)} of {fmt(kit.walked)} walked files, at "
+                + ", ".join(f"`{_short(p)}`" for p in paths))
+        probe = next((p for p in probes if sub in p.literals), None)
+        if probe is not None:
+            p = kit.probe(probe.id)
+            evs.append(kit.ev_probe(probe.id))
+            text += f"; by raw text in {fmt(p['duckdb']['files_matched'])} of {fmt(p['files_scanned'])} files"
+        kit.state(f"text_marker_{label[5:]}", "census", text + ".", *evs,
+                  value={"records": recs, "files": files}, section="declared")
+
+
+def tool_input_keysets(kit: Kit) -> None:
+    """Where blocks name a tool and carry an input object: per tool name, its calls, distinct
+    input key sets, the keys in every call and each other key with its share of calls."""
+    if "tool_input_keys" not in kit.census:
+        return
+    rows = kit.rows("tool_input_keys")
+    if not rows:
+        return
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["name"], []).append(r)
+    parts: list[str] = []
+    value: dict[str, dict[str, Any]] = {}
+    total = 0
+    for name, rr in sorted(by.items(), key=lambda t: (-as_int(t[1][0]["calls"]), t[0])):
+        n = as_int(rr[0]["calls"])
+        keys = {r["key"]: as_int(r["calls_with_key"]) for r in rr}
+        always = sorted(k for k, v in keys.items() if v == n)
+        some = [f"{k} {pct(v, n)}" for k, v in keys.items() if v != n]
+        parts.append(f"{name} ({fmt(n)} calls, {fmt(rr[0]['keysets'])} key set{'s' if as_int(rr[0]['keysets']) != 1 else ''}): "
+                     + (f"{{{', '.join(always)}}}" if always else "no key in every call")
+                     + (f", sometimes {', '.join(some)}" if some else ""))
+        value[name] = {"calls": n, "keysets": as_int(rr[0]["keysets"]), "keys": keys}
+        total += n
+    kit.state("nested_tool_input", "census",
+              f"Input key sets per tool name over {fmt(total)} calls with an "
+              "object input: " + "; ".join(parts) + ".",
+              kit.ev("tool_input_keys", f"{len(rows)} (tool, key) rows over {len(value)} tool names"),
+              value=value, section="declared")

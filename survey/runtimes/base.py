@@ -118,6 +118,12 @@ class Profile:
     json_carriers: frozenset[str] = frozenset()
     carrier_depth: int = 3
     markers: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (path, substring)
+    # (a marker named ``text:<label>``, or ``text:<label>@<where>`` for a second path, is a text
+    # marker: its records and files are counted and stated on the page, never the text around it)
+    # claim id -> globs over key-census paths (``*`` any run of characters; ``class|path`` to
+    # name a record class too): the key sets of the objects there, per record class, each key
+    # with its presence rate
+    nested_keysets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     text_headings: dict[str, str] = field(default_factory=dict)  # name -> regex with group 1
     max_keys: int = 40
     max_depth: int = 12

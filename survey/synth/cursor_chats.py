@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import random
 import sqlite3
 import struct
 from collections import Counter, defaultdict
@@ -78,6 +79,15 @@ DEFAULT_SESSIONS = 5
 EDGE_KINDS = ("wal", "zero_byte", "not_a_database", "truncated")
 MODELS = ("claude-4-sonnet", "gpt-5", "composer-1", "grok-code-fast-1")
 TOOLS = ("Shell", "Read", "StrReplace", "Write", "Grep", "Glob")
+TEXT_MARKERS = {"user_query": "<user_query>", "user_info": "<user_info>",
+                "workspace_path": "Workspace Path:", "redacted": "[REDACTED]"}
+"""Markers in message text the reference names (label -> literal): the page counts the blobs
+holding each at the message text paths (``content`` as a string, a text part's ``text``)."""
+PROTO_RATE = 0.25
+"""Share of assistant blobs followed by a protobuf step blob: with one per user turn and the
+root, about a quarter of a store's blobs are non-JSON graph state, as the reference observed."""
+REDACTED_RATE = 0.2
+"""Share of assistant text parts carrying a ``[REDACTED]`` marker (its own seeded stream)."""
 UNKNOWN_ROLE = "developer"
 """A role the reference does not list: an unknown record kind that still has a role."""
 
@@ -93,6 +103,7 @@ class _Gen(SeededText):
 
     def __init__(self, seed: int, canaries: bool) -> None:
         super().__init__(seed, canaries, f"cursor-chats-canary-{seed}")
+        self.marker_rng = random.Random(f"cursor-chats-markers-{seed}")  # never moves the main stream
 
     def path(self, *parts: str) -> str:
         return "/" + "/".join(self.mark(p, "-") for p in parts)
@@ -178,13 +189,24 @@ class _Tally:
     unknown_kinds: int = 0
     out_of_order_rows: int = 0
     data_keyed_maps: int = 0
+    # label -> JSON blobs / readable stores holding the marker in message text
+    text_marker_blobs: Counter[str] = field(default_factory=Counter)
+    text_marker_stores: Counter[str] = field(default_factory=Counter)
 
     def add_store(self, rows: list[_Row], meta0: dict[str, Any], encoding: str) -> None:
         self.meta0_encoding[encoding] += 1
         self.meta0_keysets[keyset(meta0)] += 1
         call_ids: set[str] = set()
         result_ids: list[str] = []
+        in_store: set[str] = set()
         for row in rows:
+            if row.kind == "json" and isinstance(row.obj, dict):
+                texts = _message_texts(row.obj)
+                for label, lit in TEXT_MARKERS.items():
+                    if any(lit in t for t in texts):
+                        self.text_marker_blobs[label] += 1
+                        in_store.add(label)
+
             self.id_is_sha256["true" if row.sha_ok else "false"] += 1
             if row.wal:
                 self.wal_only_rows += 1
@@ -233,6 +255,7 @@ class _Tally:
                         self.is_error_true += part["isError"] is True
                     if isinstance(part["result"], dict):
                         self.data_keyed_maps += 1
+        self.text_marker_stores.update(in_store)
         self.joined_results += sum(1 for rid in result_ids if rid in call_ids)
         latest = -1
         for row in rows:
@@ -241,6 +264,17 @@ class _Tally:
             if row.created < latest:
                 self.out_of_order_rows += 1
             latest = max(latest, row.created)
+
+
+def _message_texts(obj: dict[str, Any]) -> list[str]:
+    """A message's text: ``content`` as a string, else each text part's ``text``."""
+    content = obj.get("content")
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text"
+                and isinstance(p.get("text"), str)]
+    return []
 
 
 # --------------------------------------------------------------------------- one conversation
@@ -351,7 +385,10 @@ def _conversation(
             if (not parts and rng.random() < 0.2) or force:
                 parts.append({"type": "redacted-reasoning", "data": g.opaque(40)})
             if rng.random() < 0.7:
-                parts.append({"type": "text", "text": g.text()})
+                text = g.text()
+                if g.marker_rng.random() < REDACTED_RATE or force:
+                    text = f"{text} [REDACTED] {text[:12]}"
+                parts.append({"type": "text", "text": text})
             calls: list[tuple[dict[str, Any], Any]] = []
             for k in range(2 if force else rng.choice((0, 1, 1, 2))):
                 name = rng.choice(TOOLS)
@@ -368,7 +405,7 @@ def _conversation(
             if rng.random() < 0.9:
                 assistant["providerOptions"] = {"cursor": {"modelName": model}}
             a_row = add_json(assistant)
-            if rng.random() < 0.5:
+            if rng.random() < PROTO_RATE:
                 add_proto(a_row)
             final_turn = u == n_user_turns - 1 and turn > 0
             if calls:
@@ -397,7 +434,7 @@ def _conversation(
         if showcase and u == 0:
             closing["content"].insert(0, {"type": "reasoning", "text": g.text(5, 25)})
         c_row = add_json(closing)
-        if rng.random() < 0.5:
+        if rng.random() < PROTO_RATE:
             add_proto(c_row)
     if with_unknown:
         add_json({"role": UNKNOWN_ROLE, "content": g.text(3, 9)})
@@ -657,6 +694,8 @@ def generate(
         "unknown_kinds": tally.unknown_kinds,
         "out_of_order_rows": tally.out_of_order_rows,
         "data_keyed_maps": tally.data_keyed_maps,
+        "text_markers": {label: {"blobs": tally.text_marker_blobs[label], "stores": tally.text_marker_stores[label]}
+                         for label in TEXT_MARKERS},
         "canaries": [c for c in g.canaries if c in seen_readable or c in seen_broken],
         "canaries_unreadable": [c for c in g.canaries
                                 if c in seen_broken and c not in seen_readable],

@@ -41,6 +41,8 @@ PROFILE = Profile(
     withheld_paths=frozenset({f"{BLOCK}.input.server", f"{BLOCK}.input.toolName"}),
     opaque_paths=frozenset({f"{BLOCK}.input.arguments"}),
     markers={
+        "text:user_query": ("$.message.content[type=text].text", "<user_query>"),
+        "text:user_info": ("$.message.content[type=text].text", "<user_info>"),
         "agent_tools_path": (f"{BLOCK}.input.path", "/agent-tools/"),
         "agent_tools_command": (f"{BLOCK}.input.command", "/agent-tools/"),
         "skill_md_path": (f"{BLOCK}.input.path", "SKILL.md"),
@@ -77,4 +79,10 @@ PROFILE = Profile(
     notes=NOTES,
     synth="survey.synth.cursor",
     fixtures="survey.runtimes.cursor.fixtures",
+    # declared shapes: nested key sets (the message object; AskQuestion's questions[] /
+    # options[]) and the text markers in text blocks (each beside its raw-text probe)
+    nested_keysets={
+        "nested_message": ("$.message",),
+        "nested_questions": (f"{BLOCK}.input.questions[]", f"{BLOCK}.input.questions[].options[]"),
+    },
 )

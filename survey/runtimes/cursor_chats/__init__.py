@@ -70,6 +70,11 @@ PROFILE = Profile(
               about="toolCallId (raw pages)"),
         # no key: the structural figure counts a key at any path of any record, and this probe
         # is about meta.json alone (a blob may carry a "version" of its own)
+        Probe("marker_user_query", ("<user_query>",), "db", expect="count", about="the text marker <user_query>"),
+        Probe("marker_user_info", ("<user_info>",), "db", expect="count", about="the text marker <user_info>"),
+        Probe("marker_workspace_path", ("Workspace Path:",), "db", expect="count",
+              about="the text marker Workspace Path:"),
+        Probe("marker_redacted", ("[REDACTED]",), "db", expect="count", about="the text marker [REDACTED]"),
         Probe("no_version_meta", ('"version"', '"cliVersion"'), "json",
               about="a client version in meta.json"),
     ),
@@ -80,4 +85,18 @@ PROFILE = Profile(
     fixtures="survey.runtimes.cursor_chats.fixtures",
     store_reader="survey.corpus.stores.read_chat_store",
     expected_statuses=frozenset({"non_json", "opaque"}),  # protobuf blobs are the format, not damage
+    # declared shapes: text markers the reference names (message text: content as a string, a
+    # text part's text) and the key sets of nested objects (a tool call's args, per record class)
+    markers={**{f"text:{label}": ("$.content", lit) for label, lit in (
+        ("user_query", "<user_query>"), ("user_info", "<user_info>"),
+        ("workspace_path", "Workspace Path:"), ("redacted", "[REDACTED]"))},
+        **{f"text:{label}@part": ("$.content[type=text].text", lit) for label, lit in (
+            ("user_query", "<user_query>"), ("user_info", "<user_info>"),
+            ("workspace_path", "Workspace Path:"), ("redacted", "[REDACTED]"))}},
+    nested_keysets={
+        "nested_tool_call_args": (f"{CALL}.args",),
+        "nested_tool_result": (RESULT,),
+        "nested_provider_options": ("$.providerOptions", "$.providerOptions.cursor"),
+        "nested_meta0": ("meta:0|$",),
+    },
 )

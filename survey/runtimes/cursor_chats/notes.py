@@ -115,6 +115,27 @@ def _prompt_history(k: Kit) -> tuple[bool | None, Evidence]:
     return (None if not files else arrays == files and strings == entries), ev
 
 
+QUARTER = (0.15, 0.35)  # "roughly a quarter": a share of non-JSON blobs in this band holds
+
+
+def _quarter(k: Kit) -> tuple[bool | None, Evidence]:
+    bc = [r for r in k.rows("blob_classes") if r["rclass"] != "meta:0"]
+    total = sum(as_int(r["blobs"]) for r in bc)
+    non = sum(as_int(r["blobs"]) for r in bc if not r["json"])
+    share = non / total if total else 0.0
+    ev = k.ev("blob_classes", f"{non} of {total} blobs are non-JSON ({100.0 * share:.1f}%; "
+                              f"held as roughly a quarter between {QUARTER[0]:.0%} and {QUARTER[1]:.0%})")
+    return (None if not total else QUARTER[0] <= share <= QUARTER[1]), ev
+
+
+def _user_query(k: Kit) -> tuple[bool | None, Evidence]:
+    """Every user blob holds the <user_query> marker (records counted by the text markers)."""
+    users = sum(as_int(r["blobs"]) for r in k.rows("roles") if r["role"] == "user")
+    marked = next((as_int(r["records"]) for r in k.rows("text_markers") if r["name"] == "text:user_query"), 0)
+    ev = k.ev("text_markers", f"<user_query> in {marked} records; user blobs {users}")
+    return (None if not users else marked >= users), ev
+
+
 NOTES = (
     Note("ref_layout",
          "~/.cursor/chats/<md5(workspace path)>/<session uuid>/ holds store.db (tables blobs and meta), meta.json and "
@@ -131,7 +152,7 @@ NOTES = (
          SRC, _protobuf),
     Note("ref_quarter",
          "Roughly a quarter of the blobs of an observed session are non-JSON graph state.",
-         SRC),
+         SRC, _quarter),
     Note("ref_roles",
          "JSON blobs are messages with role user, assistant or tool (and system prompts).",
          SRC, _roles),
@@ -141,7 +162,7 @@ NOTES = (
     Note("ref_user_query",
          "A user blob's text is wrapped in <user_query>…</user_query>, and blobs whose text holds <user_info> are "
          "editor-injected context, not the user's turn.",
-         SRC),
+         SRC, _user_query),
     Note("ref_assistant_parts",
          "Assistant blobs hold parts of type text, reasoning/thinking, redacted-reasoning, tool-call and image.",
          SRC, _assistant_parts),

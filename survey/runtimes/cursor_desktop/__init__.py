@@ -106,4 +106,12 @@ PROFILE = Profile(
     fixtures="survey.runtimes.cursor_desktop.fixtures",
     store_reader="survey.corpus.stores.read_desktop_store",
     expected_statuses=frozenset({"opaque"}),  # agentKv cells: counted, never decoded
+    # declared shapes: the key sets of nested objects, per record class (a header's head value,
+    # each fullConversationHeadersOnly entry, a tool bubble's toolFormerData)
+    nested_keysets={
+        "nested_head": ("composerHeaders|$",),
+        "nested_conversation_headers": ("composerData|$.fullConversationHeadersOnly[]",),
+        "nested_tool_former": (f"bubbleId|{TFD}",),
+        "nested_model_config": ("composerData|$.modelConfig",),
+    },
 )

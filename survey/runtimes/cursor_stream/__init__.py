@@ -62,4 +62,12 @@ PROFILE = Profile(
     notes=NOTES,
     synth="survey.synth.cursor_stream",
     fixtures="survey.runtimes.cursor_stream.fixtures",
+    # declared shapes: the key sets of nested objects, per event family (the message object,
+    # each tool variant's args and result)
+    nested_keysets={
+        "nested_message": ("$.message",),
+        "nested_tool_args": ("tool_call/started|$.tool_call.*.args",),
+        "nested_tool_result": ("tool_call/completed|$.tool_call.*.result",),
+        "nested_usage": ("$.usage",),
+    },
 )
