@@ -44,16 +44,9 @@ from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_cla
 from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
-from survey.evidence.grep import (
-    KNOWN_SCHEMA,
-    AnyListing,
-    Known,
-    ScopeGrep,
-    grep_scopes,
-    key_hits,
-    rg_listings,
-    run_probes,
-)
+from survey.evidence.grep.keyhits import key_hits
+from survey.evidence.grep.scopes import KNOWN_SCHEMA, AnyListing, Known, rg_listings
+from survey.evidence.grep.verdicts import ScopeGrep, grep_scopes, run_probes
 from survey.evidence.kit import Kit
 from survey.options import OptionError, check_options, run_folders
 from survey.runtimes.base import Profile
