@@ -1269,7 +1269,7 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
     for st in ("crawl", "walk", "write", "census", "greps", "render"):
         row(f"  {st}", "all", st_(st), scpu(st) if st in ("walk", "greps") else None)
     if any("greps_beside_walk" in r["survey"].get("timings", {}) for r in recs):
-        # (survey.pipeline.GrepsBesideWalk) their CPU is the walk's stage's, and the greps
+        # (survey.schedule.GrepsBesideWalk) their CPU is the walk's stage's, and the greps
         # stage's own CPU only what was left after the walk
         row("    greps: of which beside the walk", "all", st_("greps_beside_walk"))
     row("    greps: DuckDB", "all", gs("duckdb_grep"))

@@ -11,27 +11,22 @@ the greps run side by side (``overlap_stages``).
 
 from __future__ import annotations
 
-import array
 import contextlib
 import datetime as dt
-import hashlib
-import io
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import duckdb
-import orjson
 import polars as pl
 
 from survey import __version__
-from survey.cachedir import cache_base, crash_point, hold, replace_file
+from survey.cachedir import cache_base, crash_point, hold
 from survey.census.collect import (
     READ_KINDS,
-    cache_serves,
     collect,
     start_walkers,
     walk_jobs,
@@ -46,98 +41,37 @@ from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
 from survey.evidence.grep.keyhits import key_hits
 from survey.evidence.grep.scopes import KNOWN_SCHEMA, AnyListing, Known, rg_listings
-from survey.evidence.grep.verdicts import ScopeGrep, grep_scopes, run_probes
+from survey.evidence.grep.verdicts import grep_scopes, run_probes
 from survey.evidence.kit import Kit
 from survey.options import OptionError, check_options, run_folders
+from survey.reuse import (
+    _small_file_digest,
+    census_inputs,
+    claim_early,
+    claim_late,
+    keep_inventory_parts,
+    load_inventory_parts,
+)
 from survey.runtimes.base import Profile
+from survey.schedule import (
+    GrepsBesideWalk,
+    mostly_served,
+    overlap_stages,
+    rerun_greps_beside,
+    walk_leaves_core_idle,
+)
 from survey.snapshot.store import (
     SCHEMA_VERSION,
     Claim,
     SnapshotWriter,
-    claim,
-    claim_free,
-    complete,
     fingerprint,
-    inventory_parts,
     load_json,
-    refusal,
 )
 from survey.synth.marker import is_synthetic
 
 # progress(stage, units done, bytes done, total=None): called per batch, query or stage, never
 # per record; a total (files, queries, ...) where the stage knows one, once as it starts
 Progress = Callable[..., None]
-
-# Beside the walk's cache: where the last snapshot of this root has each partition of its
-# inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``), with a
-# hash of each of its rows in a Parquet file of the same name
-INVENTORY_PARTS = ".inventory.json"
-
-
-def _parts_file(cache_dir: Path, suffix: str = INVENTORY_PARTS) -> Path:
-    return cache_dir.with_name(cache_dir.name + suffix)
-
-
-def _hashes_file(cache_dir: Path) -> Path:
-    return _parts_file(cache_dir, INVENTORY_PARTS.removesuffix(".json") + ".parquet")
-
-
-def load_inventory_parts(cache_dir: Path | None) -> dict | None:
-    """The last snapshot's inventory partitions (``inventory_parts``) and row hashes, or
-    None: none kept, no cache, or an unreadable file (then every partition is written)."""
-    if cache_dir is None:
-        return None
-    try:
-        got = orjson.loads(_parts_file(cache_dir).read_bytes())
-        hashes = pl.read_parquet(_hashes_file(cache_dir))["a"]
-    except (OSError, orjson.JSONDecodeError, pl.exceptions.PolarsError):
-        return None
-    return {**got, "hashes": hashes} if isinstance(got, dict) and hashes.dtype == pl.UInt64 else None
-
-
-# a walk table written whole is part of the census's inputs by its bytes up to this size (a
-# store runtime's table of stores: 116k stores, 1 GB of chat stores, take 2.5 MB); a larger
-# one (the rare-key collapse's) leaves the census to be run each time
-DIGEST_MAX_BYTES = 16 << 20
-
-
-def _small_file_digest(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > DIGEST_MAX_BYTES:
-            return None
-        with path.open("rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
-
-
-def census_inputs(labels: Labels, empty: list[str], written: dict[str, str], inventory: dict) -> str:
-    """A digest of what the census reads in a snapshot whose walk tables are each linked
-    parts, empty or written whole and small (the caller says so): each table's part labels
-    (a label names one walk batch's rows, whose bytes never change), the tables written
-    empty, the bytes of those written whole, and the inventory's rows, by the 64-bit hash of
-    each (``write_inventory``'s, sorted: every column, the walk's file row among them, so
-    ``files.parquet`` too). Two snapshots with one digest hold the same rows for every query
-    (``run_census`` keeps the census under it)."""
-    h = hashlib.sha256(repr((sorted(labels.items()), sorted(empty), sorted(written.items()),
-                             SCHEMA_VERSION)).encode())
-    hashes = inventory.get("hashes")
-    if isinstance(hashes, pl.Series) and hashes.len():
-        h.update(array.array("Q", hashes.sort().to_list()).tobytes())
-    return h.hexdigest()
-
-
-def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
-    """Record a committed snapshot's inventory partitions for the next run (the survey does
-    not depend on it: a failure leaves the next run to write every partition). The row
-    hashes first: a record with another snapshot's hashes links nothing wrongly (a
-    partition's digest is checked over the rows they pick), it only writes more."""
-    if cache_dir is not None and written:
-        buf = io.BytesIO()
-        written["hashes"].to_frame("a").write_parquet(buf, compression="lz4")
-        if replace_file(_hashes_file(cache_dir), buf.getvalue()):
-            replace_file(_parts_file(cache_dir), orjson.dumps(inventory_parts(written)))
-
 
 @dataclass
 class RunResult:
@@ -167,100 +101,6 @@ def _drop_spill(stats: dict) -> None:
     spill = stats.pop("spill_dir", None)
     if spill:
         shutil.rmtree(spill, ignore_errors=True)
-
-
-# above this many files a re-run's census and greps run one after the other: the greps'
-# per-file state grows with the files, DuckDB's census memory does not shrink, and side by
-# side at 567k files they peaked at 1.38 GB (one after the other: the census's 1.2 GB)
-OVERLAP_MAX_FILES = 200_000
-
-
-def mostly_served(walk_stats: dict) -> bool:
-    """A re-run: did the walk serve nearly every file from its cache? Then the census and
-    the greps read little, and their memory stays small."""
-    files = int(walk_stats.get("files", 0) or 0)
-    return files > 0 and int(walk_stats.get("cache_hits", 0) or 0) >= 0.9 * files
-
-
-def overlap_stages(walk_stats: dict) -> bool:
-    """Run the census and the greps side by side? Only on a re-run (``mostly_served``) of at
-    most ``OVERLAP_MAX_FILES`` files."""
-    return mostly_served(walk_stats) and int(walk_stats.get("files", 0) or 0) <= OVERLAP_MAX_FILES
-
-
-# below this many bytes the greps never start beside the walk: there is little to gain
-BESIDE_MIN_BYTES = 64 << 20
-
-
-def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
-    """Would the walk leave a core idle for at least half its time? Its largest file is one
-    worker's task from start to end (a store is one file), the rest spread over the other
-    workers: where that file is most of the bytes (a desktop store, 1.5 GB of 1.54), cores
-    wait, and the greps, started beside the walk (``GrepsBesideWalk``), use them."""
-    sizes = inv.filter(pl.col("kind").is_in(READ_KINDS))["size"]
-    total = int(sizes.sum() or 0)
-    if jobs < 2 or total < BESIDE_MIN_BYTES:
-        return False
-    biggest = int(sizes.max() or 0)  # type: ignore[arg-type]  # Series.max: typed as any literal
-    idle = (jobs - 1) * biggest - (total - biggest)  # bytes' worth of the others' waiting
-    return idle >= biggest / 2
-
-
-class GrepsBesideWalk:
-    """The greps, run in a thread beside the walk where the walk leaves a core idle
-    (``walk_leaves_core_idle``, or a re-run: ``rerun_greps_beside``). They need two things
-    only the walk gives: the files it read cleanly (for a DuckDB retry, rarely: ``walked``
-    hands them over, and the greps wait for them only then) and the snapshot (for the key
-    figures, taken after, by ``run_probes``). If the walk met a file that changed or
-    vanished, their counts are dropped and the greps run again after the walk, as they
-    would have."""
-
-    def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
-        self._greps: Future[list[ScopeGrep]] | None = None
-        self._readable: Future[Callable[[], list[str]]] = Future()
-        self.seconds = 0.0
-
-    def start(self, greps: Callable[[Callable[[], list[str]]], list[ScopeGrep]]) -> None:
-        def run() -> list[ScopeGrep]:
-            t = time.perf_counter()
-            try:
-                return greps(lambda: self._readable.result()())
-            finally:
-                self.seconds = time.perf_counter() - t
-
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="greps")
-        self._greps = self._pool.submit(run)
-
-    def walked(self, readable: Callable[[], list[str]]) -> None:
-        if not self._readable.done():
-            self._readable.set_result(readable)
-
-    def result(self, stale: bool) -> list[ScopeGrep] | None:
-        """The greps' counts; None if they did not start, or went ``stale`` (then dropped,
-        after they finish: two greps of one tree at once would only slow each other)."""
-        if self._greps is None:
-            return None
-        if stale:
-            wait([self._greps])
-            return None
-        return self._greps.result()
-
-    def close(self) -> None:
-        if not self._readable.done():
-            self._readable.set_exception(RuntimeError("the walk did not finish"))
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-
-
-def rerun_greps_beside(inv: pl.DataFrame, cache_dir: Path | None, profile: Profile, mode: str,
-                       allow_mcp: bool) -> bool:
-    """Run a re-run's greps beside its walk? Where the walk's cache was made under this
-    walk's signature (its walk is then mostly look-ups and rechecks in one process, and the
-    new files), for at most ``OVERLAP_MAX_FILES`` files (the two stages' per-file state at
-    once). After the walk, the census then has the cores to itself, or shares them with
-    the greps' last files only."""
-    return 0 < inv.height <= OVERLAP_MAX_FILES and cache_serves(cache_dir, profile, mode, allow_mcp)
 
 
 def today() -> str:
@@ -366,43 +206,6 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         return _run_held(profile, root, salt, cache_dir, claimed, timings, t0, tick, snapshots=snapshots,
                          reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
                          allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, min_files=min_files)
-
-
-def claim_early(snapshots: Path, date: str, runtime: str, on_exists: str) -> Claim | None:
-    """The snapshot name a run will write, held from before it reads the corpus (``claim``),
-    or None where that waits for the corpus's fingerprint. ``refuse``: the date's name, or
-    ``SnapshotExists`` (a snapshot is there, or another run is writing it); ``suffix``: the
-    first free of the date's names; ``reuse`` and ``auto``: the date's name where it is
-    free, else None (``claim_late`` decides)."""
-    final = snapshots / date / runtime
-    if on_exists == "suffix":
-        return claim_free(snapshots, date, runtime)[0]
-    if on_exists != "refuse" and complete(final):
-        return None
-    got = claim(final)
-    if got is None and on_exists == "refuse":
-        raise refusal(final)
-    return got
-
-
-def claim_late(snapshots: Path, date: str, runtime: str, on_exists: str, fp: str,
-               mode: str) -> tuple[Claim | None, str]:
-    """For ``reuse`` and ``auto`` without an early claim, once the corpus's fingerprint is
-    known: None and the date where its snapshot is of this corpus and mode (reused), else
-    the name to write, held (``auto``: the first free, ``reuse``: the date's, or
-    ``SnapshotExists``)."""
-    final = snapshots / date / runtime
-    if complete(final):
-        old = load_json(final, "manifest") or {}
-        if old.get("fingerprint") == fp and old.get("mode") == mode:
-            return None, date
-    if on_exists == "auto":
-        got, name = claim_free(snapshots, date, runtime)
-        return got, name
-    mine = claim(final)
-    if mine is None:
-        raise refusal(final)
-    return mine, date
 
 
 def _run_held(profile: Profile, root: Path, salt: bytes, cache_dir: Path | None, claimed: Claim | None,

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import survey.evidence.grep as G
+import survey.schedule as S
 from survey.corpus.crawl import crawl
 from survey.corpus.privacy import file_key
 from survey.pipeline import known_files, run_survey
@@ -864,7 +865,7 @@ def test_the_walk_leaves_a_core_idle_where_one_file_is_most_of_the_bytes() -> No
     task) keeps one worker busy while the others have nothing left: at least half its time."""
     import polars as pl
 
-    from survey.pipeline import BESIDE_MIN_BYTES, walk_leaves_core_idle
+    from survey.schedule import BESIDE_MIN_BYTES, walk_leaves_core_idle
 
     mb = 1 << 20
 
@@ -927,7 +928,7 @@ def test_greps_beside_the_walk_give_the_evidence_greps_after_it_give(
     def run(label: str, beside: bool, **kw: Any) -> Any:
         calls.clear()
         monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / f"cache-{label}"))
-        monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0 if beside else 1 << 60)
+        monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0 if beside else 1 << 60)
         return run_survey(get("cursor_desktop"), root, snapshots=tmp_path / label, reports=None, jobs=3, **kw)
 
     after = run("after", False)
@@ -975,7 +976,7 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(G, "duckdb_grep", unreadable)
     monkeypatch.setattr(P, "collect", walk_fails)
-    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
     errors: list[BaseException] = []
 
     def go() -> None:
@@ -993,7 +994,7 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
     # a walk that ends well hands its readable files over, and the retry searches them
     monkeypatch.undo()
     real = G.duckdb_grep
-    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
     monkeypatch.setattr(G, "duckdb_grep", lambda r, sc, lits, files=None, **k: (
         unreadable() if files is None else real(r, sc, lits, files, **k)))
     done: list[Any] = []
@@ -1093,7 +1094,7 @@ def test_a_rerun_overlaps_census_and_greps_only_when_nearly_all_was_served_from_
     """Side by side only on a re-run that served at least 90 % of the files from the cache,
     and of at most ``OVERLAP_MAX_FILES`` files: the greps' per-file state grows with the
     files, so on more the two stages' memory would add up."""
-    from survey.pipeline import OVERLAP_MAX_FILES, overlap_stages
+    from survey.schedule import OVERLAP_MAX_FILES, overlap_stages
 
     assert overlap_stages({"files": 1000, "cache_hits": 900})
     assert not overlap_stages({"files": 1000, "cache_hits": 899})  # a first run, or much changed
@@ -1435,7 +1436,7 @@ def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
     assert counts(again) == counts(fresh) and '"files_from_cache"' in _evidence_text(again)
     other = run("discover", mode="discover")  # the cache was made by a reviewed walk
     assert "greps_beside_walk" not in other.timings
-    monkeypatch.setattr(P, "OVERLAP_MAX_FILES", 3)
+    monkeypatch.setattr(S, "OVERLAP_MAX_FILES", 3)
     many = run("many")
     assert "greps_beside_walk" not in many.timings
     # a re-run of more files: its greps after the census, their files made from the crawl's
