@@ -1,24 +1,9 @@
 """``python -m bench.run``: the survey side by side with its floors, on the same warm files.
 
-Per corpus (generated per runtime and size, or a real ``--root``):
-
-- ``survey``: ``run_survey`` in a fresh subprocess (its own per-stage timings; peak RSS of the
-  survey process and of its largest child via ``getrusage``). Inside that subprocess the
-  evidence stage's three parts (DuckDB grep, the rg cross-check, the structural key figures)
-  are timed by wrapping the functions of ``survey.evidence.grep``; nothing in ``survey/`` is
-  changed.
-- ``parse``: bare ``orjson.loads`` of every line of every ``.jsonl`` file, with as many
-  processes as the survey's walk (the parse limit).
-- ``rg``: one raw ``rg -uuu -F -c -e LIT ...`` pass over the root with every probe literal of
-  the runtime, output to /dev/null (the grep floor).
-- ``jq``: ``jq -c '[paths]' FILE > /dev/null`` per JSONL file, one process, on a seeded
-  sample of at most ``--jq-mb`` MB, extrapolated per GB.
-- ``genson``: a ``SchemaBuilder`` over the same sample, when the package is installed.
-
-Then, once: the incremental figure (1 % new files added to the ~100 MB corpus, or ``--incremental-mb``'s, re-run into a
-new snapshot name) and a pyinstrument profile of the walk (100 MB cursor corpus, jobs=1).
-Results: a rich table on stdout, ``bench/results/<date>.json`` and ``<date>-profile.txt``.
-"""
+``make bench`` runs it per corpus (generated per runtime and size, or a real ``--root``),
+then the incremental figure and a profile of the walk. This module holds the options,
+``measure`` (one corpus) and ``main``; the results go to a table on stdout and to
+``bench/results/<date>.json``."""
 
 from __future__ import annotations
 

@@ -1,25 +1,9 @@
-"""Run the walk over an inventory (process pool) and collect the per-file results as tables.
-
-Files are walked largest first so the pool stays busy to the end, a few batches in flight
-at a time; each worker writes its batch's rows as Parquet parts and sends back per-file
-summaries, so memory is per-file aggregates, never the corpus. The parent's own per-file
-bookkeeping (what to walk, cache keys, which part holds which file) is kept in polars
-frames, not Python objects, so it stays small for a corpus of many small files. The output
-is a dict of polars frames, one per table of ``walk.COLUMNS`` plus ``files`` (per-file read
-outcome, hash, line count) — all keyed by the pseudonymous file_id.
-
-Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
-more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
-(file pseudonym, how it is walked, size, mtime_ns, ctime_ns, inode, the children it is
-searched for, a store's ``-wal`` as the crawl listed it) and by a signature of everything
-that shapes a walk (tool version, walk code, profile settings, vocabulary, mode). A changed
-or vanished file is never served from the cache; files whose results depend on other files
-(existence checks) are always walked again. A rewrite that restores size and mtime still
-moves the ctime, which only the kernel sets; ``--no-cache`` walks everything regardless.
-
-The cache keeps the walk's Parquet parts as they were written, per run, and ``meta.parquet``
-says which run holds each file's rows, with its row of the file table (see ``_write_cache``).
-"""
+"""The walk of an inventory as tables: every file the walk's cache does not serve is walked in
+batches, largest first, by a pool of workers that write their rows as Parquet parts, and the
+result is one polars frame per table of ``walk.COLUMNS`` plus ``files`` (per-file read
+outcome, hash, line count), keyed by the pseudonymous file_id. Per-file results are kept for
+the next run (gated and pseudonymous: no more private than a snapshot) under
+``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``."""
 
 from __future__ import annotations
 
@@ -401,7 +385,13 @@ class _Served:
 def _serve(todo: pl.DataFrame, cache_dir: Path | None, sig: str, profile: Profile, root: Path, max_line: int,
            jobs: int, early: bool) -> tuple[pl.DataFrame, _Served]:
     """The files the cache in ``cache_dir`` serves: ``todo`` joined with each file's old key,
-    part and file row where the cache was made under ``sig``, and what it serves."""
+    part and file row where the cache was made under ``sig``, and what it serves. A file is
+    served when its key is unchanged: (file pseudonym, how it is walked, size, mtime_ns,
+    ctime_ns, inode, the children it is searched for, a store's ``-wal`` as the crawl listed
+    it), under a signature of everything that shapes a walk (``walk_signature``). A changed or
+    vanished file never is (a rewrite that restores size and mtime still moves the ctime,
+    which only the kernel sets); files whose results depend on other files (existence
+    checks) are served only where their checks come out as before (``_recheck_volatile``)."""
     s = _Served()
     try:
         meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
@@ -542,7 +532,9 @@ def _gather(spill: Path, schemas: dict[str, dict], taken: _Taken, kept: pl.DataF
 def _keep(cache_dir: Path | None, spill: Path, out: dict[str, pl.DataFrame | pl.LazyFrame], kept: pl.DataFrame,
           sig: str, taken: _Taken, served: _Served, stats: dict | None) -> dict[str, PartSet] | None:
     """The walk's parts kept in the cache for the next run (and ``out``'s tables scanned
-    there); the Parquet parts behind each table, for the snapshot writer."""
+    there): the parts as they were written, per run, and ``meta.parquet`` saying which run
+    holds each file's rows, with its row of the file table (``_write_cache``). Returns the
+    Parquet parts behind each table, for the snapshot writer."""
     parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
