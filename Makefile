@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]' -c constraints.txt
+	ln -sf survey-duckdb $(BIN)/duckdb  # the pages' `duckdb` commands, on the survey's own engine
 	touch $(STAMP)
 
 # The walk's C core: optional (the Python walker gives identical tables, slower); a failed
