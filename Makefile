@@ -32,9 +32,11 @@ $(COMPILED): $(STAMP) $(wildcard survey/*.py survey/*/*.py survey/*/*/*.py)
 	$(BIN)/python -m compileall -q survey
 	touch $(COMPILED)
 
-## survey: survey every runtime whose root exists here (else the bundled demo corpus) -> reports/
+## survey: survey every runtime whose root exists here (else the bundled demo corpus) -> reports/;
+## then the history page of every runtime with more than one snapshot (the demo's planted dates first)
 survey: $(NATIVE) $(COMPILED)
 	$(BIN)/survey run --or-demo --on-exists auto
+	$(BIN)/survey history --or-demo
 	@echo "Pages are in reports/ (start with reports/index.md); snapshots in snapshots/."
 
 ## test: the whole test suite (what CI runs)

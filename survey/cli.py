@@ -595,6 +595,94 @@ def diff(
         raise typer.Exit(3)
 
 
+def _demo_history(p: Profile, snapshots: Path) -> list[str]:
+    """The demo's dated snapshots of ``p`` (its planted history's epochs), each taken of the
+    demo corpus as it stood at the epoch's end, where missing; the demo is then whole again.
+    The snapshots' names."""
+    import shutil
+
+    from survey.pipeline import run_survey
+    from survey.snapshot.store import complete
+    from survey.synth.demo import demo_epochs, demo_root, ensure_demo, write_demo
+
+    epochs = demo_epochs(p.name)
+    if not epochs or all(complete(snapshots / e["snapshot"] / p.name) for e in epochs):
+        return []
+    root, made = demo_root(p.name), []
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    for i, e in enumerate(epochs):
+        write_demo(root, p.name, upto=i)
+        if not complete(snapshots / e["snapshot"] / p.name):
+            run_survey(p, root, snapshots=snapshots, reports=None, date=e["snapshot"], on_exists="auto")
+            made.append(e["snapshot"])
+    ensure_demo(p.name, fresh=True)
+    return made
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey history -r codex                     # reports/codex-history.md and codex-history.svg
+    survey history                              # every runtime with more than one snapshot
+    survey history --or-demo                    # first the demo's dated snapshots, where a runtime has no root here
+    survey history -r codex --snapshots /data/snapshots --reports /tmp/pages --json
+""")
+def history(
+    runtime: RuntimeOpt = None,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    reports: Annotated[Path, typer.Option(help="Where `<runtime>-history.md` and its chart are written.")] = Path("reports"),
+    or_demo: Annotated[bool, typer.Option("--or-demo", help="For runtimes with no root here, first take the demo "
+                                                             "corpus's dated snapshots (as it stood at each planted "
+                                                             "date) where missing.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """A runtime's format across its dated snapshots: when each key set, value, record class, version and verdict first and last appeared.
+
+    Without `-r`, every runtime with more than one snapshot. Snapshots of another scope are
+    marked; one of another root is listed, never in the timeline.
+    """
+    from survey.render.history import NoSnapshots, render_history, snapshots_of
+
+    profiles = _profiles(runtime)
+    _check(folders={"--reports": reports})
+    made: dict[str, list[str]] = {}
+    if or_demo:
+        for p in profiles:
+            if p.default_root() is None:
+                got = _demo_history(p, snapshots)
+                if got:
+                    made[p.name] = got
+                    note(f"{p.name}: took the demo corpus's snapshots of {', '.join(got)}")
+    results, skipped = [], {}
+    for p in profiles:
+        n = len(snapshots_of(snapshots, p.name))
+        if not runtime and n < 2:
+            skipped[p.name] = f"{n} snapshot(s): a history needs more than one"
+            continue
+        try:
+            results.append(render_history(snapshots, p.name, reports))
+        except NoSnapshots as exc:
+            fail(str(exc), 2)
+    if json:
+        emit_json({"histories": results, "skipped": skipped, "demo_snapshots": made})
+        return
+    for r in results:
+        out.print(f"{r['runtime']}: {len(r['timeline'])} snapshots in the timeline "
+                  f"({r['timeline'][0]} to {r['timeline'][-1]}"
+                  + (f"; {len(r['marked'])} of another scope, marked" if r["marked"] else "")
+                  + (f"; {len(r['snapshots']) - len(r['timeline'])} of another root, listed apart"
+                     if len(r["snapshots"]) > len(r["timeline"]) else "")
+                  + (f"; {len(r['unreadable'])} unreadable, left out" if r["unreadable"] else "") + ")",
+                  highlight=False, soft_wrap=True)
+        out.print(f"page: {r['page']}\nchart: {r['chart']}", highlight=False, soft_wrap=True, markup=False)
+    if not results:
+        out.print("no runtime has more than one snapshot under "
+                  f"{snapshots}: nothing to show (" + "; ".join(f"{k}: {v}" for k, v in skipped.items()) + ")",
+                  highlight=False)
+
+
 @contextlib.contextmanager
 def _synth_progress(runtime: str, root: Path, total: int | None):
     """A bar of the bytes written so far (a percent and time left with ``--target-mb``),
@@ -637,6 +725,7 @@ def _synth_progress(runtime: str, root: Path, total: int | None):
     survey synth cursor /tmp/corpus --seed 7
     survey synth claude_code /tmp/cc --target-mb 100
     survey synth cursor /tmp/canary --canaries --json
+    survey synth codex /tmp/history --timeline --seed 3
 """)
 def synth(
     runtime: Annotated[str, typer.Argument(help="Runtime to generate (see `survey runtimes`).")],
@@ -645,6 +734,8 @@ def synth(
     sessions: Annotated[int | None, typer.Option(min=1, help="Number of sessions (default: small).")] = None,
     target_mb: Annotated[float | None, typer.Option(help="Keep generating until this many MB.")] = None,
     canaries: Annotated[bool, typer.Option(help="Plant canary tokens everywhere private data could be.")] = False,
+    timeline: Annotated[bool, typer.Option(help="Write the store as a client writes it over time: a seeded sequence "
+                                                 "of client versions, each drifting the format (codex).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Generate a seeded synthetic corpus in a runtime's native layout; print what was planted."""
@@ -655,6 +746,18 @@ def synth(
     except KeyError as exc:  # an unknown runtime, or one without a generator
         fail(str(exc.args[0]), 2)
         raise
+    if timeline:
+        from survey.synth.demo import TIMELINES
+        from survey.synth.marker import mark
+        from survey.synth.timeline import generate as timeline_gen
+
+        if runtime not in TIMELINES:
+            fail(f"--timeline writes {', '.join(sorted(TIMELINES))} only (got {runtime})", 2)
+
+        def gen(root: Path, *, seed: int = 7, **kw: Any) -> dict:
+            planted = timeline_gen(root, seed=seed, **kw)
+            mark(root, runtime, seed)
+            return planted
     if target_mb is not None and not target_mb > 0:
         fail(f"--target-mb must be more than 0 (got {target_mb})", 2)
     if root.exists() and not root.is_dir():

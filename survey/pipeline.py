@@ -448,6 +448,7 @@ def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evi
     if run.profile.claims:
         run.profile.claims(kit)
     kit.skeletons(run.profile.record_class)
+    kit.key_gate()
     kit.notes(run.profile.notes)
     writer.write_json("claims", [c.to_json() for c in kit.claims])
     manifest["disagreements"] = [p["id"] for p in evidence["probes"] if not p["agree"]]

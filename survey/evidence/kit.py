@@ -78,6 +78,18 @@ class Kit:
                    value={"ok": ok, **bad})
         return ok
 
+    def key_gate(self) -> None:
+        """Keys outside the reviewed vocabulary: how many key paths hold one (a headline when
+        any does: a parser meets keys the page cannot name)."""
+        rows = {r["item"]: as_int(r["n"]) for r in self.rows("key_gate")}
+        n = rows.get("unreviewed keys (paths)", 0)
+        text = (f"{fmt(n)} key path{'s hold' if n != 1 else ' holds'} a key outside the reviewed vocabulary, "
+                "withheld as <unreviewed-key>: a parser meets keys this page cannot name "
+                "(`survey run --mode discover`, then `survey vocab`, proposes them for review)."
+                if n else "Every key met is in the reviewed vocabulary: no key path holds an <unreviewed-key>.")
+        self.state("unreviewed_keys", "census", text, self.ev("key_gate", f"unreviewed key paths {n}"),
+                   value=n, headline=n > 0)
+
     def tool_names(self, path: str, withheld_label: str = "unreviewed names",
                    note: str = "Tool names are an open set: a parser must not reject an unknown name.") -> None:
         """The tool-name value map claim: reviewed names, and how many calls carry withheld ones."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-_RC = {
+_RC: dict[str, Any] = {
     "svg.hashsalt": "survey",
     "svg.fonttype": "none",
     "font.family": "DejaVu Sans",
@@ -28,7 +28,7 @@ def pyplot() -> Any:
     matplotlib.use("svg", force=True)
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(_RC)
+    plt.rcParams.update(_RC)  # type: ignore[arg-type]  # (the stubs list every rc key as a literal)
     return plt
 
 

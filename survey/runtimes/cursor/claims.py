@@ -151,9 +151,10 @@ def claims(k: Kit) -> None:
     mcp = k.rows("mcp_wrapper_keysets")
     k.state("mcp_wrappers", "census",
             "MCP wrapper calls (CallMcpTool, CallDynamicTool): "
-            + ("; ".join(f"{r['name']} input {{{r['input_keyset']}}} ×{fmt(r['calls'])}" for r in mcp) if mcp
+            + ("; ".join(f"{r['name']} input {_input_shape(r)} ×{fmt(r['calls'])}" for r in mcp) if mcp
                else "no CallMcpTool/CallDynamicTool call was observed") + ".",
-            k.ev("mcp_wrapper_keysets", f"{len(mcp)} key sets"), value={f"{r['name']}:{r['input_keyset']}": r["calls"] for r in mcp})
+            k.ev("mcp_wrapper_keysets", f"{len(mcp)} key sets"),
+            value={f"{r['name']}:{_input_shape(r)}": r["calls"] for r in mcp})
 
     k.tool_names("$.message.content[type=tool_use].name", "unreviewed names")
 
@@ -211,10 +212,13 @@ def claims(k: Kit) -> None:
                 k.ev("agent_tools", f"min {at['min_bytes']} bytes", scope=f"{fmt(at['files'])} sidecar files"),
                 provenance="inferred", value=at["min_bytes"])
     rb = {r["via"]: r for r in k.rows("readback_refs")}
+    by_path = int(rb.get("agent_tools_path", {}).get("calls", 0))
+    by_command = int(rb.get("agent_tools_command", {}).get("calls", 0))
     k.state("readback_refs", "census",
-            f"Sidecars are referenced only indirectly, as a later call's input.path "
-            f"({fmt(rb.get('agent_tools_path', {}).get('calls', 0))} calls) or inside input.command "
-            f"({fmt(rb.get('agent_tools_command', {}).get('calls', 0))} calls).",
+            (f"Sidecars are referenced only indirectly, as a later call's input.path ({_calls(by_path)}) "
+             f"or inside input.command ({_calls(by_command)})." if by_path or by_command else
+             "No call's input.path or input.command names an agent-tools/ file: the transcripts hold no "
+             "reference to a sidecar."),
             k.ev("readback_refs", "; ".join(f"{v} {r['calls']}" for v, r in rb.items()) or "0"),
             value={v: r["calls"] for v, r in rb.items()})
 
@@ -330,3 +334,14 @@ def claims(k: Kit) -> None:
 def _id_key(key: str) -> bool:
     """An id-shaped key (``id``, ``*_id``, ``*Id``, ``uuid``): masked keys are not."""
     return key in ("id", "uuid") or key.endswith("_id") or (key.endswith("Id") and key[:1].islower())
+
+
+def _input_shape(r: dict) -> str:
+    """A tool input as the page names it: its key set for an object, else its JSON type."""
+    if r.get("input_keyset") is not None:
+        return "{" + str(r["input_keyset"]) + "}"
+    return f"as {r.get('input_type') or 'no input'}"
+
+
+def _calls(n: int) -> str:
+    return f"{fmt(n)} call{'' if n == 1 else 's'}"
