@@ -935,7 +935,7 @@ def version(json: JsonOpt = False) -> None:
     import duckdb
     import polars as pl
 
-    from survey.evidence.grep import rg_binary
+    from survey.evidence.grep.commands import rg_binary
     from survey.native import ENGINE
 
     try:

@@ -1,42 +1,26 @@
-"""The stages in order: crawl -> walk -> snapshot -> census -> evidence -> claims -> page.
-
-``run_survey`` is what ``survey run`` calls for each runtime. Every stage reads what the
-previous one wrote; the page is rendered from the committed snapshot alone. The greps read
-the corpus, not the snapshot, so where the walk leaves a core idle they run beside it
-(``GrepsBesideWalk``) and only their key figures wait for the snapshot: on a first run whose
-walk is one large file, and on a re-run (the walk serves most files from its cache, a chain
-of small steps on one core). On a re-run that read little, the census and what is left of
-the greps run side by side (``overlap_stages``).
-"""
+"""A survey run, as its stages in order: crawl the root, walk every file into tables (the
+census's walk), write the snapshot, run the census's queries and the evidence greps, state
+the claims, and render the page from the committed snapshot alone. ``run_survey`` is what
+``survey run`` calls for each runtime; what runs beside what is ``survey.schedule``'s, what
+a run takes from the last one ``survey.reuse``'s."""
 
 from __future__ import annotations
 
-import array
 import contextlib
 import datetime as dt
-import hashlib
-import io
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import duckdb
-import orjson
 import polars as pl
 
 from survey import __version__
-from survey.cachedir import cache_base, crash_point, hold, replace_file
-from survey.census.collect import (
-    READ_KINDS,
-    cache_serves,
-    collect,
-    start_walkers,
-    walk_jobs,
-)
-from survey.census.partials import Labels, store_of
+from survey.cachedir import cache_base, crash_point, hold
+from survey.census.collect import READ_KINDS, PartSet, collect, start_walkers, walk_jobs
+from survey.census.partials import store_of
 from survey.census.pool import give_back_freed_memory
 from survey.census.sql import inventory_reads, query_files, run_census
 from survey.census.walk import READ_WHOLE
@@ -44,106 +28,35 @@ from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_cla
 from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
-from survey.evidence.grep import (
-    KNOWN_SCHEMA,
-    AnyListing,
-    Known,
-    ScopeGrep,
-    grep_scopes,
-    key_hits,
-    rg_listings,
-    run_probes,
-)
+from survey.evidence.grep.keyhits import key_hits
+from survey.evidence.grep.scopes import KNOWN_SCHEMA, AnyListing, Known, rg_listings
+from survey.evidence.grep.verdicts import ScopeGrep, grep_scopes, run_probes
 from survey.evidence.kit import Kit, nested_keysets, text_markers, tool_input_keysets
 from survey.options import OptionError, check_options, run_folders
-from survey.runtimes.base import Profile
-from survey.snapshot.store import (
-    SCHEMA_VERSION,
-    Claim,
-    SnapshotWriter,
-    claim,
-    claim_free,
-    complete,
-    fingerprint,
-    inventory_parts,
-    load_json,
-    refusal,
+from survey.reuse import (
+    census_inputs,
+    claim_early,
+    claim_late,
+    keep_inventory_parts,
+    load_inventory_parts,
+    write_walk_tables,
 )
+from survey.runtimes.base import Profile
+from survey.schedule import (
+    GrepsBesideWalk,
+    census_and_greps,
+    mostly_served,
+    overlap_stages,
+    rerun_greps_beside,
+    walk_leaves_core_idle,
+)
+from survey.snapshot.store import SCHEMA_VERSION, Claim, SnapshotWriter, fingerprint, load_json
 from survey.synth.marker import is_synthetic
 
 # progress(stage, units done, bytes done, total=None): called per batch, query or stage, never
 # per record; a total (files, queries, ...) where the stage knows one, once as it starts
 Progress = Callable[..., None]
-
-# Beside the walk's cache: where the last snapshot of this root has each partition of its
-# inventory, and a digest of each one's rows (``SnapshotWriter.write_inventory``), with a
-# hash of each of its rows in a Parquet file of the same name
-INVENTORY_PARTS = ".inventory.json"
-
-
-def _parts_file(cache_dir: Path, suffix: str = INVENTORY_PARTS) -> Path:
-    return cache_dir.with_name(cache_dir.name + suffix)
-
-
-def _hashes_file(cache_dir: Path) -> Path:
-    return _parts_file(cache_dir, INVENTORY_PARTS.removesuffix(".json") + ".parquet")
-
-
-def load_inventory_parts(cache_dir: Path | None) -> dict | None:
-    """The last snapshot's inventory partitions (``inventory_parts``) and row hashes, or
-    None: none kept, no cache, or an unreadable file (then every partition is written)."""
-    if cache_dir is None:
-        return None
-    try:
-        got = orjson.loads(_parts_file(cache_dir).read_bytes())
-        hashes = pl.read_parquet(_hashes_file(cache_dir))["a"]
-    except (OSError, orjson.JSONDecodeError, pl.exceptions.PolarsError):
-        return None
-    return {**got, "hashes": hashes} if isinstance(got, dict) and hashes.dtype == pl.UInt64 else None
-
-
-# a walk table written whole is part of the census's inputs by its bytes up to this size (a
-# store runtime's table of stores: 116k stores, 1 GB of chat stores, take 2.5 MB); a larger
-# one (the rare-key collapse's) leaves the census to be run each time
-DIGEST_MAX_BYTES = 16 << 20
-
-
-def _small_file_digest(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > DIGEST_MAX_BYTES:
-            return None
-        with path.open("rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
-
-
-def census_inputs(labels: Labels, empty: list[str], written: dict[str, str], inventory: dict) -> str:
-    """A digest of what the census reads in a snapshot whose walk tables are each linked
-    parts, empty or written whole and small (the caller says so): each table's part labels
-    (a label names one walk batch's rows, whose bytes never change), the tables written
-    empty, the bytes of those written whole, and the inventory's rows, by the 64-bit hash of
-    each (``write_inventory``'s, sorted: every column, the walk's file row among them, so
-    ``files.parquet`` too). Two snapshots with one digest hold the same rows for every query
-    (``run_census`` keeps the census under it)."""
-    h = hashlib.sha256(repr((sorted(labels.items()), sorted(empty), sorted(written.items()),
-                             SCHEMA_VERSION)).encode())
-    hashes = inventory.get("hashes")
-    if isinstance(hashes, pl.Series) and hashes.len():
-        h.update(array.array("Q", hashes.sort().to_list()).tobytes())
-    return h.hexdigest()
-
-
-def keep_inventory_parts(cache_dir: Path | None, written: dict) -> None:
-    """Record a committed snapshot's inventory partitions for the next run (the survey does
-    not depend on it: a failure leaves the next run to write every partition). The row
-    hashes first: a record with another snapshot's hashes links nothing wrongly (a
-    partition's digest is checked over the rows they pick), it only writes more."""
-    if cache_dir is not None and written:
-        buf = io.BytesIO()
-        written["hashes"].to_frame("a").write_parquet(buf, compression="lz4")
-        if replace_file(_hashes_file(cache_dir), buf.getvalue()):
-            replace_file(_parts_file(cache_dir), orjson.dumps(inventory_parts(written)))
+Tick = Callable[[str], Callable[..., None] | None]
 
 
 @dataclass
@@ -169,105 +82,457 @@ class RunResult:
         return asdict(self)
 
 
+@dataclass
+class Settings:
+    """What a run was asked for (``run_survey``'s options, checked)."""
+
+    snapshots: Path
+    reports: Path | None
+    date: str
+    sample_n: int | None
+    seed: int
+    stratum: str
+    mode: str
+    allow_mcp: bool
+    jobs: int | None
+    on_exists: str
+    min_files: int | None
+
+    @property
+    def min_key_files(self) -> int:
+        """Files a key must be seen in to be named (``rarekeys.collapse``)."""
+        return self.min_files if self.min_files is not None else (3 if self.mode == "discover" else 1)
+
+
+@dataclass
+class Run:
+    """One run: its runtime and root, the salt, the walk's cache folder (None: ``--no-cache``),
+    its settings, the stages' timings (from ``t0``) and their progress (``tick``)."""
+
+    profile: Profile
+    root: Path
+    salt: bytes
+    cache_dir: Path | None
+    opts: Settings
+    timings: dict[str, float]
+    t0: float
+    tick: Tick
+
+
+@dataclass
+class Walked:
+    """What the walk hands on: its tables (``scans``: as the walk wrote them, before the rare-key
+    collapse; ``parts``: the Parquet parts behind each), the keys collapsed, the walk's file
+    rows, the crawl's frame joined with them (``full``), whether a file changed or vanished
+    under it (``stale``), the paths it read cleanly (``readable``) and its figures."""
+
+    tables: dict[str, pl.DataFrame]
+    scans: dict[str, pl.DataFrame]
+    parts: dict[str, PartSet]
+    rare: int
+    files: pl.DataFrame
+    full: pl.DataFrame
+    stale: bool
+    readable: Callable[[], list[str]]
+    stats: dict
+
+
+@dataclass
+class Snap:
+    """What the snapshot stage hands on: the manifest so far, the census's inputs (their
+    digest, None where not kept; the linked parts' labels), the inventory partitions written,
+    each scope's file count, the greps' stat per file where made, and problem examples."""
+
+    manifest: dict
+    label: str
+    inputs: str | None
+    labels: dict
+    parts_written: dict
+    scope_files: dict[str, int]
+    known: Known | None
+    examples: dict[str, list[str]]
+
+
+def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshots"),
+               reports: Path | None = Path("reports"), date: str | None = None,
+               sample_n: int | None = None, seed: int = 0, stratum: str = "month",
+               mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
+               on_exists: str = "refuse", progress: Progress | None = None,
+               cache: bool = True, min_files: int | None = None) -> RunResult:
+    t0 = time.perf_counter()
+    # (the config folder too: the salt is made there on a machine's first run)
+    check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
+                  date=date, root=root, folders={**run_folders(snapshots, reports, cache),
+                                                 "the config folder (SURVEY_CONFIG_DIR, else XDG_CONFIG_HOME/survey)":
+                                                 config_dir()})
+    timings: dict[str, float] = {}
+    date = date or today()
+    root = root.expanduser()
+    if not root.is_dir():
+        raise OptionError(f"{profile.name}: root is not a folder (pass --root)")
+    salt = load_salt()
+    # the snapshot's name, claimed before the corpus is read: a run that would be refused
+    # is refused now, not after its walk (``claim_early``)
+    claimed = claim_early(snapshots, date, profile.name, on_exists)
+
+    def tick(stage: str) -> Callable[..., None] | None:
+        if progress is None:
+            return None
+        return lambda n, b, total=None: progress(stage, n, b, total)
+
+    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
+    opts = Settings(snapshots, reports, date, sample_n, seed, stratum, mode, allow_mcp, jobs, on_exists, min_files)
+    with contextlib.ExitStack() as held:
+        if claimed is not None:  # (a claim not committed: let go)
+            held.callback(claimed.release)
+        if cache_dir is not None:  # runs of one root at once take turns with its cache
+            waited = held.enter_context(hold(cache_dir))
+            if waited:  # (not the crawl's time)
+                timings["waited"] = waited
+                t0 += waited
+        return _run_held(Run(profile, root, salt, cache_dir, opts, timings, t0, tick), claimed)
+
+
+def _run_held(run: Run, claimed: Claim | None) -> RunResult:
+    """``run_survey`` with its snapshot's name claimed (or to be) and the cache's lock held."""
+    # rg's listing of each scope (a process each) starts now and runs while this process
+    # crawls, walks and writes: a re-run, with little left to walk, would otherwise wait for
+    # it. If it went stale (the walk met a file that changed or vanished), the greps list the
+    # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
+    rg_lists = rg_listings(run.root, run.profile)
+    beside = GrepsBesideWalk()
+    try:
+        # a first run's walkers import beside the crawl (a corpus too small for them leaves
+        # an idle fork server: it costs a core a quarter of a second, beside the crawl)
+        start_walkers(run.opts.jobs, run.cache_dir)
+        inv, root_check = crawl_stage(run)
+        return _survey(run, inv, root_check, claimed, rg_lists, beside)
+    finally:
+        beside.close()
+        for rl in rg_lists.values():
+            rl.close()
+
+
+def _survey(run: Run, inv: Inventory, root_check: dict | None, claimed: Claim | None,
+            rg_lists: dict[str, AnyListing], beside: GrepsBesideWalk) -> RunResult:
+    """The stages after the crawl, in order: the walk, the snapshot, the census and the
+    greps, the claims (the snapshot committed), the page."""
+    t = time.perf_counter()
+    known = start_greps_beside(run, inv, claimed, beside, rg_lists)
+    walked = walk_stage(run, inv, t)
+    if walked.stale:
+        # files changed since the crawl: the early listings may name files that are gone, so
+        # rg lists the tree again (a file made after its listing started is caught by
+        # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
+        rg_lists = {}
+    beside.walked(walked.readable)
+    fp = fingerprint(walked.full.with_columns(pl.col("hash").fill_null("")))
+    date = run.opts.date
+    if claimed is None:  # (``reuse`` or ``auto`` where the date's name was taken)
+        claimed, date = claim_late(run.opts.snapshots, date, run.profile.name, run.opts.on_exists, fp, run.opts.mode)
+        if claimed is None:
+            return _reused(run, date, walked)
+    date = claimed.final.parent.name
+    writer = SnapshotWriter(run.opts.snapshots, date, run.profile.name, claimed)
+    try:
+        snap = snapshot_stage(run, writer, inv, walked, known, date, fp, root_check)
+        census, evidence = census_and_greps_stage(run, writer, snap, inv, walked, beside, rg_lists)
+        final = claims_stage(run, writer, snap, census, evidence, fp)
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        _drop_spill(walked.stats)
+    page = render_stage(run, final)
+    run.timings["total"] = time.perf_counter() - run.t0
+    m = snap.manifest
+    return RunResult(run.profile.name, str(final), page, m["counts"]["files"], m["counts"]["bytes"],
+                     m["counts"]["walked_files"], m["counts"]["frames"], m["problems"], m["disagreements"],
+                     fixture=m["fixture"], timings={k: round(v, 3) for k, v in run.timings.items()},
+                     cache=walked.stats, problem_files=snap.examples, root_check=root_check)
+
+
+def crawl_stage(run: Run) -> tuple[Inventory, dict | None]:
+    """The inventory (a sample of it where asked), and the root check's finding, if any."""
+    # the classes of the files the last crawl saw come from the cache (``crawl.classes``)
+    inv = crawl(run.root, run.profile, run.salt, run.opts.stratum, progress=run.tick("crawl"),
+                known=load_classes(run.cache_dir, run.profile))
+    root_check = check_inventory(run.profile, run.root, inv)
+    inv.frame = sample(inv.frame, run.opts.sample_n, run.opts.seed)
+    give_back_freed_memory()  # (what the crawl's chunks held, before the walk's peak)
+    run.timings["crawl"] = time.perf_counter() - run.t0
+    return inv, root_check.to_json() if root_check else None
+
+
+def start_greps_beside(run: Run, inv: Inventory, claimed: Claim | None, beside: GrepsBesideWalk,
+                       rg_lists: dict[str, AnyListing]) -> Known | None:
+    """Start the greps beside the walk where ``survey.schedule`` says so; the crawl's stat per
+    file they were given (567k files: 51 MB, not held through the walk unless they run)."""
+    workers = walk_jobs(run.opts.jobs)
+    if not (walk_leaves_core_idle(inv.frame, workers)
+            or rerun_greps_beside(inv.frame, run.cache_dir, run.profile, run.opts.mode, run.opts.allow_mcp)) \
+            or claimed is None:  # (not when an existing snapshot may be reused)
+        return None
+    known = known_files(inv)
+    beside.start(lambda readable: grep_scopes(run.root, run.profile, readable, cache_dir=run.cache_dir,
+                                              salt=run.salt, known=known, rg_lists=rg_lists))
+    return known
+
+
+def walk_stage(run: Run, inv: Inventory, t: float) -> Walked:
+    """Every file walked into tables (``collect``), rare keys collapsed, and the walk's file rows
+    joined to the crawl's."""
+    from survey.census.rarekeys import collapse
+
+    walk_stats: dict = {}
+    walk_tick = run.tick("walk")
+    if walk_tick is not None:  # the files the walk may read (the cache's are counted at its end)
+        walk_tick(0, 0, inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).height)
+    tables = collect(inv, run.root, run.profile, mode=run.opts.mode, allow_mcp=run.opts.allow_mcp, salt=run.salt,
+                     jobs=run.opts.jobs, progress=walk_tick, cache_dir=run.cache_dir, stats=walk_stats)
+    if run.cache_dir is not None:
+        save_classes(run.cache_dir, inv.frame, run.profile, inv.classes_kept)
+    parts = walk_stats.pop("parts", None) or {}
+    scans = dict(tables)
+    tables, rare = collapse(tables, run.opts.min_key_files)
+    run.timings["walk"] = time.perf_counter() - t
+    if run.profile.store_reader and "stores" not in tables:
+        # No store was read (none sampled, all empty): an empty table with the reader's fact
+        # columns keeps the runtime's store queries answerable (0 rows instead of an error).
+        from survey.corpus.stores import empty_facts_table
+
+        tables["stores"] = empty_facts_table(run.profile.store_reader)
+    files = tables.pop("files")
+    stale = files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height > 0
+    # the crawl's frame and the walk's file rows, joined on the crawl's row of each file
+    # (``collect``'s ``_row``): 567k files 0.12-0.15 s as a join of their ids, 0.003 s
+    full = inv.frame.with_row_index("_row").join(files.drop("file_id"), on="_row", how="left",
+                                                 maintain_order="left").drop("_row")
+    files = files.drop("_row")
+    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & pl.col("read_status").is_in(READ_WHOLE))["file_id"]
+
+    def readable() -> list[str]:
+        # asked for only by a DuckDB retry (rarely): 567k paths held from here through the
+        # census and the greps were about 50 MB
+        return [p for p in inv.paths_of(ok_ids) if p is not None]
+
+    return Walked(tables, scans, parts, rare, files, full, stale, readable, walk_stats)
+
+
+def _reused(run: Run, date: str, walked: Walked) -> RunResult:
+    """The date's snapshot is of this corpus and mode: its page again, nothing written."""
+    from survey.render.render import render_page
+
+    final = run.opts.snapshots / date / run.profile.name
+    old = load_json(final, "manifest") or {}
+    _drop_spill(walked.stats)
+    reports = run.opts.reports
+    page = str(render_page(final, reports / f"{run.profile.name}.md")) if reports else None
+    fixture = run.profile.handmade_marker in run.root.resolve().parts
+    return RunResult(run.profile.name, str(final), page, walked.full.height, int(walked.full["size"].sum()),
+                     int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
+                     old.get("problems", {}), old.get("disagreements", []), reused=True,
+                     fixture=fixture, timings=run.timings, root_check=old.get("root_check"))
+
+
+def snapshot_stage(run: Run, writer: SnapshotWriter, inv: Inventory, walked: Walked, known: Known | None,
+                   date: str, fp: str, root_check: dict | None) -> Snap:
+    """The inventory and the walk's tables into the snapshot, the problems counted, the
+    manifest made (written last, by ``claims_stage``)."""
+    t = time.perf_counter()
+    parts_written = writer.write_inventory(walked.full, load_inventory_parts(run.cache_dir), inventory_reads(run.profile))
+    kept = write_walk_tables(writer, walked.tables, walked.parts, walked.scans, run.cache_dir)
+    writer.write_table("files", walked.files)  # (its columns are the inventory's: ``full``)
+    inputs = None if kept.unlabelled else census_inputs(kept.labels, kept.empty, kept.written, parts_written)
+    # per-record tables are read back lazily from the snapshot: never all in memory; the
+    # frames are counted from their counts per file (at 5 GB, 4.8 M rows, not 16 M)
+    counts = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
+    found = problems_of(inv.frame, walked.files, counts, expected=run.profile.expected_statuses)
+    n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
+    if known is None and not walked.stale and mostly_served(walked.stats):
+        # a re-run's census is small: the greps' stat per file (567k files: 51 MB) is
+        # made now, from the crawl's frame, whose ids are its paths' in order (0.03 s),
+        # not after the census from the inventory read back and joined (0.13 s)
+        known = known_files(inv)
+    # the crawl's frame and the walk's file table live on in ``full``: let them go
+    # before the census (567k files: about 100 MB held through it and the greps)
+    inv.frame = inv.frame.clear()
+    walked.scans.clear()
+    del walked.files
+    full = walked.full
+    del walked.full  # (the rest reads the snapshot's inventory where it needs the files)
+    manifest = make_manifest(run, date, fp, full, found, int(n_blocks), root_check, walked.rare)
+    run.timings["write"] = time.perf_counter() - t
+    crash_point("snapshot")
+    return Snap(manifest, str(run.opts.snapshots / date / run.profile.name), inputs, kept.labels, parts_written,
+                scope_counts(run.profile, full), known, found.examples)
+
+
+def census_and_greps_stage(run: Run, writer: SnapshotWriter, snap: Snap, inv: Inventory, walked: Walked,
+                           beside: GrepsBesideWalk, rg_lists: dict[str, AnyListing]) -> tuple[dict, dict]:
+    """The census's queries over the snapshot and the evidence greps over the corpus, as
+    ``survey.schedule.census_and_greps`` runs them."""
+    overlap = overlap_stages(walked.stats)
+    # the greps' counts, if they ran beside the walk: waited for now, before the census,
+    # or, where the census and the greps run side by side, in the greps' stage
+    greps = None if overlap else beside.result(walked.stale)
+
+    def evidence(structural: dict[str, dict] | None) -> dict:
+        got = beside.result(walked.stale) if overlap else greps
+        return greps_stage(run, writer, snap, inv, walked, beside, rg_lists, got, structural)
+
+    return census_and_greps(overlap, lambda: census_stage(run, writer, snap, walked.stats), evidence,
+                            lambda: key_hits(writer.dir, list(run.profile.probes), snap.label))
+
+
+def census_stage(run: Run, writer: SnapshotWriter, snap: Snap, walk_stats: dict) -> dict:
+    """The census: the runtime's and every runtime's queries over the snapshot."""
+    t = time.perf_counter()
+    crash_point("census")
+    census_tick = run.tick("census")
+    if census_tick is not None:
+        census_tick(0, 0, len(query_files(run.profile)))
+    try:
+        return run_census(writer.dir, run.profile, snap.label, snap.labels,
+                          store_of(run.cache_dir) if run.cache_dir is not None else None, walk_stats, snap.inputs,
+                          progress=census_tick)
+    finally:
+        run.timings["census"] = time.perf_counter() - t
+
+
+def greps_stage(run: Run, writer: SnapshotWriter, snap: Snap, inv: Inventory, walked: Walked,
+                beside: GrepsBesideWalk, rg_lists: dict[str, AnyListing], got: list[ScopeGrep] | None,
+                structural: dict[str, dict] | None) -> dict:
+    """The evidence: every probe by both engines (their counts ``got`` beside the walk, if
+    they ran there), with its structural figure."""
+    t = time.perf_counter()
+    grep_tick = run.tick("greps")
+    if grep_tick is not None:
+        grep_tick(0, 0, len(run.profile.scopes))
+    try:
+        return run_probes(run.root, run.profile, writer.dir, snap.label, snap.scope_files, walked.readable,
+                          cache_dir=run.cache_dir, salt=run.salt, known=grep_known(writer, snap, inv, walked.stale),
+                          rg_lists=rg_lists, greps=got, structural=structural)
+    finally:
+        run.timings["greps"] = time.perf_counter() - t
+        if grep_tick is not None:
+            grep_tick(len(run.profile.scopes), 0)
+        if got is not None:  # their time beside the walk, and the part left after it
+            run.timings["greps"] += beside.seconds
+            run.timings["greps_beside_walk"] = beside.seconds
+
+
+def grep_known(writer: SnapshotWriter, snap: Snap, inv: Inventory, stale: bool) -> Known:
+    """The crawl's stat per file for the greps: made when they start, not before the census
+    (at 567k files it is 51 MB, which the census's peak need not carry)."""
+    known = snap.known
+    if known is not None and not stale:
+        return known
+    written = pl.read_parquet(writer.dir / "inventory", columns=[*KNOWN_SCHEMA.names()[1:], "kind", "read_status"])
+    k = known if known is not None else known_files(inv, written)
+    if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
+        gone = written.filter(pl.col("read_status") == "vanished")["file_id"]
+        k = Known(k.rows.filter(~pl.col("file_id").is_in(gone.implode())))
+    return k
+
+
+def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evidence: dict, fp: str) -> Path:
+    """The census, the evidence and the claims written, the manifest last, the snapshot
+    committed; the inventory's partitions kept for the next run."""
+    writer.write_json("census", census)
+    evidence["fingerprint"] = fp
+    evidence["duckdb_version"] = duckdb.__version__  # (the pages print it beside the commands)
+    writer.write_json("evidence", evidence)
+    manifest = snap.manifest
+    kit = Kit(census, evidence, manifest)
+    if run.profile.claims:
+        run.profile.claims(kit)
+    kit.skeletons(run.profile.record_class)
+    kit.key_gate()
+    nested_keysets(kit, run.profile.nested_keysets)
+    tool_input_keysets(kit)
+    text_markers(kit, run.profile.markers, run.profile.probes)
+    kit.notes(run.profile.notes)
+    writer.write_json("claims", [c.to_json() for c in kit.claims])
+    manifest["disagreements"] = [p["id"] for p in evidence["probes"] if not p["agree"]]
+    manifest["timings"] = {k: round(v, 3) for k, v in run.timings.items()}
+    writer.write_json("manifest", manifest)  # last: a folder without it is no snapshot
+    final = writer.commit()
+    keep_inventory_parts(run.cache_dir, snap.parts_written)
+    return final
+
+
+def render_stage(run: Run, final: Path) -> str | None:
+    """The page, from the committed snapshot alone (and discover mode's proposals)."""
+    from survey.render.render import render_page
+
+    t = time.perf_counter()
+    reports = run.opts.reports
+    render_tick = run.tick("render")
+    if render_tick is not None and reports:
+        render_tick(0, 0, 1)
+    page = str(render_page(final, reports / f"{run.profile.name}.md")) if reports else None
+    if render_tick is not None and reports:
+        render_tick(1, 0)
+    run.timings["render"] = time.perf_counter() - t
+    if run.opts.mode == "discover":
+        from survey.snapshot.vocab import write_candidates
+
+        # beside the reports, or without them beside the snapshots (discover/ from the CLI);
+        # never the working directory
+        write_candidates(final, run.profile.name, reports.parent if reports else run.opts.snapshots.parent)
+    return page
+
+
+def make_manifest(run: Run, date: str, fp: str, full: pl.DataFrame, found: Problems, n_blocks: int,
+                  root_check: dict | None, rare: int) -> dict:
+    """The snapshot's manifest, but for what the stages after it add."""
+    walked = full.filter(pl.col("sampled")).select(pl.len(), pl.col("size").sum()).row(0)
+    o = run.opts
+    return {
+        "tool": "survey",
+        "tool_version": __version__,
+        "snapshot_schema": SCHEMA_VERSION,
+        "runtime": run.profile.name,
+        "title": run.profile.title,
+        "date": date,
+        "mode": o.mode,
+        "allow_mcp_names": o.allow_mcp,
+        "root": pseudonym(run.salt, str(run.root.resolve()), "r"),
+        "fixture": run.profile.handmade_marker in run.root.resolve().parts,
+        "synthetic": is_synthetic(run.root),
+        "fingerprint": fp,
+        "sample": {"n": o.sample_n, "seed": o.seed, "stratum": o.stratum,
+                   "method": "stratified by mtime, proportional" if o.sample_n else "whole corpus"},
+        "counts": {
+            "files": full.height,
+            "bytes": int(full["size"].sum() or 0),
+            "walked_files": walked[0],
+            "walked_bytes": int(walked[1] or 0),
+            "frames": int(found.frames),
+            "frames_ok": int(found.frames_ok),
+            "blocks": int(n_blocks),
+            "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
+        },
+        "problems": found.counts,
+        "root_check": root_check,
+        "privacy": {"rare_keys_collapsed": rare, "min_files": o.min_key_files},
+    }
+
+
+def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
+    """The crawl's regular files: relative path (bytes), file_id and (size, mtime_ns,
+    ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``); from
+    ``frame`` (the inventory with more columns) if given, else the crawl's own."""
+    rows = (inv.frame if frame is None else frame).filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
+    return Known(inv.with_names(rows).filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
+
+
 def _drop_spill(stats: dict) -> None:
     """Remove the walk's spilled Parquet parts once the snapshot (or a reuse) no longer needs them."""
     spill = stats.pop("spill_dir", None)
     if spill:
         shutil.rmtree(spill, ignore_errors=True)
-
-
-# above this many files a re-run's census and greps run one after the other: the greps'
-# per-file state grows with the files, DuckDB's census memory does not shrink, and side by
-# side at 567k files they peaked at 1.38 GB (one after the other: the census's 1.2 GB)
-OVERLAP_MAX_FILES = 200_000
-
-
-def mostly_served(walk_stats: dict) -> bool:
-    """A re-run: did the walk serve nearly every file from its cache? Then the census and
-    the greps read little, and their memory stays small."""
-    files = int(walk_stats.get("files", 0) or 0)
-    return files > 0 and int(walk_stats.get("cache_hits", 0) or 0) >= 0.9 * files
-
-
-def overlap_stages(walk_stats: dict) -> bool:
-    """Run the census and the greps side by side? Only on a re-run (``mostly_served``) of at
-    most ``OVERLAP_MAX_FILES`` files."""
-    return mostly_served(walk_stats) and int(walk_stats.get("files", 0) or 0) <= OVERLAP_MAX_FILES
-
-
-# below this many bytes the greps never start beside the walk: there is little to gain
-BESIDE_MIN_BYTES = 64 << 20
-
-
-def walk_leaves_core_idle(inv: pl.DataFrame, jobs: int) -> bool:
-    """Would the walk leave a core idle for at least half its time? Its largest file is one
-    worker's task from start to end (a store is one file), the rest spread over the other
-    workers: where that file is most of the bytes (a desktop store, 1.5 GB of 1.54), cores
-    wait, and the greps, started beside the walk (``GrepsBesideWalk``), use them."""
-    sizes = inv.filter(pl.col("kind").is_in(READ_KINDS))["size"]
-    total = int(sizes.sum() or 0)
-    if jobs < 2 or total < BESIDE_MIN_BYTES:
-        return False
-    biggest = int(sizes.max() or 0)  # type: ignore[arg-type]  # Series.max: typed as any literal
-    idle = (jobs - 1) * biggest - (total - biggest)  # bytes' worth of the others' waiting
-    return idle >= biggest / 2
-
-
-class GrepsBesideWalk:
-    """The greps, run in a thread beside the walk where the walk leaves a core idle
-    (``walk_leaves_core_idle``, or a re-run: ``rerun_greps_beside``). They need two things
-    only the walk gives: the files it read cleanly (for a DuckDB retry, rarely: ``walked``
-    hands them over, and the greps wait for them only then) and the snapshot (for the key
-    figures, taken after, by ``run_probes``). If the walk met a file that changed or
-    vanished, their counts are dropped and the greps run again after the walk, as they
-    would have."""
-
-    def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
-        self._greps: Future[list[ScopeGrep]] | None = None
-        self._readable: Future[Callable[[], list[str]]] = Future()
-        self.seconds = 0.0
-
-    def start(self, greps: Callable[[Callable[[], list[str]]], list[ScopeGrep]]) -> None:
-        def run() -> list[ScopeGrep]:
-            t = time.perf_counter()
-            try:
-                return greps(lambda: self._readable.result()())
-            finally:
-                self.seconds = time.perf_counter() - t
-
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="greps")
-        self._greps = self._pool.submit(run)
-
-    def walked(self, readable: Callable[[], list[str]]) -> None:
-        if not self._readable.done():
-            self._readable.set_result(readable)
-
-    def result(self, stale: bool) -> list[ScopeGrep] | None:
-        """The greps' counts; None if they did not start, or went ``stale`` (then dropped,
-        after they finish: two greps of one tree at once would only slow each other)."""
-        if self._greps is None:
-            return None
-        if stale:
-            wait([self._greps])
-            return None
-        return self._greps.result()
-
-    def close(self) -> None:
-        if not self._readable.done():
-            self._readable.set_exception(RuntimeError("the walk did not finish"))
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-
-
-def rerun_greps_beside(inv: pl.DataFrame, cache_dir: Path | None, profile: Profile, mode: str,
-                       allow_mcp: bool) -> bool:
-    """Run a re-run's greps beside its walk? Where the walk's cache was made under this
-    walk's signature (its walk is then mostly look-ups and rechecks in one process, and the
-    new files), for at most ``OVERLAP_MAX_FILES`` files (the two stages' per-file state at
-    once). After the walk, the census then has the cores to itself, or shares them with
-    the greps' last files only."""
-    return 0 < inv.height <= OVERLAP_MAX_FILES and cache_serves(cache_dir, profile, mode, allow_mcp)
 
 
 def today() -> str:
@@ -334,393 +599,3 @@ def scope_counts(profile: Profile, inv: pl.DataFrame) -> dict[str, int]:
     return out
 
 
-def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshots"),
-               reports: Path | None = Path("reports"), date: str | None = None,
-               sample_n: int | None = None, seed: int = 0, stratum: str = "month",
-               mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
-               on_exists: str = "refuse", progress: Progress | None = None,
-               cache: bool = True, min_files: int | None = None) -> RunResult:
-    t0 = time.perf_counter()
-    # (the config folder too: the salt is made there on a machine's first run)
-    check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
-                  date=date, root=root, folders={**run_folders(snapshots, reports, cache),
-                                                 "the config folder (SURVEY_CONFIG_DIR, else XDG_CONFIG_HOME/survey)":
-                                                 config_dir()})
-    timings: dict[str, float] = {}
-    date = date or today()
-    root = root.expanduser()
-    if not root.is_dir():
-        raise OptionError(f"{profile.name}: root is not a folder (pass --root)")
-    salt = load_salt()
-    # the snapshot's name, claimed before the corpus is read: a run that would be refused
-    # is refused now, not after its walk (``claim_early``)
-    claimed = claim_early(snapshots, date, profile.name, on_exists)
-
-    def tick(stage: str) -> Callable[..., None] | None:
-        if progress is None:
-            return None
-        return lambda n, b, total=None: progress(stage, n, b, total)
-
-    cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
-    with contextlib.ExitStack() as held:
-        if claimed is not None:  # (a claim not committed: let go)
-            held.callback(claimed.release)
-        if cache_dir is not None:  # runs of one root at once take turns with its cache
-            waited = held.enter_context(hold(cache_dir))
-            if waited:  # (not the crawl's time)
-                timings["waited"] = waited
-                t0 += waited
-        return _run_held(profile, root, salt, cache_dir, claimed, timings, t0, tick, snapshots=snapshots,
-                         reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
-                         allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, min_files=min_files)
-
-
-def claim_early(snapshots: Path, date: str, runtime: str, on_exists: str) -> Claim | None:
-    """The snapshot name a run will write, held from before it reads the corpus (``claim``),
-    or None where that waits for the corpus's fingerprint. ``refuse``: the date's name, or
-    ``SnapshotExists`` (a snapshot is there, or another run is writing it); ``suffix``: the
-    first free of the date's names; ``reuse`` and ``auto``: the date's name where it is
-    free, else None (``claim_late`` decides)."""
-    final = snapshots / date / runtime
-    if on_exists == "suffix":
-        return claim_free(snapshots, date, runtime)[0]
-    if on_exists != "refuse" and complete(final):
-        return None
-    got = claim(final)
-    if got is None and on_exists == "refuse":
-        raise refusal(final)
-    return got
-
-
-def claim_late(snapshots: Path, date: str, runtime: str, on_exists: str, fp: str,
-               mode: str) -> tuple[Claim | None, str]:
-    """For ``reuse`` and ``auto`` without an early claim, once the corpus's fingerprint is
-    known: None and the date where its snapshot is of this corpus and mode (reused), else
-    the name to write, held (``auto``: the first free, ``reuse``: the date's, or
-    ``SnapshotExists``)."""
-    final = snapshots / date / runtime
-    if complete(final):
-        old = load_json(final, "manifest") or {}
-        if old.get("fingerprint") == fp and old.get("mode") == mode:
-            return None, date
-    if on_exists == "auto":
-        got, name = claim_free(snapshots, date, runtime)
-        return got, name
-    mine = claim(final)
-    if mine is None:
-        raise refusal(final)
-    return mine, date
-
-
-def _run_held(profile: Profile, root: Path, salt: bytes, cache_dir: Path | None, claimed: Claim | None,
-              timings: dict[str, float], t0: float, tick: Callable[[str], Callable[[int, int], None] | None], *,
-              snapshots: Path, reports: Path | None, date: str, sample_n: int | None, seed: int, stratum: str,
-              mode: str, allow_mcp: bool, jobs: int | None, on_exists: str,
-              min_files: int | None) -> RunResult:
-    """``run_survey`` with its snapshot's name claimed (or to be) and the cache's lock held."""
-    # rg's listing of each scope (a process each) starts now and runs while this process
-    # crawls, walks and writes: a re-run, with little left to walk, would otherwise wait for
-    # it. If it went stale (the walk met a file that changed or vanished), the greps list the
-    # tree again. DuckDB's grep lists nothing: it reads the crawl's files (grep_scopes).
-    rg_lists = rg_listings(root, profile)
-    beside = GrepsBesideWalk()
-    try:
-        # a first run's walkers import beside the crawl (a corpus too small for them leaves
-        # an idle fork server: it costs a core a quarter of a second, beside the crawl)
-        start_walkers(jobs, cache_dir)
-        # the classes of the files the last crawl saw come from the cache (``crawl.classes``)
-        inv = crawl(root, profile, salt, stratum, progress=tick("crawl"),
-                    known=load_classes(cache_dir, profile))
-        root_check = check_inventory(profile, root, inv)
-        inv.frame = sample(inv.frame, sample_n, seed)
-        give_back_freed_memory()  # (what the crawl's chunks held, before the walk's peak)
-        timings["crawl"] = time.perf_counter() - t0
-        return _survey(profile, root, inv, salt, timings, t0, rg_lists, beside, cache_dir, claimed,
-                       snapshots=snapshots,
-                       reports=reports, date=date, sample_n=sample_n, seed=seed, stratum=stratum, mode=mode,
-                       allow_mcp=allow_mcp, jobs=jobs, on_exists=on_exists, tick=tick,
-                       min_files=min_files, root_check=root_check.to_json() if root_check else None)
-    finally:
-        beside.close()
-        for rl in rg_lists.values():
-            rl.close()
-
-
-def known_files(inv: Inventory, frame: pl.DataFrame | None = None) -> Known:
-    """The crawl's regular files: relative path (bytes), file_id and (size, mtime_ns,
-    ctime_ns, inode), the stat the greps' cache keys files by (``grep.Known``); from
-    ``frame`` (the inventory with more columns) if given, else the crawl's own."""
-    rows = (inv.frame if frame is None else frame).filter(pl.col("kind").is_in(READ_KINDS)).select("file_id", "size", "mtime_ns", "ctime_ns", "inode")
-    return Known(inv.with_names(rows).filter(pl.col("path").is_not_null()).select(KNOWN_SCHEMA.names()))
-
-
-def _survey(profile: Profile, root: Path, inv: Inventory, salt: bytes, timings: dict[str, float], t0: float,
-            rg_lists: dict[str, AnyListing], beside: GrepsBesideWalk, cache_dir: Path | None,
-            claimed: Claim | None, *,
-            snapshots: Path,
-            reports: Path | None, date: str,
-            sample_n: int | None, seed: int, stratum: str, mode: str, allow_mcp: bool, jobs: int | None,
-            on_exists: str, tick: Callable[[str], Callable[..., None] | None],
-            min_files: int | None, root_check: dict | None = None) -> RunResult:
-    from survey.render.render import render_page
-
-    t = time.perf_counter()
-    final = snapshots / date / profile.name
-    workers = walk_jobs(jobs)
-    # the crawl's stat per file, for the greps: made when they start (567k files: 51 MB,
-    # not held through the walk unless the greps run beside it)
-    known: Known | None = None
-    if (walk_leaves_core_idle(inv.frame, workers) or rerun_greps_beside(inv.frame, cache_dir, profile, mode, allow_mcp)) \
-            and claimed is not None:  # (not when an existing snapshot may be reused)
-        known = known_files(inv)
-        beside.start(lambda readable: grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt,
-                                                  known=known, rg_lists=rg_lists))
-    walk_stats: dict = {}
-    walk_tick = tick("walk")
-    if walk_tick is not None:  # the files the walk may read (the cache's are counted at its end)
-        walk_tick(0, 0, inv.frame.filter(pl.col("kind").is_in(READ_KINDS)).height)
-    tables = collect(inv, root, profile, mode=mode, allow_mcp=allow_mcp, salt=salt, jobs=jobs,
-                     progress=walk_tick, cache_dir=cache_dir, stats=walk_stats)
-    from survey.census.rarekeys import collapse
-
-    if cache_dir is not None:
-        save_classes(cache_dir, inv.frame, profile, inv.classes_kept)
-    parts = walk_stats.pop("parts", None) or {}
-    scans = dict(tables)
-    tables, rare = collapse(tables, min_files if min_files is not None else (3 if mode == "discover" else 1))
-    timings["walk"] = time.perf_counter() - t
-    if profile.store_reader and "stores" not in tables:
-        # No store was read (none sampled, all empty): an empty table with the reader's fact
-        # columns keeps the runtime's store queries answerable (0 rows instead of an error).
-        from survey.corpus.stores import empty_facts_table
-
-        tables["stores"] = empty_facts_table(profile.store_reader)
-    files = tables.pop("files")
-    stale = files.filter(pl.col("read_status").is_in(["vanished", "changed_during_read"])).height > 0
-    if stale:
-        # files changed since the crawl: the early listings may name files that are gone, so
-        # rg lists the tree again (a file made after its listing started is caught by
-        # grep_scopes), and the DuckDB grep leaves out the files the walk found gone
-        rg_lists = {}
-    # the crawl's frame and the walk's file rows, joined on the crawl's row of each file
-    # (``collect``'s ``_row``): 567k files 0.12-0.15 s as a join of their ids, 0.003 s
-    full = inv.frame.with_row_index("_row").join(files.drop("file_id"), on="_row", how="left",
-                                                 maintain_order="left").drop("_row")
-    files = files.drop("_row")
-    ok_ids = full.filter(pl.col("kind").is_in(READ_KINDS) & pl.col("read_status").is_in(READ_WHOLE))["file_id"]
-
-    def readable() -> list[str]:
-        # asked for only by a DuckDB retry (rarely): 567k paths held from here through the
-        # census and the greps were about 50 MB
-        return [p for p in inv.paths_of(ok_ids) if p is not None]
-
-    beside.walked(readable)
-    fp = fingerprint(full.with_columns(pl.col("hash").fill_null("")))
-    fixture = profile.handmade_marker in root.resolve().parts
-    synthetic = is_synthetic(root)
-
-    if claimed is None:  # (``reuse`` or ``auto`` where the date's name was taken)
-        claimed, date = claim_late(snapshots, date, profile.name, on_exists, fp, mode)
-        if claimed is None:
-            final = snapshots / date / profile.name
-            old = load_json(final, "manifest") or {}
-            _drop_spill(walk_stats)
-            page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
-            return RunResult(profile.name, str(final), page, full.height, int(full["size"].sum()),
-                             int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
-                             old.get("problems", {}), old.get("disagreements", []), reused=True,
-                             fixture=fixture, timings=timings, root_check=old.get("root_check"))
-    date = claimed.final.parent.name
-    writer = SnapshotWriter(snapshots, date, profile.name, claimed)
-    snap_label = str(snapshots / date / profile.name)
-    try:
-        t = time.perf_counter()
-        parts_written = writer.write_inventory(full, load_inventory_parts(cache_dir), inventory_reads(profile))
-        labels: Labels = {}  # each linked table's part labels (unique per walk, so only from its cache)
-        empty: list[str] = []  # the tables written empty (their schema alone)
-        written: dict[str, str] = {}  # the tables written whole: the sha256 of each's file
-        unlabelled = cache_dir is None  # a table whose rows no label names (the census is then not kept)
-        for name, df in tables.items():
-            ps = parts.get(name)
-            if ps is not None and df is scans.get(name) and (ps.files or ps.rest is not None):
-                writer.link_table(name, ps.files, ps.rest)  # the walk's parts, not re-encoded
-                if cache_dir is not None:
-                    labels[name] = [p.name.removesuffix(".parquet") for p in ps.files] + [None] * (ps.rest is not None)
-                    unlabelled |= ps.rest is not None
-            elif ps is not None and df is scans.get(name):
-                # no part holds a row (a table this runtime's walk never fills): written empty,
-                # from its schema, not by a scan that joins every file to its part (a re-run
-                # at 567k files: 0.08-0.17 s a table, four tables)
-                writer.write_table(name, pl.DataFrame(schema=df.collect_schema()))
-                empty.append(name)
-            else:
-                writer.write_table(name, df)
-                # its bytes, where few (a store runtime's table of stores); else not kept
-                digest = _small_file_digest(writer.dir / "walk" / f"{name}.parquet")
-                unlabelled |= digest is None
-                written[name] = digest or ""
-        writer.write_table("files", files)  # (its columns are the inventory's: ``full``)
-        inputs = None if unlabelled else census_inputs(labels, empty, written, parts_written)
-        # per-record tables are read back lazily from the snapshot: never all in memory; the
-        # frames are counted from their counts per file (at 5 GB, 4.8 M rows, not 16 M)
-        counts = pl.scan_parquet(writer.dir / "walk" / "frame_counts.parquet")
-        found = problems_of(inv.frame, files, counts, expected=profile.expected_statuses)
-        problems, examples, n_frames, n_ok = found.counts, found.examples, found.frames, found.frames_ok
-        n_blocks = pl.scan_parquet(writer.dir / "walk" / "blocks.parquet").select(pl.len()).collect().item()
-        if known is None and not stale and mostly_served(walk_stats):
-            # a re-run's census is small: the greps' stat per file (567k files: 51 MB) is
-            # made now, from the crawl's frame, whose ids are its paths' in order (0.03 s),
-            # not after the census from the inventory read back and joined (0.13 s)
-            known = known_files(inv)
-        # the crawl's frame and the walk's file table live on in ``full``: let them go
-        # before the census (567k files: about 100 MB held through it and the greps)
-        inv.frame = inv.frame.clear()
-        scans.clear()
-        del files
-        walked = full.filter(pl.col("sampled")).select(pl.len(), pl.col("size").sum()).row(0)
-        n_files, n_bytes = full.height, int(full["size"].sum() or 0)
-        manifest = {
-            "tool": "survey",
-            "tool_version": __version__,
-            "snapshot_schema": SCHEMA_VERSION,
-            "runtime": profile.name,
-            "title": profile.title,
-            "date": date,
-            "mode": mode,
-            "allow_mcp_names": allow_mcp,
-            "root": pseudonym(salt, str(root.resolve()), "r"),
-            "fixture": fixture,
-            "synthetic": synthetic,
-            "fingerprint": fp,
-            "sample": {"n": sample_n, "seed": seed, "stratum": stratum,
-                       "method": "stratified by mtime, proportional" if sample_n else "whole corpus"},
-            "counts": {
-                "files": n_files,
-                "bytes": n_bytes,
-                "walked_files": walked[0],
-                "walked_bytes": int(walked[1] or 0),
-                "frames": int(n_frames),
-                "frames_ok": int(n_ok),
-                "blocks": int(n_blocks),
-                "by_surface": dict(full.group_by("surface").len().sort("surface").iter_rows()),
-            },
-            "problems": problems,
-            "root_check": root_check,
-            "privacy": {"rare_keys_collapsed": rare,
-                        "min_files": min_files if min_files is not None else (3 if mode == "discover" else 1)},
-        }
-        timings["write"] = time.perf_counter() - t
-        crash_point("snapshot")
-        scope_files = scope_counts(profile, full)
-        # the rest reads the snapshot's inventory where it needs the files (567k files: 86
-        # MB not held through the census and the greps)
-        del full
-
-        overlap = overlap_stages(walk_stats)
-        # the greps' counts, if they ran beside the walk: waited for now, before the census,
-        # or, where the census and the greps run side by side, in the greps' stage
-        greps = None if overlap else beside.result(stale)
-
-        def grep_known() -> Known:
-            # made when the greps start, not before the census: at 567k files it is 51 MB,
-            # which the census's peak need not carry
-            if known is not None and not stale:
-                return known
-            written = pl.read_parquet(writer.dir / "inventory", columns=[*KNOWN_SCHEMA.names()[1:], "kind", "read_status"])
-            k = known if known is not None else known_files(inv, written)
-            if stale:  # the DuckDB grep reads the crawl's files: not one the walk found gone
-                gone = written.filter(pl.col("read_status") == "vanished")["file_id"]
-                k = Known(k.rows.filter(~pl.col("file_id").is_in(gone.implode())))
-            return k
-
-        def census_stage() -> dict:
-            t = time.perf_counter()
-            crash_point("census")
-            census_tick = tick("census")
-            if census_tick is not None:
-                census_tick(0, 0, len(query_files(profile)))
-            try:
-                return run_census(writer.dir, profile, snap_label, labels,
-                                  store_of(cache_dir) if cache_dir is not None else None, walk_stats, inputs,
-                                  progress=census_tick)
-            finally:
-                timings["census"] = time.perf_counter() - t
-
-        def evidence_stage(structural: dict[str, dict] | None = None) -> dict:
-            got = beside.result(stale) if overlap else greps
-            t = time.perf_counter()
-            grep_tick = tick("greps")
-            if grep_tick is not None:
-                grep_tick(0, 0, len(profile.scopes))
-            try:
-                return run_probes(root, profile, writer.dir, snap_label, scope_files, readable,
-                                  cache_dir=cache_dir, salt=salt, known=grep_known(), rg_lists=rg_lists,
-                                  greps=got, structural=structural)
-            finally:
-                timings["greps"] = time.perf_counter() - t
-                if grep_tick is not None:
-                    grep_tick(len(profile.scopes), 0)
-                if got is not None:  # their time beside the walk, and the part left after it
-                    timings["greps"] += beside.seconds
-                    timings["greps_beside_walk"] = beside.seconds
-
-        if overlap:
-            # a re-run with little new to read: the census and the greps (mostly served from
-            # their cache) are each a chain of small waits, so they run side by side
-            with ThreadPoolExecutor(1, thread_name_prefix="evidence") as pool:
-                later = pool.submit(evidence_stage)
-                census = census_stage()
-                evidence = later.result()
-        else:  # a first run: one after the other, so their memory peaks never add up
-            # (but for the probes' key figures: one query that streams the snapshot's nodes
-            # past a few groups, beside the census; 567k files: 0.09 s)
-            with ThreadPoolExecutor(1, thread_name_prefix="key-figures") as pool:
-                keyed = pool.submit(key_hits, writer.dir, list(profile.probes), snap_label)
-                census = census_stage()
-                structural = keyed.result()
-            evidence = evidence_stage(structural)
-        writer.write_json("census", census)
-        evidence["fingerprint"] = fp
-        evidence["duckdb_version"] = duckdb.__version__  # (the pages print it beside the commands)
-        writer.write_json("evidence", evidence)
-
-        kit = Kit(census, evidence, manifest)
-        if profile.claims:
-            profile.claims(kit)
-        kit.skeletons(profile.record_class)
-        kit.key_gate()
-        nested_keysets(kit, profile.nested_keysets)
-        tool_input_keysets(kit)
-        text_markers(kit, profile.markers, profile.probes)
-        kit.notes(profile.notes)
-        writer.write_json("claims", [c.to_json() for c in kit.claims])
-        disagreements = [p["id"] for p in evidence["probes"] if not p["agree"]]
-        manifest["disagreements"] = disagreements
-        manifest["timings"] = {k: round(v, 3) for k, v in timings.items()}
-        writer.write_json("manifest", manifest)  # last: a folder without it is no snapshot
-        final = writer.commit()
-        keep_inventory_parts(cache_dir, parts_written)
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        _drop_spill(walk_stats)
-    t = time.perf_counter()
-    render_tick = tick("render")
-    if render_tick is not None and reports:
-        render_tick(0, 0, 1)
-    page = str(render_page(final, reports / f"{profile.name}.md")) if reports else None
-    if render_tick is not None and reports:
-        render_tick(1, 0)
-    timings["render"] = time.perf_counter() - t
-    if mode == "discover":
-        from survey.snapshot.vocab import write_candidates
-
-        # beside the reports, or without them beside the snapshots (discover/ from the CLI);
-        # never the working directory
-        write_candidates(final, profile.name, reports.parent if reports else snapshots.parent)
-    timings["total"] = time.perf_counter() - t0
-    return RunResult(profile.name, str(final), page, n_files, n_bytes,
-                     walked[0], int(n_frames), problems, disagreements, fixture=fixture,
-                     timings={k: round(v, 3) for k, v in timings.items()}, cache=walk_stats,
-                     problem_files=examples, root_check=root_check)

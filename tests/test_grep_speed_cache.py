@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import survey.evidence.grep as G
+import survey.schedule as S
 from survey.corpus.crawl import crawl
 from survey.corpus.privacy import file_key
 from survey.pipeline import known_files, run_survey
@@ -859,34 +860,6 @@ def test_runs_of_small_files_are_bounded_in_files_and_bytes(monkeypatch: pytest.
     assert [len(r) for _, r in runs] == [2, 4, 4, 1]
 
 
-def test_the_walk_leaves_a_core_idle_where_one_file_is_most_of_the_bytes() -> None:
-    """The greps start beside the walk only where the walk's largest file (one worker's
-    task) keeps one worker busy while the others have nothing left: at least half its time."""
-    import polars as pl
-
-    from survey.pipeline import BESIDE_MIN_BYTES, walk_leaves_core_idle
-
-    mb = 1 << 20
-
-    def inv(*sizes: int, kind: str = "sqlite") -> pl.DataFrame:
-        return pl.DataFrame({"kind": [kind, *["json"] * (len(sizes) - 1)], "size": list(sizes)})
-
-    store = inv(1500 * mb, 20 * mb, 20 * mb)  # the desktop store's shape
-    assert walk_leaves_core_idle(store, 2) and walk_leaves_core_idle(store, 8)
-    assert not walk_leaves_core_idle(store, 1)  # one worker: no core to spare
-    assert not walk_leaves_core_idle(inv(*[10 * mb] * 200), 2)  # many files: every core busy
-    # on two cores: idle while the rest is at most half the largest file
-    assert walk_leaves_core_idle(inv(200 * mb, 100 * mb), 2)
-    assert not walk_leaves_core_idle(inv(200 * mb, 101 * mb), 2)
-    # on four, the rest shares three workers
-    assert walk_leaves_core_idle(inv(200 * mb, *[50 * mb] * 10), 4)
-    assert not walk_leaves_core_idle(inv(200 * mb, *[50 * mb] * 11), 4)
-    assert not walk_leaves_core_idle(inv(BESIDE_MIN_BYTES - 1), 2)  # too little to gain
-    assert walk_leaves_core_idle(inv(BESIDE_MIN_BYTES), 2)
-    # files the walk does not read do not count
-    assert not walk_leaves_core_idle(inv(1500 * mb, 20 * mb, kind="symlink"), 2)
-
-
 def grep_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The name of the thread each DuckDB grep runs in, appended as it starts."""
     import threading
@@ -927,7 +900,7 @@ def test_greps_beside_the_walk_give_the_evidence_greps_after_it_give(
     def run(label: str, beside: bool, **kw: Any) -> Any:
         calls.clear()
         monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / f"cache-{label}"))
-        monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0 if beside else 1 << 60)
+        monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0 if beside else 1 << 60)
         return run_survey(get("cursor_desktop"), root, snapshots=tmp_path / label, reports=None, jobs=3, **kw)
 
     after = run("after", False)
@@ -975,7 +948,7 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(G, "duckdb_grep", unreadable)
     monkeypatch.setattr(P, "collect", walk_fails)
-    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
     errors: list[BaseException] = []
 
     def go() -> None:
@@ -993,7 +966,7 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
     # a walk that ends well hands its readable files over, and the retry searches them
     monkeypatch.undo()
     real = G.duckdb_grep
-    monkeypatch.setattr(P, "BESIDE_MIN_BYTES", 0)
+    monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
     monkeypatch.setattr(G, "duckdb_grep", lambda r, sc, lits, files=None, **k: (
         unreadable() if files is None else real(r, sc, lits, files, **k)))
     done: list[Any] = []
@@ -1087,19 +1060,6 @@ def test_rg_listing_splits_as_the_plain_form_does(names: list[tuple[bool, str]])
     pre = "/r/oot/"
     text = "".join((pre + n if under else n) + "\0" for under, n in names)
     assert G._listed(text, pre) == [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
-
-
-def test_a_rerun_overlaps_census_and_greps_only_when_nearly_all_was_served_from_few_files() -> None:
-    """Side by side only on a re-run that served at least 90 % of the files from the cache,
-    and of at most ``OVERLAP_MAX_FILES`` files: the greps' per-file state grows with the
-    files, so on more the two stages' memory would add up."""
-    from survey.pipeline import OVERLAP_MAX_FILES, overlap_stages
-
-    assert overlap_stages({"files": 1000, "cache_hits": 900})
-    assert not overlap_stages({"files": 1000, "cache_hits": 899})  # a first run, or much changed
-    assert not overlap_stages({"files": 0, "cache_hits": 0}) and not overlap_stages({})
-    assert overlap_stages({"files": OVERLAP_MAX_FILES, "cache_hits": OVERLAP_MAX_FILES})
-    assert not overlap_stages({"files": OVERLAP_MAX_FILES + 1, "cache_hits": OVERLAP_MAX_FILES + 1})
 
 
 def test_a_duckdb_retry_after_a_failed_read_is_still_served_from_the_cache(
@@ -1435,7 +1395,7 @@ def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
     assert counts(again) == counts(fresh) and '"files_from_cache"' in _evidence_text(again)
     other = run("discover", mode="discover")  # the cache was made by a reviewed walk
     assert "greps_beside_walk" not in other.timings
-    monkeypatch.setattr(P, "OVERLAP_MAX_FILES", 3)
+    monkeypatch.setattr(S, "OVERLAP_MAX_FILES", 3)
     many = run("many")
     assert "greps_beside_walk" not in many.timings
     # a re-run of more files: its greps after the census, their files made from the crawl's

@@ -1,25 +1,9 @@
-"""Run the walk over an inventory (process pool) and collect the per-file results as tables.
-
-Files are walked largest first so the pool stays busy to the end, a few batches in flight
-at a time; each worker writes its batch's rows as Parquet parts and sends back per-file
-summaries, so memory is per-file aggregates, never the corpus. The parent's own per-file
-bookkeeping (what to walk, cache keys, which part holds which file) is kept in polars
-frames, not Python objects, so it stays small for a corpus of many small files. The output
-is a dict of polars frames, one per table of ``walk.COLUMNS`` plus ``files`` (per-file read
-outcome, hash, line count) — all keyed by the pseudonymous file_id.
-
-Incremental re-surveys: per-file results are cached (already gated and pseudonymous, so no
-more private than a snapshot) under ``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``, keyed by
-(file pseudonym, how it is walked, size, mtime_ns, ctime_ns, inode, the children it is
-searched for, a store's ``-wal`` as the crawl listed it) and by a signature of everything
-that shapes a walk (tool version, walk code, profile settings, vocabulary, mode). A changed
-or vanished file is never served from the cache; files whose results depend on other files
-(existence checks) are always walked again. A rewrite that restores size and mtime still
-moves the ctime, which only the kernel sets; ``--no-cache`` walks everything regardless.
-
-The cache keeps the walk's Parquet parts as they were written, per run, and ``meta.parquet``
-says which run holds each file's rows, with its row of the file table (see ``_write_cache``).
-"""
+"""The walk of an inventory as tables: every file the walk's cache does not serve is walked in
+batches, largest first, by a pool of workers that write their rows as Parquet parts, and the
+result is one polars frame per table of ``walk.COLUMNS`` plus ``files`` (per-file read
+outcome, hash, line count), keyed by the pseudonymous file_id. Per-file results are kept for
+the next run (gated and pseudonymous: no more private than a snapshot) under
+``$SURVEY_CACHE_DIR`` or ``~/.cache/survey``."""
 
 from __future__ import annotations
 
@@ -324,6 +308,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             salt: bytes, jobs: int | None = None, max_line: int = W.DEFAULT_MAX_LINE,
             progress: Callable[[int, int], None] | None = None,
             cache_dir: Path | None = None, stats: dict | None = None) -> dict[str, pl.DataFrame]:
+    """The walk's tables of every file of ``inv``: the files the cache serves taken from it
+    (``_serve``), the rest walked in batches (``_walk_batches``), the tables gathered
+    (``_gather``) and kept for the next run (``_keep``)."""
     jobs = walk_jobs(jobs)
     if int(inv.frame["size"].sum() or 0) >= POOL_MIN_BYTES:
         start_walkers(jobs, cache_dir)  # (if ``run_survey`` has not already)
@@ -333,47 +320,9 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     if early:
         pool_context(start=True)
     todo, children = _todo(inv, root, profile)
-    cached: dict[str, pl.DataFrame | pl.LazyFrame] = {}
-    volatile: list[str] = []  # files whose result depends on other files (meta says which)
-    rechecked: list[str] = []  # of those, the ones served from the cache: their checks came out as before
-    spans: list[tuple] = []  # (file_id, line_no, start, end): where volatile files' checked lines are
-    checks: list[tuple] = []  # (file_id, line_no, name, count): their existence markers
     sig = walk_signature(profile, mode, allow_mcp, max_line)
-    cache_error = None
-    try:
-        meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
-    except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
-        meta, cache_error = None, type(exc).__name__
-    # file_id -> the part (label "<run>-<part>") that holds its rows, for files served from the cache
-    where = pl.DataFrame(schema={"file_id": pl.String, "part": pl.String})
-    hit = pl.lit(False)
-    if cache_dir is not None and meta is not None and meta.height and meta["sig"][0] == sig \
-            and {"part", *KEY_COLS, *FILE_VALUES} <= set(meta.columns):
-        volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
-        # each file's old key, part and file row, in the crawl's order
-        todo = join_ids(todo, meta.select("file_id", *(pl.col(c).alias(f"_old_{c}") for c in KEY_COLS),
-                                          pl.col("part").alias("_part"), *FILE_VALUES))
-        meta = None  # (joined: not held through the walk, 567k files' rows 90 MB)
-        same = pl.all_horizontal(pl.col(c) == pl.col(f"_old_{c}") for c in KEY_COLS).fill_null(False)
-        if not early and jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
-            # a re-run with workers to come (new and changed files alone pass the bound):
-            # their fork server imports beside the existence rechecks, not after them
-            pool_context(start=True)
-        rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir, profile,
-                                      str(root), max_line, spans, checks)
-        # served: a column once (each use of the expression made its columns again), the
-        # old keys dropped
-        todo = todo.with_columns(_hit=same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
-                                 ).drop(*(f"_old_{c}" for c in KEY_COLS))
-        hit = pl.col("_hit")
-        where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
-        if where.height:
-            for name in SPILLED:
-                if _part_names(cache_dir / name):
-                    cached[name] = _scan_runs(cache_dir / name, where)
-            f = cache_dir / "stores.parquet"
-            if f.exists():
-                cached["stores"] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
+    todo, served = _serve(todo, cache_dir, sig, profile, root, max_line, jobs, early)
+    hit = served.hit
     # per file, in the crawl's order: its key, whether it is served (``_hit``), and its old
     # part and file row, if any, as the join made them (copied here, masked to the files
     # served, they took a re-run's peak at 567k files 45 MB higher)
@@ -388,47 +337,145 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
     del todo
     needles = _needles(inv, children, walk)
     if stats is not None:
-        stats.update({"files": kept.height, "cache_hits": where.height, "walked": walk.height,
+        stats.update({"files": kept.height, "cache_hits": served.where.height, "walked": walk.height,
                       "walker": W.ENGINE})
-        if cache_error:
-            stats["cache_error"] = cache_error
+        if served.error:
+            stats["cache_error"] = served.error
     field_cols = list(profile.frame_fields)
     schemas = _schemas(field_cols)
-    if cache_dir is not None:  # beside the cache, so its parts can move in by hard link
+    spill = _spill_folder(cache_dir, stats)
+    taken = _Taken(served.spans, served.checks, progress)
+    # files whose results depend on other files (walked again when a recheck differs) in
+    # batches of their own, so the parts of the files around them stay clean in the cache
+    split = cache_dir is not None  # volatile files' rows in parts of their own: for the cache
+    is_volatile = pl.col("file_id").is_in(served.volatile)
+    batches = _batches(walk.filter(~is_volatile), jobs) + _batches(walk.filter(is_volatile), jobs)
+    small = int(walk["size"].sum() or 0) < POOL_MIN_BYTES or jobs == 1
+    del walk
+    _walk_batches(batches, small, taken, needles, spill, field_cols, split, jobs, profile, root,
+                  mode=mode, allow_mcp=allow_mcp, salt=salt, max_line=max_line)
+    if stats is not None:
+        stats["worker_cpu"] = round(taken.worker_cpu, 3) if not small else 0.0
+    out, kept = _gather(spill, schemas, taken, kept, served.cached)
+    parts = _keep(cache_dir, spill, out, kept, sig, taken, served, stats)
+    if stats is not None and parts is not None:
+        stats["parts"] = parts  # for the snapshot writer (popped there: not a statistic)
+    return out  # type: ignore[return-value]
+
+
+@dataclass
+class _Served:
+    """What the walk's cache serves: each served file's tables (``cached``), which part holds
+    its rows (``where``), the expression that picks the served files (``hit``), the files
+    whose result depends on other files (``volatile``) and of those the ones served after a
+    recheck (``rechecked``), with their checked lines and markers; why the cache was not
+    read (``error``), if it could not be."""
+
+    cached: dict[str, pl.DataFrame | pl.LazyFrame] = field(default_factory=dict)
+    volatile: list[str] = field(default_factory=list)
+    rechecked: list[str] = field(default_factory=list)
+    spans: list[tuple] = field(default_factory=list)  # (file_id, line_no, start, end): where volatile files' checked lines are
+    checks: list[tuple] = field(default_factory=list)  # (file_id, line_no, name, count): their existence markers
+    # file_id -> the part (label "<run>-<part>") that holds its rows, for files served from the cache
+    where: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema={"file_id": pl.String, "part": pl.String}))
+    hit: pl.Expr = field(default_factory=lambda: pl.lit(False))
+    error: str | None = None
+
+
+def _serve(todo: pl.DataFrame, cache_dir: Path | None, sig: str, profile: Profile, root: Path, max_line: int,
+           jobs: int, early: bool) -> tuple[pl.DataFrame, _Served]:
+    """The files the cache in ``cache_dir`` serves: ``todo`` joined with each file's old key,
+    part and file row where the cache was made under ``sig``, and what it serves. A file is
+    served when its key is unchanged: (file pseudonym, how it is walked, size, mtime_ns,
+    ctime_ns, inode, the children it is searched for, a store's ``-wal`` as the crawl listed
+    it), under a signature of everything that shapes a walk (``walk_signature``). A changed or
+    vanished file never is (a rewrite that restores size and mtime still moves the ctime,
+    which only the kernel sets); files whose results depend on other files (existence
+    checks) are served only where their checks come out as before (``_recheck_volatile``)."""
+    s = _Served()
+    try:
+        meta = pl.read_parquet(cache_dir / "meta.parquet") if cache_dir and (cache_dir / "meta.parquet").exists() else None
+    except (OSError, pl.exceptions.PolarsError) as exc:  # an unreadable cache is no cache
+        meta, s.error = None, type(exc).__name__
+    if cache_dir is None or meta is None or not meta.height or meta["sig"][0] != sig \
+            or not {"part", *KEY_COLS, *FILE_VALUES} <= set(meta.columns):
+        return todo, s
+    s.volatile = volatile = meta.filter(pl.col("volatile"))["file_id"].to_list()
+    # each file's old key, part and file row, in the crawl's order
+    todo = join_ids(todo, meta.select("file_id", *(pl.col(c).alias(f"_old_{c}") for c in KEY_COLS),
+                                      pl.col("part").alias("_part"), *FILE_VALUES))
+    meta = None  # (joined: not held through the walk, 567k files' rows 90 MB)
+    same = pl.all_horizontal(pl.col(c) == pl.col(f"_old_{c}") for c in KEY_COLS).fill_null(False)
+    if not early and jobs > 1 and int(todo.filter(~same)["size"].sum() or 0) >= POOL_MIN_BYTES:
+        # a re-run with workers to come (new and changed files alone pass the bound):
+        # their fork server imports beside the existence rechecks, not after them
+        pool_context(start=True)
+    s.rechecked = rechecked = _recheck_volatile(todo.filter(same & pl.col("file_id").is_in(volatile)), cache_dir,
+                                                profile, str(root), max_line, s.spans, s.checks)
+    # served: a column once (each use of the expression made its columns again), the
+    # old keys dropped
+    todo = todo.with_columns(_hit=same & (~pl.col("file_id").is_in(volatile) | pl.col("file_id").is_in(rechecked))
+                             ).drop(*(f"_old_{c}" for c in KEY_COLS))
+    s.hit = hit = pl.col("_hit")
+    s.where = where = todo.filter(hit).select("file_id", pl.col("_part").alias("part"))
+    if where.height:
+        for name in SPILLED:
+            if _part_names(cache_dir / name):
+                s.cached[name] = _scan_runs(cache_dir / name, where)
+        f = cache_dir / "stores.parquet"
+        if f.exists():
+            s.cached["stores"] = pl.read_parquet(f).join(where.select("file_id"), on="file_id", how="semi")
+    return todo, s
+
+
+def _spill_folder(cache_dir: Path | None, stats: dict | None) -> Path:
+    """A new folder for the walk's Parquet parts: beside the cache, so its parts can move in
+    by hard link; named after it, whose lock's next holder removes one a killed run left
+    (``cachedir.sweep``)."""
+    if cache_dir is not None:
         cache_dir.parent.mkdir(parents=True, exist_ok=True)
-    # (named after the cache, whose lock's next holder removes one a killed run left: ``cachedir.sweep``)
     spill = Path(tempfile.mkdtemp(prefix=f"{cache_dir.name}.walk-" if cache_dir else "survey-walk-",
                                   dir=cache_dir.parent if cache_dir else None))
     atexit.register(shutil.rmtree, spill, True)  # a safety net: callers remove it when done
     if stats is not None:
         stats["spill_dir"] = str(spill)
-    files: list[pl.DataFrame] = []  # per batch: FILE_COLS and the batch (part) that walked each file
-    stores: list[pl.DataFrame] = []
-    walked_volatile: list[str] = []
-    worker_cpu = 0.0
+    return spill
 
-    def take(b: BatchOut) -> None:
-        nonlocal worker_cpu
-        worker_cpu += b.cpu
-        files.append(pl.DataFrame(b.files, schema=FILE_COLS, orient="row").with_columns(
+
+@dataclass
+class _Taken:
+    """What the walked batches sent back, taken as each ends (``__call__``): per batch its
+    file rows (FILE_COLS and the batch, i.e. part, that walked each file), its stores' facts,
+    its volatile files with their checked lines and markers, and the workers' CPU time."""
+
+    spans: list[tuple]
+    checks: list[tuple]
+    progress: Callable[[int, int], None] | None
+    files: list[pl.DataFrame] = field(default_factory=list)
+    stores: list[pl.DataFrame] = field(default_factory=list)
+    volatile: list[str] = field(default_factory=list)
+    worker_cpu: float = 0.0
+
+    def __call__(self, b: BatchOut) -> None:
+        self.worker_cpu += b.cpu
+        self.files.append(pl.DataFrame(b.files, schema=FILE_COLS, orient="row").with_columns(
             _batch=pl.lit(b.index, dtype=pl.Int64)))
         if b.stores:
             # store facts are flat, gated by the reader (counts, table names, flags): one row per store
-            stores.append(pl.DataFrame(b.stores, infer_schema_length=None))
-        walked_volatile.extend(b.volatile)
-        spans.extend(b.spans)
-        checks.extend(b.checks)
-        if progress:
-            progress(len(b.files), b.nbytes)
+            self.stores.append(pl.DataFrame(b.stores, infer_schema_length=None))
+        self.volatile.extend(b.volatile)
+        self.spans.extend(b.spans)
+        self.checks.extend(b.checks)
+        if self.progress:
+            self.progress(len(b.files), b.nbytes)
         crash_point("walk")
 
-    # files whose results depend on other files (walked again when a recheck differs) in
-    # batches of their own, so the parts of the files around them stay clean in the cache
-    split = cache_dir is not None  # volatile files' rows in parts of their own: for the cache
-    is_volatile = pl.col("file_id").is_in(volatile)
-    batches = _batches(walk.filter(~is_volatile), jobs) + _batches(walk.filter(is_volatile), jobs)
-    small = int(walk["size"].sum() or 0) < POOL_MIN_BYTES or jobs == 1
-    del walk
+
+def _walk_batches(batches: list[pl.DataFrame], small: bool, take: _Taken, needles: dict[str, list], spill: Path,
+                  field_cols: list[str], split: bool, jobs: int, profile: Profile, root: Path, *, mode: str,
+                  allow_mcp: bool, salt: bytes, max_line: int) -> None:
+    """Each batch walked, in this process where the files to walk are few (``small``), else
+    by the pool's workers, a few batches in flight; each handed to ``take`` as it ends."""
     if small:
         walker = W.make_walker(profile.name, mode, allow_mcp, salt, max_line)
         walker.root = str(root)
@@ -447,9 +494,12 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                     take(pending.popleft().result())
             while pending:
                 take(pending.popleft().result())
-    if stats is not None:
-        stats["worker_cpu"] = round(worker_cpu, 3) if not small else 0.0
 
+
+def _gather(spill: Path, schemas: dict[str, dict], taken: _Taken, kept: pl.DataFrame,
+            cached: dict[str, pl.DataFrame | pl.LazyFrame]) -> tuple[dict[str, pl.DataFrame | pl.LazyFrame], pl.DataFrame]:
+    """The walk's tables: this run's spilled parts with the cache's rows, the file table in
+    the crawl's order, the rollups; and ``kept`` with each file's row as served or walked."""
     out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     for name in SPILLED:
         d = spill / name
@@ -457,6 +507,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
             d.mkdir(exist_ok=True)
             written(pl.DataFrame(schema=schemas[name])).write_parquet(d / "part-empty.parquet")
         out[name] = pl.scan_parquet(d / "*.parquet")
+    files = taken.files
     walked = pl.concat(files) if files else pl.DataFrame(schema={**FILE_COLS, "_batch": pl.Int64})
     # the files' rows in the crawl's order, served or walked now (those walked: a join to
     # the few of a re-run), with the batch that walked each (its part, for the cache)
@@ -465,23 +516,32 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
         pl.when(now).then(pl.col(f"{c}_now")).when("_hit").then(pl.col(c)).alias(c) for c in FILE_VALUES
     ).drop(*(f"{c}_now" for c in FILE_VALUES))
     out["files"] = kept.select(*FILE_COLS, "_row")
-    if stores:
-        out["stores"] = pl.concat(stores, how="diagonal_relaxed")
+    if taken.stores:
+        out["stores"] = pl.concat(taken.stores, how="diagonal_relaxed")
     for name, df in cached.items():
         if name in out:
             mine = out[name]
             out[name] = pl.concat([df, mine], how="diagonal_relaxed")  # type: ignore[type-var]
         else:
             out[name] = df
-    for name, source in ROLLUPS.items():  # rolled up afresh unless parts are at hand (below)
+    for name, source in ROLLUPS.items():  # rolled up afresh unless parts are at hand (``_keep``)
         out[name] = node_counts(out[source].lazy())
+    return out, kept
+
+
+def _keep(cache_dir: Path | None, spill: Path, out: dict[str, pl.DataFrame | pl.LazyFrame], kept: pl.DataFrame,
+          sig: str, taken: _Taken, served: _Served, stats: dict | None) -> dict[str, PartSet] | None:
+    """The walk's parts kept in the cache for the next run (and ``out``'s tables scanned
+    there): the parts as they were written, per run, and ``meta.parquet`` saying which run
+    holds each file's rows, with its row of the file table (``_write_cache``). Returns the
+    Parquet parts behind each table, for the snapshot writer."""
     parts: dict[str, PartSet] | None = None
     if cache_dir is not None:
         try:
-            where, totals = _write_cache(cache_dir, spill, out, kept, sig, {*walked_volatile, *rechecked},
-                                         pl.DataFrame(spans, schema=SPANS_SCHEMA, orient="row"),
-                                         pl.DataFrame(checks, schema=CHECKS_SCHEMA, orient="row"),
-                                         was_volatile=set(volatile))
+            where, totals = _write_cache(cache_dir, spill, out, kept, sig, {*taken.volatile, *served.rechecked},
+                                         pl.DataFrame(taken.spans, schema=SPANS_SCHEMA, orient="row"),
+                                         pl.DataFrame(taken.checks, schema=CHECKS_SCHEMA, orient="row"),
+                                         was_volatile=set(served.volatile))
             # the cached rows now live in the new cache: scan them there, not in the old one
             # (the rollups too: made above from the old cache's parts, which are gone)
             for name in SPILLED:
@@ -499,9 +559,7 @@ def collect(inv: Inventory, root: Path, profile: Profile, *, mode: str, allow_mc
                  for name in SPILLED}
         for name, source in ROLLUPS.items():
             parts[name] = _rollup_set(parts[source], spill / name)
-    if stats is not None and parts is not None:
-        stats["parts"] = parts  # for the snapshot writer (popped there: not a statistic)
-    return out  # type: ignore[return-value]
+    return parts
 
 
 @dataclass

@@ -167,7 +167,7 @@ WRITE_OPTIONS: dict[str, Any] = {"compression": "lz4"}
 # files new since) as one more file: 567k files in eight months, with new files in every
 # month, took 0.18-0.3 s to write again whole. A partition some row of which changed or went,
 # or that holds ``INVENTORY_FILES`` files, is written again as one. Kept beside the walk's
-# cache (``pipeline.INVENTORY_PARTS``): each partition's files in that snapshot, their stats
+# cache (``reuse.INVENTORY_PARTS``): each partition's files in that snapshot, their stats
 # when written (a file changed or gone since is never linked), its rows' count and a digest
 # of them, and a hash of each row (``row_hashes``) in a file of its own.
 PARTITION_FILE = "00000000.parquet"  # (the name polars gives a partition's one file)
@@ -238,7 +238,7 @@ class SnapshotWriter:
     def write_inventory(self, inv: pl.DataFrame, kept: dict | None = None, reads: int = 0) -> dict:
         """The inventory, a partition per stratum; where ``kept`` (what ``write_inventory``
         returned for an earlier snapshot, its files' stats added by ``inventory_parts``, its
-        row hashes by ``pipeline.load_inventory_parts``) has a partition all of whose rows are
+        row hashes by ``reuse.load_inventory_parts``) has a partition all of whose rows are
         here, unchanged, in files unchanged since, those files are linked in and the
         partition's other rows written as one more file, where it is large enough for the
         ``reads`` of the inventory to come (``DELTA_ROWS_PER_READ``). Returns this snapshot's partitions
