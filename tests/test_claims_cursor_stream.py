@@ -19,6 +19,8 @@ import pytest
 
 from survey.evidence.claims import fmt, human_bytes
 
+from .claims_util import surveyed_claims
+
 CAPTURES = (".jsonl", ".ndjson")
 ABSENT = (("no_usage", "Token usage"), ("no_timestamp_iso", "A timestamp other than timestamp_ms"),
           ("no_version", "A client version"), ("no_parent_call", "A parent / subagent link on an event"))
@@ -41,14 +43,6 @@ EDGE = [
     {"type": "tool_call", "subtype": "completed", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 4,
      "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
 ]
-
-
-def _survey(root: Path, base: Path) -> dict[str, dict]:
-    from survey.pipeline import run_survey
-    from survey.runtimes import get
-
-    res = run_survey(get("cursor_stream"), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
-    return {c["id"]: c for c in orjson.loads((Path(res.snapshot) / "claims.json").read_bytes())}
 
 
 def _family(o: dict) -> str:
@@ -94,11 +88,14 @@ def read(root: Path) -> dict[str, Any]:
     calls = [o for o in events if o["type"] == "tool_call" and isinstance(o.get("tool_call"), dict)]
     started = Counter(",".join(sorted(o["tool_call"])) for o in calls if o.get("subtype") == "started")
     outcomes: Counter[str] = Counter()
+    outcome_rows = set()  # (variant, outcome, beside isBackground)
     for o in calls:
         if o.get("subtype") == "completed":
-            for v in o["tool_call"].values():
+            for name, v in o["tool_call"].items():
                 if isinstance(v, dict) and isinstance(v.get("result"), dict):
-                    outcomes[",".join(k for k in sorted(v["result"]) if k != "isBackground")] += 1
+                    out = ",".join(k for k in sorted(v["result"]) if k != "isBackground")
+                    outcomes[out] += 1
+                    outcome_rows.add((name, out, "isBackground" in v["result"]))
     with_result = sum(1 for o in calls if o.get("subtype") == "started"
                       for v in o["tool_call"].values() if isinstance(v, dict) and "result" in v)
     maps: Counter[str] = Counter()
@@ -118,7 +115,7 @@ def read(root: Path) -> dict[str, Any]:
         "status": dict(status), "status_files": {k: len(v) for k, v in status_files.items()},
         "families": fam, "keysets": ks, "timestamps": ts, "started": started,
         "one_key": sum(1 for o in calls if len(o["tool_call"]) == 1), "calls": len(calls),
-        "outcomes": dict(outcomes), "started_with_result": with_result, "maps": maps, "values": values,
+        "outcomes": dict(outcomes), "outcome_rows": len(outcome_rows), "started_with_result": with_result, "maps": maps, "values": values,
         "endings": endings,
         "call_id": (sum(1 for o in with_id if "\n" in o["call_id"]), len(with_id)),
     }
@@ -196,6 +193,41 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def expected_evidence(t: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """Each claim's evidence: (result, scope), from the same counts."""
+    walked = f"{fmt(t['captures'])} walked files, {human_bytes(t['capture_bytes'])}"
+    st = t["status"]
+    fam = t["families"]
+    bare = [f for f, _ in _by_count(fam) if "/" not in f]
+    ts = t["timestamps"]
+    nl, ids = t["call_id"]
+    bad = sorted(((NON_JSON[s], s, n) for s, n in st.items() if s != "ok"), key=lambda x: (-x[2], x[0]))
+    return {k: [(r, walked) for r in v] if isinstance(v, tuple) else [(v, walked)] for k, v in {
+        "basis_lines": "; ".join(f"{s} {n}" for s, n in _by_count(Counter(st))),
+        "families": f"{len(fam)} families",
+        "family_subtypes": f"without subtype: {', '.join(bare) or 'none'}",
+        "family_keysets": f"{len(t['keysets'])} pairs",
+        "timestamps": f"always {sum(1 for v in ts.values() if not v['absent'])}, "
+                      f"never {sum(1 for v in ts.values() if not v['present'])}, "
+                      f"mixed {sum(1 for v in ts.values() if v['present'] and v['absent'])} families",
+        "tool_call_variants": f"{len(t['started'])} variants",
+        "tool_call_single_key": f"one key {t['one_key']}/{t['calls']}",
+        "result_outcomes": (f"{t['outcome_rows']} rows", f"started with result {t['started_with_result']}"),
+        "call_id_newlines": f"{nl}/{ids}",
+        "non_json_lines": "; ".join(f"{s} {n}" for _, s, n in bad) or "0 lines",
+        "capture_endings": f"{len(t['endings'])} rows",
+        "init_values": f"{len(t['values'])} values",
+        "data_keyed_maps": f"{len(t['maps'])} paths",
+    }.items()} | {"basis_files": [(f"{fmt(t['files'])} files", f"{fmt(t['files'])} files (whole corpus)")]}
+
+
+KINDS = {"basis_files": "census", "basis_lines": "census", "families": "value_map", "family_subtypes": "census",
+         "family_keysets": "census", "timestamps": "census", "tool_call_variants": "value_map",
+         "tool_call_single_key": "rate", "result_outcomes": "value_map", "call_id_newlines": "rate",
+         "non_json_lines": "census", "capture_endings": "census", "init_values": "value_map",
+         "data_keyed_maps": "census"}
+
+
 def expected_value(t: dict[str, Any]) -> dict[str, Any]:
     st = t["status"]
     ts = t["timestamps"]
@@ -227,7 +259,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     generate(root, seed=7)
     (root / "edge.jsonl").write_bytes(b"".join(orjson.dumps(o) + b"\n" for o in EDGE))
     (root / "notes.txt").write_bytes(b"not a capture\n")
-    return read(root), _survey(root, base)
+    return read(root), surveyed_claims("cursor_stream", root, base)
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +270,23 @@ def no_events(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     root.mkdir()
     (root / "a.jsonl").write_bytes(b"Error: no such model\n\n")
     (root / "b.jsonl").write_bytes(b"Error: invalid API key\n")
-    return read(root), _survey(root, base)
+    return read(root), surveyed_claims("cursor_stream", root, base)
+
+
+@pytest.fixture(scope="module")
+def one_family(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """One capture of one event family, which carries no subtype and no timestamp."""
+    base = tmp_path_factory.mktemp("stream-one")
+    root = base / "corpus"
+    root.mkdir()
+    event = {"type": "user", "session_id": "s", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}}
+    (root / "a.ndjson").write_bytes(orjson.dumps(event) + b"\n" + orjson.dumps(event) + b"\n")
+    return read(root), surveyed_claims("cursor_stream", root, base)
+
+
+@pytest.fixture
+def corpora(generated, no_events, one_family) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, no_events, one_family]
 
 
 def test_the_planted_corpus_shows_every_case(generated: tuple[dict[str, Any], dict[str, dict]]) -> None:
@@ -256,17 +304,19 @@ def test_the_planted_corpus_shows_every_case(generated: tuple[dict[str, Any], di
 
 
 @pytest.mark.parametrize("cid", SENTENCES)
-def test_each_sentence_states_the_counted_figures(cid: str, generated, no_events) -> None:
-    for t, claims in (generated, no_events):
+def test_each_sentence_states_the_counted_figures(cid: str, corpora) -> None:
+    for t, claims in corpora:
         assert claims[cid]["value"] == expected_value(t)[cid], cid
         assert claims[cid]["text"] == expected_text(t)[cid], cid
+        assert [(e["result"], e["scope"]) for e in claims[cid]["evidence"]] == expected_evidence(t)[cid], cid
+        assert claims[cid]["kind"] == KINDS[cid]
 
 
-def test_headlines_and_provenance(generated, no_events) -> None:
-    for _, claims in (generated, no_events):
-        assert {c for c, x in claims.items() if x.get("headline")} >= {"families", "timestamps", "call_id_newlines"}
-        assert not any(claims[c].get("headline") for c in ("basis_files", "basis_lines", "family_subtypes",
-                                                               "tool_call_variants", "result_outcomes"))
+def test_headlines_and_provenance(generated, no_events, corpora) -> None:
+    for _, claims in corpora:
+        assert {c for c in (*SENTENCES, *(a for a, _ in ABSENT), "is_error_true") if claims[c]["headline"]} == \
+            {"families", "timestamps", "call_id_newlines"}
+        assert all(claims[c]["provenance"] == "observed" for c in SENTENCES if c != "tool_call_single_key")
     assert generated[1]["tool_call_single_key"]["provenance"] == "observed"
     assert no_events[1]["tool_call_single_key"]["provenance"] == "not determined"
 

@@ -70,7 +70,8 @@ class Report:
 def load_modules(path: Path = MODULES) -> dict[str, dict]:
     """``modules.toml``: module path -> {"tests": pytest arguments, fastest first, "every": N}."""
     data = tomllib.loads(path.read_text())
-    return {m["path"]: {"tests": list(m["tests"]), "every": int(m.get("every", 1))} for m in data["module"]}
+    return {m["path"]: {"tests": list(m["tests"]), "every": int(m.get("every", 1)),
+                        "reuse_snapshot": bool(m.get("reuse_snapshot", False))} for m in data["module"]}
 
 
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, str]]:
@@ -212,7 +213,23 @@ def run_all(path: str, tests: list[str], jobs: int, workdir: Path, todo: list[tu
 
 
 def mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
-                  match: str | None, workdir: Path) -> Report:
+                  match: str | None, workdir: Path, reuse_snapshot: bool = False) -> Report:
+    """Run the module's tests unmutated, then once per mutant. ``reuse_snapshot``: the tests
+    may keep a corpus's census, evidence and manifest in ``SURVEY_MUTATE_SNAPSHOTS`` (a folder
+    of this module's run alone) and compute the module's figures from them, unsurveyed, in
+    every later run: for a module the survey calls only after its census (a runtime's claims)."""
+    if reuse_snapshot:
+        kept = workdir / ("snapshots-" + module_name(path))
+        kept.mkdir()
+        os.environ["SURVEY_MUTATE_SNAPSHOTS"] = str(kept)
+    try:
+        return _mutate_module(path, tests, every, equivalent, jobs, match, workdir)
+    finally:
+        os.environ.pop("SURVEY_MUTATE_SNAPSHOTS", None)
+
+
+def _mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
+                   match: str | None, workdir: Path) -> Report:
     rep = Report(path, tests, equivalent=equivalent)
     source = (REPO / path).read_text()
     base: list[Outcome] = []
@@ -301,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in chosen:
             every = args.every or mapping[path]["every"]
             reports.append(mutate_module(path, mapping[path]["tests"], every, equivalent.get(path, {}),
-                                         args.jobs, args.match, Path(tmp)))
+                                         args.jobs, args.match, Path(tmp), mapping[path]["reuse_snapshot"]))
     print_report(reports, complete=not args.match)
     print(f"\n{sum(len(r.outcomes) for r in reports)} mutants in {time.perf_counter() - t0:.0f} s")
     if args.json:
