@@ -30,7 +30,8 @@ SENTENCES = ("basis_files", "basis_lines", "families", "family_subtypes", "famil
 NON_JSON = {"malformed": "plain text / not JSON", "partial": "cut off (last line, no LF)", "blank": "blank"}
 
 # one more capture: a call whose $.tool_call holds two variants, one whose $.tool_call is empty,
-# and a started call that already carries a result (the three cases the generator never writes)
+# a started call that already carries a result (the three cases the generator never writes), and
+# a timed user event (so two families are timed on some events only)
 EDGE = [
     {"type": "system", "subtype": "init", "session_id": "s", "model": "Auto", "apiKeySource": "env",
      "permissionMode": "default", "cwd": "w"},
@@ -42,6 +43,7 @@ EDGE = [
      "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
     {"type": "tool_call", "subtype": "completed", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 4,
      "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
+    {"type": "user", "session_id": "s", "timestamp_ms": 5, "message": {"role": "user", "content": []}},
 ]
 
 
@@ -275,12 +277,12 @@ def no_events(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
 
 @pytest.fixture(scope="module")
 def one_family(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
-    """One capture of one event family, which carries no subtype and no timestamp."""
+    """One capture of one event family, which carries no subtype, timed on one event of two."""
     base = tmp_path_factory.mktemp("stream-one")
     root = base / "corpus"
     root.mkdir()
     event = {"type": "user", "session_id": "s", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}}
-    (root / "a.ndjson").write_bytes(orjson.dumps(event) + b"\n" + orjson.dumps(event) + b"\n")
+    (root / "a.ndjson").write_bytes(orjson.dumps(event) + b"\n" + orjson.dumps({**event, "timestamp_ms": 1}) + b"\n")
     return read(root), surveyed_claims("cursor_stream", root, base)
 
 
@@ -289,15 +291,17 @@ def corpora(generated, no_events, one_family) -> list[tuple[dict[str, Any], dict
     return [generated, no_events, one_family]
 
 
-def test_the_planted_corpus_shows_every_case(generated: tuple[dict[str, Any], dict[str, dict]]) -> None:
+def test_the_planted_corpus_shows_every_case(generated, one_family) -> None:
     """The figures the sentences turn on are non-zero here, so each branch is taken."""
+    one = one_family[0]["timestamps"]
+    assert list(one) == ["user"] and one["user"] == {"present": 1, "absent": 1}
     t, _ = generated
     assert t["files"] > t["captures"] > 1
     assert {"ok", "malformed", "blank", "partial"} <= set(t["status"])
     assert [f for f in t["families"] if "/" not in f] and t["calls"] > t["one_key"] > 0
     ts = t["timestamps"]
     assert any(not v["present"] for v in ts.values()) and any(not v["absent"] for v in ts.values())
-    assert any(v["present"] and v["absent"] for v in ts.values())
+    assert sum(1 for v in ts.values() if v["present"] and v["absent"]) > 1
     assert t["started_with_result"] and t["call_id"][0] and t["maps"] and t["values"]
     assert "" in t["started"] and any("," in v for v in t["started"])
     assert any(cut for _, cut in t["endings"]) and ("<no JSON event>", False) in t["endings"]
