@@ -31,7 +31,8 @@ NON_JSON = {"malformed": "plain text / not JSON", "partial": "cut off (last line
 
 # one more capture: a call whose $.tool_call holds two variants, one whose $.tool_call is empty,
 # a started call that already carries a result (the three cases the generator never writes), and
-# a timed user event (so two families are timed on some events only)
+# a timed user event (so two families are timed on some events only); its completed call holds a
+# data-keyed map at a second path
 EDGE = [
     {"type": "system", "subtype": "init", "session_id": "s", "model": "Auto", "apiKeySource": "env",
      "permissionMode": "default", "cwd": "w"},
@@ -42,7 +43,7 @@ EDGE = [
     {"type": "tool_call", "subtype": "started", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 3,
      "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
     {"type": "tool_call", "subtype": "completed", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 4,
-     "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
+     "tool_call": {"readToolCall": {"args": {}, "result": {"success": {"workspaceResults": {"w": {"n": 1}}}}}}},
     {"type": "user", "session_id": "s", "timestamp_ms": 5, "message": {"role": "user", "content": []}},
 ]
 
@@ -286,9 +287,19 @@ def one_family(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     return read(root), surveyed_claims("cursor_stream", root, base)
 
 
+@pytest.fixture(scope="module")
+def no_captures(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """A folder that holds no capture at all."""
+    base = tmp_path_factory.mktemp("stream-none")
+    root = base / "corpus"
+    root.mkdir()
+    (root / "readme.txt").write_bytes(b"no capture here\n")
+    return read(root), surveyed_claims("cursor_stream", root, base)
+
+
 @pytest.fixture
-def corpora(generated, no_events, one_family) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated, no_events, one_family]
+def corpora(generated, no_events, one_family, no_captures) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, no_events, one_family, no_captures]
 
 
 def test_the_planted_corpus_shows_every_case(generated, one_family) -> None:
@@ -302,7 +313,7 @@ def test_the_planted_corpus_shows_every_case(generated, one_family) -> None:
     ts = t["timestamps"]
     assert any(not v["present"] for v in ts.values()) and any(not v["absent"] for v in ts.values())
     assert sum(1 for v in ts.values() if v["present"] and v["absent"]) > 1
-    assert t["started_with_result"] and t["call_id"][0] and t["maps"] and t["values"]
+    assert t["started_with_result"] and t["call_id"][0] and len(t["maps"]) > 1 and t["values"]
     assert "" in t["started"] and any("," in v for v in t["started"])
     assert any(cut for _, cut in t["endings"]) and ("<no JSON event>", False) in t["endings"]
 
