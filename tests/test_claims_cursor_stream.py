@@ -29,9 +29,8 @@ SENTENCES = ("basis_files", "basis_lines", "families", "family_subtypes", "famil
              "non_json_lines", "capture_endings", "init_values", "data_keyed_maps")
 NON_JSON = {"malformed": "plain text / not JSON", "partial": "cut off (last line, no LF)", "blank": "blank"}
 
-# one more capture: a call whose $.tool_call holds two variants, one whose $.tool_call is empty,
-# a started call that already carries a result (the three cases the generator never writes), and
-# a timed user event (so two families are timed on some events only); its completed call holds a
+# one more capture: a call whose $.tool_call holds two variants and one whose $.tool_call is empty
+# (cases the generator never writes), and a timed user event (so two families are timed on some events only); its completed call holds a
 # data-keyed map at a second path
 EDGE = [
     {"type": "system", "subtype": "init", "session_id": "s", "model": "Auto", "apiKeySource": "env",
@@ -41,7 +40,7 @@ EDGE = [
     {"type": "tool_call", "subtype": "started", "call_id": "c", "session_id": "s", "timestamp_ms": 2,
      "tool_call": {}},
     {"type": "tool_call", "subtype": "started", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 3,
-     "tool_call": {"readToolCall": {"args": {}, "result": {"success": {}}}}},
+     "tool_call": {"readToolCall": {"args": {}}}},
     {"type": "tool_call", "subtype": "completed", "call_id": "d\ne", "session_id": "s", "timestamp_ms": 4,
      "tool_call": {"readToolCall": {"args": {}, "result": {"success": {"workspaceResults": {"w": {"n": 1}}}}}}},
     {"type": "user", "session_id": "s", "timestamp_ms": 5, "message": {"role": "user", "content": []}},
@@ -297,15 +296,30 @@ def no_captures(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any
     return read(root), surveyed_claims("cursor_stream", root, base)
 
 
+@pytest.fixture(scope="module")
+def started_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """One started call that already carries a result (its arguments hold a "result" key too,
+    which is no outcome), and no completed call."""
+    base = tmp_path_factory.mktemp("stream-started")
+    root = base / "corpus"
+    root.mkdir()
+    event = {"type": "tool_call", "subtype": "started", "call_id": "x", "session_id": "s", "timestamp_ms": 1,
+             "tool_call": {"readToolCall": {"args": {"result": {"n": 1}}, "result": {"success": {}}}}}
+    (root / "a.jsonl").write_bytes(orjson.dumps(event) + b"\n")
+    return read(root), surveyed_claims("cursor_stream", root, base)
+
+
 @pytest.fixture
-def corpora(generated, no_events, one_family, no_captures) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated, no_events, one_family, no_captures]
+def corpora(generated, no_events, one_family, no_captures, started_only) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, no_events, one_family, no_captures, started_only]
 
 
-def test_the_planted_corpus_shows_every_case(generated, one_family) -> None:
+def test_the_planted_corpus_shows_every_case(generated, one_family, started_only) -> None:
     """The figures the sentences turn on are non-zero here, so each branch is taken."""
     one = one_family[0]["timestamps"]
     assert list(one) == ["user"] and one["user"] == {"present": 1, "absent": 1}
+    s = started_only[0]
+    assert (s["started_with_result"], s["outcomes"], s["calls"], s["one_key"]) == (1, {}, 1, 1)
     t, _ = generated
     assert t["files"] > t["captures"] > 1
     assert {"ok", "malformed", "blank", "partial"} <= set(t["status"])
@@ -313,7 +327,7 @@ def test_the_planted_corpus_shows_every_case(generated, one_family) -> None:
     ts = t["timestamps"]
     assert any(not v["present"] for v in ts.values()) and any(not v["absent"] for v in ts.values())
     assert sum(1 for v in ts.values() if v["present"] and v["absent"]) > 1
-    assert t["started_with_result"] and t["call_id"][0] and len(t["maps"]) > 1 and t["values"]
+    assert not t["started_with_result"] and t["outcomes"] and t["call_id"][0] and len(t["maps"]) > 1 and t["values"]
     assert "" in t["started"] and any("," in v for v in t["started"])
     assert any(cut for _, cut in t["endings"]) and ("<no JSON event>", False) in t["endings"]
 
