@@ -98,6 +98,24 @@ def test_a_folder_with_files_or_a_snapshot_or_a_file_is_never_claimed(tmp_path: 
     assert "is in the way" in str(refusal(afile))
 
 
+def test_a_refused_claim_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    def fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    held = claim(tmp_path / "held")
+    assert held is not None
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "x").write_bytes(b"")
+    before = fds()
+    for _ in range(3):
+        assert claim(tmp_path / "held") is None  # the lock is taken
+        assert claim(busy) is None  # not empty
+    assert fds() == before
+    held.release()
+    assert fds() == before - 1
+
+
 def test_claim_free_takes_the_first_name_no_run_holds(tmp_path: Path) -> None:
     first, n1 = claim_free(tmp_path, "2026-01-01", "rt")
     second, n2 = claim_free(tmp_path, "2026-01-01", "rt")
