@@ -264,8 +264,8 @@ def test_a_partition_that_lost_a_row_or_whose_file_changed_is_written_whole(tmp_
 
 
 def test_new_rows_take_a_file_of_their_own_only_in_a_large_partition(tmp_path: Path) -> None:
-    big = _inventory(DELTA_ROWS_PER_READ + 10, ("2026-01",), seed=5)
-    old, new = big.head(DELTA_ROWS_PER_READ), big.tail(10)
+    big = _inventory(DELTA_ROWS_PER_READ, ("2026-01",), seed=5)  # just at the threshold, with one read
+    old, new = big.head(DELTA_ROWS_PER_READ - 10), big.tail(10)
     one, rec = _snapshot(tmp_path, "d1", old)
     two, rec2 = _snapshot(tmp_path, "d2", big, _kept(rec), reads=1)
     assert _files(two) == {"stratum=2026-01": [PARTITION_FILE, "00000001.parquet"]}
