@@ -155,6 +155,17 @@ def test_a_snapshot_is_renamed_into_place_only_with_its_manifest(tmp_path: Path)
         SnapshotWriter(tmp_path, "d", "rt")
 
 
+def test_a_writer_that_cannot_make_its_folder_lets_the_name_go(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / ".rt.tmp").write_bytes(b"a file where the folder goes")
+    with pytest.raises(OSError):
+        SnapshotWriter(tmp_path, "d", "rt")
+    assert not (tmp_path / "d" / "rt").exists()  # the claim let go, its empty folder gone
+    c = claim(tmp_path / "d" / "rt")
+    assert c is not None
+    c.release()
+
+
 def test_json_is_indented_with_sorted_keys(tmp_path: Path) -> None:
     obj = {"b": [1, {"z": 1, "y": 2}], "a": {2: "x"}}
     assert store.dumps(obj) == json.dumps({"a": {"2": "x"}, "b": [1, {"y": 2, "z": 1}]}, indent=2).encode()
