@@ -287,6 +287,13 @@ def test_new_rows_take_a_file_of_their_own_only_in_a_large_partition(tmp_path: P
     assert rec2["parts"]["2026-01"]["rows"] == big.height
     assert rec2["parts"]["2026-01"]["files"] == [str(two / "inventory" / "stratum=2026-01" / n)
                                                  for n in (PARTITION_FILE, "00000001.parquet")]
+    # a stratum the last snapshot did not have, however large: written whole beside a linked one
+    fresh = pl.concat([old, _inventory(DELTA_ROWS_PER_READ, ("2026-03",), seed=6)])
+    four, rec4 = _snapshot(tmp_path, "d4", fresh, _kept(rec))
+    assert _files(four) == {"stratum=2026-01": [PARTITION_FILE], "stratum=2026-03": [PARTITION_FILE]}
+    assert os.stat(four / "inventory" / "stratum=2026-01" / PARTITION_FILE).st_ino == \
+        os.stat(one / "inventory" / "stratum=2026-01" / PARTITION_FILE).st_ino
+    assert rec4["parts"]["2026-03"]["rows"] == DELTA_ROWS_PER_READ
     # the same growth with more reads of the inventory to come: written again whole
     three, _ = _snapshot(tmp_path, "d3", big, _kept(rec), reads=2)
     assert _files(three) == {"stratum=2026-01": [PARTITION_FILE]}
@@ -320,6 +327,7 @@ def test_a_partition_of_too_many_files_or_a_bad_record_is_written_whole(tmp_path
     p = kept["parts"]["2026-01"]
     p["files"], p["stats"] = p["files"] * store.INVENTORY_FILES, p["stats"] * store.INVENTORY_FILES
     kept["parts"]["2026-02"]["stats"] = "not a list"
+    kept["parts"]["2026-02"]["rows"] = None
     two, _ = _snapshot(tmp_path, "d2", inv, kept)
     for st in ("2026-01", "2026-02"):
         assert os.stat(two / "inventory" / f"stratum={st}" / PARTITION_FILE).st_ino != \
