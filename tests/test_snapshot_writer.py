@@ -320,6 +320,46 @@ def test_rows_without_a_stratum_are_written_beside_linked_partitions(tmp_path: P
     assert back.height == 30 and back["stratum"].null_count() == inv["stratum"].null_count() > 0
 
 
+def test_a_record_of_no_files_or_of_another_stratum_s_files_is_written_whole(tmp_path: Path) -> None:
+    inv = _inventory(30)
+    one, rec = _snapshot(tmp_path, "d1", inv)
+    kept = _kept(rec)
+    kept["parts"]["2026-01"]["files"], kept["parts"]["2026-01"]["stats"] = [], []
+    two, _ = _snapshot(tmp_path, "d2", inv, kept)
+    assert _files(two)["stratum=2026-01"] == [PARTITION_FILE]
+    kept = _kept(rec)
+    a, b = kept["parts"]["2026-01"], kept["parts"]["2026-02"]
+    a["files"], a["stats"], b["files"], b["stats"] = b["files"], b["stats"], a["files"], a["stats"]
+    three, _ = _snapshot(tmp_path, "d3", inv, kept)
+    for snap in (two, three):
+        back = _read_inv(snap)
+        assert back.sort("file_id").equals(inv.sort("file_id").select(back.columns))
+
+
+def test_a_link_that_fails_midway_leaves_the_last_snapshot_as_it_was(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    big = _inventory(DELTA_ROWS_PER_READ, ("2026-01",), seed=5)
+    _one, rec = _snapshot(tmp_path, "d1", big.head(DELTA_ROWS_PER_READ - 10))
+    two, rec2 = _snapshot(tmp_path, "d2", big, _kept(rec), reads=1)
+    assert len(rec2["parts"]["2026-01"]["files"]) == 2
+    real, calls = os.link, []
+
+    def second_fails(src: object, dst: object, *a: object, **k: object) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("gone since its stat")
+        real(src, dst, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "link", second_fails)
+    three, _ = _snapshot(tmp_path, "d3", big, _kept(rec2), reads=1)
+    monkeypatch.undo()
+    assert len(calls) == 2
+    assert _files(three) == {"stratum=2026-01": [PARTITION_FILE]}
+    for snap in (two, three):
+        back = _read_inv(snap)
+        assert back.sort("file_id").equals(big.sort("file_id").select(back.columns))
+
+
 def test_a_partition_of_too_many_files_or_a_bad_record_is_written_whole(tmp_path: Path) -> None:
     inv = _inventory(30)
     one, rec = _snapshot(tmp_path, "d1", inv)
