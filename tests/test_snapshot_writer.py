@@ -138,7 +138,7 @@ def test_a_snapshot_is_renamed_into_place_only_with_its_manifest(tmp_path: Path)
     w = SnapshotWriter(tmp_path, "d", "rt")
     assert w.dir == stale and (stale / "walk").is_dir() and not (stale / "left").exists()
     w.write_json("census", {"b": 1, "a": {2: "x"}})
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"^a snapshot is committed after its manifest is written$"):
         w.commit()
     assert not stale.exists() and not (tmp_path / "d" / "rt").exists()  # aborted: the claim let go
     w = SnapshotWriter(tmp_path, "d", "rt")
@@ -322,7 +322,7 @@ def test_rows_without_a_stratum_are_written_beside_linked_partitions(tmp_path: P
 
 def test_a_record_of_no_files_or_of_another_stratum_s_files_is_written_whole(tmp_path: Path) -> None:
     inv = _inventory(30)
-    one, rec = _snapshot(tmp_path, "d1", inv)
+    _one, rec = _snapshot(tmp_path, "d1", inv)
     kept = _kept(rec)
     kept["parts"]["2026-01"]["files"], kept["parts"]["2026-01"]["stats"] = [], []
     two, _ = _snapshot(tmp_path, "d2", inv, kept)
