@@ -166,6 +166,26 @@ def test_a_writer_that_cannot_make_its_folder_lets_the_name_go(tmp_path: Path) -
     c.release()
 
 
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_commit_keeps_no_descriptor_and_a_refused_one_leaves_nothing(tmp_path: Path) -> None:
+    before = _fds()
+    w = SnapshotWriter(tmp_path, "d", "rt")
+    w.write_json("manifest", {})
+    w.commit()
+    assert _fds() == before
+    w = SnapshotWriter(tmp_path, "e", "rt")
+    w.write_json("manifest", {})
+    (tmp_path / "e" / "rt" / "x").write_bytes(b"")  # the claimed folder is no longer empty
+    with pytest.raises(SnapshotExists, match="is in the way"):
+        w.commit()
+    assert not w.dir.exists() and _fds() == before
+    w.abort()  # a second abort is harmless
+    assert (tmp_path / "e" / "rt" / "x").exists()
+
+
 def test_json_is_indented_with_sorted_keys(tmp_path: Path) -> None:
     obj = {"b": [1, {"z": 1, "y": 2}], "a": {2: "x"}}
     assert store.dumps(obj) == json.dumps({"a": {"2": "x"}, "b": [1, {"y": 2, "z": 1}]}, indent=2).encode()
@@ -193,7 +213,9 @@ def test_link_all_copies_where_it_cannot_link(tmp_path: Path, monkeypatch: pytes
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "x").write_bytes(b"one")
     (tmp_path / "a" / "y").write_bytes(b"two")
+    before = _fds()
     link_all([(str(tmp_path / "a" / "x"), "n0"), (str(tmp_path / "a" / "y"), "n1")], tmp_path / "b")
+    assert _fds() == before
     assert os.stat(tmp_path / "b" / "n0").st_ino == os.stat(tmp_path / "a" / "x").st_ino
     assert (tmp_path / "b" / "n1").read_bytes() == b"two"
 
