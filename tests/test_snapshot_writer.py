@@ -186,6 +186,27 @@ def test_a_commit_keeps_no_descriptor_and_a_refused_one_leaves_nothing(tmp_path:
     assert (tmp_path / "e" / "rt" / "x").exists()
 
 
+def test_a_run_killed_at_commit_leaves_no_snapshot(tmp_path: Path) -> None:
+    """``SURVEY_TEST_CRASH_AT=commit`` kills the process just before the rename: the manifest
+    is written, but only in the temporary folder; the claimed name holds nothing."""
+    import signal
+    import subprocess
+    import sys
+
+    from survey.cachedir import CRASH_VARIABLE
+
+    code = ("import sys; from pathlib import Path; from survey.snapshot.store import SnapshotWriter; "
+            "w = SnapshotWriter(Path(sys.argv[1]), 'd', 'rt'); w.write_json('manifest', {}); w.commit()")
+    env = {**os.environ, CRASH_VARIABLE: "commit"}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, check=False)
+    assert out.returncode == -signal.SIGKILL
+    assert (tmp_path / "d" / ".rt.tmp" / "manifest.json").is_file()
+    assert not store.complete(tmp_path / "d" / "rt")
+    c = claim(tmp_path / "d" / "rt")  # the next run takes the name over
+    assert c is not None
+    c.release()
+
+
 def test_json_is_indented_with_sorted_keys(tmp_path: Path) -> None:
     obj = {"b": [1, {"z": 1, "y": 2}], "a": {2: "x"}}
     assert store.dumps(obj) == json.dumps({"a": {"2": "x"}, "b": [1, {"y": 2, "z": 1}]}, indent=2).encode()
