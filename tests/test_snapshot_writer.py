@@ -433,13 +433,14 @@ def test_the_fingerprint_is_sha256_of_sorted_lines_without_nulls() -> None:
     assert fingerprint(odd) == hashlib.sha256(b"a-y\t2\ti\nb-x\t1\th\n").hexdigest()
 
 
-def test_find_resolves_a_reference_or_says_what_the_date_holds(tmp_path: Path) -> None:
+def test_find_resolves_a_reference_or_says_what_the_date_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for rt in ("a", "b"):
         (tmp_path / "d2" / rt).mkdir(parents=True)
         (tmp_path / "d2" / rt / "manifest.json").write_bytes(b"{}")
     (tmp_path / "d1" / "a").mkdir(parents=True)
     (tmp_path / "d1" / "a" / "manifest.json").write_bytes(b"{}")
-    (tmp_path / "d1" / ".b.tmp").mkdir()
+    (tmp_path / "d1" / ".b.tmp").mkdir()  # what a run killed at commit leaves: not a snapshot
+    (tmp_path / "d1" / ".b.tmp" / "manifest.json").write_bytes(b"{}")
     (tmp_path / "d1" / "c").mkdir()  # a claim, not a snapshot
     assert find(tmp_path, str(tmp_path / "d2" / "b")) == tmp_path / "d2" / "b"
     assert find(tmp_path, "d2/a") == tmp_path / "d2" / "a"
@@ -453,3 +454,5 @@ def test_find_resolves_a_reference_or_says_what_the_date_holds(tmp_path: Path) -
         find(tmp_path, "d9")
     with pytest.raises(FileNotFoundError, match="no snapshot at 'd9'"):
         find(tmp_path, "d9", "a")
+    monkeypatch.chdir(tmp_path)  # a folder named relative to where the command runs, not to the base
+    assert find(tmp_path / "elsewhere", "d2/a") == Path("d2/a")
