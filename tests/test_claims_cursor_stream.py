@@ -305,7 +305,9 @@ def started_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, An
     root.mkdir()
     event = {"type": "tool_call", "subtype": "started", "call_id": "x", "session_id": "s", "timestamp_ms": 1,
              "tool_call": {"readToolCall": {"args": {"result": {"n": 1}}, "result": {"success": {}}}}}
-    (root / "a.jsonl").write_bytes(orjson.dumps(event) + b"\n")
+    init = {"type": "system", "subtype": "init", "session_id": "s", "model": "Auto", "apiKeySource": "env",
+            "permissionMode": "default", "cwd": "w"}  # a family never timed, and none timed on some events only
+    (root / "a.jsonl").write_bytes(orjson.dumps(init) + b"\n" + orjson.dumps(event) + b"\n")
     return read(root), surveyed_claims("cursor_stream", root, base)
 
 
@@ -320,6 +322,8 @@ def test_the_planted_corpus_shows_every_case(generated, one_family, started_only
     assert list(one) == ["user"] and one["user"] == {"present": 1, "absent": 1}
     s = started_only[0]
     assert (s["started_with_result"], s["outcomes"], s["calls"], s["one_key"]) == (1, {}, 1, 1)
+    assert s["timestamps"] == {"system/init": {"present": 0, "absent": 1},
+                               "tool_call/started": {"present": 1, "absent": 0}}
     t, _ = generated
     assert t["files"] > t["captures"] > 1
     assert {"ok", "malformed", "blank", "partial"} <= set(t["status"])
