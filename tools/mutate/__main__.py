@@ -3,7 +3,7 @@
 Prints, per module, the kill rate (killed over mutants not listed as equivalent) and every
 survivor as ``path:line  where: `before` -> `after```. Options: ``--jobs N`` mutants at once
 (default 1: the machine's cores are shared), ``--list`` to print the mutants without running
-them, ``--match TEXT`` to run only the mutants whose name contains TEXT, ``--json FILE`` for
+them, ``--match TEXT`` (again for more) to run only the mutants whose name contains one of them, ``--json FILE`` for
 the whole result. Exit status 0 whatever survived (``--fail-under PCT`` makes it 1 below a
 rate), 2 for a usage error or a module whose tests fail unmutated.
 """
@@ -70,7 +70,8 @@ class Report:
 def load_modules(path: Path = MODULES) -> dict[str, dict]:
     """``modules.toml``: module path -> {"tests": pytest arguments, fastest first, "every": N}."""
     data = tomllib.loads(path.read_text())
-    return {m["path"]: {"tests": list(m["tests"]), "every": int(m.get("every", 1))} for m in data["module"]}
+    return {m["path"]: {"tests": list(m["tests"]), "every": int(m.get("every", 1)),
+                        "reuse_snapshot": bool(m.get("reuse_snapshot", False))} for m in data["module"]}
 
 
 def load_equivalent(path: Path = EQUIVALENT) -> dict[str, dict[str, str]]:
@@ -212,7 +213,23 @@ def run_all(path: str, tests: list[str], jobs: int, workdir: Path, todo: list[tu
 
 
 def mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
-                  match: str | None, workdir: Path) -> Report:
+                  match: list[str] | None, workdir: Path, reuse_snapshot: bool = False) -> Report:
+    """Run the module's tests unmutated, then once per mutant. ``reuse_snapshot``: the tests
+    may keep a corpus's census, evidence and manifest in ``SURVEY_MUTATE_SNAPSHOTS`` (a folder
+    of this module's run alone) and compute the module's figures from them, unsurveyed, in
+    every later run: for a module the survey calls only after its census (a runtime's claims)."""
+    if reuse_snapshot:
+        kept = workdir / ("snapshots-" + module_name(path))
+        kept.mkdir()
+        os.environ["SURVEY_MUTATE_SNAPSHOTS"] = str(kept)
+    try:
+        return _mutate_module(path, tests, every, equivalent, jobs, match, workdir)
+    finally:
+        os.environ.pop("SURVEY_MUTATE_SNAPSHOTS", None)
+
+
+def _mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str, str], jobs: int,
+                   match: list[str] | None, workdir: Path) -> Report:
     rep = Report(path, tests, equivalent=equivalent)
     source = (REPO / path).read_text()
     base: list[Outcome] = []
@@ -221,7 +238,7 @@ def mutate_module(path: str, tests: list[str], every: int, equivalent: dict[str,
         why = f"{base[0].status}: {base[0].note}" if base else "stopped"
         raise SystemExit(f"mutate: {path}: its tests do not pass unmutated ({why})")
     rep.baseline_s = base[0].seconds
-    todo = [m for m in mutants(path, source)[::every] if not match or match in m.key]
+    todo = [m for m in mutants(path, source)[::every] if not match or any(t in m.key for t in match)]
     timeout = max(20.0, 4 * rep.baseline_s)
     sampled = f" (every {every}th)" if every > 1 else ""
     print(f"{path}: {len(todo)} mutants{sampled}, tests {rep.baseline_s:.1f} s unmutated ({' '.join(tests)})",
@@ -261,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("modules", nargs="*", help="module paths from modules.toml (default: all of them)")
     ap.add_argument("--jobs", "-j", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the mutants, run nothing")
-    ap.add_argument("--match", help="only the mutants whose name contains this text")
+    ap.add_argument("--match", action="append",
+                    help="only the mutants whose name contains this text (given again: any of them)")
     ap.add_argument("--every", type=int, default=None,
                     help="only every Nth mutant (default: each module's own, from modules.toml, else 1)")
     ap.add_argument("--json", type=Path, help="write every outcome here")
@@ -278,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for path in chosen:
             for m in mutants(path, (REPO / path).read_text())[::args.every or mapping[path]["every"]]:
-                if not args.match or args.match in m.key:
+                if not args.match or any(t in m.key for t in args.match):
                     eq = "  (equivalent)" if m.key in equivalent.get(path, {}) else ""
                     print(f"{path}:{m.line}  {m.op:6} {m.key}{eq}")
         return 0
@@ -301,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in chosen:
             every = args.every or mapping[path]["every"]
             reports.append(mutate_module(path, mapping[path]["tests"], every, equivalent.get(path, {}),
-                                         args.jobs, args.match, Path(tmp)))
+                                         args.jobs, args.match, Path(tmp), mapping[path]["reuse_snapshot"]))
     print_report(reports, complete=not args.match)
     print(f"\n{sum(len(r.outcomes) for r in reports)} mutants in {time.perf_counter() - t0:.0f} s")
     if args.json:

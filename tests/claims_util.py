@@ -1,0 +1,63 @@
+"""A runtime's claims computed from a surveyed corpus, for the tests that hold each sentence to
+figures counted from the corpus itself.
+
+``surveyed_claims`` surveys the corpus, then computes the runtime's claims again from the
+snapshot's census, evidence and manifest (``Kit`` and the profile's ``claims``, as the
+pipeline does) and checks they are the ones the snapshot holds. The census never depends on a
+claims module, so where ``SURVEY_MUTATE_SNAPSHOTS`` names a folder (``python -m tools.mutate``
+sets it for a module mapped with ``reuse_snapshot``), a corpus surveyed once is not surveyed
+again: its census, evidence and manifest are kept there, keyed by the runtime and the corpus's
+names and bytes, and each later run computes the claims from them with the module as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+
+from survey.evidence.kit import Kit
+from survey.runtimes import get
+from survey.snapshot.store import dumps
+
+KEPT = ("census", "evidence", "manifest")
+
+
+def corpus_key(runtime: str, root: Path) -> str:
+    h = hashlib.sha256(runtime.encode())
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:32]
+
+
+def surveyed_claims(runtime: str, root: Path, base: Path) -> dict[str, dict]:
+    """The claims of ``runtime`` on the corpus at ``root`` (snapshot and page under ``base``), by id."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    kept = Path(shared) / corpus_key(runtime, root) if shared else None
+    snap = kept if kept is not None and all((kept / f"{n}.json").is_file() for n in KEPT) else None
+    surveyed = None
+    if snap is None:
+        from survey.pipeline import run_survey
+
+        res = run_survey(get(runtime), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+        snap = surveyed = Path(res.snapshot)
+        if kept is not None:
+            tmp = kept.with_name(kept.name + f".{os.getpid()}.tmp")
+            tmp.mkdir(parents=True)
+            for n in KEPT:
+                shutil.copyfile(snap / f"{n}.json", tmp / f"{n}.json")
+            os.replace(tmp, kept) if not kept.exists() else shutil.rmtree(tmp)
+    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
+    kit = Kit(census, evidence, manifest)
+    profile = get(runtime)
+    assert profile.claims is not None
+    profile.claims(kit)
+    got = {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
+    if surveyed is not None:  # the snapshot holds these very claims (and the skeletons and notes after them)
+        written = {c["id"]: c for c in orjson.loads((surveyed / "claims.json").read_bytes())}
+        assert {cid: written.get(cid) for cid in got} == got
+    return got
