@@ -80,6 +80,9 @@ def test_every_chart_is_valid_svg_whose_numbers_are_the_pages(runtime: str, surv
     found = images(page)
     kinds = {svg.stem for _a, svg, _t in found}
     assert {"strata", "key_presence"} <= kinds, kinds
+    # a runtime with block carriers draws its payloads; one that records versions, its classes by them
+    assert ("payload_lengths" in kinds) == bool(get(runtime).carriers), kinds
+    assert ("class_versions" in kinds) == (runtime in ("claude_code", "codex", "cursor_desktop")), kinds
     assert all(svg.parent == page.parent / runtime for _a, svg, _t in found), "charts sit beside the page"
     for alt, svg, table in found:
         root = ET.fromstring(svg.read_text())  # well-formed XML
@@ -93,7 +96,7 @@ def test_every_chart_is_valid_svg_whose_numbers_are_the_pages(runtime: str, surv
             assert data["files"] == [num(r[1]) for r in rows]
             assert data["walked"] == [num(r[2]) for r in rows]
             for s, n in zip(data["strata"], data["files"], strict=True):
-                assert f"{s} {n:,} files" in alt
+                assert f"{s} {n:,} file{'s' if n != 1 else ''}," in alt
         elif svg.stem == "payload_lengths":
             types = head[1:]
             assert len(types) <= charts.MAX_SERIES, "the demo draws every block type"

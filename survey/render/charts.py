@@ -131,7 +131,13 @@ def version_figures(rows: list[dict]) -> dict[str, Any]:
         per[v][c] = per[v].get(c, 0) + as_int(r["records"])
         tot[c] = tot.get(c, 0) + as_int(r["records"])
     classes = sorted(tot, key=lambda c: (-tot[c], c))
-    return {"versions": versions, "classes": classes, "records": per}
+    return {"versions": sorted(versions, key=version_key), "classes": classes, "records": per}
+
+
+def version_key(v: str) -> tuple:
+    """Versions in numeric order (2.1.9 before 2.1.10), those with no version last."""
+    parts = re.split(r"[.\-+]", v)
+    return (v == "(none)", [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts])
 
 
 def presence_figures(rows: list[dict]) -> dict[str, Any]:
@@ -181,7 +187,7 @@ def strata_chart(rows: list[dict], cite: str) -> Chart:
     head = ["Stratum", "Files", "Walked files", "Bytes", "Walked bytes"]
     grid = [[s, n, w, human_bytes(b), human_bytes(wb)]
             for s, n, w, b, wb in zip(f["strata"], f["files"], f["walked"], f["bytes"], f["walked_bytes"], strict=True)]
-    parts = [f"{s} {fmt(n)} files, {human_bytes(b)}" for s, n, b in zip(f["strata"], f["files"], f["bytes"], strict=True)]
+    parts = [f"{s} {fmt(n)} file{'s' if n != 1 else ''}, {human_bytes(b)}" for s, n, b in zip(f["strata"], f["files"], f["bytes"], strict=True)]
     alt = f"Files and bytes per mtime stratum: {listing(parts, 12) or 'no file'}"
     ch = Chart("strata", alt_text(alt), md_grid(head, grid, cite), f)
     if f["strata"]:
@@ -189,13 +195,14 @@ def strata_chart(rows: list[dict], cite: str) -> Chart:
     return ch
 
 
-def versions_chart(rows: list[dict], cite: str) -> Chart:
+def versions_chart(rows: list[dict], cite: str, axis: str) -> Chart:
     f = version_figures(rows)
+    f["axis"] = axis
     classes, per = f["classes"], f["records"]
     head = ["Record class", *f["versions"]]
     grid = [[c, *(per[v].get(c, 0) for v in f["versions"])] for c in classes]
     parts = [f"{v} {fmt(sum(per[v].values()))} records in {len(per[v])} classes" for v in f["versions"]]
-    alt = f"Records of each class by client version: {listing(parts, 12) or 'no record'}"
+    alt = f"Records of each class by {axis}: {listing(parts, 12) or 'no record'}"
     ch = Chart("class_versions", alt_text(alt), md_grid(head, grid, cite), f)
     if f["versions"]:
         ch.svg = draw_versions(f)
@@ -344,7 +351,7 @@ def draw_versions(f: dict[str, Any]) -> str:
         ax.set_xticks(xs, versions, rotation=60 if len(versions) > 5 else 0, fontsize=7)
         yt = _ticks(max(base, default=0))
         ax.set_yticks(yt, [fmt(v) for v in yt], fontsize=7)
-        ax.set_xlabel("client version (each file under its first)")
+        ax.set_xlabel(f["axis"])
         ax.set_ylabel("records")
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return finish(fig, "class_versions", {"versions": versions, "series": drawn})

@@ -152,9 +152,11 @@ class Page:
         e = Evidence(source=q["sql"], result=f"{len(rows)} rows", scope=self.scope(), command=q["command"])
         return {"rows": rows, "columns": q["columns"], "cite": self.ref(e)}
 
-    def has(self, name: str) -> bool:
-        """Does the snapshot hold this census query's rows (a chart drawn only where it does)?"""
-        return name in self.census
+    def has(self, name: str, *columns: str) -> bool:
+        """Does the snapshot hold this census query's rows, with these columns (a chart is
+        drawn only where it does)?"""
+        q = self.census.get(name)
+        return q is not None and set(columns) <= set(q["columns"])
 
     def chart(self, kind: str) -> str:
         """A chart of the snapshot's census rows (``charts.KINDS``): the image, linked beside
@@ -168,8 +170,13 @@ class Page:
             t = self.table("strata")
             ch = charts.strata_chart(t["rows"], t["cite"])
         elif kind == "class_versions":
-            t = self.table("classes_by_version")
-            ch = charts.versions_chart(t["rows"], t["cite"])
+            if self.has("classes_by_version"):  # each file under the client version it first records
+                t = self.table("classes_by_version")
+                ch = charts.versions_chart(t["rows"], t["cite"], "client version (each file under its first)")
+            else:  # a version each record carries (kind, v, records)
+                t = self.table("versions")
+                rows = [{"version": r["v"], "rclass": r["kind"], "records": r["records"]} for r in t["rows"]]
+                ch = charts.versions_chart(rows, t["cite"], "the version each record carries")
         elif kind == "key_presence":
             t = self.table("record_classes")
             ch = charts.presence_chart(t["rows"], t["cite"])
