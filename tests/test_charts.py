@@ -235,3 +235,23 @@ window.addEventListener("load", () => {{
     m = re.search(r'data-rendered="(\d+)" data-failed="([^"]*)"', r.stdout)
     assert m, r.stdout[-2000:]
     assert m.group(2) == "none" and int(m.group(1)) == len(svgs), m.group(2)
+
+
+def test_caps_inside_block_carriers_are_marked_and_others_are_not() -> None:
+    """A probable cap at a path inside a carrier's elements is drawn on the payload chart; a cap
+    elsewhere stays in the page's caps table alone."""
+    buckets = [{"carrier": "$.message.content", "btype": "text", "bucket": 8, "payloads": 5, "longest": 9},
+               {"carrier": "$.message.content", "btype": "text", "bucket": 8192, "payloads": 4, "longest": 10_000},
+               {"carrier": "$.message.content", "btype": "tool_use", "bucket": 0, "payloads": 2, "longest": 0}]
+    caps = [{"path": "$.message.content[].text", "max_len": 10_000, "files_at_max": 3},
+            {"path": "$.payload.output", "max_len": 40_109, "files_at_max": 5}]
+    ch = charts.payload_chart(buckets, caps, "[E1](#e1)")
+    data = charts.read_data(ch.svg)
+    assert data["caps"] == [10_000]
+    assert data["series"] == {"text": {"8": 5, "8192": 4}, "tool_use": {"0": 2}}
+    assert "cap 10,000" in ch.svg and "40,109" not in ch.svg
+    assert "caps in blocks marked at 10,000" in ch.alt and "40,109" not in ch.alt
+    head, rows = grid(ch.table)
+    assert head == ["Length (code points)", "text", "tool_use"]
+    assert rows == [["0", "0", "2"], ["8–15", "5", "0"], ["8,192–16,383", "4", "0"]]
+    ET.fromstring(ch.svg)

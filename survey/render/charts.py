@@ -95,6 +95,13 @@ def as_int(v: Any) -> int:
 # ---- the figures each kind draws (pure: rows in, figures out) -------------------------
 
 
+def block_caps(caps: list[dict], carriers: list[str]) -> list[dict]:
+    """The probable caps (``silent_caps`` rows) at a path inside a block carrier's elements:
+    those the payload chart marks (a cap elsewhere stays in the page's caps table)."""
+    heads = tuple((c if c.startswith("$.") else "$." + c) + "[]" for c in carriers)
+    return [c for c in caps if heads and str(c["path"]).startswith(heads)]
+
+
 def payload_figures(buckets: list[dict], caps: list[dict]) -> dict[str, Any]:
     """Counts per (block type, bucket), block types by payloads (most first), and the caps."""
     per: dict[str, dict[int, int]] = {}
@@ -167,14 +174,14 @@ def presence_figures(rows: list[dict]) -> dict[str, Any]:
 
 
 def payload_chart(buckets: list[dict], caps: list[dict], cite: str) -> Chart:
-    f = payload_figures(buckets, caps)
+    f = payload_figures(buckets, block_caps(caps, sorted({str(r["carrier"]) for r in buckets})))
     types = f["types"]
     all_b = sorted({int(b) for t in types for b in f["counts"][t]})
     head = ["Length (code points)", *types]
     rows = [[bucket_label(b), *(f["counts"][t].get(str(b), 0) for t in types)] for b in all_b]
     parts = [f"{t} {fmt(sum(f['counts'][t].values()))} payloads up to {fmt(f['longest'][t])}" for t in types]
-    capn = f"; probable caps marked at {', '.join(fmt(c['max_len']) for c in f['caps'])}" if f["caps"] else \
-        "; no probable cap"
+    capn = (f"; probable caps in blocks marked at {', '.join(fmt(c['max_len']) for c in f['caps'])}" if f["caps"]
+            else "; no probable cap in blocks")
     alt = f"Block payload lengths per block type, power-of-two buckets on a log axis: {listing(parts)}{capn}"
     ch = Chart("payload_lengths", alt_text(alt), md_grid(head, rows, cite), f)
     if types:
@@ -201,7 +208,8 @@ def versions_chart(rows: list[dict], cite: str, axis: str) -> Chart:
     classes, per = f["classes"], f["records"]
     head = ["Record class", *f["versions"]]
     grid = [[c, *(per[v].get(c, 0) for v in f["versions"])] for c in classes]
-    parts = [f"{v} {fmt(sum(per[v].values()))} records in {len(per[v])} classes" for v in f["versions"]]
+    parts = [f"{v}: {fmt(sum(per[v].values()))} records in {len(per[v])} class{'es' if len(per[v]) != 1 else ''}"
+             for v in f["versions"]]
     alt = f"Records of each class by {axis}: {listing(parts, 12) or 'no record'}"
     ch = Chart("class_versions", alt_text(alt), md_grid(head, grid, cite), f)
     if f["versions"]:

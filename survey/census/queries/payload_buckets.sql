@@ -1,4 +1,4 @@
--- Question: How many block payloads of each block type fall in each power-of-two length bucket (code points)?
+-- Question: How many block payloads of each carrier and block type fall in each power-of-two length bucket (code points)?
 -- Used by: every page with block carriers: Charts (payload length distribution, log axis)
 -- Inputs: walk/blocks.parquet
 -- Method: a payload of length L counts in the bucket [2^k, 2^(k+1)) with k = floor(log2 L), and
@@ -6,6 +6,7 @@
 --   power of two) and mergeable: counts per (type, bucket) add up over files.
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>'" -c ".read survey/census/queries/payload_buckets.sql"
 SELECT
+    carrier,
     btype,
     CASE WHEN payload_len = 0 THEN 0 ELSE (1::BIGINT << floor(log2(payload_len))::INTEGER) END AS bucket,
     count(*)                AS payloads,
@@ -13,4 +14,4 @@ SELECT
 FROM read_parquet(getvariable('snap') || '/walk/blocks.parquet')
 WHERE payload_len IS NOT NULL
 GROUP BY ALL
-ORDER BY btype, bucket;
+ORDER BY carrier, btype, bucket;

@@ -4,6 +4,7 @@
 CREATE OR REPLACE TEMP TABLE partials AS
 SELECT
     file_index AS part,
+    carrier,
     btype,
     CASE WHEN payload_len = 0 THEN 0 ELSE (1::BIGINT << floor(log2(payload_len))::INTEGER) END AS bucket,
     count(*)                AS payloads,
@@ -12,7 +13,7 @@ FROM read_parquet(coalesce(getvariable('blocks_parts'), [getvariable('snap') || 
 WHERE payload_len IS NOT NULL
 GROUP BY ALL;
 
-SELECT btype, bucket, sum(payloads)::BIGINT AS payloads, max(longest) AS longest
+SELECT carrier, btype, bucket, sum(payloads)::BIGINT AS payloads, max(longest) AS longest
 FROM partials
 GROUP BY ALL
-ORDER BY btype, bucket;
+ORDER BY carrier, btype, bucket;
