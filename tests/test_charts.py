@@ -104,7 +104,7 @@ def test_every_chart_is_valid_svg_whose_numbers_are_the_pages(runtime: str, surv
                 drawn = data["series"][html.unescape(t)]
                 col = {r[0]: num(r[1 + j]) for r in rows if num(r[1 + j])}
                 assert {charts.bucket_label(int(b)): n for b, n in drawn.items()} == col
-                assert f"{html.unescape(t)} {sum(col.values()):,} payloads" in html.unescape(alt.replace("‹", "<").replace("›", ">"))
+                assert f"{html.unescape(t)} {sum(col.values()):,} payload" in html.unescape(alt.replace("‹", "<").replace("›", ">"))
         elif svg.stem == "class_versions":
             assert data["versions"] == head[1:]
             by = {html.unescape(r[0]): [num(x) for x in r[1:]] for r in rows}

@@ -179,7 +179,8 @@ def payload_chart(buckets: list[dict], caps: list[dict], cite: str) -> Chart:
     all_b = sorted({int(b) for t in types for b in f["counts"][t]})
     head = ["Length (code points)", *types]
     rows = [[bucket_label(b), *(f["counts"][t].get(str(b), 0) for t in types)] for b in all_b]
-    parts = [f"{t} {fmt(sum(f['counts'][t].values()))} payloads up to {fmt(f['longest'][t])}" for t in types]
+    sums = {t: sum(f["counts"][t].values()) for t in types}
+    parts = [f"{t} {fmt(sums[t])} payload{'s' if sums[t] != 1 else ''} up to {fmt(f['longest'][t])}" for t in types]
     capn = (f"; probable caps in blocks marked at {', '.join(fmt(c['max_len']) for c in f['caps'])}" if f["caps"]
             else "; no probable cap in blocks")
     alt = f"Block payload lengths per block type, power-of-two buckets on a log axis: {listing(parts)}{capn}"
