@@ -121,7 +121,7 @@ def test_every_chart_is_valid_svg_whose_numbers_are_the_pages(runtime: str, surv
                 assert data["series"][part] == [num(r[j]) for r in rows]
         else:
             pytest.fail(f"an unknown chart {svg.name}")
-    # the folder holds this page's charts and nothing else
+    # the folder holds this page's charts and nothing else (no temp file left)
     assert sorted(p.name for p in (page.parent / runtime).iterdir()) == sorted(svg.name for _a, svg, _t in found)
 
 
@@ -175,12 +175,14 @@ def test_the_same_snapshot_gives_byte_identical_svgs(surveyed: Callable, tmp_pat
         assert p.read_bytes() == (tmp_path / "b" / "claude_code" / p.name).read_bytes()
 
 
-def test_a_stale_chart_is_removed_on_render(surveyed: Callable, tmp_path: Path) -> None:
-    _page, snap = surveyed("cursor")
+def test_a_stale_chart_is_removed_on_render_and_other_files_kept(surveyed: Callable, tmp_path: Path) -> None:
+    _page, snap = surveyed("cursor")  # (Cursor's transcripts record no version: no class_versions chart)
     (tmp_path / "cursor").mkdir()
-    (tmp_path / "cursor" / "gone.svg").write_text("<svg/>")
+    (tmp_path / "cursor" / "class_versions.svg").write_text("<svg/>")
+    (tmp_path / "cursor" / "other.svg").write_text("<svg/>")
     render_page(snap, tmp_path / "cursor.md")
-    assert not (tmp_path / "cursor" / "gone.svg").exists()
+    assert not (tmp_path / "cursor" / "class_versions.svg").exists()
+    assert (tmp_path / "cursor" / "other.svg").read_text() == "<svg/>"
     assert (tmp_path / "cursor" / "strata.svg").is_file()
 
 
@@ -255,3 +257,24 @@ def test_caps_inside_block_carriers_are_marked_and_others_are_not() -> None:
     assert head == ["Length (code points)", "text", "tool_use"]
     assert rows == [["0", "0", "2"], ["8–15", "5", "0"], ["8,192–16,383", "4", "0"]]
     ET.fromstring(ch.svg)
+
+
+def test_a_snapshot_from_before_the_charts_renders_without_those_it_cannot_draw(
+        surveyed: Callable, tmp_path: Path) -> None:
+    """A snapshot whose census holds no payload_buckets and strata without bytes (as taken
+    before those queries) still renders: those two charts are left out, not drawn from zeros."""
+    import json
+
+    _page, snap = surveyed("cursor_stream")
+    old = tmp_path / "snap"
+    shutil.copytree(snap, old)
+    census = json.loads((old / "census.json").read_text())
+    del census["payload_buckets"]
+    st = census["strata"]
+    keep = [i for i, c in enumerate(st["columns"]) if c not in ("bytes", "walked_bytes")]
+    st["columns"] = [st["columns"][i] for i in keep]
+    st["rows"] = [[r[i] for i in keep] for r in st["rows"]]
+    (old / "census.json").write_text(json.dumps(census))
+    out = render_page(old, tmp_path / "r" / "cursor_stream.md")
+    assert sorted(p.name for p in (tmp_path / "r" / "cursor_stream").iterdir()) == ["key_presence.svg"]
+    assert "## Charts" in out.read_text()

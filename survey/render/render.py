@@ -305,8 +305,10 @@ def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
 
 
 def write_charts(page: Page, folder: Path) -> None:
-    """The page's charts, each written whole (a temp file renamed over it); an SVG of an
-    earlier render that this one did not draw is removed, so the folder holds this page's."""
+    """The page's charts, each written whole (a temp file renamed over it); a chart of an
+    earlier render that this one did not draw is removed (any other file is left alone)."""
+    from survey.render.charts import KINDS
+
     if not page.charts and not folder.is_dir():
         return
     folder.mkdir(parents=True, exist_ok=True)
@@ -314,9 +316,9 @@ def write_charts(page: Page, folder: Path) -> None:
         tmp = folder / f".{name}.{os.getpid()}.tmp"
         tmp.write_text(svg)
         tmp.replace(folder / name)
-    for old in folder.glob("*.svg"):
-        if old.name not in page.charts:
-            old.unlink(missing_ok=True)
+    for kind in KINDS:
+        if f"{kind}.svg" not in page.charts:
+            (folder / f"{kind}.svg").unlink(missing_ok=True)
 
 
 def evidence_section(page: Page) -> str:
