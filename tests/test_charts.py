@@ -42,7 +42,7 @@ def surveyed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[
             generator(runtime)(root, seed=5)
             res = run_survey(get(runtime), root, snapshots=base / "snapshots", reports=base / "reports",
                              date="2026-02-03", cache=False)
-            done[runtime] = (Path(res.page), Path(res.snapshot))
+            done[runtime] = (Path(str(res.page)), Path(res.snapshot))
         return done[runtime]
 
     return one
@@ -214,8 +214,8 @@ def chromium() -> str | None:
 @pytest.mark.skipif(chromium() is None, reason="no chromium on PATH (Debian: apt-get install -y chromium)")
 def test_a_headless_browser_renders_every_chart(surveyed: Callable, tmp_path: Path) -> None:
     svgs = []
-    for r in NAMES:
-        page, _snap = surveyed(r)
+    for runtime in NAMES:
+        page, _snap = surveyed(runtime)
         svgs += [svg for _a, svg, _t in images(page)]
     assert len(svgs) >= 2 * len(NAMES)
     imgs = "\n".join(f'<img src="{s.as_uri()}">' for s in svgs)
