@@ -113,8 +113,9 @@ def test_index_matches_golden(build: Callable[[str], tuple[str, Path]]) -> None:
 
 def test_golden_folder_holds_one_page_per_runtime_and_the_index() -> None:
     """Every runtime's page and the index; the drift report and the re-checked page have
-    their own goldens (tests/test_diff_golden.py, tests/test_recheck_golden.py)."""
-    pages = sorted(p.name for p in GOLDEN.iterdir() if not p.name.startswith(("diff-", "recheck-")))
+    their own goldens (tests/test_diff_golden.py, tests/test_recheck_golden.py), the charts theirs
+    (tests/test_charts_golden.py)."""
+    pages = sorted(p.name for p in GOLDEN.glob("*.md") if not p.name.startswith(("diff-", "recheck-")))
     assert pages == sorted([*(f"{r}.md" for r in NAMES), "index.md"])
 
 

@@ -113,6 +113,8 @@ def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypat
                                      "--date", "2026-01-02"])
         printed.append(r.output)
     assert (tmp_path / "snapshots").is_dir() and (tmp_path / "discover").is_dir()
+    # every chart beside the pages is searched, byte for byte, as the pages are
+    assert list((tmp_path / "reports").rglob("*.svg")) and list((tmp_path / "discover").rglob("*.svg"))
     assert list((tmp_path / "cache").rglob("*.census/*.parquet")), "no partial rows kept to search"
     haystack = "\n".join([written_text(tmp_path / "snapshots"), written_text(tmp_path / "reports"),
                           written_text(tmp_path / "discover"), written_text(tmp_path / "cache"), *printed])

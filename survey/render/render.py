@@ -27,8 +27,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 class Page:
     """The per-render state: claims by id, and the evidence list in order of first use."""
 
-    def __init__(self, snap: Path) -> None:
+    def __init__(self, snap: Path, charts_dir: str = "") -> None:
         self.snap = snap
+        # charts are written beside the page, in a folder of this name (the page links them there)
+        self.charts_dir = charts_dir
+        self.charts: dict[str, str] = {}  # file name -> SVG text, written with the page
         self.manifest = load_json(snap, "manifest") or {}
         self.census = load_json(snap, "census") or {}
         self.evidence = load_json(snap, "evidence") or {"probes": [], "scopes": {}}
@@ -149,6 +152,43 @@ class Page:
         e = Evidence(source=q["sql"], result=f"{len(rows)} rows", scope=self.scope(), command=q["command"])
         return {"rows": rows, "columns": q["columns"], "cite": self.ref(e)}
 
+    def has(self, name: str, *columns: str) -> bool:
+        """Does the snapshot hold this census query's rows, with these columns (a chart is
+        drawn only where it does)?"""
+        q = self.census.get(name)
+        return q is not None and set(columns) <= set(q["columns"])
+
+    def chart(self, kind: str) -> str:
+        """A chart of the snapshot's census rows (``charts.KINDS``): the image, linked beside
+        the page with its figures as alt text, then the table of the figures it draws."""
+        from survey.render import charts
+
+        if kind == "payload_lengths":
+            b, caps = self.table("payload_buckets"), self.table("silent_caps")
+            ch = charts.payload_chart(b["rows"], caps["rows"], f"{b['cite']} {caps['cite']}")
+        elif kind == "strata":
+            t = self.table("strata")
+            ch = charts.strata_chart(t["rows"], t["cite"])
+        elif kind == "class_versions":
+            if self.has("classes_by_version"):  # each file under the client version it first records
+                t = self.table("classes_by_version")
+                ch = charts.versions_chart(t["rows"], t["cite"], "client version (each file under its first)")
+            else:  # a version each record carries (kind, v, records)
+                t = self.table("versions")
+                rows = [{"version": r["v"], "rclass": r["kind"], "records": r["records"]} for r in t["rows"]]
+                ch = charts.versions_chart(rows, t["cite"], "the version each record carries")
+        elif kind == "key_presence":
+            t = self.table("record_classes")
+            ch = charts.presence_chart(t["rows"], t["cite"])
+        else:
+            raise MissingEvidence(f"page asks for chart {kind!r}, which is not one of {', '.join(charts.KINDS)}")
+        if not ch.svg:  # nothing to draw: the table says so
+            return ch.table
+        name = f"{ch.name}.svg"
+        self.charts[name] = ch.svg
+        link = f"{self.charts_dir}/{name}" if self.charts_dir else name
+        return f"![{ch.alt}]({link})\n\n{ch.table}"
+
     def scope(self) -> str:
         c = self.manifest.get("counts", {})
         return (f"{fmt(c.get('walked_files'))} walked of {fmt(c.get('files'))} files, "
@@ -247,20 +287,38 @@ def environment() -> jinja2.Environment:
 
 
 def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
-    page = Page(snap)
+    page = Page(snap, charts_dir=out.stem)
     runtime = page.manifest["runtime"]
     tpl = environment().get_template(template or f"{runtime}.md.j2")
     text = tpl.render(
         m=page.manifest, say=page.say, claim=page.claim, table=page.table, md_table=md_table,
         note=page.say, probe=page.probe, probe_ref=page.probe_ref, evidence=page.evidence, page=page,
-        snapshot=str(snap), recheck=page.recheck, validation=page.validation,
+        snapshot=str(snap), recheck=page.recheck, validation=page.validation, chart=page.chart, has=page.has,
     )
     text = text.rstrip() + "\n\n" + evidence_section(page) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
+    write_charts(page, out.parent / out.stem)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     tmp.replace(out)
     return out
+
+
+def write_charts(page: Page, folder: Path) -> None:
+    """The page's charts, each written whole (a temp file renamed over it); a chart of an
+    earlier render that this one did not draw is removed (any other file is left alone)."""
+    from survey.render.charts import KINDS
+
+    if not page.charts and not folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, svg in page.charts.items():
+        tmp = folder / f".{name}.{os.getpid()}.tmp"
+        tmp.write_text(svg)
+        tmp.replace(folder / name)
+    for kind in KINDS:
+        if f"{kind}.svg" not in page.charts:
+            (folder / f"{kind}.svg").unlink(missing_ok=True)
 
 
 def evidence_section(page: Page) -> str:

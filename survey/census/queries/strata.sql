@@ -5,7 +5,9 @@
 SELECT
     stratum,
     count(*)                             AS files,
-    count(*) FILTER (WHERE sampled)      AS walked
+    count(*) FILTER (WHERE sampled)      AS walked,
+    sum(size)::BIGINT                    AS bytes,
+    coalesce(sum(size) FILTER (WHERE sampled), 0)::BIGINT AS walked_bytes
 FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
 GROUP BY stratum
 ORDER BY stratum;
