@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from survey.cli import app
 from survey.pipeline import run_survey
 from survey.runtimes import get
+from survey.snapshot.diff import diff
 
 
 @dataclass
@@ -78,8 +79,11 @@ def diff_exit(out: Path, old: Surveyed, new: Surveyed) -> tuple[int, str]:
 
 
 def check_drift(runtime: str, base: Surveyed, base_root: Path, mutate: Callable[[Path], Any], tmp: Path, *,
-                changed: list[str], stale: list[str], date: str = "2026-02-01") -> Surveyed:
-    """Copy the base corpus, ``mutate`` it, survey it, and assert the page followed."""
+                changed: list[str], stale: list[str], date: str = "2026-02-01",
+                named: Iterable[str] = ()) -> Surveyed:
+    """Copy the base corpus, ``mutate`` it, survey it, and assert the page followed. Each claim
+    in ``named`` must be reported by ``survey diff`` as a statement that changed (a drift no
+    key set, vocabulary value or absence shows), by id, in the report and the exit message."""
     root = copy_corpus(base_root, tmp / "drifted")
     mutate(root)
     new = survey_once(runtime, root, tmp, date)
@@ -92,4 +96,11 @@ def check_drift(runtime: str, base: Surveyed, base_root: Path, mutate: Callable[
     assert not left, f"the drifted page still says what the drift made false: {left}"
     code, text = diff_exit(tmp, base, new)
     assert code == 3, f"survey diff --fail-on-drift exited {code}, not 3:\n{text}"
+    if named:
+        d = diff(base.snap, new.snap)
+        said = {s["claim"] for s in d.statements_changed}
+        missing = [c for c in named if c not in said]
+        assert not missing, f"survey diff did not report these statements as changed: {missing}\n{text}"
+        assert "statements changed" in " ".join(text.split()), text
+        assert all(c in text for c in named), text
     return new
