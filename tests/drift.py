@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,8 @@ def rewrite_jsonl(root: Path, fn: Callable[[dict, Path], Iterable[dict] | dict |
 
 def diff_exit(out: Path, old: Surveyed, new: Surveyed) -> tuple[int, str]:
     r = CliRunner().invoke(app, ["diff", str(old.snap), str(new.snap), "--fail-on-drift"])
-    return r.exit_code, r.output
+    crash = "".join(traceback.format_exception(r.exception)) if r.exception and not isinstance(r.exception, SystemExit) else ""
+    return r.exit_code, r.output + crash
 
 
 def check_drift(runtime: str, base: Surveyed, base_root: Path, mutate: Callable[[Path], Any], tmp: Path, *,

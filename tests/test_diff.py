@@ -9,6 +9,7 @@ percentile shift at a time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -442,10 +443,8 @@ def test_no_canary_reaches_the_diff(runtime: str, tmp_path: Path) -> None:
                 with con:
                     con.execute("CREATE TABLE extra (k TEXT)")
                     for key, value in con.execute("SELECT key, value FROM meta").fetchall():
-                        try:
+                        with contextlib.suppress(ValueError, TypeError):
                             con.execute("UPDATE meta SET value = ? WHERE key = ?", (bytes.fromhex(value).decode(), key))
-                        except (ValueError, TypeError):
-                            pass
                 con.close()
             except sqlite3.DatabaseError:
                 continue
@@ -457,3 +456,11 @@ def test_no_canary_reaches_the_diff(runtime: str, tmp_path: Path) -> None:
     text = to_markdown(d) + json.dumps(d.to_json()) + invoke(str(old), str(new), "--json").output
     leaked = sorted(leaks(canaries, text))
     assert not leaked, f"{len(leaked)} canaries reached the diff, e.g. {leaked[:3]}"
+
+
+def test_a_list_of_lists_changing_is_named_without_a_crash(snaps: dict[str, Path], tmp_path: Path) -> None:
+    old = _with_claims(snaps, tmp_path, "2026-06-05", _claim("x", "census", "Pairs: a.", [["a", 1]]))
+    new = _with_claims(snaps, tmp_path, "2026-06-06", _claim("x", "census", "Pairs: a, b.", [["a", 1], ["b", 0]]))
+    (s,) = diff(old, new).statements_changed
+    assert s["changed"] == ['value: new item ["b", "0"]']
+    assert invoke(str(old), str(new), "--fail-on-drift").exit_code == 3

@@ -206,11 +206,12 @@ def _sign(n: float) -> str:
     return "0" if n == 0 else ("+" if n > 0 else "-")
 
 
-def _verdict(v: Any, rate: bool = False) -> Any:
+def _verdict(v: Any, rate: bool = False, in_list: bool = False) -> Any:
     """What a computed result states once its figures are set aside: a number only as zero or
     not (a count that crosses zero changes the statement), a rate ``[part, whole, ...]`` also as
     whether the part is all of the whole, a string with its standalone figures as ``#``, a
-    map's keys and a list's items (as a multiset: an order by frequency is a figure) kept."""
+    map's keys and a list's items (as a multiset: an order by frequency is a figure; a list
+    inside a list, a tuple such as ``[name, count]``, keeps its order) kept."""
     if isinstance(v, bool) or v is None:
         return v
     if isinstance(v, (int, float)):
@@ -222,7 +223,8 @@ def _verdict(v: Any, rate: bool = False) -> Any:
     if isinstance(v, list):
         if rate and len(v) >= 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
             return {**{f"#{i + 1}": _sign(x) for i, x in enumerate(v)}, "#1 of #2": "all" if v[0] == v[1] else "not all"}
-        return sorted((_verdict(x, rate) for x in v), key=_canon)
+        items = [_verdict(x, rate, True) for x in v]
+        return items if in_list else sorted(items, key=_canon)
     return repr(v)
 
 
@@ -303,9 +305,12 @@ def statement_changes(a: dict, b: dict) -> list[str]:
 
 
 def _say(x: Any) -> str:
-    """A verdict leaf as words."""
-    return {"0": "zero", "+": "non-zero", "-": "negative"}.get(x, md_escape(str(x).lower() if isinstance(x, bool) or x is None
-                                                                          else str(x)))
+    """A verdict leaf as words (a list or a map, which a list item can be, as compact JSON)."""
+    if isinstance(x, str):
+        return {"0": "zero", "+": "non-zero", "-": "negative"}.get(x, md_escape(x))
+    if isinstance(x, bool) or x is None:
+        return md_escape(str(x).lower())
+    return md_escape(_canon(x))
 
 
 def _leaves(v: Any, at: tuple = ()) -> dict[tuple, Any]:
