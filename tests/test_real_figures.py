@@ -428,3 +428,102 @@ def test_real_page_figures_equal_a_plain_recount(name: str, tmp_path: Path) -> N
     assert not wrong, "claims whose figures differ from the plain recount (claim, recount):\n" + "\n".join(
         f"{cid}: {a!r} != {b!r}" for cid, (a, b) in wrong.items())
     assert sum(_leaves(v) for v in want.values()) > 0
+
+
+# -- skeletons: each one's files and records, recounted from its top-level keys ------------------------
+def top_keys(skeleton: str) -> list[str]:
+    """The keys at the top level of a skeleton's text (values elided as ``…``, ``{<map>}``; not
+    JSON), read with a depth counter."""
+    keys, depth, i, n = [], 0, 0, len(skeleton)
+    while i < n:
+        ch = skeleton[i]
+        if ch == '"':
+            j = i + 1
+            while skeleton[j] != '"':
+                j += 2 if skeleton[j] == "\\" else 1
+            if depth == 1 and skeleton[j + 1:j + 2] == ":":
+                keys.append(json.loads(skeleton[i:j + 1]))
+            i = j + 1
+            continue
+        depth += ch in "{[" and 1 or (-1 if ch in "}]" else 0)
+        i += 1
+    return sorted(keys)
+
+
+def _cls_claude(r: dict[str, Any]) -> str:
+    return f"system/{r['subtype']}" if r.get("type") == "system" and isinstance(r.get("subtype"), str) else str(r.get("type"))
+
+
+def _cls_codex(r: dict[str, Any]) -> str:
+    p = r.get("payload")
+    return f"{r.get('type')}/{p['type']}" if isinstance(p, dict) and isinstance(p.get("type"), str) else str(r.get("type"))
+
+
+def _cls_stream(r: dict[str, Any]) -> str:
+    return str(r.get("type")) + ("/" + r["subtype"] if isinstance(r.get("subtype"), str) else "")
+
+
+def _desktop_records(root: Path) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    import sqlite3
+
+    db = root / "globalStorage" / "state.vscdb"
+    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    cells = con.execute("SELECT key, value FROM cursorDiskKV").fetchall()
+    con.close()
+    for key, value in cells:
+        try:
+            obj = json.loads(value)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(obj, dict):
+            yield db, key.split(":", 1)[0], obj
+
+
+def _jsonl_records(cls: Callable[[dict[str, Any]], str]) -> Callable[[Path], Iterator[tuple[Path, str, dict[str, Any]]]]:
+    return lambda root: ((f, cls(r), r) for f, r in _objects(root, "*.jsonl"))
+
+
+SKELETONS: dict[str, tuple[str, str, Callable[[Path], Iterator[tuple[Path, str, dict[str, Any]]]]]] = {
+    "cursor": ("cursor/projects", "cursor", _jsonl_records(lambda r: str(r.get("type") or r.get("role")))),
+    "claude_code": ("claude/projects", "claude_code", _jsonl_records(_cls_claude)),
+    "codex": ("codex/sessions", "codex", _jsonl_records(_cls_codex)),
+    "cursor_stream": ("cursor-stream-json", "cursor_stream", _jsonl_records(_cls_stream)),
+    "cursor_desktop": ("cursor-desktop/User", "cursor_desktop", _desktop_records),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SKELETONS))
+def test_real_skeleton_figures_equal_a_plain_recount(name: str, tmp_path: Path) -> None:
+    """Each skeleton's record and file counts: the records of its class (or the blocks of its
+    type inside them) whose top-level keys are the skeleton's, and the files holding one."""
+    sub, runtime, recs = SKELETONS[name]
+    root = corpora() / sub
+    if not root.is_dir():
+        pytest.skip(f"real sample {sub} absent under {corpora()}")
+    s = survey_once(runtime, root, tmp_path, "2026-01-01")
+    skeletons = s.claims["skeletons"]["value"]
+    assert skeletons
+    want: list[tuple[str, int, int]] = []
+    all_recs = list(recs(root))
+    for sk in skeletons:
+        keys = top_keys(sk["json"])
+        cls, _, where = sk["label"].partition(" · ")
+        files: set[Path] = set()
+        n = 0
+        for f, c, r in all_recs:
+            if c != cls:
+                continue
+            if not where:
+                hit = int(sorted(r) == keys)
+            else:
+                path, _, btype = where.partition("[type=")
+                v: Any = r
+                for part in path.split("."):
+                    v = v.get(part) if isinstance(v, dict) else None
+                hit = sum(1 for b in v if isinstance(b, dict) and b.get("type") == btype.rstrip("]")
+                          and sorted(b) == keys) if isinstance(v, list) else 0
+            n += hit
+            if hit:
+                files.add(f)
+        want.append((sk["label"], len(files), n))
+    assert [(sk["label"], sk["files"], sk["records"]) for sk in skeletons] == want
