@@ -46,6 +46,34 @@ def _objects(root: Path, glob: str) -> Iterator[tuple[Path, dict[str, Any]]]:
                 yield f, rec
 
 
+def line_statuses(root: Path, glob: str = "*.jsonl") -> dict[str, int]:
+    """Each line of every matching file by what it is: an object, blank, not JSON, JSON that is
+    not an object, not UTF-8, or a last line cut short (no LF, not JSON)."""
+    out: Counter[str] = Counter()
+    for f in sorted(root.rglob(glob)):
+        if not f.is_file():
+            continue
+        data = f.read_bytes()
+        parts = _lines(f)
+        for i, line in enumerate(parts):
+            if not line.strip():
+                out["blank"] += 1
+                continue
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                out["invalid_utf8"] += 1
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                out["partial" if i == len(parts) - 1 and not data.endswith(b"\n") else "malformed"] += 1
+                continue
+            out["ok" if isinstance(rec, dict) else "not_object"] += 1
+    return {f"basis_frames.{k}": out.get(k, 0) for k in ("ok", "blank", "malformed", "not_object", "invalid_utf8",
+                                                         "partial")}
+
+
 def _blocks(rec: dict[str, Any]) -> list[dict[str, Any]]:
     m = rec.get("message")
     c = m.get("content") if isinstance(m, dict) else None
@@ -130,6 +158,7 @@ def cursor_truth(root: Path) -> dict[str, Any]:
             if mt:
                 legacy[mt.group(1) if mt.group(1) in reviewed_legacy else "<withheld>"] += 1
     return {
+        **line_statuses(root),
         "basis_files": basis,
         "top_keysets": dict(top),
         "content_types": dict(content),
@@ -267,7 +296,34 @@ def claude_truth(root: Path) -> dict[str, Any]:
                            "unpaired_calls": len(call_ids - result_ids),
                            "orphan_results": sum(1 for b in results if "tool_use_id" in b and b["tool_use_id"] not in call_ids)},
         "tool_names.names": dict(names),
+        "model_call_id": sum(1 for b in calls if "id" in b),
+        "model_result": {"blocks": len(results), "tool_use_result": with_tur},
+        **line_statuses(root),
+        **claude_usage(recs),
+        "skill_evidence.skill_calls": sum(1 for b in calls if b.get("name") == "Skill"),
+        "skill_evidence.files_with_skill_calls": len({f for f, r in recs
+                                                      if any(b.get("type") == "tool_use" and b.get("name") == "Skill"
+                                                             for b in _blocks(r))}),
+        "skill_evidence.injected_records": sum(1 for _f, r in recs if "sourceToolUseID" in r),
     }
+
+
+def claude_usage(recs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """output_tokens summed over every record, and once per (sessionId, message.id) with the
+    largest value a message's records carry (usage grows while a message streams)."""
+    per: dict[tuple[Any, Any], list[int]] = defaultdict(list)
+    for _f, r in recs:
+        m = r.get("message")
+        u = m.get("usage") if isinstance(m, dict) else None
+        if isinstance(u, dict) and isinstance(u.get("output_tokens"), int) and "id" in m:
+            per[(r.get("sessionId"), m["id"])].append(u["output_tokens"])
+    naive = sum(sum(v) for v in per.values())
+    dedup = sum(max(v) for v in per.values())
+    return {"usage": {"records": sum(len(v) for v in per.values()),
+                      "messages_repeated": sum(1 for v in per.values() if len(v) > 1),
+                      "naive_output_tokens": naive, "dedup_output_tokens": dedup,
+                      "factor": round(naive / dedup, 3) if dedup else None},
+            "message_spans_records": sum(1 for v in per.values() if len(v) > 1)}
 
 
 # -- Codex rollouts --------------------------------------------------------------------------------
@@ -339,6 +395,12 @@ def codex_truth(root: Path) -> dict[str, Any]:
                                                and p["call_id"] not in calls[f]),
         "results_recorded": len(outs),
         "event_joins": events,
+        "model_call_id": sum(len(v) for v in calls.values()),
+        "model_result": len(outs),
+        "record_totals": {"ok": len(recs), "read": len(recs)},
+        "headers.per_file": dict(Counter(str(n) for n in Counter(f for f, r in recs
+                                                                 if r.get("type") == "session_meta").values())),
+        **line_statuses(root),
     }
 
 
@@ -359,6 +421,8 @@ def desktop_truth(root: Path) -> dict[str, Any]:
     tokens = [0, 0, 0]
     names: Counter[str] = Counter()
     numbers: Counter[str] = Counter()
+    models: Counter[str] = Counter()
+    keysets: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for key, value in cells:
         kind = key.split(":", 1)[0]
         kinds[kind] += 1
@@ -370,6 +434,10 @@ def desktop_truth(root: Path) -> dict[str, Any]:
             continue
         if "_v" in obj:
             versions[kind][str(obj["_v"])] += 1
+        keysets[kind].append(tuple(sorted(obj)))
+        for outer in ("modelConfig", "modelInfo"):
+            if isinstance(obj.get(outer), dict) and isinstance(obj[outer].get("modelName"), str):
+                models[f"$.{outer}.modelName:{obj[outer]['modelName']}"] += 1
         if kind != "bubbleId":
             continue
         cap[str(obj["capabilityType"]) if "capabilityType" in obj else "absent"] += 1
@@ -397,6 +465,13 @@ def desktop_truth(root: Path) -> dict[str, Any]:
         "token_counts": tokens,
         "tool_names.names": dict(names),
         "tool_numbers": dict(numbers),
+        "models": dict(models),
+        "kind_keysets": {k: {"records": len(v), "keysets": len(set(v)),
+                             "always": len(set.intersection(*(set(x) for x in v))),
+                             "sometimes": ", ".join(f"{key} {n}" for key, n in sorted(
+                                 Counter(key for x in v for key in x if not all(key in y for y in v)).items(),
+                                 key=lambda kv: (-kv[1], kv[0])))}
+                         for k, v in keysets.items()},
     }
 
 
@@ -445,7 +520,7 @@ def top_keys(skeleton: str) -> list[str]:
                 keys.append(json.loads(skeleton[i:j + 1]))
             i = j + 1
             continue
-        depth += ch in "{[" and 1 or (-1 if ch in "}]" else 0)
+        depth += (ch in "{[" and 1) or (-1 if ch in "}]" else 0)
         i += 1
     return sorted(keys)
 
