@@ -305,7 +305,19 @@ def claude_truth(root: Path) -> dict[str, Any]:
                                                       if any(b.get("type") == "tool_use" and b.get("name") == "Skill"
                                                              for b in _blocks(r))}),
         "skill_evidence.injected_records": sum(1 for _f, r in recs if "sourceToolUseID" in r),
+        **uuid_dag(recs),
     }
+
+
+def uuid_dag(recs: list[tuple[Path, dict[str, Any]]]) -> dict[str, int]:
+    """Records with a uuid, records naming a parent, parents named that no record carries, and
+    uuids carried more than once (each repeat counted)."""
+    uuids = [r["uuid"] for _f, r in recs if isinstance(r.get("uuid"), str)]
+    refs = [r["parentUuid"] for _f, r in recs if isinstance(r.get("parentUuid"), str)]
+    known = set(uuids)
+    return {"uuid_dag.uuids": len(uuids), "uuid_dag.parent_refs": len(refs),
+            "uuid_dag.dangling_parents": sum(1 for x in refs if x not in known),
+            "uuid_dag.duplicate_uuids": sum(c - 1 for c in Counter(uuids).values() if c > 1)}
 
 
 def claude_usage(recs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
