@@ -478,6 +478,7 @@ def desktop_truth(root: Path) -> dict[str, Any]:
         "tool_names.names": dict(names),
         "tool_numbers": dict(numbers),
         "models": dict(models),
+        "ordering": desktop_ordering(db),
         "kind_keysets": {k: {"records": len(v), "keysets": len(set(v)),
                              "always": len(set.intersection(*(set(x) for x in v))),
                              "sometimes": ", ".join(f"{key} {n}" for key, n in sorted(
@@ -485,6 +486,39 @@ def desktop_truth(root: Path) -> dict[str, Any]:
                                  key=lambda kv: (-kv[1], kv[0])))}
                          for k, v in keysets.items()},
     }
+
+
+def desktop_ordering(db: Path) -> dict[str, int]:
+    """Per composerData document: whether it lists its bubbles (fullConversationHeadersOnly) or
+    only rowid orders them; where it lists them, whether the listed set differs from the
+    bubbleId cells of the composer, and whether rowid order disagrees with the list."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    rows = con.execute("SELECT key, value FROM cursorDiskKV ORDER BY rowid").fetchall()
+    con.close()
+    comps: dict[str, Any] = {}
+    bubbles: dict[str, list[str]] = defaultdict(list)
+    for key, value in rows:
+        parts = key.split(":")
+        if parts[0] == "composerData" and len(parts) == 2:
+            comps[parts[1]] = json.loads(value)
+        elif parts[0] == "bubbleId" and len(parts) == 3:
+            bubbles[parts[1]].append(parts[2])
+    out = dict.fromkeys(("composers", "ordered_by_header_list", "ordered_by_rowid", "header_set_differs",
+                         "rowid_order_differs"), 0)
+    out["composers"] = len(comps)
+    for cid, doc in comps.items():
+        listed = doc.get("fullConversationHeadersOnly") if isinstance(doc, dict) else None
+        if not isinstance(listed, list):
+            out["ordered_by_rowid"] += 1
+            continue
+        out["ordered_by_header_list"] += 1
+        ids = [h.get("bubbleId") for h in listed if isinstance(h, dict)]
+        have = bubbles.get(cid, [])
+        out["header_set_differs"] += set(ids) != set(have)
+        out["rowid_order_differs"] += [x for x in have if x in set(ids)] != [x for x in ids if x in set(have)]
+    return out
 
 
 REAL: dict[str, tuple[str, str, Callable[[Path], dict[str, Any]]]] = {
