@@ -393,6 +393,10 @@ def codex_truth(root: Path) -> dict[str, Any]:
             e = events.setdefault(cls(r), [0, 0])
             e[0] += p["call_id"] in calls[f]
             e[1] += 1
+    # an exit code stated as text inside an output (the two phrasings a rollout's outputs use)
+    exit_text = sum(1 for _f, r in recs if isinstance(r.get("payload"), dict)
+                    and isinstance(r["payload"].get("output"), str)
+                    and ("Process exited with code " in r["payload"]["output"] or "Exit code: " in r["payload"]["output"]))
     return {
         "envelope": {"envelope": envelope, "records": len(recs), "other_keysets": len(other)},
         "client_version.versions": dict(Counter(first.values())),
@@ -410,6 +414,8 @@ def codex_truth(root: Path) -> dict[str, Any]:
         "model_call_id": sum(len(v) for v in calls.values()),
         "model_result": len(outs),
         "record_totals": {"ok": len(recs), "read": len(recs)},
+        "exit_codes.text": exit_text,
+        "model_outcome.exit": {"text": exit_text},
         "headers.per_file": dict(Counter(str(n) for n in Counter(f for f, r in recs
                                                                  if r.get("type") == "session_meta").values())),
         **line_statuses(root),
