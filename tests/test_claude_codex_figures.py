@@ -16,9 +16,8 @@ import pytest
 from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
-from tests._drift_local import records, rewrite
 from tests.conftest import corpora
-from tests.drift import Surveyed, survey_once
+from tests.drift import Surveyed, records, rewrite, survey_once
 
 CC_VOCAB = json.loads((RUNTIMES / "claude_code" / "vocab.json").read_text())
 CX_VOCAB = json.loads((RUNTIMES / "codex" / "vocab.json").read_text())

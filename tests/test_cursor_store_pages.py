@@ -24,8 +24,8 @@ from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.runtimes.base import load_vocab
 from survey.synth import cursor_chats
+from tests.conftest import CORPORA  # $SURVEY_CORPORA, else ../shared/corpora
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 REAL_DESKTOP = CORPORA / "cursor-desktop" / "User"
 REAL_STREAM = CORPORA / "cursor-stream-json"
 REF_TOOL_NUMBERS = {"run_terminal_command_v2": 15, "read_file_v2": 40, "ripgrep_raw_search": 41,

@@ -9,6 +9,7 @@ percentile shift at a time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -110,8 +111,8 @@ def test_shapes_that_only_vanish_are_drift_and_fail_the_check(snaps: dict[str, P
     r = invoke(str(snaps["planted"]), str(snaps["plain"]), "--fail-on-drift")
     assert r.exit_code == 3, r.output
     said = " ".join(r.output.split())
-    assert f"drift: 1 absence claims flipped, {len(d.keysets_vanished)} key sets vanished, " \
-           f"{len(d.values_vanished)} vocabulary values vanished" in said
+    assert f"drift: 1 absence claims flipped, {len(d.statements_changed)} statements changed, " \
+           f"{len(d.keysets_vanished)} key sets vanished, {len(d.values_vanished)} vocabulary values vanished" in said
     md = sections(to_markdown(d))
     assert "- `Shell`" not in "\n".join(md["Key sets that vanished"])
     assert any(f"`{TOOL_USE}` object `{{id,input,name,type}}` ×{CALLS}" in ln for ln in md["Key sets that vanished"])
@@ -256,21 +257,33 @@ def test_to_markdown_section_by_section() -> None:
               keysets_vanished=[{"rclass": "<withheld>", "path": "$.n", "jtype": "string", "keyset": "", "count": 2}],
               values_appeared=[{"path": "$.s", "value": "v1", "count": 1000}],
               values_vanished=[{"path": "$.s", "value": "v0", "count": 3}],
+              statements_changed=[{"claim": "wal", "old": "0 of 2 had a -wal.", "new": "1 of 2 had a -wal <x>.",
+                                   "changed": ["value · `with_wal`: zero → non-zero"]},
+                                  {"claim": "gone", "old": "Said once.", "new": None,
+                                   "changed": ["stated on one side only"]}],
+              figures_moved=[{"claim": "roles", "figures": ["`user`: 1,000 → 1,200"]},
+                             {"claim": "many", "figures": [f"#{i}: {i} → {i + 1}" for i in range(8)]}],
               percentile_shifts=[{"claim": "p", "old": [1, 2000], "new": [1, 3000]}],
               strata={"2026-01": [1000, 1200], "2026-02": [0, 5]})
     md = to_markdown(d)
     assert md.startswith("# Drift: cursor\n\nFrom `a` to `b`.\n\n## Scope\n")
     s = sections(md)
-    assert list(s) == ["#", "Scope", "Summary", "Absence claims that flipped", "Key sets that appeared",
-                       "Key sets that vanished", "Vocabulary values that appeared", "Vocabulary values that vanished",
+    assert list(s) == ["#", "Scope", "Summary", "Absence claims that flipped", "Statements changed",
+                       "Key sets that appeared", "Key sets that vanished", "Vocabulary values that appeared",
+                       "Vocabulary values that vanished", "Figures that moved (the statement holds: not drift)",
                        "Percentile shifts", "Files per mtime stratum (old → new)"]
     line = ("whole corpus, 1,200 of 1,500 files walked; root `{}`; tool `0.1.0`, schema `7`, "
             "vocabulary version not recorded")
     assert s["Scope"] == [f"- older: {line.format('r-1')}", f"- newer: {line.format('r-2')}",
                           "**The two snapshots differ in scope**; read what follows with that in mind:",
                           "- root pseudonym: `r-1` → `r-2`"]
-    assert s["Summary"] == ["drift: 1 absence claims flipped, 1 key sets appeared, 1 key sets vanished, "
-                            "1 vocabulary values appeared, 1 vocabulary values vanished"]
+    assert s["Summary"] == ["drift: 1 absence claims flipped, 2 statements changed, 1 key sets appeared, "
+                            "1 key sets vanished, 1 vocabulary values appeared, 1 vocabulary values vanished"]
+    assert s["Statements changed"] == ["- **wal**: 0 of 2 had a -wal. → 1 of 2 had a -wal &lt;x&gt;.",
+                                       "  - value · `with_wal`: zero → non-zero",
+                                       "- **gone**: Said once. → –", "  - stated on one side only"]
+    assert s["Figures that moved (the statement holds: not drift)"] == [
+        "- roles: `user`: 1,000 → 1,200", "- many: #0: 0 → 1; #1: 1 → 2; #2: 2 → 3; #3: 3 → 4; #4: 4 → 5; #5: 5 → 6; … 2 more"]
     assert s["Absence claims that flipped"] == ["- **no_x**: X: not observed in 3 files → X: observed in &lt;1&gt; of 3"]
     assert s["Key sets that appeared"] == ["- `assistant` `$.m` object `{a,b}` ×12,345"]
     assert s["Key sets that vanished"] == ["- `<withheld>` `$.n` string ×2"]
@@ -281,8 +294,9 @@ def test_to_markdown_section_by_section() -> None:
     empty = sections(to_markdown(Drift(old="a", new="a", runtime="cursor", scope={"old": scope, "new": scope})))
     assert empty["Scope"][-1] == "Same scope: same sampling, root, tool, schema and vocabulary."
     assert empty["Summary"] == ["no drift"]
-    for name in ("Absence claims that flipped", "Key sets that appeared", "Key sets that vanished",
-                 "Vocabulary values that appeared", "Vocabulary values that vanished", "Percentile shifts",
+    for name in ("Absence claims that flipped", "Statements changed", "Key sets that appeared", "Key sets that vanished",
+                 "Vocabulary values that appeared", "Vocabulary values that vanished",
+                 "Figures that moved (the statement holds: not drift)", "Percentile shifts",
                  "Files per mtime stratum (old → new)"):
         assert empty[name] == ["- none"], name
 
@@ -307,3 +321,146 @@ def test_a_query_one_snapshot_lacks_counts_as_no_rows(snaps: dict[str, Path], tm
     assert d.strata == {s: [0, n] for s, n in sorted(files.items())}
     assert len(d.values_appeared) == len(json.loads((snaps["plain"] / "census.json").read_text())["value_maps"]["rows"])
     assert not d.keysets_appeared and not d.keysets_vanished and not d.values_vanished
+
+
+# -- claims: a statement that changed is drift, figures that moved are not ------------------------
+def _claim(cid: str, kind: str, text: str, value: Any, **kw: Any) -> dict[str, Any]:
+    ev = {"source": "q.sql", "result": "r", "scope": "s", "command": "c", "second_command": ""}
+    return {"id": cid, "kind": kind, "text": text, "evidence": [ev], "provenance": kw.pop("provenance", "observed"),
+            "value": value, "headline": False, "extra": kw.pop("extra", {})}
+
+
+def _with_claims(snaps: dict[str, Path], base: Path, date: str, *claims: dict[str, Any]) -> Path:
+    snap = copy(snaps["plain"], base, date)
+    edit(snap, "claims", lambda cs: [*cs, *claims])
+    return snap
+
+
+def test_figures_that_move_are_listed_not_drift(snaps: dict[str, Path], tmp_path: Path) -> None:
+    old = _with_claims(snaps, tmp_path, "2026-05-01",
+                       _claim("x_outcomes", "census", "5 ok, 2 failed: truncated 2.", {"ok": 5, "truncated": 2}),
+                       _claim("x_rate", "rate", "3 of 9 calls carry an id.", [3, 9]),
+                       _claim("x_roles", "value_map", "Roles: user 4, tool 2.", {"user": 4, "tool": 2}))
+    new = _with_claims(snaps, tmp_path, "2026-05-02",
+                       _claim("x_outcomes", "census", "1,500 ok, 1 failed: truncated 1.", {"ok": 1500, "truncated": 1}),
+                       _claim("x_rate", "rate", "4 of 12 calls carry an id.", [4, 12]),
+                       # the order of a list by frequency, and a plural, are figures too
+                       _claim("x_roles", "value_map", "Roles: tool 9, user 5.", {"tool": 9, "user": 5}))
+    d = diff(old, new)
+    assert not d.drifted and d.statements_changed == []
+    moved = {f["claim"]: f["figures"] for f in d.figures_moved}
+    assert moved == {"x_outcomes": ["`ok`: 5 → 1,500", "`truncated`: 2 → 1"], "x_rate": ["#1: 3 → 4", "#2: 9 → 12"],
+                     "x_roles": ["`tool`: 2 → 9", "`user`: 4 → 5"]}
+    md = sections(to_markdown(d))
+    assert "- x_outcomes: `ok`: 5 → 1,500; `truncated`: 2 → 1" in md["Figures that moved (the statement holds: not drift)"]
+    assert md["Statements changed"] == ["- none"]
+    assert invoke(str(old), str(new), "--fail-on-drift").exit_code == 0
+
+
+@pytest.mark.parametrize(("old_claim", "new_claim", "said"), [
+    # a count that crosses zero (a failure outcome appearing), an entry that comes
+    (_claim("x", "census", "5 ok; none failed.", {"ok": 5, "truncated": 0}),
+     _claim("x", "census", "5 ok; failures: truncated 1.", {"ok": 5, "truncated": 1}), "value · `truncated`: zero → non-zero"),
+    (_claim("x", "census", "Tables: a, b.", {"tables": ["a", "b"]}),
+     _claim("x", "census", "Tables: a, b, c.", {"tables": ["a", "b", "c"]}), "value · `tables`: new item c"),
+    (_claim("x", "value_map", "Encodings: hex 2, json 2.", {"hex": 2, "json": 2}),
+     _claim("x", "value_map", "Encodings: json 4.", {"json": 4}), "value · `hex`: gone"),
+    # a rate that stops covering all, a verdict flipping, a reference note contradicted
+    (_claim("x", "rate", "18 of 18 ids contain a newline.", [18, 18]),
+     _claim("x", "rate", "17 of 18 ids contain a newline.", [17, 18]), "value · #1 of #2: all → not all"),
+    (_claim("x", "census", "Rows follow rowid order.", False), _claim("x", "census", "Rows do not follow rowid order.", True),
+     "value: false → true"),
+    (_claim("x", "reference", "Ids contain a newline.", True, provenance="reference", extra={"checked": True, "holds": True}),
+     _claim("x", "reference", "Ids contain a newline.", False, provenance="reference",
+            extra={"checked": True, "holds": False}), "extra · `holds`: true → false"),
+    # the same value, a sentence that says something else (a conclusion dropped)
+    (_claim("x", "census", "Up to 39 calls in a frame. None carries an id: pairing by name is unsafe.", 39),
+     _claim("x", "census", "Up to 39 calls in a frame.", 39), "sentence words no longer: by carry id name none"),
+])
+def test_a_statement_that_changed_is_drift_and_named(snaps: dict[str, Path], tmp_path: Path, old_claim: dict[str, Any],
+                                                    new_claim: dict[str, Any], said: str) -> None:
+    old = _with_claims(snaps, tmp_path, "2026-06-01", old_claim)
+    new = _with_claims(snaps, tmp_path, "2026-06-02", new_claim)
+    d = diff(old, new)
+    assert d.drift_counts() == {"statements_changed": 1} and not d.figures_moved
+    (s,) = d.statements_changed
+    assert s["claim"] == "x" and s["old"] == old_claim["text"] and s["new"] == new_claim["text"]
+    assert any(c.startswith(said) for c in s["changed"]), s["changed"]
+    r = invoke(str(old), str(new), "--fail-on-drift")
+    assert r.exit_code == 3
+    out = " ".join(r.output.split())
+    assert "drift: 1 statements changed" in out and "x" in sections(to_markdown(d))["Statements changed"][0]
+
+
+def test_a_claim_stated_on_one_side_only_is_a_changed_statement(snaps: dict[str, Path], tmp_path: Path) -> None:
+    old = _with_claims(snaps, tmp_path, "2026-06-03", _claim("only_old", "census", "Said before.", 1))
+    new = _with_claims(snaps, tmp_path, "2026-06-04", _claim("only_new", "census", "Said now.", 1))
+    d = diff(old, new)
+    assert [(s["claim"], s["old"], s["new"]) for s in d.statements_changed] == [
+        ("only_new", None, "Said now."), ("only_old", "Said before.", None)]
+    assert d.drifted
+
+
+def test_statements_that_differ_against_a_sample_are_not_drift(snaps: dict[str, Path]) -> None:
+    d = diff(snaps["planted"], snaps["sample"])
+    assert d.statements_changed and not d.drifted
+    md = sections(to_markdown(d))
+    assert "Statements that differ where a sample was walked (not evidence of drift)" in md
+    assert "Statements changed" not in md
+    assert f"{len(d.statements_changed)} statements that differ where a sample was walked" in d.summary()
+
+
+def test_the_planted_drift_is_named_among_the_statements(snaps: dict[str, Path]) -> None:
+    """The planted call ids: the claim about tool_use key sets says something else now (a
+    count crossed zero, all blocks id-less no longer), and the growth elsewhere is figures."""
+    d = diff(snaps["plain"], snaps["planted"])
+    said = {s["claim"]: s["changed"] for s in d.statements_changed}
+    assert "tool_use_keyset" in said and "value · #1 of #2: all → not all" in said["tool_use_keyset"]
+    assert "turn_status" in said and "value · `cancelled`: new" in said["turn_status"]
+    moved = {f["claim"] for f in d.figures_moved}
+    assert "basis_frames" in moved and not moved & set(said)
+
+
+@pytest.mark.parametrize("runtime", ["cursor_chats", "claude_code"])
+def test_no_canary_reaches_the_diff(runtime: str, tmp_path: Path) -> None:
+    """A drift over a corpus with canaries planted everywhere private data could be: the
+    report and its JSON hold none (claims are gated; the diff prints their sentences and
+    the names their values were stated under)."""
+    import sqlite3
+
+    from survey.synth.demo import generator
+    from tests.drift import rewrite_jsonl
+    from tests.test_privacy import leaks
+
+    root = tmp_path / "corpus"
+    canaries = generator(runtime)(root, seed=11, canaries=True)["canaries"]
+    assert len(canaries) > 20
+    old = Path(run_survey(get(runtime), root, snapshots=tmp_path / "s", reports=None, date="2026-01-01", cache=False).snapshot)
+    if runtime == "cursor_chats":
+        for db in sorted(root.rglob("store.db")):
+            try:
+                con = sqlite3.connect(db)
+                with con:
+                    con.execute("CREATE TABLE extra (k TEXT)")
+                    for key, value in con.execute("SELECT key, value FROM meta").fetchall():
+                        with contextlib.suppress(ValueError, TypeError):
+                            con.execute("UPDATE meta SET value = ? WHERE key = ?", (bytes.fromhex(value).decode(), key))
+                con.close()
+            except sqlite3.DatabaseError:
+                continue
+    else:
+        rewrite_jsonl(root, lambda rec, _p: {**rec, "gitBranch": "cnry000000000000z", "slug": rec.get("uuid")})
+    new = Path(run_survey(get(runtime), root, snapshots=tmp_path / "s", reports=None, date="2026-02-01", cache=False).snapshot)
+    d = diff(old, new)
+    assert d.drifted and d.statements_changed
+    text = to_markdown(d) + json.dumps(d.to_json()) + invoke(str(old), str(new), "--json").output
+    leaked = sorted(leaks(canaries, text))
+    assert not leaked, f"{len(leaked)} canaries reached the diff, e.g. {leaked[:3]}"
+
+
+def test_a_list_of_lists_changing_is_named_without_a_crash(snaps: dict[str, Path], tmp_path: Path) -> None:
+    old = _with_claims(snaps, tmp_path, "2026-06-05", _claim("x", "census", "Pairs: a.", [["a", 1]]))
+    new = _with_claims(snaps, tmp_path, "2026-06-06", _claim("x", "census", "Pairs: a, b.", [["a", 1], ["b", 0]]))
+    (s,) = diff(old, new).statements_changed
+    assert s["changed"] == ['value: new item ["b", "0"]']
+    assert invoke(str(old), str(new), "--fail-on-drift").exit_code == 3

@@ -5,54 +5,32 @@ drift made false is left on the page, and ``survey diff --fail-on-drift`` exits 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth.claude_code import generate
-from tests._drift_local import blocks, records, rewrite
-from tests.drift import Surveyed, check_drift, survey_once
+from tests.drift import (
+    Surveyed,
+    blocks,
+    check_drift,
+    copy_edited,
+    corpus_fixtures,
+    page_texts,
+    records,
+    rewrite,
+    survey_once,
+)
 
 RT = "claude_code"
 MC = ("message", "content")
 
 
-def _copy(src: Path, dst: Path, edit: Callable[[Path], Any] | None = None) -> Path:
-    shutil.copytree(src, dst)
-    if edit:
-        edit(dst)
-    return dst
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cc_base") / "projects"
-    root.mkdir()
-    generate(root, seed=5, sessions=8)
-    return root
-
-
-@pytest.fixture(scope="module")
-def surveyed(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
-    return survey_once(RT, base, tmp_path_factory.mktemp("cc_base_survey"), "2026-01-01")
-
-
-@pytest.fixture(scope="module")
-def base_claims(surveyed: Surveyed) -> dict[str, dict]:
-    return surveyed.claims
+base_fixture, surveyed_fixture, claims_fixture = corpus_fixtures(RT, generate, "projects", sessions=8)
 
 
 def _survey(root: Path, tmp: Path) -> Surveyed:
     return survey_once(RT, root, tmp / "base", "2026-01-01")
-
-
-def _texts(claims: dict[str, dict], *ids: str) -> list[str]:
-    """The base sentences of these claims, as the page prints them (Markdown-escaped)."""
-    return [claims[i]["text"].replace("<", "&lt;").replace(">", "&gt;") for i in ids]
 
 
 # -- operators ------------------------------------------------------------------------------------
@@ -154,13 +132,13 @@ def rename_key(old: str, new: str) -> Callable[[Path], None]:
 
 def test_call_ids_removed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, strip_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")])
+                        stale=["Calls carry a native id", *page_texts(base_claims, "native_call_id", "model_call_id")])
     assert a.claims["native_call_id"]["value"]["calls_with_id"] == 0
     assert "Calls carry no native id" in a.page
 
 
 def test_call_ids_added(base: Path, tmp_path: Path) -> None:
-    stripped = _copy(base, tmp_path / "stripped" / "projects", strip_call_ids)
+    stripped = copy_edited(base, tmp_path / "stripped" / "projects", strip_call_ids)
     a = check_drift(RT, _survey(stripped, tmp_path), stripped, add_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
                         stale=["Calls carry no native id", "none observed ("])
     assert "Calls carry a native id" in a.page
@@ -168,12 +146,12 @@ def test_call_ids_added(base: Path, tmp_path: Path) -> None:
 
 def test_result_blocks_vanish(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, drop_results, tmp_path, changed=["results_recorded", "model_result", "tool_use_result_types"],
-                        stale=["Results are recorded", *_texts(base_claims, "results_recorded", "failure_flag")])
+                        stale=["Results are recorded", *page_texts(base_claims, "results_recorded", "failure_flag")])
     assert "No tool result was observed" in a.page
 
 
 def test_result_blocks_appear(base: Path, tmp_path: Path) -> None:
-    bare = _copy(base, tmp_path / "bare" / "projects", drop_results)
+    bare = copy_edited(base, tmp_path / "bare" / "projects", drop_results)
     a = check_drift(RT, _survey(bare, tmp_path), bare, add_results, tmp_path, changed=["results_recorded", "model_result", "failure_flag"],
                         stale=["No tool result was observed"])
     assert "Results are recorded" in a.page
@@ -181,24 +159,24 @@ def test_result_blocks_appear(base: Path, tmp_path: Path) -> None:
 
 def test_timestamp_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     check_drift(RT, surveyed, base, _pop("timestamp"), tmp_path, changed=["timestamps"],
-                stale=_texts(base_claims, "timestamps"))
+                stale=page_texts(base_claims, "timestamps"))
 
 
 def test_model_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, _pop("model", inner="message"), tmp_path, changed=["model"],
-                        stale=["`message.model` is on", *_texts(base_claims, "model")])
+                        stale=["`message.model` is on", *page_texts(base_claims, "model")])
     assert "No `message` object carries a `model` key" in a.page
 
 
 def test_version_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, _pop("version"), tmp_path, changed=["client_version"],
                         stale=["The client version is on records", "Shapes below can be stratified",
-                               *_texts(base_claims, "client_version")])
+                               *page_texts(base_claims, "client_version")])
     assert "No parsed record carries a `version` key" in a.page
 
 
 def test_version_appears(base: Path, tmp_path: Path) -> None:
-    bare = _copy(base, tmp_path / "bare" / "projects", _pop("version"))
+    bare = copy_edited(base, tmp_path / "bare" / "projects", _pop("version"))
     check_drift(RT, _survey(bare, tmp_path), bare, add_version, tmp_path, changed=["client_version"],
                 stale=["No parsed record carries a `version` key", "cannot be stratified"])
 
@@ -208,7 +186,7 @@ def test_new_block_type(base: Path, surveyed: Surveyed, base_claims: dict, tmp_p
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.message.content[].type"]
     new = next(t for t in vocab if t not in seen)
     a = check_drift(RT, surveyed, base, add_block_type(new), tmp_path, changed=["block_types"],
-                        stale=_texts(base_claims, "block_types"))
+                        stale=page_texts(base_claims, "block_types"))
     assert new in a.claims["block_types"]["text"]
 
 
@@ -217,7 +195,7 @@ def test_new_record_class(base: Path, surveyed: Surveyed, base_claims: dict, tmp
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.type"]
     new = next(t for t in vocab if t not in seen)
     a = check_drift(RT, surveyed, base, add_record_class(new), tmp_path, changed=["record_classes"],
-                        stale=_texts(base_claims, "record_classes"))
+                        stale=page_texts(base_claims, "record_classes"))
     assert new in a.claims["record_classes"]["value"]["records"]
 
 
@@ -225,7 +203,7 @@ def test_key_renamed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path
     """parentUuid renamed (to a key outside the reviewed vocabulary): the chain claim and the
     key-set masking both follow."""
     a = check_drift(RT, surveyed, base, rename_key("parentUuid", "parent_uuid"), tmp_path, changed=["uuid_dag", "record_classes"],
-                        stale=_texts(base_claims, "uuid_dag", "record_classes"))
+                        stale=page_texts(base_claims, "uuid_dag", "record_classes"))
     assert a.claims["uuid_dag"]["value"]["parent_refs"] == 0
     assert a.claims["record_classes"]["value"]["masked_keysets"] > 0
     assert "masking may have merged" in a.page
@@ -236,6 +214,6 @@ def test_field_every_record_had_dropped(base: Path, surveyed: Surveyed, base_cla
     had = [r for _f, r in records(base) if r.get("type") in ("user", "assistant")]
     assert had and all("sessionId" in r for r in had)
     a = check_drift(RT, surveyed, base, _pop("sessionId"), tmp_path, changed=["file_identity"],
-                        stale=_texts(base_claims, "file_identity"))
+                        stale=page_texts(base_claims, "file_identity"))
     files = a.claims["file_identity"]["value"][1] + a.claims["file_identity"]["value"][3]
     assert a.claims["file_identity"]["extra"]["without_session_id"] >= files > 0

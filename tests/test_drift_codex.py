@@ -5,54 +5,32 @@ made false is left on the page, and ``survey diff --fail-on-drift`` exits 3."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth.codex import generate
-from tests._drift_local import records, rewrite
-from tests.drift import Surveyed, check_drift, survey_once
+from tests.drift import (
+    Surveyed,
+    check_drift,
+    copy_edited,
+    corpus_fixtures,
+    page_texts,
+    records,
+    rewrite,
+    survey_once,
+)
 
 RT = "codex"
 CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 
 
-def _copy(src: Path, dst: Path, edit: Callable[[Path], Any] | None = None) -> Path:
-    shutil.copytree(src, dst)
-    if edit:
-        edit(dst)
-    return dst
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cx_base") / "sessions"
-    root.mkdir()
-    generate(root, seed=5, sessions=10)
-    return root
-
-
-@pytest.fixture(scope="module")
-def surveyed(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
-    return survey_once(RT, base, tmp_path_factory.mktemp("cx_base_survey"), "2026-01-01")
-
-
-@pytest.fixture(scope="module")
-def base_claims(surveyed: Surveyed) -> dict[str, dict]:
-    return surveyed.claims
+base_fixture, surveyed_fixture, claims_fixture = corpus_fixtures(RT, generate, "sessions", sessions=10)
 
 
 def _survey(root: Path, tmp: Path) -> Surveyed:
     return survey_once(RT, root, tmp / "base", "2026-01-01")
-
-
-def _texts(claims: dict[str, dict], *ids: str) -> list[str]:
-    return [claims[i]["text"].replace("<", "&lt;").replace(">", "&gt;") for i in ids]
 
 
 def _ptype(r: dict) -> str | None:
@@ -167,12 +145,12 @@ def rename_payload_key(ptype: str, old: str, new: str) -> Callable[[Path], None]
 
 def test_call_ids_removed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, strip_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry a native id", *_texts(base_claims, "native_call_id", "model_call_id")])
+                        stale=["Calls carry a native id", *page_texts(base_claims, "native_call_id", "model_call_id")])
     assert "Calls carry no native id" in a.page
 
 
 def test_call_ids_added(base: Path, tmp_path: Path) -> None:
-    stripped = _copy(base, tmp_path / "stripped" / "sessions", strip_call_ids)
+    stripped = copy_edited(base, tmp_path / "stripped" / "sessions", strip_call_ids)
     a = check_drift(RT, _survey(stripped, tmp_path), stripped, add_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
                         stale=["Calls carry no native id", "none observed ("])
     assert "Calls carry a native id" in a.page
@@ -181,12 +159,12 @@ def test_call_ids_added(base: Path, tmp_path: Path) -> None:
 def test_outputs_vanish(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, drop_outputs, tmp_path, changed=["results_recorded", "model_result", "native_call_id"],
                         stale=["Outputs are recorded as their own records",
-                               *_texts(base_claims, "results_recorded", "model_result")])
+                               *page_texts(base_claims, "results_recorded", "model_result")])
     assert "No output record was observed" in a.page
 
 
 def test_outputs_appear(base: Path, tmp_path: Path) -> None:
-    bare = _copy(base, tmp_path / "bare" / "sessions", drop_outputs)
+    bare = copy_edited(base, tmp_path / "bare" / "sessions", drop_outputs)
     a = check_drift(RT, _survey(bare, tmp_path), bare, add_outputs, tmp_path, changed=["results_recorded", "model_result"],
                         stale=["No output record was observed"])
     assert "Outputs are recorded as their own records" in a.page
@@ -195,32 +173,32 @@ def test_outputs_appear(base: Path, tmp_path: Path) -> None:
 def test_timestamp_every_record_had_dropped(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     assert all("timestamp" in r for _f, r in records(base))
     a = check_drift(RT, surveyed, base, _pop("timestamp"), tmp_path, changed=["timestamps", "envelope"],
-                        stale=_texts(base_claims, "timestamps", "envelope"))
+                        stale=page_texts(base_claims, "timestamps", "envelope"))
     assert a.claims["timestamps"]["value"]["with"] == 0
 
 
 def test_timestamp_appears(base: Path, tmp_path: Path) -> None:
-    bare = _copy(base, tmp_path / "bare" / "sessions", _pop("timestamp"))
+    bare = copy_edited(base, tmp_path / "bare" / "sessions", _pop("timestamp"))
     check_drift(RT, _survey(bare, tmp_path), bare, add_timestamps, tmp_path, changed=["timestamps", "envelope"],
                 stale=["0 of 0 records", "classes where some lack one"])
 
 
 def test_model_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, _pop("model", payload_of="turn_context"), tmp_path, changed=["model"],
-                        stale=_texts(base_claims, "model"))
+                        stale=page_texts(base_claims, "model"))
     assert "turn_context" not in a.claims["model"]["value"]
 
 
 def test_version_vanishes(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, _pop("cli_version", payload_of="session_meta"), tmp_path, changed=["client_version"],
                         stale=["`cli_version` is on", "Shapes below can be stratified",
-                               *_texts(base_claims, "client_version")])
+                               *page_texts(base_claims, "client_version")])
     assert "No session_meta header carries `cli_version`" in a.page
 
 
 def test_resume_with_a_new_version(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     a = check_drift(RT, surveyed, base, resume_with_new_version, tmp_path, changed=["client_version", "headers"],
-                        stale=_texts(base_claims, "client_version", "headers"))
+                        stale=page_texts(base_claims, "client_version", "headers"))
     rollouts = len({f for f, r in records(base) if r.get("type") == "session_meta"})
     assert a.claims["client_version"]["value"]["files_mixing"] == rollouts
 
@@ -230,7 +208,7 @@ def test_new_record_class(base: Path, surveyed: Surveyed, base_claims: dict, tmp
     vocab = json.loads((RUNTIMES / RT / "vocab.json").read_text())["values"]["$.payload.type"]
     new = next(t for t in vocab if f"event_msg/{t}" not in seen)
     a = check_drift(RT, surveyed, base, add_payload_type("event_msg", new), tmp_path, changed=["record_classes"],
-                        stale=_texts(base_claims, "record_classes"))
+                        stale=page_texts(base_claims, "record_classes"))
     assert f"event_msg/{new}" in a.claims["record_classes"]["value"]["records"]
 
 
@@ -246,5 +224,5 @@ def test_new_status(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path:
 def test_key_renamed(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:
     """function_call arguments renamed: the arguments claim follows."""
     a = check_drift(RT, surveyed, base, rename_payload_key("function_call", "arguments", "input"), tmp_path, changed=["arguments"],
-                        stale=_texts(base_claims, "arguments"))
+                        stale=page_texts(base_claims, "arguments"))
     assert a.claims["arguments"]["value"][1] == 0

@@ -196,3 +196,90 @@ def test_call_ids_added_where_calls_had_none(base: tuple[Path, Surveyed], tmp_pa
     assert new.claims["tool_call_ids"]["value"]["calls_without_id"] == 0
     assert "(0 do not)" in new.claims["tool_call_ids"]["text"]
     gone(old, new, "tool_call_ids")
+
+
+# -- drifts that move no key set, vocabulary value or absence: the diff compares the claims ----
+def _readable_stores(root: Path) -> list[Path]:
+    """The stores that open as SQLite databases, with no sidecar beside them (a write there would
+    checkpoint the WAL and change more than the drift under test)."""
+    out = []
+    for db in sorted(root.rglob("store.db")):
+        if db.stat().st_size == 0 or any(db.with_name(db.name + s).exists() for s in ("-wal", "-shm", "-journal")):
+            continue
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            con.execute("SELECT count(*) FROM meta").fetchone()
+            con.close()
+        except sqlite3.DatabaseError:
+            continue
+        out.append(db)
+    return out
+
+
+def test_a_new_table_alone(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    def add(r: Path) -> None:
+        stores = _readable_stores(r)
+        assert stores
+        for db in stores:
+            con = sqlite3.connect(db)
+            with con:
+                con.execute("CREATE TABLE attachments (id TEXT PRIMARY KEY, data BLOB)")
+            con.close()
+
+    root, old = base
+    new = check_drift("cursor_chats", old, root, add, tmp_path, changed=["store_outcomes"], stale=[],
+                      named=["store_outcomes"])
+    assert old.claims["store_outcomes"]["value"]["other_tables"] == 0
+    assert new.claims["store_outcomes"]["value"]["other_tables"] == len(_readable_stores(root))
+    assert new.claims["store_outcomes"]["value"]["tables"] == old.claims["store_outcomes"]["value"]["tables"]
+    assert "attachments" not in new.page  # counted, never named
+    gone(old, new, "store_outcomes")
+
+
+def test_meta_encoding_turning_plain(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    """Every hex-encoded meta "0" written as plain JSON, as a release that stopped hex-encoding
+    would write it."""
+    def plain(r: Path) -> None:
+        n = 0
+        for db in _readable_stores(r):
+            con = sqlite3.connect(db)
+            with con:
+                for key, value in con.execute("SELECT key, value FROM meta").fetchall():
+                    try:
+                        text = bytes.fromhex(value).decode()
+                    except (ValueError, TypeError):
+                        continue
+                    con.execute("UPDATE meta SET value = ? WHERE key = ?", (text, key))
+                    n += 1
+            con.close()
+        assert n > 0
+
+    root, old = base
+    new = check_drift("cursor_chats", old, root, plain, tmp_path, changed=["meta0_encoding"], stale=[],
+                      named=["meta0_encoding"])
+    assert old.claims["meta0_encoding"]["value"].get("hex", 0) > 0
+    assert "hex" not in new.claims["meta0_encoding"]["value"]
+    gone(old, new, "meta0_encoding")
+
+
+def test_the_wal_checkpointed_away(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    """The store with a -wal beside it checkpointed (the WAL's rows now in the file, the -wal
+    gone), as a clean exit of the CLI leaves it."""
+    def checkpoint(r: Path) -> None:
+        wals = sorted(r.rglob("store.db-wal"))
+        assert wals
+        for w in wals:
+            db = w.with_name("store.db")
+            con = sqlite3.connect(db)
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            con.execute("PRAGMA journal_mode=DELETE")
+            con.close()
+            assert not w.exists()
+
+    root, old = base
+    new = check_drift("cursor_chats", old, root, checkpoint, tmp_path, changed=["wal_rows", "store_outcomes"],
+                      stale=[], named=["wal_rows", "store_outcomes"])
+    assert old.claims["wal_rows"]["value"]["with_wal"] > 0 and old.claims["wal_rows"]["value"]["rows_wal_only"] > 0
+    assert new.claims["wal_rows"]["value"]["with_wal"] == 0 == new.claims["wal_rows"]["value"]["rows_wal_only"]
+    assert "ok+wal" not in new.claims["store_outcomes"]["value"]
+    gone(old, new, "wal_rows", "store_outcomes")

@@ -8,6 +8,7 @@ the page must say the new thing, keep no sentence the change made false, and ``s
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -85,20 +86,47 @@ def test_a_new_key_kind(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
     gone(old, new, "key_kinds")
 
 
-def test_a_new_table_is_counted(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
-    # a new table alone leaves every record as it was: the diff names it through the
-    # store-outcome claim only if the diff compares claims (it compares key sets and values);
-    # the page must still say it, and the kind of drift below adds a record kind with it
-    def add(r: Path) -> None:
-        sql(r, "CREATE TABLE agentRuns (id TEXT PRIMARY KEY, value BLOB)",
-            "INSERT INTO cursorDiskKV (key, value) VALUES ('agentRun:c1', '{\"_v\": 1}')")
-
+def test_a_new_table_alone(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    """A new table leaves every record as it was: no key set, vocabulary value or absence moves,
+    and the diff names it through the store-outcome claim, whose computed result changed."""
     root, old = base
-    new = check_drift("cursor_desktop", old, root, add, changed=["store_outcomes"], stale=[], tmp=tmp_path)
+    new = check_drift("cursor_desktop", old, root, lambda r: sql(r, "CREATE TABLE agentRuns (id TEXT PRIMARY KEY, value BLOB)"),
+                      tmp_path, changed=["store_outcomes"], stale=[], named=["store_outcomes"])
+    assert old.claims["store_outcomes"]["value"]["other_tables"] == 0
     assert new.claims["store_outcomes"]["value"]["other_tables"] == 1
     assert "(+1 other table in 1 store, not named)" in new.page
     assert "agentRuns" not in new.page
     gone(old, new, "store_outcomes")
+
+
+def test_a_wal_appearing_beside_the_store(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    """The app running: the store in WAL mode with rows not yet checkpointed, its -wal (and
+    -shm) beside it. Taken as a running app leaves it: the files copied while the writer is open."""
+    def live(r: Path) -> None:
+        db = r / STORE
+        snap = r.parent / "live-copy"
+        snap.mkdir()
+        con = sqlite3.connect(db)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA wal_autocheckpoint=0")
+        with con:
+            con.execute("INSERT INTO cursorDiskKV (key, value) VALUES ('checkpointId:c1:w1', '{\"files\": []}')")
+        for name in (db.name, db.name + "-wal", db.name + "-shm"):
+            shutil.copy2(db.with_name(name), snap / name)
+        con.close()
+        for name in (db.name, db.name + "-wal", db.name + "-shm"):
+            shutil.copy2(snap / name, db.with_name(name))
+        shutil.rmtree(snap)
+        assert db.with_name(db.name + "-wal").stat().st_size > 0
+
+    root, old = base
+    new = check_drift("cursor_desktop", old, root, live, tmp_path, changed=["wal_rows", "basis_files"], stale=[],
+                      named=["wal_rows", "basis_files"])
+    assert old.claims["wal_rows"]["value"]["with_wal"] == 0
+    w = new.claims["wal_rows"]["value"]
+    assert w["with_wal"] == 1 and w["rows_wal_only"] == 1
+    assert new.claims["basis_files"]["value"]["state_sidecar"] == 2
+    gone(old, new, "wal_rows")
 
 
 def test_a_new_tool_status(base: tuple[Path, Surveyed], tmp_path: Path) -> None:

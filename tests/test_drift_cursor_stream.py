@@ -7,6 +7,7 @@ made false, and ``survey diff --fail-on-drift`` must exit 3.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,64 @@ def test_a_key_appearing_on_result_events_flips_its_absence(base: tuple[Path, Su
     gone(old, new, cid)
     assert new.claims[cid]["value"] is False
     assert old.claims[note]["value"] is was and new.claims[note]["value"] is now
+
+
+# -- call ids with and without a newline: no key set, value or absence moves, a statement does --
+def _call_ids(fn: Callable[[str], str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Rewrite every call id of an event (``call_id`` and the ``toolCallId`` its args echo)."""
+    def edit(ev: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(ev.get("call_id"), str):
+            ev["call_id"] = fn(ev["call_id"])
+        for variant in (ev.get("tool_call") or {}).values() if isinstance(ev.get("tool_call"), dict) else ():
+            args = variant.get("args") if isinstance(variant, dict) else None
+            if isinstance(args, dict) and isinstance(args.get("toolCallId"), str):
+                args["toolCallId"] = fn(args["toolCallId"])
+        return ev
+    return edit
+
+
+def _one_line(s: str) -> str:
+    return s.replace("\n", "")
+
+
+def test_call_ids_losing_their_newline(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    root, old = base
+    new = check_drift("cursor_stream", old, root, lambda r: rewrite(r, _call_ids(_one_line)), tmp_path,
+                      changed=["call_id_newlines", "ref_call_id_newline"], stale=[],
+                      named=["call_id_newlines", "ref_call_id_newline"])
+    n = old.claims["call_id_newlines"]["value"][1]
+    assert old.claims["call_id_newlines"]["value"] == [n, n] and n > 0
+    assert new.claims["call_id_newlines"]["value"] == [0, n]
+    assert old.claims["ref_call_id_newline"]["value"] is True
+    assert new.claims["ref_call_id_newline"]["value"] is not True  # no longer shown to hold
+    gone(old, new, "call_id_newlines")
+
+
+def test_a_call_id_containing_a_newline(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    """From captures whose call ids are one line each, one call (its started and completed
+    events) gets an id with a newline in it."""
+    root, _ = base
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    clean_root = clean / "captures"
+    shutil.copytree(root, clean_root)
+    rewrite(clean_root, _call_ids(_one_line))
+    old = survey_once("cursor_stream", clean_root, clean, "2026-01-01")
+    first: list[str] = []
+
+    def one(ev: dict[str, Any]) -> dict[str, Any]:
+        cid = ev.get("call_id")
+        if isinstance(cid, str) and (not first or cid == first[0]):
+            first[:1] = [cid]
+            return _call_ids(lambda s: s[:8] + "\n" + s[8:])(ev)
+        return ev
+
+    new = check_drift("cursor_stream", old, clean_root, lambda r: rewrite(r, one), tmp_path,
+                      changed=["call_id_newlines", "ref_call_id_newline"], stale=[],
+                      named=["call_id_newlines", "ref_call_id_newline"])
+    n = old.claims["call_id_newlines"]["value"][1]
+    assert old.claims["call_id_newlines"]["value"] == [0, n]
+    assert new.claims["call_id_newlines"]["value"] == [2, n]  # the call's started and completed events
+    assert old.claims["ref_call_id_newline"]["value"] is not True
+    assert new.claims["ref_call_id_newline"]["value"] is True
+    gone(old, new, "call_id_newlines")

@@ -136,7 +136,7 @@ class Page:
         d = diff(prev, self.snap)
         parts = [f"{len(d.keysets_appeared)} key sets appeared", f"{len(d.keysets_vanished)} vanished",
                  f"{len(d.values_appeared)} vocabulary values appeared", f"{len(d.values_vanished)} vanished",
-                 f"{len(d.flipped_absences)} absence claims flipped"]
+                 f"{len(d.flipped_absences)} absence claims flipped", f"{len(d.statements_changed)} statements changed"]
         e = Evidence(source="survey diff", result="; ".join(parts),
                      scope=f"snapshots {prev.parent.name} and {self.snap.parent.name} of one root",
                      command=f"survey diff {prev.parent.name} {self.snap.parent.name} -r {self.manifest.get('runtime')} "

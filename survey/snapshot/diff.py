@@ -2,10 +2,13 @@
 
 Reads only the two snapshots (manifest.json, census.json, claims.json). Reports, most
 important first: how the two snapshots differ in scope (a sample against a whole corpus,
-another root, another tool, schema or vocabulary), absence claims that flipped; key sets
-that appeared or vanished (per record class and path, with counts); vocabulary values that
-appeared or vanished; percentile shifts; stratum counts. Counts that merely grew with the
-corpus are not drift; a shape or a value that was absent and is now present (or the
+another root, another tool, schema or vocabulary), absence claims that flipped; statements
+that changed (every other claim whose computed result says something else: a verdict
+flipped, a count crossed zero or stopped covering all, an entry came or went, a claim came
+or went); key sets that appeared or vanished (per record class and path, with counts);
+vocabulary values that appeared or vanished; figures that moved; percentile shifts; stratum
+counts. Counts that merely grew with the corpus are not drift (they are listed as figures
+that moved); a shape, a value or a statement that was absent and is now present (or the
 reverse) is.
 
 A shape missing from a snapshot that walked a sample was not seen in that sample: it is
@@ -15,6 +18,9 @@ nobody read whole.
 
 from __future__ import annotations
 
+import json
+import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +55,12 @@ class Drift:
     scope: dict[str, dict] = field(default_factory=dict)  # {"old": {...}, "new": {...}}
     scope_differences: list[dict] = field(default_factory=list)
     flipped_absences: list[dict] = field(default_factory=list)
+    statements_changed: list[dict] = field(default_factory=list)
     keysets_appeared: list[dict] = field(default_factory=list)
     keysets_vanished: list[dict] = field(default_factory=list)
     values_appeared: list[dict] = field(default_factory=list)
     values_vanished: list[dict] = field(default_factory=list)
+    figures_moved: list[dict] = field(default_factory=list)
     percentile_shifts: list[dict] = field(default_factory=list)
     strata: dict[str, list] = field(default_factory=dict)
 
@@ -69,7 +77,10 @@ class Drift:
         a sample was not seen there, which is no evidence that it went (or came)."""
         came = ("not seen in the older sample", False) if self.old_sampled else ("appeared", True)
         gone = ("not seen in the newer sample", False) if self.new_sampled else ("vanished", True)
+        sampled = self.old_sampled or self.new_sampled
         return {"flipped_absences": ("absence claims flipped", True),
+                "statements_changed": ("statements that differ where a sample was walked", False) if sampled
+                else ("statements changed", True),
                 "keysets_appeared": (f"key sets {came[0]}", came[1]),
                 "keysets_vanished": (f"key sets {gone[0]}", gone[1]),
                 "values_appeared": (f"vocabulary values {came[0]}", came[1]),
@@ -152,14 +163,25 @@ def diff(old: Path, new: Path) -> Drift:
             d.scope_differences.append({"field": name, "what": what, "old": so[name], "new": sn[name]})
     co = {c["id"]: c for c in load_json(old, "claims") or []}
     cn = {c["id"]: c for c in load_json(new, "claims") or []}
-    for cid, c in cn.items():
-        o = co.get(cid)
-        if o is None or o["value"] == c["value"]:
+    for cid in sorted(set(co) | set(cn), key=lambda i: (i not in cn, i)):
+        o, c = co.get(cid), cn.get(cid)
+        if o is None or c is None:  # a claim stated on one side only
+            d.statements_changed.append({"claim": cid, "old": o["text"] if o else None, "new": c["text"] if c else None,
+                                         "changed": ["stated on one side only"]})
             continue
-        if c["kind"] == "absence":
+        if (o["value"], o["text"], o.get("provenance"), o.get("extra")) == (c["value"], c["text"], c.get("provenance"),
+                                                                           c.get("extra")):
+            continue
+        if c["kind"] == "percentile":
+            if o["value"] != c["value"]:
+                d.percentile_shifts.append({"claim": cid, "old": o["value"], "new": c["value"]})
+        elif c["kind"] == "absence" and o["value"] != c["value"]:
             d.flipped_absences.append({"claim": cid, "old": o["text"], "new": c["text"]})
-        elif c["kind"] == "percentile":
-            d.percentile_shifts.append({"claim": cid, "old": o["value"], "new": c["value"]})
+        elif statement(o) != statement(c):
+            d.statements_changed.append({"claim": cid, "old": o["text"], "new": c["text"],
+                                         "changed": statement_changes(statement(o), statement(c))})
+        else:
+            d.figures_moved.append({"claim": cid, "figures": figure_changes(o, c)})
     ko, kn = _keysets(old), _keysets(new)
     for k in sorted(set(kn) - set(ko), key=_order):
         d.keysets_appeared.append({"rclass": k[0], "path": k[1], "jtype": k[2], "keyset": k[3], "count": kn[k]})
@@ -175,6 +197,144 @@ def diff(old: Path, new: Path) -> Drift:
     d.strata = {s: [st_o.get(s, 0), st_n.get(s, 0)] for s in sorted(set(st_o) | set(st_n))}
     return d
 
+
+# -- what a claim states, figures aside ------------------------------------------------------
+_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.])")
+
+
+def _sign(n: float) -> str:
+    return "0" if n == 0 else ("+" if n > 0 else "-")
+
+
+def _verdict(v: Any, rate: bool = False, in_list: bool = False) -> Any:
+    """What a computed result states once its figures are set aside: a number only as zero or
+    not (a count that crosses zero changes the statement), a rate ``[part, whole, ...]`` also as
+    whether the part is all of the whole, a string with its standalone figures as ``#``, a
+    map's keys and a list's items (as a multiset: an order by frequency is a figure; a list
+    inside a list, a tuple such as ``[name, count]``, keeps its order) kept."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return _sign(v)
+    if isinstance(v, str):
+        return _FIGURE.sub("#", v)
+    if isinstance(v, dict):
+        return {str(k): _verdict(x, rate) for k, x in v.items()}
+    if isinstance(v, list):
+        if rate and len(v) >= 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+            return {**{f"#{i + 1}": _sign(x) for i, x in enumerate(v)}, "#1 of #2": "all" if v[0] == v[1] else "not all"}
+        items = [_verdict(x, rate, True) for x in v]
+        return items if in_list else sorted(items, key=_canon)
+    return repr(v)
+
+
+def _canon(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, ensure_ascii=False, default=str)
+
+
+# words whose form follows a count (agreement), not what a sentence says
+# and units of a size (``~3.2 MB``), which follow the figure
+_AGREEMENT = frozenset({"is", "are", "was", "were", "has", "have", "do", "does", "a", "an", "it", "they", "s",
+                        "b", "kb", "mb", "gb"})
+
+
+def _words(text: str) -> list[str]:
+    """A sentence as the multiset of what it says: its words, figures and word order aside (a
+    list ordered by frequency reorders as figures move), plural endings folded."""
+    out = []
+    for w in re.findall(r"[A-Za-z_][A-Za-z_-]*", _FIGURE.sub(" ", text).lower()):
+        if w in _AGREEMENT:
+            continue
+        out.append(w[:-3] + "y" if len(w) > 4 and w.endswith("ies") else w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return sorted(out)
+
+
+def statement(c: dict) -> dict:
+    """A stored claim's statement: its provenance, its extra fields (a reference note's
+    ``holds``), the verdict of its value and the words of its sentence. Two claims with one
+    statement differ in figures only."""
+    return {"provenance": c.get("provenance"), "extra": _verdict(c.get("extra") or {}),
+            "value": _verdict(c.get("value"), c.get("kind") == "rate"), "words": _words(c.get("text") or "")}
+
+
+def _where(path: tuple) -> str:
+    return " · ".join(p if p.startswith("#") or (i == 0 and p in ("value", "extra")) else _c(p)
+                      for i, p in enumerate(path)) or "value"
+
+
+def _item(x: Any) -> str:
+    """A list item of a verdict, compact: a map by its string entries (its figures set aside)."""
+    if isinstance(x, dict):
+        parts = [f"{k} {md_escape(str(v))}" for k, v in x.items() if isinstance(v, str) and v not in ("0", "+", "-")]
+        return "; ".join(parts) or md_escape(_canon(x))
+    return _say(x)
+
+
+def _compare(a: Any, b: Any, at: tuple, out: list[str]) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a:
+                out.append(f"{_where((*at, k))}: new")
+            elif k not in b:
+                out.append(f"{_where((*at, k))}: gone")
+            else:
+                _compare(a[k], b[k], (*at, k), out)
+    elif isinstance(a, list) and isinstance(b, list):
+        ca, cb = Counter(_canon(x) for x in a), Counter(_canon(x) for x in b)
+        items = {_canon(x): x for x in (*a, *b)}
+        out += [f"{_where(at)}: new item {_item(items[k])}" for k in sorted(cb - ca)]
+        out += [f"{_where(at)}: item gone {_item(items[k])}" for k in sorted(ca - cb)]
+    elif a != b:
+        out.append(f"{_where(at)}: {_say(a)} → {_say(b)}")
+
+
+def statement_changes(a: dict, b: dict) -> list[str]:
+    """What differs between two statements, named by where (a key path of the claim's
+    value, its provenance or a reference note's verdict), never by the figures."""
+    out: list[str] = []
+    if a["provenance"] != b["provenance"]:
+        out.append(f"provenance: {md_escape(str(a['provenance']))} → {md_escape(str(b['provenance']))}")
+    _compare(a["extra"], b["extra"], ("extra",), out)
+    _compare(a["value"], b["value"], ("value",), out)
+    if a["words"] != b["words"] and not out:  # (a sentence that changed with its value: the value says where)
+        wa, wb = Counter(a["words"]), Counter(b["words"])
+        said = [f"no longer: {md_escape(' '.join(sorted(wa - wb)))}" if wa - wb else "",
+                f"now: {md_escape(' '.join(sorted(wb - wa)))}" if wb - wa else ""]
+        out.append("sentence words " + "; ".join(x for x in said if x))
+    return out
+
+
+def _say(x: Any) -> str:
+    """A verdict leaf as words (a list or a map, which a list item can be, as compact JSON)."""
+    if isinstance(x, str):
+        return {"0": "zero", "+": "non-zero", "-": "negative"}.get(x, md_escape(x))
+    if isinstance(x, bool) or x is None:
+        return md_escape(str(x).lower())
+    return md_escape(_canon(x))
+
+
+def _leaves(v: Any, at: tuple = ()) -> dict[tuple, Any]:
+    """Every scalar of a claim's value, by its path of keys and positions (``#1``...)."""
+    if isinstance(v, dict):
+        return {p: x for k, y in v.items() for p, x in _leaves(y, (*at, str(k))).items()}
+    if isinstance(v, list):
+        return {p: x for i, y in enumerate(v) for p, x in _leaves(y, (*at, f"#{i + 1}")).items()}
+    return {at: v}
+
+
+def figure_changes(o: dict, c: dict) -> list[str]:
+    """The figures of a claim that moved while its statement held: each changed number of
+    its value by key path, formatted as the pages print figures; for a sentence whose value
+    did not change, the figures of the sentence that did."""
+    la, lb = _leaves(o["value"]), _leaves(c["value"])
+    out = [f"{_where(p)}: {_num(la[p])} → {_num(lb[p])}" for p in sorted(set(la) & set(lb), key=_order)
+           if la[p] != lb[p] and isinstance(la[p], (int, float)) and not isinstance(la[p], bool)]
+    if not out:
+        fa, fb = _FIGURE.findall(o["text"]), _FIGURE.findall(c["text"])
+        pairs = [(x, y) for x, y in zip(fa, fb, strict=False) if x != y]
+        if pairs:
+            out.append("in its sentence: " + " / ".join(x for x, _ in pairs) + " → " + " / ".join(y for _, y in pairs))
+    return out
 
 # -- the report ------------------------------------------------------------------------------
 def _c(s: Any) -> str:
@@ -216,6 +376,19 @@ def shift_lines(p: dict) -> list[str]:
     return [f"- {p['claim']}: {_num(o)} → {_num(n)}"]
 
 
+SHOWN = 6  # changes listed per claim in the report (the JSON holds them all)
+
+
+def statement_lines(c: dict) -> list[str]:
+    """A changed statement: its claim id, the sentence each snapshot printed (``–`` where it
+    printed none) and, indented, where its computed result changed."""
+    a = md_escape(c["old"]) if c["old"] is not None else "–"
+    b = md_escape(c["new"]) if c["new"] is not None else "–"
+    more = len(c["changed"]) - SHOWN
+    return ([f"- **{c['claim']}**: {a} → {b}"] + [f"  - {w}" for w in c["changed"][:SHOWN]]
+            + ([f"  - … {fmt(more)} more"] if more > 0 else []))
+
+
 def _scope_line(s: dict) -> str:
     walked = f"{fmt(s['walked_files'])} of {fmt(s['files'])} files walked"
     return (f"{s['sample']}, {walked}; root {_c(s['root'])}; tool {_c(s['tool_version'])}, "
@@ -247,6 +420,10 @@ def to_markdown(d: Drift) -> str:
     lines += ["", "## Summary", "", d.summary(), ""]
     lines.append("## Absence claims that flipped")
     lines += [f"- **{f['claim']}**: {md_escape(f['old'])} → {md_escape(f['new'])}" for f in d.flipped_absences] or ["- none"]
+    what = "Statements changed" if d._kinds()["statements_changed"][1] else \
+        "Statements that differ where a sample was walked (not evidence of drift)"
+    lines += ["", f"## {what}"]
+    lines += [ln for c in d.statements_changed for ln in statement_lines(c)] or ["- none"]
     lines += ["", f"## Key sets {came}"]
     lines += [f"- {_ks(r)}" for r in d.keysets_appeared] or ["- none"]
     lines += ["", f"## Key sets {gone}"]
@@ -255,6 +432,10 @@ def to_markdown(d: Drift) -> str:
     lines += [f"- {_c(r['path'])} = {_c(r['value'])} ×{fmt(r['count'])}" for r in d.values_appeared] or ["- none"]
     lines += ["", f"## Vocabulary values {gone}"]
     lines += [f"- {_c(r['path'])} = {_c(r['value'])} ×{fmt(r['count'])}" for r in d.values_vanished] or ["- none"]
+    lines += ["", "## Figures that moved (the statement holds: not drift)"]
+    lines += [f"- {f['claim']}: " + "; ".join(f["figures"][:SHOWN])
+              + (f"; … {fmt(len(f['figures']) - SHOWN)} more" if len(f["figures"]) > SHOWN else "")
+              for f in d.figures_moved] or ["- none"]
     lines += ["", "## Percentile shifts"]
     lines += [ln for p in d.percentile_shifts for ln in shift_lines(p)] or ["- none"]
     lines += ["", "## Files per mtime stratum (old → new)", ""]

@@ -30,13 +30,22 @@ def claims(k: Kit) -> None:
     n_stores = sum(outcomes.values())
     ok = outcomes.get("ok", 0) + outcomes.get("ok+wal", 0)
     bad = {o: c for o, c in outcomes.items() if o not in ("ok", "ok+wal")}
+    read = [r for r in so if r["outcome"] == "ok"]
+    tables = sorted({t for r in read for t in str(r["tables"] or "").split(",") if t})
+    other_tables = sum(as_int(r["other_tables"]) * as_int(r["stores"]) for r in read)
+    other_stores = sum(as_int(r["stores"]) for r in read if as_int(r["other_tables"]))
     k.state("store_outcomes", "census",
             f"{fmt(ok)} of {fmt(n_stores)} store.db files open and read ({fmt(outcomes.get('ok+wal', 0))} of them through a -wal); "
             + ("failures, each counted, none skipped: " + ", ".join(f"{o} {fmt(c)}" for o, c in sorted(bad.items()))
-               if bad else "none failed") + ".",
-            k.ev("store_outcomes", "; ".join(f"{o} {c}" for o, c in sorted(outcomes.items())),
+               if bad else "none failed") + ". "
+            + f"Tables present: {', '.join(tables) or 'none of the known ones'}"
+            + (f" (+{fmt(other_tables)} other table{'s' if other_tables != 1 else ''} in {fmt(other_stores)} "
+               f"store{'s' if other_stores != 1 else ''}, not named)" if other_tables else "") + ".",
+            k.ev("store_outcomes", "; ".join(f"{o} {c}" for o, c in sorted(outcomes.items()))
+                 + f"; tables [{','.join(tables)}] +{other_tables}",
                  scope=f"{fmt(n_stores)} store.db files (every store)"),
-            value=outcomes, headline=True)
+            value={**outcomes, "tables": tables, "other_tables": other_tables,
+                   "stores_with_other_tables": other_stores}, headline=True)
 
     w = k.one("wal_rows")
     k.state("wal_rows", "census",
