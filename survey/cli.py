@@ -550,7 +550,7 @@ def diff(
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when given dates.")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     out_file: Annotated[Path | None, typer.Option("--out", help="Also write the Markdown report here.")] = None,
-    fail_on_drift: Annotated[bool, typer.Option(help="Exit 3 when a shape or value appeared or vanished or an absence flipped; names what (for CI).")] = False,
+    fail_on_drift: Annotated[bool, typer.Option(help="Exit 3 when a shape or value appeared or vanished, an absence flipped or a statement changed; names what (for CI).")] = False,
     json: JsonOpt = False,
 ) -> None:
     """Compare two snapshots of one runtime: scope first, then flipped absences, key sets and values that came or went, shifts."""
