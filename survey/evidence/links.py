@@ -1,0 +1,157 @@
+"""Declared links, evaluated: one SQL template, one query a runtime, one claim a link.
+
+A profile declares its links (``Profile.declared_links``, :class:`survey.runtimes.base.Link`):
+which id on which record class must find which id on which other record class (or the file's
+own path id), where it is looked for (the file, the store, the corpus) and what is expected
+(every source finds a target; a one-to-one pairing; one value per unit). The census runs one
+query per runtime, ``runtimes/<name>/queries/links.sql``, made from
+``census/queries/links/template.sql`` with the declarations written into it as a ``VALUES``
+list, so the file a reviewer pastes is the file the census ran. ``python -m
+survey.evidence.links`` writes those files; ``--check`` says which differ (a test holds them
+equal).
+
+Ids are compared as the walk keeps them, salted 64-bit pseudonyms: only counts leave. Links
+whose two sides the store reader must compare itself (a digest of a path, a blob's id) are
+declared ``compared_by="reader"``: the reader counts ``link_<name>_matched`` /
+``link_<name>_unmatched`` into its per-store facts and the same query sums them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from survey.evidence.claims import as_int, fmt, pct
+from survey.evidence.kit import Kit
+from survey.runtimes.base import Link, Profile
+
+TEMPLATE = Path(__file__).parents[1] / "census" / "queries" / "links" / "template.sql"
+QUERY = "links"
+
+_READER = """
+    UNION ALL   -- {name}: compared by the store reader, its per-store counts summed
+    SELECT '{name}', '{scope}', '{expect}', 'records',
+           coalesce(sum(link_{name}_matched + link_{name}_unmatched), 0)::BIGINT, coalesce(sum(link_{name}_matched), 0)::BIGINT,
+           0::BIGINT, coalesce(sum(link_{name}_unmatched), 0)::BIGINT, NULL::BIGINT, NULL::BIGINT
+    FROM read_parquet(getvariable('snap') || '/walk/stores.parquet')"""
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def render_sql(profile: Profile) -> str:
+    """The runtime's ``links.sql``: the template with its declarations written in."""
+    rows = []
+    for ln in profile.declared_links:
+        if ln.compared_by != "sql":
+            continue
+        dst = ln.target or ("", "")
+        rows.append("        (" + ", ".join(_q(v) for v in (ln.name, *ln.source, *dst, ln.scope, ln.expect)) + ")")
+    if not rows:  # (a VALUES list cannot be empty: one blank row, filtered out)
+        rows.append("        ('', '', '', '', '', '', '')")
+    reader = [ln for ln in profile.declared_links if ln.compared_by == "reader"]
+    return (TEMPLATE.read_text()
+            .replace("{runtime}", profile.name)
+            .replace("{store_input}", ", walk/stores.parquet" if reader else "")
+            .replace("{declarations}", ",\n".join(rows))
+            .replace("{reader_links}", "".join(_READER.format(name=ln.name, scope=ln.scope, expect=ln.expect)
+                                               for ln in reader)))
+
+
+def query_path(profile: Profile) -> Path:
+    return profile.queries_dir / f"{QUERY}.sql"
+
+
+def reader_fact_names(links: tuple[Link, ...]) -> list[str]:
+    """The store facts a reader fills in for its reader-compared links."""
+    return [f"link_{ln.name}_{s}" for ln in links if ln.compared_by == "reader" for s in ("matched", "unmatched")]
+
+
+# -- claims ------------------------------------------------------------------------------
+
+_WHERE = {"file": "within its file", "store": "within its store", "corpus": "anywhere in the corpus"}
+
+
+def _side(side: tuple[str, str] | None) -> str:
+    if side is None:
+        return ""
+    cls, kind = side
+    if cls == "<path>":
+        return "the file's path id"
+    return f"`{kind}`" + ("" if cls == "*" else f" of `{cls}`")
+
+
+def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
+    """One ``rate`` claim per declared link (``link_<name>``) and a ``links`` claim listing
+    them; nothing where the profile declares none."""
+    if not links:
+        return
+    rows = {r["link"]: r for r in kit.rows(QUERY)}
+    ids = []
+    for ln in links:
+        r = rows.get(ln.name, {})
+        total, holds = as_int(r.get("total")), as_int(r.get("holds"))
+        several, unmatched = as_int(r.get("several")), as_int(r.get("unmatched"))
+        unnamed = r.get("targets_unnamed")
+        what = ln.about or ln.name
+        sides = (f"{_side(ln.source)} → {_side(ln.target)}, {_WHERE[ln.scope]}" if ln.target
+                 else f"{_side(ln.source)}, per {ln.scope if ln.scope != 'corpus' else 'corpus'}")
+        if not total:
+            text = f"{what} ({sides}): not determined, no {r.get('unit') or 'record'} carries the source id."
+            prov = "not determined"
+        elif ln.expect == "constant":
+            text = (f"{what} ({sides}): one value in {fmt(holds)} of {fmt(total)} {r['unit']} ({pct(holds, total)})"
+                    + (f"; {fmt(several)} hold several." if several else "."))
+            prov = "observed"
+        else:
+            verb = "pair one to one" if ln.expect == "unique" else "find their target"
+            text = (f"{what} ({sides}): {fmt(holds)} of {fmt(total)} records {verb} ({pct(holds, total)})"
+                    + (f"; {fmt(several)} share an id with another source or find several targets" if several else "")
+                    + f"; {fmt(unmatched)} find none"
+                    + (f"; {fmt(as_int(unnamed))} targets are named by no source" if unnamed is not None else "")
+                    + ".")
+            prov = "observed"
+        cid = f"link_{ln.name}"
+        kit.state(cid, "rate", text,
+                  kit.ev(QUERY, f"{ln.name}: holds {holds}/{total}; several {several}; none {unmatched}"
+                         + (f"; targets unnamed {unnamed}" if unnamed is not None else "")),
+                  value={"total": total, "holds": holds, "several": several, "unmatched": unmatched,
+                         "targets_unnamed": unnamed},
+                  provenance=prov, link=ln.name, expect=ln.expect, scope=ln.scope)
+        ids.append(cid)
+    broken = [ln.name for ln in links if as_int(rows.get(ln.name, {}).get("holds")) < as_int(rows.get(ln.name, {}).get("total"))]
+    kit.state("links", "census",
+              f"{len(links)} declared links evaluated as joins over salted ids; "
+              + (f"{len(broken)} do not hold for every source: {', '.join(broken)}." if broken
+                 else "each holds for every source observed."),
+              kit.ev(QUERY, f"{len(rows)} rows"), value=ids)
+
+
+# -- writing the queries -------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check``, compare) each runtime's ``links.sql``."""
+    from survey.runtimes import all_profiles
+
+    check = "--check" in (argv if argv is not None else sys.argv[1:])
+    stale = []
+    for p in all_profiles():
+        want = render_sql(p) if p.declared_links else None
+        path = query_path(p)
+        have = path.read_text() if path.exists() else None
+        if have == want:
+            continue
+        stale.append(p.name)
+        if not check:
+            if want is None:
+                path.unlink()
+            else:
+                path.write_text(want)
+    if stale:
+        print(("differs: " if check else "wrote: ") + ", ".join(stale))
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
