@@ -52,7 +52,7 @@ const AS (   -- a constant: the units whose source ids are one value
     GROUP BY link
 )
 SELECT link, scope, expect, unit, total, holds, several, unmatched, targets, targets_unnamed,
-       round(holds / nullif(total, 0), 4) AS rate
+       round(100.0 * holds / nullif(total, 0), 1) AS rate_pct
 FROM (
     SELECT d.link, d.scope, d.expect,
            CASE WHEN d.expect <> 'constant' THEN 'records' WHEN d.scope = 'file' THEN 'files'

@@ -1,0 +1,132 @@
+"""Declared links: each evaluated as a join with a rate, against the truth planted by the
+generators and recomputed here in plain Python over the generated files (never from the
+generators' own tallies alone), under the privacy gate (no id leaves the census)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import orjson
+import pytest
+
+from survey.evidence.links import main as write_links
+from survey.evidence.links import query_path, render_sql
+from survey.pipeline import run_survey
+from survey.runtimes import all_profiles, get
+from survey.runtimes.base import Link
+
+
+def _census(res, name: str) -> dict[str, dict]:
+    q = orjson.loads((Path(res.snapshot) / "census.json").read_bytes())[name]
+    key = q["columns"][0]
+    return {r[key]: r for r in (dict(zip(q["columns"], row, strict=True)) for row in q["rows"])}
+
+
+def _claims(res) -> dict[str, dict]:
+    return {c["id"]: c for c in orjson.loads((Path(res.snapshot) / "claims.json").read_bytes())}
+
+
+def _jsonl(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_bytes().split(b"\n"):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+# -- the query files ------------------------------------------------------------------------
+
+def test_each_runtime_links_query_is_the_template_with_its_declarations() -> None:
+    assert write_links(["--check"]) == 0, "run: python -m survey.evidence.links"
+    for p in all_profiles():
+        if p.declared_links:
+            assert query_path(p).read_text() == render_sql(p)
+            for ln in p.declared_links:
+                if ln.compared_by == "sql":
+                    assert ln.source[1] in p.links, (p.name, ln.name)
+                    assert ln.target is None or ln.target[0] == "<path>" or ln.target[1] in p.links
+        else:
+            assert not query_path(p).exists()
+
+
+@pytest.mark.parametrize("bad", [dict(scope="folder"), dict(expect="most"), dict(target=None),
+                                 dict(name="Bad-Name")])
+def test_a_link_declared_wrong_is_refused(bad: dict) -> None:
+    args = dict(name="x", source=("*", "a"), target=("*", "b"), scope="file", expect="all") | bad
+    with pytest.raises(ValueError):
+        Link(**args)
+
+
+# -- cursor_stream --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory: pytest.TempPathFactory):
+    from survey.synth.cursor_stream import generate
+
+    base = tmp_path_factory.mktemp("stream")
+    root = base / "captures"
+    root.mkdir()
+    planted = generate(root, seed=5, sessions=40, canaries=True)
+    res = run_survey(get("cursor_stream"), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+    return planted, root, res
+
+
+def _stream_truth(root: Path) -> dict:
+    """Pairing and constancy recomputed from the captures: per capture, the call_ids of the
+    started and of the completed events; the session ids of every event."""
+    pairs = Counter()
+    files_with_sid = files_one_sid = 0
+    for f in sorted(root.glob("*.jsonl")):
+        evs = _jsonl(f)
+        started = Counter(e["call_id"] for e in evs if e.get("type") == "tool_call" and e.get("subtype") == "started")
+        done = Counter(e["call_id"] for e in evs if e.get("type") == "tool_call" and e.get("subtype") == "completed")
+        for cid, n in done.items():
+            if started.get(cid, 0) == 1 and n == 1:
+                pairs["paired"] += 1
+            elif cid in started:
+                pairs["several"] += n
+            else:
+                pairs["none"] += n
+        pairs["completed"] += sum(done.values())
+        pairs["started"] += sum(started.values())
+        pairs["unnamed"] += sum(n for cid, n in started.items() if cid not in done)
+        sids = {e["session_id"] for e in evs if "session_id" in e}
+        files_with_sid += bool(sids)
+        files_one_sid += len(sids) == 1
+    return {**dict.fromkeys(("paired", "several", "none", "completed", "started", "unnamed"), 0), **pairs,
+            "files_with_sid": files_with_sid, "files_one_sid": files_one_sid}
+
+
+def test_stream_call_pairing_and_session_constancy_equal_the_captures(stream) -> None:
+    planted, root, res = stream
+    want = _stream_truth(root)
+    assert want["none"] == planted["orphan_completed"] > 0, "the generator must plant orphan completions"
+    assert want["files_with_sid"] - want["files_one_sid"] == planted["second_session_captures"] > 0
+    rows = _census(res, "links")
+    p = rows["tool_call_pairing"]
+    assert (p["total"], p["holds"], p["several"], p["unmatched"], p["targets"], p["targets_unnamed"]) == (
+        want["completed"], want["paired"], want["several"], want["none"], want["started"], want["unnamed"])
+    s = rows["session_id_constant"]
+    assert (s["unit"], s["total"], s["holds"], s["several"]) == (
+        "files", want["files_with_sid"], want["files_one_sid"], want["files_with_sid"] - want["files_one_sid"])
+    c = _claims(res)
+    assert c["link_tool_call_pairing"]["value"]["unmatched"] == want["none"]
+    assert f"{want['paired']:,} of {want['completed']:,} records pair one to one" in c["link_tool_call_pairing"]["text"]
+    assert "tool_call_pairing" in c["links"]["text"] and "session_id_constant" in c["links"]["text"]
+    assert c["links"]["value"] == ["link_tool_call_pairing", "link_session_id_constant"]
+
+
+def test_no_id_or_canary_leaves_through_the_links(stream) -> None:
+    planted, root, res = stream
+    q = orjson.loads((Path(res.snapshot) / "census.json").read_bytes())["links"]
+    text = json.dumps(q) + json.dumps([c for c in _claims(res).values() if c["id"].startswith("link")])
+    assert not [c for c in planted["canaries"] if c in text]
+    ids = {e["call_id"] for f in root.glob("*.jsonl") for e in _jsonl(f) if "call_id" in e}
+    ids |= {e["session_id"] for f in root.glob("*.jsonl") for e in _jsonl(f) if "session_id" in e}
+    assert ids and not [i for i in ids if i in text or i.split("\n")[0] in text]
