@@ -5,7 +5,7 @@ generators' own tallies alone), under the privacy gate (no id leaves the census)
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import orjson
@@ -130,3 +130,101 @@ def test_no_id_or_canary_leaves_through_the_links(stream) -> None:
     ids = {e["call_id"] for f in root.glob("*.jsonl") for e in _jsonl(f) if "call_id" in e}
     ids |= {e["session_id"] for f in root.glob("*.jsonl") for e in _jsonl(f) if "session_id" in e}
     assert ids and not [i for i in ids if i in text or i.split("\n")[0] in text]
+
+
+# -- claude_code and codex: calls and results, parents and children ---------------------------
+
+def _pairing(files: list[list[dict]], sources, targets) -> tuple[int, int, int, int, int]:
+    """(sources, paired one to one, several, none, targets named by no source), per file."""
+    tot = paired = several = none = unnamed = 0
+    for recs in files:
+        src = Counter(i for r in recs for i in sources(r))
+        dst = Counter(i for r in recs for i in targets(r))
+        for i, n in src.items():
+            tot += n
+            if i not in dst:
+                none += n
+            elif n == 1 and dst[i] == 1:
+                paired += 1
+            else:
+                several += n
+        unnamed += sum(n for i, n in dst.items() if i not in src)
+    return tot, paired, several, none, unnamed
+
+
+def _blocks(r: dict, rtype: str, btype: str, key: str) -> list[str]:
+    if r.get("type") != rtype or not isinstance(r.get("message"), dict):
+        return []
+    content = r["message"].get("content")
+    return [b[key] for b in content if isinstance(b, dict) and b.get("type") == btype and isinstance(b.get(key), str)] \
+        if isinstance(content, list) else []
+
+
+@pytest.fixture(scope="module")
+def claude(tmp_path_factory: pytest.TempPathFactory):
+    from survey.synth.claude_code import generate
+
+    base = tmp_path_factory.mktemp("claude")
+    root = base / "projects"
+    root.mkdir()
+    generate(root, seed=3)
+    return root, run_survey(get("claude_code"), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+
+
+def test_claude_code_links_equal_the_transcripts(claude) -> None:
+    root, res = claude
+    files = [_jsonl(f) for f in sorted(root.rglob("*.jsonl"))]
+    rows = _census(res, "links")
+    got = rows["tool_result_pairing"]
+    want = _pairing(files, lambda r: _blocks(r, "user", "tool_result", "tool_use_id"),
+                    lambda r: _blocks(r, "assistant", "tool_use", "id"))
+    assert (got["total"], got["holds"], got["several"], got["unmatched"], got["targets_unnamed"]) == want
+    assert want[0] > 0 and want[3] > 0, "the generator must plant a result without its call"
+    parents = [(sum(isinstance(r.get("parentUuid"), str) for r in recs),
+                sum(r.get("parentUuid") in {x.get("uuid") for x in recs} for r in recs if isinstance(r.get("parentUuid"), str)))
+               for recs in files]
+    got = rows["parent_uuid_in_file"]
+    assert (got["total"], got["holds"]) == (sum(a for a, _ in parents), sum(b for _, b in parents))
+    sids = [{r["sessionId"] for r in recs if isinstance(r.get("sessionId"), str)} for recs in files]
+    got = rows["session_id_constant"]
+    assert (got["total"], got["holds"]) == (sum(bool(s) for s in sids), sum(len(s) == 1 for s in sids))
+    calls = {i for recs in files for r in recs for i in _blocks(r, "assistant", "tool_use", "id")}
+    metas = [json.loads(f.read_bytes()) for f in root.rglob("*.meta.json")]
+    named = [m["toolUseId"] for m in metas if isinstance(m, dict) and isinstance(m.get("toolUseId"), str)]
+    got = rows["meta_names_parent_call"]
+    assert (got["total"], got["holds"]) == (len(named), sum(n in calls for n in named)) and named
+
+
+@pytest.fixture(scope="module")
+def codex(tmp_path_factory: pytest.TempPathFactory):
+    from survey.synth.codex import generate
+
+    base = tmp_path_factory.mktemp("codex")
+    root = base / "sessions"
+    root.mkdir()
+    generate(root, seed=3)
+    return root, run_survey(get("codex"), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+
+
+def _payload(r: dict, ptype: str, key: str) -> list[str]:
+    p = r.get("payload")
+    if r.get("type") != "response_item" or not isinstance(p, dict) or p.get("type") != ptype:
+        return []
+    return [p[key]] if isinstance(p.get(key), str) else []
+
+
+def test_codex_links_equal_the_rollouts(codex) -> None:
+    root, res = codex
+    files = [_jsonl(f) for f in sorted(root.rglob("*.jsonl"))]
+    rows = _census(res, "links")
+    for link, out, call in (("function_output_pairing", "function_call_output", "function_call"),
+                            ("custom_output_pairing", "custom_tool_call_output", "custom_tool_call")):
+        got = rows[link]
+        want = _pairing(files, lambda r, o=out: _payload(r, o, "call_id"), lambda r, c=call: _payload(r, c, "call_id"))
+        assert (got["total"], got["holds"], got["several"], got["unmatched"], got["targets_unnamed"]) == want, link
+    metas = [r["payload"] for recs in files for r in recs
+             if r.get("type") == "session_meta" and isinstance(r.get("payload"), dict)]
+    ids = {m.get("id") for m in metas}
+    parents = [m["parent_thread_id"] for m in metas if isinstance(m.get("parent_thread_id"), str)]
+    got = rows["child_names_parent"]
+    assert (got["total"], got["holds"]) == (len(parents), sum(p in ids for p in parents))

@@ -109,7 +109,8 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
             text = (f"{what} ({sides}): {fmt(holds)} of {fmt(total)} records {verb} ({pct(holds, total)})"
                     + (f"; {fmt(several)} share an id with another source or find several targets" if several else "")
                     + f"; {fmt(unmatched)} find none"
-                    + (f"; {fmt(as_int(unnamed))} targets are named by no source" if unnamed is not None else "")
+                    + (f"; {fmt(as_int(unnamed))} targets are named by no source"
+                       if unnamed is not None and ln.expect == "unique" else "")
                     + ".")
             prov = "observed"
         cid = f"link_{ln.name}"
