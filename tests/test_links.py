@@ -4,8 +4,9 @@ generators' own tallies alone), under the privacy gate (no id leaves the census)
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import orjson
@@ -228,3 +229,43 @@ def test_codex_links_equal_the_rollouts(codex) -> None:
     parents = [m["parent_thread_id"] for m in metas if isinstance(m.get("parent_thread_id"), str)]
     got = rows["child_names_parent"]
     assert (got["total"], got["holds"]) == (len(parents), sum(p in ids for p in parents))
+
+
+# -- shape drift across strata ------------------------------------------------------------------
+
+def _drift_truth(root: Path, rclass) -> dict[tuple[str, str, str], tuple[int, int, int]]:
+    """Per (class, earlier, later) of adjacent mtime months where the class occurs: key sets
+    that came, went and were kept, from the files themselves."""
+    import datetime as dt
+
+    seen: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for f in root.rglob("*.jsonl"):
+        month = dt.datetime.fromtimestamp(f.stat().st_mtime, dt.UTC).strftime("%Y-%m")
+        for r in _jsonl(f):
+            seen[rclass(r)][month][",".join(sorted(r))] += 1
+    out = {}
+    for cls, by_month in seen.items():
+        months = sorted(by_month)
+        for a, b in itertools.pairwise(months):
+            ka, kb = set(by_month[a]), set(by_month[b])
+            out[(cls, a, b)] = (len(kb - ka), len(ka - kb), len(ka & kb))
+    return out
+
+
+def test_strata_drift_equals_the_key_sets_month_by_month(codex) -> None:
+    root, res = codex
+
+    def rclass(r: dict) -> str:
+        p = r.get("payload")
+        sub = p.get("type") if isinstance(p, dict) else None
+        return f"{r['type']}/{sub}" if isinstance(sub, str) else r["type"]
+
+    want = _drift_truth(root, rclass)
+    q = orjson.loads((Path(res.snapshot) / "census.json").read_bytes())["strata_drift"]
+    got = {(r["rclass"], r["earlier"], r["later"]): (r["keysets_came"], r["keysets_went"], r["keysets_kept"])
+           for r in (dict(zip(q["columns"], row, strict=True)) for row in q["rows"])}
+    assert got == want
+    assert any(c or w for c, w, _k in want.values()), "the generator must plant a shape that drifts"
+    c = _claims(res)["strata_drift"]
+    assert c["value"]["drifted"] == sum(1 for v in want.values() if v[0] or v[1])
+    assert c["value"]["came"] == sum(v[0] for v in want.values())

@@ -156,3 +156,37 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# -- shape drift across strata -------------------------------------------------------------
+
+DRIFT = "strata_drift"
+
+
+def drift_claims(kit: Kit, shown: int = 5) -> None:
+    """``strata_drift``: per record class and pair of adjacent mtime strata where it occurs, the
+    top-level key sets that came (in the later, not the earlier) and went."""
+    rows = kit.rows(DRIFT)
+    moved = [r for r in rows if as_int(r["keysets_came"]) or as_int(r["keysets_went"])]
+    classes = {r["rclass"] for r in rows}
+    came = sum(as_int(r["keysets_came"]) for r in rows)
+    went = sum(as_int(r["keysets_went"]) for r in rows)
+    if not rows:
+        text = ("Shape drift across mtime strata: not determined, no record class occurs in two strata "
+                "of the walked files.")
+        prov = "not determined"
+    else:
+        text = (f"Shape drift across mtime strata: of {fmt(len(rows))} comparisons of a record class with its "
+                f"previous stratum ({len(classes)} classes), {fmt(len(moved))} show top-level key sets that came or went "
+                f"({fmt(came)} came, {fmt(went)} went)"
+                + ("; most: " + "; ".join(
+                    f"{r['rclass']} {r['earlier']}→{r['later']} +{fmt(as_int(r['keysets_came']))}/−{fmt(as_int(r['keysets_went']))} "
+                    f"({fmt(as_int(r['later_records_in_new_keysets']))} of {fmt(as_int(r['later_records']))} later records in new key sets)"
+                    for r in moved[:shown]) if moved else "")
+                + ".")
+        prov = "observed"
+    kit.state(DRIFT, "census", text,
+              kit.ev(DRIFT, f"{len(rows)} comparisons; {len(moved)} drifted; came {came}, went {went}"),
+              value={"comparisons": len(rows), "drifted": len(moved), "came": came, "went": went,
+                     "classes": len(classes)},
+              provenance=prov)
