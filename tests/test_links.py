@@ -120,7 +120,7 @@ def test_stream_call_pairing_and_session_constancy_equal_the_captures(stream) ->
     assert c["link_tool_call_pairing"]["value"]["unmatched"] == want["none"]
     assert f"{want['paired']:,} of {want['completed']:,} records pair one to one" in c["link_tool_call_pairing"]["text"]
     assert "tool_call_pairing" in c["links"]["text"] and "session_id_constant" in c["links"]["text"]
-    assert c["links"]["value"] == ["link_tool_call_pairing", "link_session_id_constant"]
+    assert c["links"]["value"][:2] == ["link_tool_call_pairing", "link_session_id_constant"]
 
 
 def test_no_id_or_canary_leaves_through_the_links(stream) -> None:
@@ -269,3 +269,116 @@ def test_strata_drift_equals_the_key_sets_month_by_month(codex) -> None:
     c = _claims(res)["strata_drift"]
     assert c["value"]["drifted"] == sum(1 for v in want.values() if v[0] or v[1])
     assert c["value"]["came"] == sum(v[0] for v in want.values())
+
+
+# -- cursor_chats: meta "0" names its blob, its folder and its workspace ----------------------
+
+@pytest.fixture(scope="module")
+def chats(tmp_path_factory: pytest.TempPathFactory):
+    from survey.synth.cursor_chats import generate
+
+    base = tmp_path_factory.mktemp("chats")
+    root = base / "chats"
+    root.mkdir()
+    planted = generate(root, seed=4, sessions=12)
+    res = run_survey(get("cursor_chats"), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+    return planted, root, base, res
+
+
+def _chat_truth(root: Path, scratch: Path) -> Counter:
+    """Each store that opens and reads (a private copy, its WAL beside it): meta "0" decoded
+    (hex or plain JSON), its links checked against the store's blob ids and its folders."""
+    import hashlib
+    import shutil
+    import sqlite3
+
+    out: Counter = Counter()
+    for i, db in enumerate(sorted(root.glob("*/*/store.db"))):
+        dest = scratch / f"copy{i}"
+        dest.mkdir()
+        for f in db.parent.glob("store.db*"):
+            shutil.copyfile(f, dest / f.name)
+        try:
+            con = sqlite3.connect(f"file:{dest / 'store.db'}?mode=ro", uri=True)
+            cell = con.execute("SELECT value FROM meta WHERE key = '0'").fetchone()[0]
+            ids = {(b.hex() if isinstance(b, bytes) and len(b) == 32 else
+                    (b.decode() if isinstance(b, bytes) else str(b))).lower()
+                   for (b,) in con.execute("SELECT id FROM blobs")}
+            con.close()
+        except sqlite3.DatabaseError:
+            continue
+        raw = cell if isinstance(cell, bytes) else cell.encode()
+        try:
+            meta = json.loads(bytes.fromhex(raw.decode()))
+        except ValueError:
+            meta = json.loads(raw)
+        out["agent"] += 1
+        out["agent_ok"] += meta["agentId"] == db.parent.name
+        out["root"] += 1
+        out["root_ok"] += meta["latestRootBlobId"].lower() in ids
+        if "workspacePath" in meta:
+            out["ws"] += 1
+            out["ws_ok"] += hashlib.md5(meta["workspacePath"].encode()).hexdigest() == db.parent.parent.name
+    return out
+
+
+def test_chat_store_links_equal_the_stores(chats, tmp_path: Path) -> None:
+    planted, root, _base, res = chats
+    want = _chat_truth(root, tmp_path)
+    assert planted["link_breaks"] == {"root_blob": want["root"] - want["root_ok"],
+                                      "workspace_md5": want["ws"] - want["ws_ok"],
+                                      "agent_id": want["agent"] - want["agent_ok"]}
+    assert all(planted["link_breaks"].values()), "the generator must break each link somewhere"
+    rows = _census(res, "links")
+    for link, n, ok in (("agent_id_is_folder", "agent", "agent_ok"), ("root_blob", "root", "root_ok"),
+                        ("workspace_md5", "ws", "ws_ok")):
+        r = rows[link]
+        assert (r["total"], r["holds"], r["unmatched"]) == (want[n], want[ok], want[n] - want[ok]), link
+    assert rows["root_blob"]["unit"] == "stores"
+    c = _claims(res)
+    assert c["link_workspace_md5"]["value"]["unmatched"] == planted["link_breaks"]["workspace_md5"]
+
+
+def test_chat_store_links_leak_no_digest_or_path(chats) -> None:
+    import hashlib
+
+    _planted, root, base, _res = chats
+    folders = {p.name for p in root.iterdir()} | {p.name for p in root.glob("*/*")}
+    text = "\n".join(p.read_text(errors="replace") for p in (base / "s").rglob("*.json"))
+    text += "\n".join(p.read_text() for p in (base / "r").rglob("*.md"))
+    assert folders and not [f for f in folders if f in text or hashlib.md5(f.encode()).hexdigest() in text]
+
+
+def test_stream_relations_equal_the_captures(stream) -> None:
+    _planted, root, res = stream
+    want = Counter()
+    chunk_sets: Counter = Counter()
+    lasts: list[tuple[int, str]] = []
+    for f in sorted(root.glob("*.jsonl")):
+        evs = _jsonl(f)
+        outs = [next(k for k in e["tool_call"][v]["result"] if k != "isBackground")
+                for e in evs if e.get("type") == "tool_call" and e.get("subtype") == "completed"
+                for v in e["tool_call"]]
+        if "failure" in outs or "rejected" in outs:
+            want["captures"] += 1
+            want["failed"] += outs.count("failure")
+            want["rejected"] += outs.count("rejected")
+            want["success"] += any(e.get("type") == "result" and e.get("subtype") == "success" for e in evs)
+            want["no_result"] += not any(e.get("type") == "result" for e in evs)
+            want["is_error"] += any(e.get("is_error") is True for e in evs)
+        asst = [",".join(sorted(e)) for e in evs if e.get("type") == "assistant"]
+        if asst:
+            chunk_sets.update(asst[:-1])
+            lasts.append((len(asst) - 1, asst[-1]))
+    c = _claims(res)
+    v = c["link_failed_turns_result"]["value"]
+    assert (v["captures_with_failed_calls"], v["failed_calls"], v["rejected_calls"], v["ending_result_success"],
+            v["without_result_event"], v["with_is_error_true"]) == (
+        want["captures"], want["failed"], want["rejected"], want["success"], want["no_result"], want["is_error"])
+    assert want["captures"] and want["success"]
+    a = c["link_assistant_chunks"]["value"]
+    assert a["chunk_keysets"] == dict(chunk_sets)
+    assert a["captures_with_chunks"] == sum(1 for n, _ in lasts if n)
+    assert a["followed_by_final"] == sum(1 for n, ks in lasts if n and ks not in chunk_sets) > 0
+    assert set(a["final_keysets"]) == {ks for _n, ks in lasts if ks not in chunk_sets}
+    assert {"link_failed_turns_result", "link_assistant_chunks"} <= set(c["links"]["value"])

@@ -30,7 +30,7 @@ QUERY = "links"
 
 _READER = """
     UNION ALL   -- {name}: compared by the store reader, its per-store counts summed
-    SELECT '{name}', '{scope}', '{expect}', 'records',
+    SELECT '{name}', '{scope}', '{expect}', 'stores',
            coalesce(sum(link_{name}_matched + link_{name}_unmatched), 0)::BIGINT, coalesce(sum(link_{name}_matched), 0)::BIGINT,
            0::BIGINT, coalesce(sum(link_{name}_unmatched), 0)::BIGINT, NULL::BIGINT, NULL::BIGINT
     FROM read_parquet(getvariable('snap') || '/walk/stores.parquet')"""
@@ -78,13 +78,14 @@ def _side(side: tuple[str, str] | None) -> str:
         return ""
     cls, kind = side
     if cls == "<path>":
-        return "the file's path id"
+        return "the file's path id" if kind == "session" else f"the {kind} name"
     return f"`{kind}`" + ("" if cls == "*" else f" of `{cls}`")
 
 
 def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
     """One ``rate`` claim per declared link (``link_<name>``) and a ``links`` claim listing
-    them; nothing where the profile declares none."""
+    them, and after them any ``link_…`` claim the profile's claims stated (a relation its own
+    query measures); nothing where the profile declares no link."""
     if not links:
         return
     rows = {r["link"]: r for r in kit.rows(QUERY)}
@@ -98,7 +99,7 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
         sides = (f"{_side(ln.source)} → {_side(ln.target)}, {_WHERE[ln.scope]}" if ln.target
                  else f"{_side(ln.source)}, per {ln.scope if ln.scope != 'corpus' else 'corpus'}")
         if not total:
-            text = f"{what} ({sides}): not determined, no {r.get('unit') or 'record'} carries the source id."
+            text = f"{what} ({sides}): not determined, no source observed."
             prov = "not determined"
         elif ln.expect == "constant":
             text = (f"{what} ({sides}): one value in {fmt(holds)} of {fmt(total)} {r['unit']} ({pct(holds, total)})"
@@ -106,7 +107,7 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
             prov = "observed"
         else:
             verb = "pair one to one" if ln.expect == "unique" else "find their target"
-            text = (f"{what} ({sides}): {fmt(holds)} of {fmt(total)} records {verb} ({pct(holds, total)})"
+            text = (f"{what} ({sides}): {fmt(holds)} of {fmt(total)} {r['unit']} {verb} ({pct(holds, total)})"
                     + (f"; {fmt(several)} share an id with another source or find several targets" if several else "")
                     + f"; {fmt(unmatched)} find none"
                     + (f"; {fmt(as_int(unnamed))} targets are named by no source"
@@ -121,6 +122,8 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
                          "targets_unnamed": unnamed},
                   provenance=prov, link=ln.name, expect=ln.expect, scope=ln.scope)
         ids.append(cid)
+    # relations a profile's own claims stated under a ``link_`` id join the section
+    ids += [c.id for c in kit.claims if c.id.startswith("link_") and c.id not in ids]
     broken = [ln.name for ln in links if as_int(rows.get(ln.name, {}).get("holds")) < as_int(rows.get(ln.name, {}).get("total"))]
     kit.state("links", "census",
               f"{len(links)} declared links evaluated as joins over salted ids; "
