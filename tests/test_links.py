@@ -26,7 +26,11 @@ def _census(res, name: str) -> dict[str, dict]:
 
 
 def _claims(res) -> dict[str, dict]:
-    return {c["id"]: c for c in orjson.loads((Path(res.snapshot) / "claims.json").read_bytes())}
+    return _claims_at(Path(res.snapshot))
+
+
+def _claims_at(snap: Path) -> dict[str, dict]:
+    return {c["id"]: c for c in orjson.loads((snap / "claims.json").read_bytes())}
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -382,3 +386,60 @@ def test_stream_relations_equal_the_captures(stream) -> None:
     assert a["followed_by_final"] == sum(1 for n, ks in lasts if n and ks not in chunk_sets) > 0
     assert set(a["final_keysets"]) == {ks for _n, ks in lasts if ks not in chunk_sets}
     assert {"link_failed_turns_result", "link_assistant_chunks"} <= set(c["links"]["value"])
+
+
+# -- cursor: sidecars and write calls, subagent shapes ----------------------------------------
+
+def _names_sidecar(b: dict) -> bool:
+    inp = b.get("input")
+    if isinstance(inp, str):
+        return "/agent-tools/" in inp
+    return isinstance(inp, dict) and any(isinstance(inp.get(k), str) and "/agent-tools/" in inp[k]
+                                         for k in ("path", "command"))
+
+
+def test_cursor_sidecar_writes_equal_the_transcripts(cursor_survey) -> None:
+    planted, _res, snap = cursor_survey
+    root = snap.parents[2] / "projects"  # (the fixture's layout: <base>/projects, <base>/snapshots/<date>/cursor)
+    assert root.is_dir()
+    want = Counter()
+    writes = {"Write", "ApplyPatch"}
+    for f in root.rglob("*.jsonl"):
+        for r in _jsonl(f):
+            content = (r.get("message") or {}).get("content") if isinstance(r.get("message"), dict) else None
+            if not isinstance(content, list):
+                continue
+            uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if not any(_names_sidecar(b) for b in uses):
+                continue
+            want["records"] += 1
+            w = sum(b.get("name") in writes for b in uses)
+            want["only" if w and w == len(uses) else "beside" if w else "none"] += 1
+    c = _claims_at(snap)["link_sidecar_writes"]["value"]
+    assert (c["records_naming_sidecars"], c["only_write_calls"], c["write_beside_other_calls"], c["no_write_call"]) == (
+        want["records"], want["only"], want["beside"], want["none"])
+    assert planted["sidecar_writes"] == want["only"] + want["beside"] > 0
+
+
+def test_cursor_subagent_shapes_against_the_nodes(cursor_survey) -> None:
+    """The subagent relation recomputed with polars from the walk's nodes and the inventory
+    (another code path over the same tables)."""
+    import polars as pl
+
+    _planted, _res, snap = cursor_survey
+    inv = pl.read_parquet(snap / "inventory" / "*" / "*.parquet", hive_partitioning=True).filter(pl.col("sampled"))
+    nodes = pl.read_parquet(snap / "walk" / "nodes.parquet")
+    shapes: dict[str, set] = defaultdict(set)
+    for fid, rc, path, jt, ks in nodes.select("file_id", "rclass", "path", "jtype", "keyset").iter_rows():
+        shapes[fid].add((rc, path, jt, ks or ""))
+    rows = inv.select("file_id", "surface", "session_id", "parent_id", "kind").to_dicts()
+    top = set().union(*(shapes[r["file_id"]] for r in rows if r["surface"] in ("transcript", "transcript_flat")))
+    subs = [r for r in rows if r["surface"] == "subagent" and shapes.get(r["file_id"])]
+    parents = {r["session_id"]: r["file_id"] for r in rows if r["parent_id"] is None and r["kind"] == "jsonl"}
+    pairs = [(r["file_id"], parents[r["parent_id"]]) for r in rows if r["surface"] == "subagent" and r["parent_id"] in parents]
+    v = _claims_at(snap)["link_subagent_schema"]["value"]
+    assert v["subagent_files"] == len(subs) > 0
+    assert v["subagents_all_shapes_in_transcripts"] == sum(shapes[r["file_id"]] <= top for r in subs)
+    assert v["pairs"] == len(pairs)
+    assert v["pairs_all_shapes_in_parent"] == sum(shapes[c] <= shapes[p] for c, p in pairs)
+    assert v["child_shapes_not_in_parent"] == sum(len(shapes[c] - shapes[p]) for c, p in pairs)

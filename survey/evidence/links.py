@@ -86,10 +86,11 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
     """One ``rate`` claim per declared link (``link_<name>``) and a ``links`` claim listing
     them, and after them any ``link_…`` claim the profile's claims stated (a relation its own
     query measures); nothing where the profile declares no link."""
-    if not links:
+    extra = [c.id for c in kit.claims if c.id.startswith("link_")]
+    if not links and not extra:
         return
-    rows = {r["link"]: r for r in kit.rows(QUERY)}
-    ids = []
+    rows = {r["link"]: r for r in kit.rows(QUERY)} if links else {}
+    ids: list[str] = []
     for ln in links:
         r = rows.get(ln.name, {})
         total, holds = as_int(r.get("total")), as_int(r.get("holds"))
@@ -123,7 +124,12 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
                   provenance=prov, link=ln.name, expect=ln.expect, scope=ln.scope)
         ids.append(cid)
     # relations a profile's own claims stated under a ``link_`` id join the section
-    ids += [c.id for c in kit.claims if c.id.startswith("link_") and c.id not in ids]
+    ids += [cid for cid in extra if cid not in ids]
+    if not links:  # relations only: the section lists them, its summary cites theirs
+        first = next(c for c in kit.claims if c.id == extra[0])
+        kit.state("links", "census", f"{len(extra)} relations between records and files measured; no id link is declared.",
+                  *first.evidence, value=ids)
+        return
     broken = [ln.name for ln in links if as_int(rows.get(ln.name, {}).get("holds")) < as_int(rows.get(ln.name, {}).get("total"))]
     kit.state("links", "census",
               f"{len(links)} declared links evaluated as joins over salted ids; "
