@@ -133,7 +133,8 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
     broken = [ln.name for ln in links if as_int(rows.get(ln.name, {}).get("holds")) < as_int(rows.get(ln.name, {}).get("total"))]
     kit.state("links", "census",
               f"{len(links)} declared links evaluated as joins over salted ids; "
-              + (f"{len(broken)} do not hold for every source: {', '.join(broken)}." if broken
+              + (f"{len(broken)} {'does' if len(broken) == 1 else 'do'} not hold for every source: "
+                 f"{', '.join(broken)}." if broken
                  else "each holds for every source observed."),
               kit.ev(QUERY, f"{len(rows)} rows"), value=ids)
 
