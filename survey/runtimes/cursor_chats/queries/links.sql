@@ -9,29 +9,44 @@ WITH decl AS (   -- link, source (record class, id kind), target (record class, 
         ('result_names_call', '*', 'result_call_id', '*', 'call_id', 'file', 'all')
     ) AS v(link, src_class, src_kind, dst_class, dst_kind, scope, expect) WHERE link <> ''
 ),
-inv AS (   -- each walked file, its store (the path's id, where the path has one) and that id as the links keep ids
-    SELECT file_id, coalesce(session_id, file_id) AS store,
+inv AS (   -- each walked file as the walk tables key it (its id as a number), its store (the path's id, where
+           -- the path has one, else the file) and the path's id as the links keep ids
+    SELECT ('0x' || substr(file_id, 3))::UBIGINT AS file_key,
            CASE WHEN session_id IS NOT NULL THEN ('0x' || substr(session_id, 3))::UBIGINT END AS path_ref
     FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
     WHERE sampled
 ),
-l AS (   -- every id of a declared kind, with its record's class and its file's store
-    SELECT l.file_id, l.kind, l.ref, f.rclass, i.store
-    FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-    JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f ON f.file_key = l.file_key AND f.line_no = l.line_no
-    JOIN inv AS i ON i.file_id = l.file_id
-    WHERE l.kind IN (SELECT src_kind FROM decl UNION SELECT dst_kind FROM decl)
+classed AS (   -- the kinds a link takes from one record class only: their records' classes are looked up
+    SELECT src_kind AS kind FROM decl WHERE src_class <> '*' UNION SELECT dst_kind FROM decl WHERE dst_class NOT IN ('*', '<path>')
 ),
-side AS (   -- each id on each side of each link, with the unit its target is looked for in
-    SELECT d.link, true AS is_source, CASE d.scope WHEN 'file' THEN l.file_id WHEN 'store' THEN l.store ELSE '' END AS grp, l.ref
-    FROM l JOIN decl AS d ON l.kind = d.src_kind AND (d.src_class = '*' OR l.rclass = d.src_class)
+ids_of AS (   -- every id of a declared kind
+    SELECT file_key, line_no, kind, ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet')
+    WHERE kind IN (SELECT src_kind FROM decl UNION SELECT dst_kind FROM decl)
+),
+l AS (   -- with its record's class (for the classed kinds) and its file's store
+    SELECT x.file_key, x.kind, x.ref, x.rclass, coalesce(i.path_ref, x.file_key) AS store
+    FROM (
+        SELECT a.file_key, a.kind, a.ref, NULL::VARCHAR AS rclass FROM ids_of AS a WHERE a.kind NOT IN (SELECT kind FROM classed)
+        UNION ALL
+        SELECT a.file_key, a.kind, a.ref, f.rclass FROM ids_of AS a
+        JOIN (SELECT file_key, line_no, rclass FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')) AS f
+          ON f.file_key = a.file_key AND f.line_no = a.line_no
+        WHERE a.kind IN (SELECT kind FROM classed)
+    ) AS x LEFT JOIN inv AS i ON i.file_key = x.file_key
+),
+side AS (   -- each id on each side of each link, with the unit its target is looked for in (0: the corpus)
+    SELECT d.link, true AS is_source, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END AS grp, l.ref
+    FROM l JOIN decl AS d ON l.kind = d.src_kind
+    WHERE d.src_class = '*' OR l.rclass = d.src_class
     UNION ALL
-    SELECT d.link, false, CASE d.scope WHEN 'file' THEN l.file_id WHEN 'store' THEN l.store ELSE '' END, l.ref
-    FROM l JOIN decl AS d ON l.kind = d.dst_kind AND (d.dst_class = '*' OR l.rclass = d.dst_class)
+    SELECT d.link, false, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END, l.ref
+    FROM l JOIN decl AS d ON l.kind = d.dst_kind
+    WHERE d.dst_class = '*' OR l.rclass = d.dst_class
     UNION ALL   -- a target that is a file's own path id (files holding a source id only)
-    SELECT d.link, false, CASE d.scope WHEN 'file' THEN i.file_id WHEN 'store' THEN i.store ELSE '' END, i.path_ref
-    FROM inv AS i JOIN decl AS d ON d.dst_class = '<path>' AND d.dst_kind = 'session'
-    WHERE i.path_ref IS NOT NULL AND i.file_id IN (SELECT file_id FROM l WHERE l.kind = d.src_kind)
+    SELECT d.link, false, CASE d.scope WHEN 'file' THEN i.file_key WHEN 'store' THEN i.path_ref ELSE 0 END, i.path_ref
+    FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l) AS h ON h.file_key = i.file_key
+    JOIN decl AS d ON d.src_kind = h.kind AND d.dst_class = '<path>' AND d.dst_kind = 'session'
+    WHERE i.path_ref IS NOT NULL
 ),
 ids AS (   -- per link, unit and id: how often it is a source, how often a target
     SELECT link, grp, ref, count(*) FILTER (WHERE is_source) AS s, count(*) FILTER (WHERE NOT is_source) AS t
@@ -49,7 +64,8 @@ joined AS (
 ),
 const AS (   -- a constant: the units whose source ids are one value
     SELECT link, count(*) AS units, count(*) FILTER (WHERE n = 1) AS one, count(*) FILTER (WHERE n > 1) AS several
-    FROM (SELECT link, grp, count(DISTINCT ref) AS n FROM side WHERE is_source GROUP BY link, grp)
+    FROM (SELECT link, grp, count(*) AS n FROM ids
+          WHERE s > 0 AND link IN (SELECT link FROM decl WHERE expect = 'constant') GROUP BY link, grp)
     GROUP BY link
 )
 SELECT link, scope, expect, unit, total, holds, several, unmatched, targets, targets_unnamed,
