@@ -296,7 +296,8 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
                 body["result"] = result
                 if g.links_rng.random() < ORPHAN_RATE:  # an id no started event of the capture names
                     orphan = "".join(g.links_rng.choice(ALNUM) for _ in range(29))
-                    call_id = "call_" + (g.canary() + orphan[17:] if g.canaries_on else orphan)
+                    head = "call_" + (g.canary() + orphan[17:] if g.canaries_on else orphan)
+                    call_id = head + call_id[len(head):]  # a new first id, the same second one (if any)
                     body["args"] = {**args, "toolCallId": call_id}  # (the args echo the id they carry)
                     tally.orphan_completed += 1
             emit({"type": "tool_call", "subtype": sub, "call_id": call_id,
