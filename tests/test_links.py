@@ -12,8 +12,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from survey.corpus.stores import facts_template
 from survey.evidence.links import main as write_links
-from survey.evidence.links import query_path, render_sql
+from survey.evidence.links import query_path, reader_fact_names, render_sql
 from survey.pipeline import run_survey
 from survey.runtimes import all_profiles, get
 from survey.runtimes.base import Link
@@ -58,6 +59,8 @@ def test_each_runtime_links_query_is_the_template_with_its_declarations() -> Non
                     assert ln.target is None or ln.target[0] == "<path>" or ln.target[1] in p.links
         else:
             assert not query_path(p).exists()
+        if reader_fact_names(p.declared_links):  # the reader counts what the query sums
+            assert set(reader_fact_names(p.declared_links)) <= set(facts_template(p.store_reader)), p.name
 
 
 @pytest.mark.parametrize("bad", [dict(scope="folder"), dict(expect="most"), dict(target=None),

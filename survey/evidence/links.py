@@ -85,7 +85,7 @@ def _side(side: tuple[str, str] | None) -> str:
 def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
     """One ``rate`` claim per declared link (``link_<name>``) and a ``links`` claim listing
     them, and after them any ``link_…`` claim the profile's claims stated (a relation its own
-    query measures); nothing where the profile declares no link."""
+    query measures); nothing where there is neither."""
     extra = [c.id for c in kit.claims if c.id.startswith("link_")]
     if not links and not extra:
         return
@@ -98,7 +98,7 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
         unnamed = r.get("targets_unnamed")
         what = ln.about or ln.name
         sides = (f"{_side(ln.source)} → {_side(ln.target)}, {_WHERE[ln.scope]}" if ln.target
-                 else f"{_side(ln.source)}, per {ln.scope if ln.scope != 'corpus' else 'corpus'}")
+                 else f"{_side(ln.source)}, per {ln.scope}")
         if not total:
             text = f"{what} ({sides}): not determined, no source observed."
             prov = "not determined"
