@@ -32,6 +32,7 @@ from survey.evidence.grep.keyhits import key_hits
 from survey.evidence.grep.scopes import KNOWN_SCHEMA, AnyListing, Known, rg_listings
 from survey.evidence.grep.verdicts import ScopeGrep, grep_scopes, run_probes
 from survey.evidence.kit import Kit, nested_keysets, text_markers, tool_input_keysets
+from survey.evidence.links import drift_claims, link_claims
 from survey.options import OptionError, check_options, run_folders
 from survey.reuse import (
     census_inputs,
@@ -452,6 +453,8 @@ def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evi
     nested_keysets(kit, run.profile.nested_keysets)
     tool_input_keysets(kit)
     text_markers(kit, run.profile.markers, run.profile.probes)
+    link_claims(kit, run.profile.declared_links)
+    drift_claims(kit)
     kit.notes(run.profile.notes)
     writer.write_json("claims", [c.to_json() for c in kit.claims])
     manifest["disagreements"] = [p["id"] for p in evidence["probes"] if not p["agree"]]

@@ -710,6 +710,12 @@ CHAT_FACTS: Facts = {
     "meta0_encoding": "absent",  # hex | json | undecodable | null | absent
     "meta_other_keys": 0,  # meta rows other than "0" (counted, never named)
     "created_out_of_order": 0,  # JSON blobs whose createdAt is below an earlier row's
+    # declared links the reader compares itself (Profile.declared_links, compared_by="reader"):
+    # a store counts 1 under matched or unmatched where meta "0" names the id, else neither
+    "link_root_blob_matched": 0,  # latestRootBlobId names a blob of this store
+    "link_root_blob_unmatched": 0,
+    "link_workspace_md5_matched": 0,  # MD5 of workspacePath is the bucket folder's name
+    "link_workspace_md5_unmatched": 0,
 }
 
 
@@ -721,14 +727,26 @@ def read_chat_store(path: str | os.PathLike[str]) -> tuple[Facts, Iterator[Recor
     store = open_store(path, facts, CHAT_TABLES)
     if store is None:
         return facts, iter(())
-    return facts, _chat_records(store)
+    return facts, _chat_records(store, Path(path).parent.parent.name)
 
 
 read_chat_store.facts = CHAT_FACTS  # type: ignore[attr-defined]
 
 
-def _chat_records(store: Store) -> Iterator[Record]:
+def _blob_id_text(blob_id: Any) -> str:
+    """A blob id as lower-case text: 32 raw bytes as hex, other bytes decoded, text as is."""
+    if isinstance(blob_id, bytes | bytearray | memoryview):
+        b = bytes(blob_id)
+        return b.hex() if len(b) == 32 else b.decode("utf-8", "replace").lower()
+    return str(blob_id).lower()
+
+
+def _chat_records(store: Store, bucket: str = "") -> Iterator[Record]:
+    """``bucket``: the name of the store's workspace folder, compared (never emitted) with the
+    MD5 of meta ``"0"``'s ``workspacePath``."""
     f = store.facts
+    root_blob: str | None = None  # meta "0"'s latestRootBlobId, until a blob of that id is read
+    root_named = False
     try:
         if "meta" in store.tables:
             for key, value in store.rows("SELECT key, value FROM meta ORDER BY rowid",
@@ -739,6 +757,13 @@ def _chat_records(store: Store) -> Iterator[Record]:
                     continue
                 enc, obj = decode_meta0(value)
                 f["meta0_encoding"] = enc
+                if isinstance(obj, dict):
+                    rb, ws = obj.get("latestRootBlobId"), obj.get("workspacePath")
+                    if isinstance(rb, str):
+                        root_blob, root_named = rb.lower(), True
+                    if isinstance(ws, str) and bucket:
+                        same = hashlib.md5(ws.encode("utf-8", "surrogatepass")).hexdigest() == bucket.lower()
+                        f["link_workspace_md5_matched" if same else "link_workspace_md5_unmatched"] += 1
                 raw = _bytes(value) or b""
                 f["records"] += 1
                 if isinstance(obj, dict):
@@ -751,6 +776,8 @@ def _chat_records(store: Store) -> Iterator[Record]:
                                              "SELECT id, data FROM blobs"):
                 data = _bytes(value) or b""
                 f["blob_rows"] += 1
+                if root_blob is not None and _blob_id_text(blob_id) == root_blob:
+                    root_blob = None  # found
                 f["id_is_sha256_true" if _id_is_sha256(blob_id, data) else "id_is_sha256_false"] += 1
                 status, obj = _classify_bytes(data)
                 f["records"] += 1
@@ -765,6 +792,8 @@ def _chat_records(store: Store) -> Iterator[Record]:
                     yield ("blob:protobuf" if looks_like_protobuf(data) else "blob:binary"), status, None, len(data)
                 else:
                     yield "blob:json", status, None, len(data)
+        if root_named:
+            f["link_root_blob_unmatched" if root_blob is not None else "link_root_blob_matched"] += 1
     except sqlite3.DatabaseError as exc:
         store.fail(exc)
     finally:

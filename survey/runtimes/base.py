@@ -90,6 +90,49 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link the format promises between records (or a record and its file), evaluated as a
+    join over the walk's salted pseudonyms (``walk/links.parquet``): how many source records
+    find their target, how many do not, and the rate. No id leaves: refs are compared as
+    64-bit pseudonyms inside DuckDB and only counts come out.
+
+    ``source`` and ``target`` are ``(record class, link kind)``: the record class as the walk
+    names it (``"*"``: any), the kind a key of ``Profile.links``. A target of
+    ``("<path>", "session")`` is the id the file's path carries (the surface's ``session``
+    group, as the inventory keeps it). ``scope`` is where a target is looked for: ``file``
+    (the same file), ``store`` (the files of one store folder: the same path id) or
+    ``corpus`` (anywhere). ``expect``: ``all`` (every source finds a target), ``unique``
+    (exactly one target, and one source per id: a pairing) or ``constant`` (the source kind
+    holds one value per scope unit; no target).
+
+    ``compared_by="reader"``: the profile's store reader compares the two sides itself (ids
+    or digests it must not emit) and counts the outcome per store into its facts as
+    ``link_<name>_matched`` / ``link_<name>_unmatched``; ``source``/``target`` then only
+    label the two sides.
+    """
+
+    name: str
+    source: tuple[str, str]
+    target: tuple[str, str] | None = None
+    scope: str = "file"  # file | store | corpus
+    expect: str = "all"  # all | unique | constant
+    about: str = ""  # what the link means, as the page states it
+    compared_by: str = "sql"  # sql | reader
+
+    def __post_init__(self) -> None:
+        if self.scope not in ("file", "store", "corpus"):
+            raise ValueError(f"link {self.name}: unknown scope {self.scope!r}")
+        if self.expect not in ("all", "unique", "constant"):
+            raise ValueError(f"link {self.name}: unknown expectation {self.expect!r}")
+        if self.compared_by not in ("sql", "reader"):
+            raise ValueError(f"link {self.name}: compared by {self.compared_by!r}")
+        if (self.expect == "constant") != (self.target is None) and self.compared_by == "sql":
+            raise ValueError(f"link {self.name}: a target, except for a constant")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+            raise ValueError(f"link name {self.name!r}: lower-case letters, digits, _")
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     title: str
@@ -107,6 +150,8 @@ class Profile:
     dict_paths: frozenset[str] = frozenset()
     opaque_paths: frozenset[str] = frozenset()
     links: dict[str, str] = field(default_factory=dict)  # kind -> path (hashed ids)
+    # links evaluated as joins over those ids (``evidence/links.py``): a rate and its evidence each
+    declared_links: tuple[Link, ...] = ()
     # name -> path: numeric values recorded per frame (walk/numbers.parquet: file_id, line_no,
     # name, value), e.g. token counts for the usage double-count factor
     numbers: dict[str, str] = field(default_factory=dict)

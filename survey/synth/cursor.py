@@ -14,7 +14,8 @@ encoded project holding:
   some sessions exist only as legacy ``.txt``;
 - ``agent-tools/<uuid>.txt``: sidecars of spilled tool output (always >= 15,600 bytes), read
   back by later ``ReadFile``/``Read`` calls through ``input.path`` and, rarely, a ``Shell``
-  ``input.command``;
+  ``input.command``; and, a violation planted from a stream of its own, ``SIDECAR_WRITE_RATE``
+  of the ``Write`` calls of a project that has sidecars overwrite one (``planted["sidecar_writes"]``);
 - other files counted by class: ``.DS_Store``-like binaries, ``repo.json``,
   ``terminals/<n>.txt``, ``mcps/<server>/tools/<tool>.json``.
 
@@ -89,6 +90,7 @@ DEFAULT_SESSIONS = 60
 MAX_PAYLOAD_LIST = 2_000_000
 SIDECAR_MIN = 15_600
 SIDECAR_MAX = 1_400_000
+SIDECAR_WRITE_RATE = 0.25  # Write calls that overwrite a sidecar of their project (a violation, planted)
 _PARALLEL_MAX = 39
 
 # entry kinds inside one JSONL file
@@ -690,6 +692,9 @@ class _Writer:
 class _Gen:
     def __init__(self, root: Path, seed: int, canaries: bool, target_bytes: int | None) -> None:
         self.rng = _Rng(seed)
+        # link violations draw from a stream of their own (the other bytes stay as they were)
+        self.links_rng = random.Random(f"cursor-links-{seed}")
+        self.sidecar_writes = 0  # Write calls whose path is an agent-tools sidecar
         self._random = self.rng.random
         self._gauss = self.rng.gauss
         self.cn = _Canaries(canaries, seed)
@@ -1037,6 +1042,9 @@ class _Gen:
             }
         elif name == "Write":
             inp = {"path": path(proj), "contents": self._slice(self._len(900, 1.0, 20_000))}
+            if proj.sidecars and self.links_rng.random() < SIDECAR_WRITE_RATE:  # a sidecar overwritten
+                inp["path"] = self._sidecar_path(proj, self.links_rng.choice(proj.sidecars))
+                self.sidecar_writes += 1
         elif name == "Delete":
             inp = {"path": path(proj)}
         elif name == "AskQuestion":
@@ -1703,6 +1711,7 @@ class _Gen:
             "turn_ended_last": st.te_last,
             "error_records": st.error_records,
             "subagent_pairs": self.subagent_pairs,
+            "sidecar_writes": self.sidecar_writes,
             "child_id_in_parent": self.child_in_parent,
             "nested_dir_equals_file": f["transcript_nested"],
             "orphan_subagents": self.orphans,

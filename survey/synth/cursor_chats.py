@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 from survey.synth.common import (
     SHORT_WORDS,
@@ -159,6 +160,7 @@ class _Row:
 class _Tally:
     stores: Counter[str] = field(default_factory=Counter)
     wal_only_rows: int = 0
+    link_breaks: Counter[str] = field(default_factory=Counter)  # meta "0" links broken on purpose
     blobs: Counter[str] = field(default_factory=Counter)
     id_is_sha256: Counter[str] = field(default_factory=Counter)
     roles: Counter[str] = field(default_factory=Counter)
@@ -527,6 +529,24 @@ def _meta0(g: _Gen, sid: str, variant: int, created: int, workspace: str, model:
             "approvalMode": g.rng.choice(("allowlist", "unrestricted"))}
 
 
+def _plant_link_breaks(meta0: dict[str, Any], seed: int, r_index: int, tally: _Tally) -> None:
+    """The links of meta ``"0"``, broken in fixed readable stores (no draw from the structure
+    stream: every other byte stays as it was): ``latestRootBlobId`` naming no blob of the store
+    (``r_index % 4 == 2``), ``workspacePath`` whose MD5 is not the bucket's name (the path was
+    renamed; ``r_index % 4 == 3``, a key set that records it), ``agentId`` other than the
+    store folder's UUID (``r_index % 5 == 4``)."""
+    tag = f"{seed}-{r_index}".encode()
+    if r_index % 4 == 2:
+        meta0["latestRootBlobId"] = hashlib.sha256(b"no-such-blob-" + tag).hexdigest()
+        tally.link_breaks["root_blob"] += 1
+    if r_index % 4 == 3 and "workspacePath" in meta0:
+        meta0["workspacePath"] += "-renamed"
+        tally.link_breaks["workspace_md5"] += 1
+    if r_index % 5 == 4:
+        meta0["agentId"] = str(UUID(bytes=hashlib.md5(b"other-agent-" + tag).digest(), version=4))
+        tally.link_breaks["agent_id"] += 1
+
+
 def _meta_json(g: _Gen, index: int, created: int, updated: int, workspace: str,
                has_conversation: bool) -> dict[str, Any]:
     version = (1, 2, 3)[index] if index < 3 else g.rng.choice((1, 1, 1, 2))
@@ -605,6 +625,8 @@ def generate(
         # cycle the meta "0" variants over the readable stores: (hex, A), (json, B), (json, A), ...
         r_index = readable.index(index) if index in readable else index
         meta0 = _meta0(g, sid, r_index % 2, created, workspace, model, root_id)
+        if kind in ("ok", "wal"):
+            _plant_link_breaks(meta0, seed, r_index, tally)
         encoding = "hex" if r_index % 3 == 0 else "json"
         meta_value = _dumps(meta0).hex() if encoding == "hex" else _dumps(meta0).decode()
         db_path = store_dir / "store.db"
@@ -668,6 +690,7 @@ def generate(
         "stores": {k: tally.stores.get(k, 0) for k in ("ok", *EDGE_KINDS)},
         "store_kinds": store_kinds,
         "wal_only_rows": tally.wal_only_rows,
+        "link_breaks": {k: tally.link_breaks.get(k, 0) for k in ("root_blob", "workspace_md5", "agent_id")},
         "blobs": {"json": tally.blobs["json"], "non_json": tally.blobs["non_json"]},
         "id_is_sha256": {"true": tally.id_is_sha256["true"], "false": tally.id_is_sha256["false"]},
         "roles": dict(sorted(tally.roles.items())),

@@ -28,6 +28,12 @@ parses the files independently must find the same figures. ``tool_call_variants`
 lines per outcome; ``call_id_with_newline`` counts ``tool_call`` lines; a file's final LF does
 not make a blank line.
 
+*Links, and their violations at known rates* (a separate seeded stream, so the other bytes
+do not move): a ``tool_call/completed`` event names its started event's ``call_id``, except
+that ``ORPHAN_RATE`` of them name an id no event of the capture started (that started event
+then has no completed one); ``session_id`` is one value a capture, except that in
+``SECOND_SESSION_RATE`` of the captures one event after ``system/init`` carries another.
+
 *Canaries.* With ``canaries=True`` every free text (prompts, thinking deltas, assistant text,
 results, warnings), tool argument/result string value, data-keyed map key (grep
 ``workspaceResults``), ``cwd`` and every file name carries a unique ``cnry<12 hex>z`` token
@@ -36,6 +42,8 @@ from a separate seeded stream. Enumerations, numbers and the session/request uui
 
 from __future__ import annotations
 
+import random
+import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +69,12 @@ VARIANTS = ("shellToolCall", "readToolCall", "editToolCall", "writeToolCall", "g
             "globToolCall")
 # edge captures, by position in the default run
 _EDGE_AT = {1: "warning", 3: "blank", 5: "connection", 6: "truncated", 8: "startup_failure"}
+ORPHAN_RATE = 0.06  # completed events whose call_id names no started event of the capture
+SECOND_SESSION_RATE = 0.2  # captures with one event carrying a second session_id
+
+
+def _uuid4(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
 def _family(obj: dict[str, Any]) -> str:
@@ -72,6 +86,9 @@ class _Gen(SeededText):
     def __init__(self, seed: int, canaries: bool) -> None:
         super().__init__(seed, canaries, f"cursor-stream-canary-{seed}")
         self.other_calls = 0
+        # link violations draw from a stream of their own: the rest of a capture is the same
+        # bytes with or without them
+        self.links_rng = random.Random(f"cursor-stream-links-{seed}")
 
     def path(self, base: str) -> str:
         return f"{base}/{self.mark(self.rng.choice(SHORT_WORDS), '-')}.py"
@@ -90,6 +107,8 @@ class _Tally:
     non_json_lines: Counter[str] = field(default_factory=Counter)
     timestamps: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     json_lines: int = 0
+    orphan_completed: int = 0
+    second_session_captures: int = 0
 
     def event(self, obj: dict[str, Any]) -> None:
         fam = _family(obj)
@@ -185,7 +204,14 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
     lines: list[str] = []
     maps = 0
 
+    emitted = [0]
+
     def emit(obj: dict[str, Any]) -> None:
+        if obj.get("type") != "system" and "session_id" in obj:
+            if emitted[0] == stray_at:
+                obj["session_id"] = stray_sid
+                tally.second_session_captures += 1
+            emitted[0] += 1
         tally.event(obj)
         lines.append(compact_json(obj))
 
@@ -201,6 +227,9 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
         raw(g.mark("Warning: a newer version of the agent is available"), "plain_text")
 
     sid, request_id = g.uuid(), g.uuid()
+    # the event (counted from the user event on) that carries another session_id, if any
+    stray_at = g.links_rng.randint(0, 5) if g.links_rng.random() < SECOND_SESSION_RATE else -1
+    stray_sid = _uuid4(g.links_rng) if stray_at >= 0 else ""
     cwd = "/" + "/".join(g.mark(w, "-") for w in ("home", "user", rng.choice(SHORT_WORDS)))
     now = start_ms
     emit({"type": "system", "subtype": "init", "apiKeySource": rng.choice(("login", "login", "env")),
@@ -265,6 +294,12 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
             body: dict[str, Any] = {"args": args}
             if sub == "completed":
                 body["result"] = result
+                if g.links_rng.random() < ORPHAN_RATE:  # an id no started event of the capture names
+                    orphan = "".join(g.links_rng.choice(ALNUM) for _ in range(29))
+                    head = "call_" + (g.canary() + orphan[17:] if g.canaries_on else orphan)
+                    call_id = head + call_id[len(head):]  # a new first id, the same second one (if any)
+                    body["args"] = {**args, "toolCallId": call_id}  # (the args echo the id they carry)
+                    tally.orphan_completed += 1
             emit({"type": "tool_call", "subtype": sub, "call_id": call_id,
                   "tool_call": {variant: body}, "model_call_id": mci, "session_id": sid,
                   "timestamp_ms": ts()})
@@ -343,6 +378,8 @@ def generate(
         "tool_call_variants": dict(sorted(tally.tool_call_variants.items())),
         "result_outcomes": dict(sorted(tally.result_outcomes.items())),
         "call_id_with_newline": tally.call_id_with_newline,
+        "orphan_completed": tally.orphan_completed,
+        "second_session_captures": tally.second_session_captures,
         "non_json_lines": dict(sorted(tally.non_json_lines.items())),
         "timestamps": {k: {"present": v["present"], "absent": v["absent"]}
                        for k, v in sorted(tally.timestamps.items())},

@@ -20,7 +20,7 @@ are counted, never described.
 
 from __future__ import annotations
 
-from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
 from survey.runtimes.claude_code.claims import claims
 from survey.runtimes.claude_code.notes import NOTES
 
@@ -80,6 +80,17 @@ PROFILE = Profile(
         "tool_result": f"{TR}.tool_use_id",
         "meta_tool_use": "$.toolUseId",
     },
+    # -- links (evidence/links.py): joins over the ids above
+    declared_links=(
+        Link("tool_result_pairing", ("user", "tool_result"), ("assistant", "tool_use"), scope="file", expect="unique",
+             about="A tool_result's tool_use_id pairs with one tool_use id"),
+        Link("parent_uuid_in_file", ("*", "parent_uuid"), ("*", "uuid"), scope="file", expect="all",
+             about="A parentUuid names a uuid of the same file"),
+        Link("session_id_constant", ("*", "session"), scope="file", expect="constant",
+             about="sessionId is one value a file"),
+        Link("meta_names_parent_call", ("*", "meta_tool_use"), ("assistant", "tool_use"), scope="corpus",
+             expect="all", about="A subagent .meta.json toolUseId names a tool_use of a transcript"),
+    ),
     numbers={
         "input_tokens": "$.message.usage.input_tokens",
         "output_tokens": "$.message.usage.output_tokens",

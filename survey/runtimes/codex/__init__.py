@@ -22,7 +22,7 @@ as maps, never described; so are patch ``changes`` (keyed by file path), MCP
 
 from __future__ import annotations
 
-from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
 from survey.runtimes.codex.claims import claims
 from survey.runtimes.codex.notes import NOTES
 
@@ -84,6 +84,19 @@ PROFILE = Profile(
         "new_thread": "$.payload.new_thread_id",
         "agent_thread": "$.payload.agent_thread_id",
     },
+    # -- links (evidence/links.py): joins over the ids above
+    declared_links=(
+        Link("function_output_pairing", ("response_item/function_call_output", "call_id"),
+             ("response_item/function_call", "call_id"), scope="file", expect="unique",
+             about="A function_call_output pairs with one function_call by call_id"),
+        Link("custom_output_pairing", ("response_item/custom_tool_call_output", "call_id"),
+             ("response_item/custom_tool_call", "call_id"), scope="file", expect="unique",
+             about="A custom_tool_call_output pairs with one custom_tool_call by call_id"),
+        Link("child_names_parent", ("session_meta", "parent_thread"), ("session_meta", "payload_id"),
+             scope="corpus", expect="all", about="A child's parent_thread_id names a session_meta id"),
+        Link("spawn_names_child", ("*", "new_thread"), ("session_meta", "payload_id"), scope="corpus",
+             expect="all", about="A spawn's new_thread_id names a session_meta id"),
+    ),
     numbers={
         "ordinal": "$.ordinal",
         "history_start": "$.payload.subagent_history_start_ordinal",

@@ -45,6 +45,8 @@ PROFILE = Profile(
         "text:user_info": ("$.message.content[type=text].text", "<user_info>"),
         "agent_tools_path": (f"{BLOCK}.input.path", "/agent-tools/"),
         "agent_tools_command": (f"{BLOCK}.input.command", "/agent-tools/"),
+        # ApplyPatch's input is a raw string: a patch naming a sidecar (links_sidecar_writes.sql)
+        "agent_tools_patch": (f"{BLOCK}.input", "/agent-tools/"),
         "skill_md_path": (f"{BLOCK}.input.path", "SKILL.md"),
     },
     text_headings={"tool_call": r"^\[Tool call\] (\S+)"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from survey.evidence.claims import fmt, human_bytes, pct
 from survey.evidence.kit import Kit
+from survey.runtimes.cursor.relations import relation_claims
 
 
 def claims(k: Kit) -> None:
@@ -256,6 +257,7 @@ def claims(k: Kit) -> None:
             k.ev("turn_status", "; ".join(f"{r['status']} {r['frames']}" for r in ts)),
             value={r["status"]: r["frames"] for r in ts})
     k.absence("no_cancelled", "no_cancelled", 'status "cancelled"')
+    relation_claims(k)  # (links section: sidecar writes, subagent shapes)
 
     ap2 = k.one("assistant_pairs")
     pairs = int(ap2.get("pairs") or 0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_chats.claims import claims
 from survey.runtimes.cursor_chats.notes import NOTES
 
@@ -55,7 +55,19 @@ PROFILE = Profile(
         "$.approvalMode", "$.schemaVersion", "$.hasConversation",
     }),
     dict_paths=frozenset({f"{CALL}.args.env", f"{RESULT}.result"}),
-    links={"call_id": f"{CALL}.toolCallId", "result_call_id": f"{RESULT}.toolCallId"},
+    links={"call_id": f"{CALL}.toolCallId", "result_call_id": f"{RESULT}.toolCallId", "agent_id": "$.agentId"},
+    # -- links (evidence/links.py)
+    declared_links=(
+        Link("agent_id_is_folder", ("meta:0", "agent_id"), ("<path>", "session"), scope="file", expect="all",
+             about="meta \"0\"'s agentId is the store folder's UUID"),
+        Link("root_blob", ("meta:0", "latestRootBlobId"), ("blob", "id"), scope="store", compared_by="reader",
+             about="latestRootBlobId names a blob of the same store"),
+        Link("workspace_md5", ("meta:0", "workspacePath"), ("<path>", "workspace folder"), scope="store",
+             compared_by="reader",
+             about="The workspace folder's name is the MD5 of meta \"0\"'s workspacePath, where it is recorded"),
+        Link("result_names_call", ("*", "result_call_id"), ("*", "call_id"), scope="file", expect="all",
+             about="A tool-result's toolCallId names a tool-call of the same store"),
+    ),
     scopes=(
         Scope("db", ("**/*.db", "**/*.db-wal"), ("*.db", "*.db-wal"), ("store", "store_sidecar")),
         Scope("json", ("**/*.json",), ("*.json",), ("meta_json", "prompt_history")),

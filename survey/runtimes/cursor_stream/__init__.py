@@ -16,7 +16,7 @@ marker, never printed.
 
 from __future__ import annotations
 
-from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
 from survey.runtimes.cursor_stream.claims import claims
 from survey.runtimes.cursor_stream.notes import NOTES
 
@@ -43,6 +43,14 @@ PROFILE = Profile(
     }),
     dict_paths=frozenset(f"$.tool_call.{v}.result.success.workspaceResults" for v in VARIANTS),
     markers={"call_id_newline": ("$.call_id", "\n")},
+    # -- links (evidence/links.py): ids kept as salted pseudonyms, compared in the census
+    links={"call_id": "$.call_id", "session_id": "$.session_id"},
+    declared_links=(
+        Link("tool_call_pairing", ("tool_call/completed", "call_id"), ("tool_call/started", "call_id"),
+             scope="file", expect="unique", about="A tool_call/completed event pairs with its started event by call_id"),
+        Link("session_id_constant", ("*", "session_id"), scope="file", expect="constant",
+             about="session_id is constant within a capture"),
+    ),
     scopes=(
         Scope("jsonl", ("**/*.jsonl", "**/*.ndjson"), ("*.jsonl", "*.ndjson"), ("capture",)),
     ),

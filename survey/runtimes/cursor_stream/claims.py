@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from survey.evidence.claims import as_int, fmt, human_bytes
 from survey.evidence.kit import Kit
+from survey.runtimes.cursor_stream.relations import relation_claims
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -85,6 +86,8 @@ def claims(k: Kit) -> None:
             f"{fmt(sum(as_int(r['maps']) for r in dm))} data-keyed maps were counted, never described"
             + (": " + ", ".join(f"{r['path']} ×{fmt(r['maps'])}" for r in dm) if dm else "") + ".",
             k.ev("data_keyed_maps", f"{len(dm)} paths"), value={r["path"]: r["maps"] for r in dm})
+
+    relation_claims(k)  # (links section: relations between the figures above)
 
     for cid, what in (("no_usage", "Token usage"), ("no_timestamp_iso", "A timestamp other than timestamp_ms"),
                       ("no_version", "A client version"), ("no_parent_call", "A parent / subagent link on an event"),
