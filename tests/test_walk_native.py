@@ -1055,9 +1055,9 @@ def test_counts_taken_from_the_c_core_are_the_counts_of_res(runtime: str, tmp_pa
         monkeypatch.setattr(C, "HOLD_COUNTS", hold)
         out = C.collect(inv, tmp_path / "c", prof, mode="reviewed", allow_mcp=False, salt=SALT, jobs=1)
         return {k: (v.collect() if isinstance(v, pl.LazyFrame) else v)
-                for k, v in out.items() if k in ("nodes", "values", "headings", "node_counts")}
+                for k, v in out.items() if k in ("nodes", "values", "headings", "node_counts", "rawsets", "formats")}
 
     held, through_res = tables(True), tables(False)
-    assert held["nodes"].height > 0
+    assert held["nodes"].height > 0 and held["rawsets"].height > 0 and held["formats"].height > 0
     for name, df in through_res.items():
         assert held[name].equals(df), f"{runtime}: {name} differs when the counts are taken from the core"
