@@ -449,6 +449,8 @@ def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evi
     if run.profile.claims:
         run.profile.claims(kit)
     kit.skeletons(run.profile.record_class)
+    kit.keysets_masking()
+    kit.value_formats()
     kit.key_gate()
     nested_keysets(kit, run.profile.nested_keysets)
     tool_input_keysets(kit)
