@@ -155,13 +155,16 @@ class Kit:
                        value=holds, checked=checked, holds=holds)
 
     # -- key sets before masking, value formats -------------------------------------------
-    def keyset_counts(self, classes: Any = None, path: str = "$") -> tuple[int, int]:
+    def keyset_counts(self, classes: Any = None, path: str = "$", across: bool = False) -> tuple[int, int]:
         """Distinct key sets at ``path`` summed over record classes (``classes``: those only,
-        else every class): (after masking unreviewed keys, before masking). The second is a
+        else every class; ``across``: over every class together, a set met in two classes
+        counted once): (after masking unreviewed keys, before masking). The second is a
         count of salted pseudonyms of raw key sets (``raw_keysets``), never a key."""
         masked = raw = 0
         for r in self.rows("raw_keysets"):
-            if r["path"] == path and (classes is None or r["rclass"] in classes):
+            if r["path"] != path or (r["rclass"] is None) != across:
+                continue
+            if across or classes is None or r["rclass"] in classes:
                 masked += as_int(r["keysets_masked"])
                 raw += as_int(r["keysets_raw"])
         return masked, raw
@@ -169,7 +172,7 @@ class Kit:
     def keysets_masking(self) -> Claim:
         """The top-level key sets of every record class, counted after masking unreviewed keys
         and before (distinct raw key sets), with the deepest difference found at any path."""
-        rows = self.rows("raw_keysets")
+        rows = [r for r in self.rows("raw_keysets") if r["rclass"] is not None]
         top = [r for r in rows if r["path"] == "$"]
         masked, raw = self.keyset_counts()
         merged = [r for r in rows if as_int(r["keysets_raw"]) > as_int(r["keysets_masked"])]
