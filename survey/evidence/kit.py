@@ -188,7 +188,7 @@ class Kit:
                                  "per_class": {r["rclass"]: [as_int(r["keysets_masked"]), as_int(r["keysets_raw"])]
                                                for r in top}})
 
-    def value_formats(self, limit: int = 40) -> Claim:
+    def value_formats(self, expected: tuple = (), limit: int = 40) -> Claim:
         """Per leaf path (record classes together): the JSON types of its values and the
         format classes of its strings and numbers, counted (``value_formats``); the table
         lists the paths where a format other than free text or a plain number occurs, most
@@ -214,9 +214,11 @@ class Kit:
                 "path-like, empty)"
                 + (f"; the {len(table)} with the most values are listed" if len(shaped) > len(table) else "")
                 + ". Values are classified as read and counted, never kept.")
+        checks = [c.id for e in expected
+                  if (c := self.format_claim(e.id, e.what, e.path, e.formats, e.label, e.classes)) is not None]
         return self.state("value_formats", "census", text,
                           self.ev("value_formats", f"{len(rows)} rows; {len(by_path)} paths, {len(shaped)} with a format"),
-                          self.ev("keyset_census", "JSON types of the same paths"), value=table)
+                          self.ev("keyset_census", "JSON types of the same paths"), value=table, checks=checks)
 
     def format_of(self, path: str, classes: Any = None) -> dict[str, int]:
         """The format classes of the values at ``path`` (of ``classes`` only, if given), counted."""
@@ -231,7 +233,7 @@ class Kit:
         """A value-format claim: of the values at ``path``, how many are in the ``expect``
         classes (``label`` says what they are) and how many are not; None where no value is
         at the path (the claim is not made)."""
-        got = self.format_of(path, classes)
+        got = self.format_of(path, set(classes) if classes is not None else None)
         total = sum(got.values())
         if not total:
             return None
