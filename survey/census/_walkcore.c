@@ -220,6 +220,7 @@ typedef struct {
     PyObject *kscache;      /* the walker's dict: tuple of keys -> gated key set */
     PyObject *rawcache;     /* the walker's dict: tuple of keys -> raw key set's pseudonym */
     PyObject *m_rawset;     /* Walker.rawset_of */
+    PyObject *raw_ks;       /* a raw key set's pseudonym -> its gated key set (see unfold) */
     PyObject *children;     /* path -> {key -> child path} */
     PyObject *elem;         /* path -> (element path, typed?) */
     PyObject *typed;        /* path -> {type -> (element path, its flags)} */
@@ -309,11 +310,14 @@ static void ks_slot_clear(KsSlot *e) {
 /* k[0] of a node-table slot that counts a vocabulary value: (M_VALUE, path, shown value,
  * None) -> count, flushed into res.values (an object no record class can be) */
 static PyObject *M_VALUE;
-/* k[0] of a slot that counts a raw key set (M_RAW, rclass, path, its pseudonym) or a value
- * format (M_FMT, rclass, path, format class): flushed into res.rawsets / res.formats as the
- * tuple (rclass, path, x) */
-static PyObject *M_RAW, *M_FMT;
+/* k[0] of a slot that counts a raw key set on its own (M_RAW, rclass, path, its pseudonym):
+ * flushed into res.rawsets as the tuple (rclass, path, pseudonym). Only where Core.raw_ks is
+ * full: otherwise an object's raw key set shares its node's slot (see unfold). */
+static PyObject *M_RAW;
+/* and of a format's key (M_FMT, rclass, path, format class), only ever a key (key_tuple) */
+static PyObject *M_FMT;
 #define IS_MARK(o) ((o) == M_VALUE || (o) == M_RAW || (o) == M_FMT)
+#define RAW_KS_MAX (1 << 17)
 
 /* A leaf's format class (walk.string_format / walk.number_format: the same fixed list) */
 enum { FMT_EMPTY, FMT_UUID, FMT_HEX32, FMT_HEX40, FMT_HEX64, FMT_TS, FMT_URL, FMT_PATH, FMT_TEXT,
@@ -467,6 +471,24 @@ static int count(Core *c, PyObject *rclass, PyObject *path, PyObject *jt, PyObje
     }
 }
 
+/* d[(k[1], k[2], k[3])] += cnt, the key tuple made once (key_tuple; k[0] a marker) */
+static int merge_count(Core *c, PyObject *d, PyObject *const *k, Py_ssize_t cnt) {
+    PyObject *key = key_tuple(c, k), *pc = key ? PyLong_FromSsize_t(cnt) : NULL;
+    if (!pc) { Py_XDECREF(key); return -1; }
+    /* most keys are new to the dict: in with one lookup */
+    PyObject *a = PyDict_SetDefault(d, key, pc);
+    int rc = a ? 0 : -1;
+    if (a && a != pc) {
+        Py_ssize_t was = PyLong_AsSsize_t(a);
+        PyObject *nn = was == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(was + cnt);
+        rc = nn ? PyDict_SetItem(d, key, nn) : -1;
+        Py_XDECREF(nn);
+    }
+    Py_DECREF(pc);
+    Py_DECREF(key);
+    return rc;
+}
+
 /* res.values[(path, shown value, None)] += cnt */
 static int merge_value(PyObject *values, PyObject *const *k, Py_ssize_t cnt) {
     PyObject *key = PyTuple_Pack(3, k[1], k[2], k[3]);
@@ -491,6 +513,33 @@ static PyObject *dict_attr(PyObject *res, PyObject *name) {
     return d;
 }
 
+/* A slot that counts two things at once, so a leaf or an object costs one count: a string
+ * or number leaf whose keyset is its format class (S_fmt), its node (keyset "") and its
+ * res.formats row; an object whose keyset is its raw key set's pseudonym, its node (keyset:
+ * the gated key set, from raw_ks) and its res.rawsets row. Returns 1 (a format), 2 (a raw
+ * key set), 0 (a plain slot) or -1; nk: the node's key, xk: (-, rclass, path, format or
+ * pseudonym), borrowed. */
+static int unfold(Core *c, PyObject *const *k, PyObject **nk, PyObject **xk) {
+    PyObject *jt = k[2];
+    if (IS_MARK(k[0]) || k[3] == S_empty) return 0;
+    int u;
+    PyObject *ks;
+    if (jt == S_string || jt == S_number) {
+        u = 1, ks = S_empty;
+    } else if (jt == S_object && k[3] != S_map && k[3] != S_opaque) {
+        u = 2;
+        if (!(ks = PyDict_GetItemWithError(c->raw_ks, k[3]))) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "a raw key set without its key set");
+            return -1;
+        }
+    } else {
+        return 0;
+    }
+    nk[0] = k[0], nk[1] = k[1], nk[2] = jt, nk[3] = ks;
+    xk[0] = u == 1 ? M_FMT : M_RAW, xk[1] = k[0], xk[2] = k[1], xk[3] = k[3];
+    return u;
+}
+
 /* Empty the table into res.nodes and res.values, in first-seen order (res == NULL: drop it,
  * after an error). */
 static int tab_flush(Core *c, PyObject *res) {
@@ -500,14 +549,22 @@ static int tab_flush(Core *c, PyObject *res) {
     if (res && !(nodes = dict_attr(res, S_nodes))) rc = -1;
     for (Py_ssize_t e = 0; e < c->used; e++) {
         Slot *sl = &c->tab[e];
-        if (rc == 0 && nodes) {
+        PyObject *nk[4], *xk[4];
+        int u = rc == 0 && nodes ? unfold(c, sl->k, nk, xk) : 0;
+        if (u < 0) {
+            rc = -1;
+        } else if (u) {
+            PyObject **d = u == 1 ? &formats : &rawsets;
+            rc = merge(c, nodes, nk, sl->count, sl->max);
+            if (rc == 0 && !*d && !(*d = dict_attr(res, u == 1 ? S_formats : S_rawsets))) rc = -1;
+            if (rc == 0) rc = merge_count(c, *d, xk, sl->count);
+        } else if (rc == 0 && nodes) {
             PyObject *m = sl->k[0];
             if (!IS_MARK(m)) {
                 rc = merge(c, nodes, sl->k, sl->count, sl->max);
             } else if (m == M_VALUE ? (values || (values = dict_attr(res, S_values)))
-                       : m == M_RAW ? (rawsets || (rawsets = dict_attr(res, S_rawsets)))
-                       : (formats || (formats = dict_attr(res, S_formats)))) {
-                rc = merge_value(m == M_VALUE ? values : m == M_RAW ? rawsets : formats, sl->k, sl->count);
+                       : (rawsets || (rawsets = dict_attr(res, S_rawsets)))) {
+                rc = m == M_VALUE ? merge_value(values, sl->k, sl->count) : merge_count(c, rawsets, sl->k, sl->count);
             } else {
                 rc = -1;
             }
@@ -729,14 +786,30 @@ static int path_flags(Core *c, PyObject *p) {
 /* ---- value formats (walk.string_format, walk.number_format) ---------------------------- */
 #define FMT_URL_CAND 0x100
 #define FMT_PATH_CAND 0x200
-static inline int is_hexd(unsigned char ch) { return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f'); }
-static inline int is_dig(unsigned char ch) { return ch >= '0' && ch <= '9'; }
-static inline int is_alpha(unsigned char ch) { return (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'; }
-static inline int is_scheme(unsigned char ch) { return is_alpha(ch) || is_dig(ch) || ch == '+' || ch == '.' || ch == '-'; }
-static inline int digs(const unsigned char *p, int lo, int hi) {
-    for (int i = lo; i < hi; i++) if (!is_dig(p[i])) return 0;
-    return 1;
+/* each byte's classes, one bit each (filled by fmt_init): a check is a load and a mask */
+enum { C_HEX = 1, C_DIG = 2, C_ALPHA = 4, C_SCHEME = 8, C_TS = 16 };
+static uint8_t CC[256];
+
+static void fmt_init(void) {
+    for (int ch = 0; ch < 128; ch++) {
+        int dig = ch >= '0' && ch <= '9', alpha = (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z';
+        int hex = dig || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+        CC[ch] = (uint8_t)((hex ? C_HEX : 0) | (dig ? C_DIG : 0) | (alpha ? C_ALPHA : 0)
+                           | (alpha || dig || ch == '+' || ch == '.' || ch == '-' ? C_SCHEME : 0)
+                           | (dig || ch == ':' || ch == '.' || ch == '+' || ch == '-' || ch == 'Z' || ch == 'z' ? C_TS : 0));
+    }
 }
+
+static inline int is_dig(unsigned char ch) { return CC[ch] & C_DIG; }
+static inline int is_alpha(unsigned char ch) { return CC[ch] & C_ALPHA; }
+static inline int is_scheme(unsigned char ch) { return CC[ch] & C_SCHEME; }
+/* whether every byte of p[lo..hi) has class bit b (no early exit: short, branch-free runs) */
+static inline int all_of(const unsigned char *p, Py_ssize_t lo, Py_ssize_t hi, int b) {
+    int acc = b;
+    for (Py_ssize_t i = lo; i < hi; i++) acc &= CC[p[i]];
+    return acc;
+}
+static inline int digs(const unsigned char *p, int lo, int hi) { return all_of(p, lo, hi, C_DIG); }
 
 /* A string's class from its length n and its first min(n, 64) characters (one that is not
  * ASCII as a byte >= 0x80; or its UTF-8 bytes, n then its byte length: the classes that
@@ -746,33 +819,28 @@ static inline int digs(const unsigned char *p, int lo, int hi) {
 static int fmt_prefix(const unsigned char *p, Py_ssize_t n) {
     if (n == 0) return FMT_EMPTY;
     if (n == 36) {
-        if (p[8] == '-' && p[13] == '-' && p[18] == '-' && p[23] == '-') {
-            int ok = 1;
-            for (int i = 0; i < 36 && ok; i++)
-                if (i != 8 && i != 13 && i != 18 && i != 23) ok = is_hexd(p[i]);
-            if (ok) return FMT_UUID;
-        }
+        if (p[8] == '-' && p[13] == '-' && p[18] == '-' && p[23] == '-' && all_of(p, 0, 8, C_HEX)
+                && all_of(p, 9, 13, C_HEX) && all_of(p, 14, 18, C_HEX) && all_of(p, 19, 23, C_HEX)
+                && all_of(p, 24, 36, C_HEX))
+            return FMT_UUID;
     } else if (n == 32 || n == 40 || n == 64) {
-        int ok = 1;
-        for (Py_ssize_t i = 0; i < n && ok; i++) ok = is_hexd(p[i]);
-        if (ok) return n == 32 ? FMT_HEX32 : n == 40 ? FMT_HEX40 : FMT_HEX64;
+        if (all_of(p, 0, n, C_HEX)) return n == 32 ? FMT_HEX32 : n == 40 ? FMT_HEX40 : FMT_HEX64;
     }
     unsigned char c0 = p[0];
     if (n >= 16 && n <= 35 && is_dig(c0) && digs(p, 0, 4) && p[4] == '-' && digs(p, 5, 7) && p[7] == '-'
             && digs(p, 8, 10) && (p[10] == 'T' || p[10] == 't' || p[10] == ' ') && digs(p, 11, 13)
             && p[13] == ':' && digs(p, 14, 16)) {
-        int ok = 1;
-        for (Py_ssize_t i = 16; i < n && ok; i++) {
-            unsigned char ch = p[i];
-            ok = is_dig(ch) || ch == ':' || ch == '.' || ch == '+' || ch == '-' || ch == 'Z' || ch == 'z';
-        }
-        if (ok) return FMT_TS;
+        if (all_of(p, 16, n, C_TS)) return FMT_TS;
     }
     int out = FMT_TEXT;
     if (is_alpha(c0)) {
+        /* a scheme ends at the first ":" (not a scheme character), within 17 characters; a
+         * drive letter's is the second: most words have none there, and are text at once */
+        const unsigned char *col = memchr(p, ':', (size_t)(n < 17 ? n : 17));
+        if (!col) return FMT_TEXT;
         Py_ssize_t i = 1;
-        while (i < n && i < 16 && is_scheme(p[i])) i++;
-        if (i + 3 <= n && p[i] == ':' && p[i + 1] == '/' && p[i + 2] == '/') out |= FMT_URL_CAND;
+        while (p + i < col && is_scheme(p[i])) i++;
+        if (p + i == col && i + 3 <= n && p[i + 1] == '/' && p[i + 2] == '/') out |= FMT_URL_CAND;
         if (n >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')) out |= FMT_PATH_CAND;
     } else if (c0 == '/' || (n >= 2 && (c0 == '~' || c0 == '.') && p[1] == '/')
                || (n >= 3 && c0 == '.' && p[1] == '.' && p[2] == '/')) {
@@ -834,9 +902,6 @@ static int fmt_num(PyObject *v) {
     return overflow ? FMT_NUMBER : fmt_ll(x);
 }
 
-static int count_fmt(Core *c, PyObject *rclass, PyObject *path, int f) {
-    return count(c, M_FMT, rclass, path, S_fmt[f], 0);
-}
 
 static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                      int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
@@ -888,14 +953,10 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         if (!r) return -1;
         Py_DECREF(r);
     }
-    if (PyUnicode_CheckExact(v)) {
-        if (count(c, rclass, path, S_string, S_empty, utf8_len(v)) < 0) return -1;
-        return count_fmt(c, rclass, path, fmt_str(v));
-    }
-    if (count(c, rclass, path, leaf_type(v), S_empty, 0) < 0) return -1;
-    if (v == Py_None || PyBool_Check(v)) return 0;
-    int f = fmt_num(v);
-    return f < 0 ? 0 : count_fmt(c, rclass, path, f);
+    /* (a string's or number's node and format share a slot: see unfold) */
+    if (PyUnicode_CheckExact(v)) return count(c, rclass, path, S_string, S_fmt[fmt_str(v)], utf8_len(v));
+    int f = v == Py_None || PyBool_Check(v) ? -1 : fmt_num(v);
+    return count(c, rclass, path, leaf_type(v), f < 0 ? S_empty : S_fmt[f], 0);
 }
 
 static int walk_value(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -944,12 +1005,32 @@ static PyObject *rawset_tuple(Core *c, PyObject *const *keys, Py_ssize_t n) {
     return raw;
 }
 
+/* raw_ks[raw] = ks, while it has room (RAW_KS_MAX pseudonyms): a raw key set's gated key
+ * set, for unfold */
+static int raw_register(Core *c, PyObject *raw, PyObject *ks) {
+    if (PyDict_GET_SIZE(c->raw_ks) >= RAW_KS_MAX) return 0;
+    return PyDict_SetItem(c->raw_ks, raw, ks);
+}
+
+/* An object's node and raw key set: one slot where raw_ks holds the pseudonym, else two */
+static int count_obj(Core *c, PyObject *rclass, PyObject *path, PyObject *ks, PyObject *raw, Py_ssize_t n) {
+    /* every pseudonym made while raw_ks had room is in it (it never shrinks) */
+    int held = PyDict_GET_SIZE(c->raw_ks) < RAW_KS_MAX ? 1 : PyDict_Contains(c->raw_ks, raw);
+    if (held < 0) return -1;
+    if (held) return count(c, rclass, path, S_object, raw, n);
+    if (count(c, rclass, path, S_object, ks, n) < 0) return -1;
+    return count(c, M_RAW, rclass, path, raw, 0);
+}
+
 /* ``raw``: NULL, or where the raw key set's pseudonym goes (a new reference), kept in the
  * slot beside the gated key set once asked for */
 static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n, PyObject **raw) {
     if (n == 0 || n > KS_MAX_KEYS) {
         PyObject *ks = keyset_tuple(c, keys, n);
-        if (ks && raw && !(*raw = rawset_tuple(c, keys, n))) Py_CLEAR(ks);
+        if (ks && raw && (!(*raw = rawset_tuple(c, keys, n)) || raw_register(c, *raw, ks) < 0)) {
+            Py_CLEAR(ks);
+            Py_CLEAR(*raw);
+        }
         return ks;
     }
     size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
@@ -960,7 +1041,8 @@ static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n, PyObj
         while (k < n && e->keys[k] == keys[k]) k++;
         if (k == n) {
             if (raw) {
-                if (!e->raw && !(e->raw = rawset_tuple(c, keys, n))) return NULL;
+                if (!e->raw && (!(e->raw = rawset_tuple(c, keys, n)) || raw_register(c, e->raw, e->ks) < 0))
+                    return NULL;
                 *raw = Py_NewRef(e->raw);
             }
             return Py_NewRef(e->ks);
@@ -969,7 +1051,7 @@ static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n, PyObj
     PyObject *ks = keyset_tuple(c, keys, n), *r = NULL;
     if (!ks) return NULL;
     if (raw) {
-        if (!(r = rawset_tuple(c, keys, n))) { Py_DECREF(ks); return NULL; }
+        if (!(r = rawset_tuple(c, keys, n)) || raw_register(c, r, ks) < 0) { Py_XDECREF(r); Py_DECREF(ks); return NULL; }
         *raw = r;
     }
     PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
@@ -1167,9 +1249,8 @@ static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
     }
     PyObject *raw = NULL, *ks = keyset_raw(c, v, &raw);
     if (!ks) return -1;
-    int rc = count(c, rclass, path, S_object, ks, n);
+    int rc = count_obj(c, rclass, path, ks, raw, n);
     Py_DECREF(ks);
-    if (rc == 0) rc = count(c, M_RAW, rclass, path, raw, 0);
     Py_DECREF(raw);
     if (rc < 0) return -1;
     Py_ssize_t pos = 0;
@@ -2195,14 +2276,11 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
         if (!r) return -1;
         Py_DECREF(r);
     }
-    if (t->t == T_STR) {
-        if (count(c, w->rclass, path, S_string, S_empty, t->n) < 0) return -1;
-    } else {
-        if (count(c, w->rclass, path, t_json_type(t), S_empty, 0) < 0) return -1;
-        if (t->t != T_NUM) return 0;
-    }
+    if (t->t != T_STR && t->t != T_NUM) return count(c, w->rclass, path, t_json_type(t), S_empty, 0);
+    /* (a string's or number's node and format share a slot: see unfold) */
     int f = t_fmt(c, w->line, t);
-    return f < 0 ? -1 : count_fmt(c, w->rclass, path, f);
+    if (f < 0) return -1;
+    return count(c, w->rclass, path, t->t == T_STR ? S_string : S_number, S_fmt[f], t->t == T_STR ? t->n : 0);
 }
 
 static inline int t_walk_value(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
@@ -2289,9 +2367,8 @@ static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
     }
     PyObject *raw = NULL, *ks = t_keyset_raw(c, w->T, i, &raw);
     if (!ks) return -1;
-    int rc = count(c, w->rclass, path, S_object, ks, n);
+    int rc = count_obj(c, w->rclass, path, ks, raw, n);
     Py_DECREF(ks);
-    if (rc == 0) rc = count(c, M_RAW, w->rclass, path, raw, 0);
     Py_DECREF(raw);
     if (rc < 0) return -1;
     Py_ssize_t j = i + 1;
@@ -2889,6 +2966,8 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(kscache, "_kscache", &PyDict_Type)
     GET(rawcache, "_rawcache", &PyDict_Type)
     GET(m_rawset, "rawset_of", NULL)
+    Py_XSETREF(c->raw_ks, PyDict_New());
+    if (!c->raw_ks) return -1;
     GET(m_gkey, "gkey", NULL)
     GET(m_keyset, "keyset_of", NULL)
     GET(m_special_leaf, "_special_leaf", NULL)
@@ -2964,7 +3043,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->walker); Py_VISIT(c->special); Py_VISIT(c->obj_special); Py_VISIT(c->opaque);
-    Py_VISIT(c->kscache); Py_VISIT(c->rawcache); Py_VISIT(c->m_rawset); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
+    Py_VISIT(c->kscache); Py_VISIT(c->rawcache); Py_VISIT(c->m_rawset); Py_VISIT(c->raw_ks); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
     Py_VISIT(c->carrier_only); Py_VISIT(c->jsonpath);
     Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
     Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
@@ -2991,7 +3070,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 
 static int Core_clear(Core *c) {
     Py_CLEAR(c->walker); Py_CLEAR(c->special); Py_CLEAR(c->obj_special); Py_CLEAR(c->opaque);
-    Py_CLEAR(c->kscache); Py_CLEAR(c->rawcache); Py_CLEAR(c->m_rawset); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
+    Py_CLEAR(c->kscache); Py_CLEAR(c->rawcache); Py_CLEAR(c->m_rawset); Py_CLEAR(c->raw_ks); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
     Py_CLEAR(c->carrier_only); Py_CLEAR(c->jsonpath);
     Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
     Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
@@ -4992,10 +5071,19 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *rawsets = NULL, *formats = NULL;  /* res's: these counts go there, not to a Table */
     for (Py_ssize_t e = 0; rc == 0 && e < c->used; e++) {
         Slot *sl = &c->tab[e];
-        if (sl->k[0] == M_RAW || sl->k[0] == M_FMT) {
-            PyObject **d = sl->k[0] == M_RAW ? &rawsets : &formats;
-            if (!*d) *d = dict_attr(args[0], sl->k[0] == M_RAW ? S_rawsets : S_formats);
-            rc = *d ? merge_value(*d, sl->k, sl->count) : -1;
+        PyObject *nk[4], *xk[4];
+        int u = unfold(c, sl->k, nk, xk);
+        if (u < 0) {
+            rc = -1;
+        } else if (u) {  /* the node's row, then the format's or raw key set's in res */
+            PyObject *key = key_tuple(c, nk), **d = u == 1 ? &formats : &rawsets;
+            rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
+            Py_XDECREF(key);
+            if (rc == 0 && !*d && !(*d = dict_attr(args[0], u == 1 ? S_formats : S_rawsets))) rc = -1;
+            if (rc == 0) rc = merge_count(c, *d, xk, sl->count);
+        } else if (sl->k[0] == M_RAW) {
+            if (!rawsets) rawsets = dict_attr(args[0], S_rawsets);
+            rc = rawsets ? merge_count(c, rawsets, sl->k, sl->count) : -1;
         } else if (sl->k[0] != M_VALUE) {
             PyObject *key = key_tuple(c, sl->k);
             rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
@@ -5941,6 +6029,7 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_markers, "markers") INTERN(S_links, "links")
     INTERN(S_numbers, "numbers") INTERN(S_notjson, "<not-json>")
     INTERN(S_rawsets, "rawsets") INTERN(S_formats, "formats")
+    fmt_init();
     for (int f = 0; f < FMT_N; f++) INTERN(S_fmt[f], FMT_NAMES[f])
     if (!(S_one = PyLong_FromLong(1))) return NULL;
     if (!(M_VALUE = PyUnicode_FromString("<value counted in C>"))) return NULL; /* never interned */

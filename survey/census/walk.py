@@ -746,8 +746,8 @@ class Walker:
         """A salted pseudonym of an object's raw key set (every key, sorted, before the gate):
         distinct raw key sets can be counted, none read. Cached by the tuple of keys."""
         keys = sorted(kt)
-        try:
-            raw = pseudonym(self.salt, "\0".join(keys), "k")
+        try:  # each key after its length: one text for one set of keys, whatever they hold
+            raw = pseudonym(self.salt, "".join(f"{len(k)}:{k}" for k in keys), "k")
         except UnicodeEncodeError:  # a lone surrogate in a key
             raw = pseudonym(self.salt, repr(keys), "k")
         if len(self._rawcache) < 50_000:
