@@ -473,18 +473,17 @@ static int count(Core *c, PyObject *rclass, PyObject *path, PyObject *jt, PyObje
 
 /* d[(k[1], k[2], k[3])] += cnt, the key tuple made once (key_tuple; k[0] a marker) */
 static int merge_count(Core *c, PyObject *d, PyObject *const *k, Py_ssize_t cnt) {
-    PyObject *key = key_tuple(c, k), *pc = key ? PyLong_FromSsize_t(cnt) : NULL;
-    if (!pc) { Py_XDECREF(key); return -1; }
-    /* most keys are new to the dict: in with one lookup */
-    PyObject *a = PyDict_SetDefault(d, key, pc);
-    int rc = a ? 0 : -1;
-    if (a && a != pc) {
-        Py_ssize_t was = PyLong_AsSsize_t(a);
-        PyObject *nn = was == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(was + cnt);
-        rc = nn ? PyDict_SetItem(d, key, nn) : -1;
-        Py_XDECREF(nn);
+    /* (not PyDict_SetDefault: a small count is a shared int, so "the value it found is the
+     * one given" would not tell a new key from one that holds the same count) */
+    PyObject *key = key_tuple(c, k);
+    if (!key) return -1;
+    PyObject *n = PyDict_GetItemWithError(d, key);
+    Py_ssize_t was = n ? PyLong_AsSsize_t(n) : 0;
+    int rc = -1;
+    if (!PyErr_Occurred()) {
+        PyObject *nn = PyLong_FromSsize_t(was + cnt);
+        if (nn) { rc = PyDict_SetItem(d, key, nn); Py_DECREF(nn); }
     }
-    Py_DECREF(pc);
     Py_DECREF(key);
     return rc;
 }
