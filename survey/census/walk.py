@@ -320,19 +320,16 @@ def string_format(s: str) -> str:
     n = len(s)
     if n == 0:
         return "empty"
-    if n == 36:
-        if (s[8] == s[13] == s[18] == s[23] == "-"
-                and all(ch in _HEXD for ch in s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])):
-            return "uuid"
-    elif n in _HEXLEN:
-        if all(ch in _HEXD for ch in s):
-            return _HEXLEN[n]
+    if n == 36 and (s[8] == s[13] == s[18] == s[23] == "-"
+                    and all(ch in _HEXD for ch in s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])):
+        return "uuid"
+    if n in _HEXLEN and all(ch in _HEXD for ch in s):
+        return _HEXLEN[n]
     c0 = s[0]
-    if 16 <= n <= 35 and c0 in _DIGITS:
-        if (_digits(s, 0, 4) and s[4] == "-" and _digits(s, 5, 7) and s[7] == "-" and _digits(s, 8, 10)
-                and s[10] in "Tt " and _digits(s, 11, 13) and s[13] == ":" and _digits(s, 14, 16)
-                and all(ch in _TS_REST for ch in s[16:])):
-            return "timestamp"
+    if (16 <= n <= 35 and c0 in _DIGITS and _digits(s, 0, 4) and s[4] == "-" and _digits(s, 5, 7) and s[7] == "-"
+            and _digits(s, 8, 10) and s[10] in "Tt " and _digits(s, 11, 13) and s[13] == ":" and _digits(s, 14, 16)
+            and all(ch in _TS_REST for ch in s[16:])):
+        return "timestamp"
     url = path = False
     if c0 in _LETTERS:
         i = 1

@@ -178,7 +178,7 @@ class Kit:
         merged = [r for r in rows if as_int(r["keysets_raw"]) > as_int(r["keysets_masked"])]
         text = (f"Top-level key sets over {len(top)} record class{'es' if len(top) != 1 else ''}: {fmt(masked)} after "
                 f"masking unreviewed keys; {fmt(raw)} distinct before masking. "
-                + (f"At {len(merged)} (class, path) pairs masking merged distinct key sets; a count of sets "
+                + (f"At {len(merged)} (class, path) pair{'s' if len(merged) != 1 else ''} masking merged distinct key sets; a count of sets "
                    "elsewhere on this page is after masking unless it says otherwise."
                    if merged else "Masking merged no two key sets at any path."))
         return self.state("keysets_masking", "census", text,
