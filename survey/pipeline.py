@@ -28,6 +28,7 @@ from survey.corpus.crawl import Inventory, crawl, load_classes, sample, save_cla
 from survey.corpus.frames import FLAGS
 from survey.corpus.privacy import config_dir, load_salt, pseudonym
 from survey.corpus.rootcheck import check_inventory
+from survey.evidence.formats import EXPECTED as FORMATS_EXPECTED
 from survey.evidence.grep.keyhits import key_hits
 from survey.evidence.grep.scopes import KNOWN_SCHEMA, AnyListing, Known, rg_listings
 from survey.evidence.grep.verdicts import ScopeGrep, grep_scopes, run_probes
@@ -449,6 +450,8 @@ def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evi
     if run.profile.claims:
         run.profile.claims(kit)
     kit.skeletons(run.profile.record_class)
+    kit.keysets_masking()
+    kit.value_formats(FORMATS_EXPECTED.get(run.profile.name, ()))
     kit.key_gate()
     nested_keysets(kit, run.profile.nested_keysets)
     tool_input_keysets(kit)

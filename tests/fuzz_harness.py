@@ -344,7 +344,11 @@ def check(data: bytes) -> None:
 SEEDS = [b'{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","parentUuid":null}\n',
          b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/a"}}]}}\n',
          b'{"role":"user","role":"assistant","n":1e400,"m":NaN}\n', b"\xff\xfe{\x00}\x00\n\x00",
-         b'{"a":"\\u00e9\\ud83d\\ude00","b":[1,2.5,-0,true,false,null,{}]}\n\r\n\n', b"\x89PNG\r\n\x1a\n\x00\x00"]
+         b'{"a":"\\u00e9\\ud83d\\ude00","b":[1,2.5,-0,true,false,null,{}]}\n\r\n\n', b"\x89PNG\r\n\x1a\n\x00\x00",
+         # a value of every format class (walk.string_format, number_format), plain and escaped
+         b'{"u":"0d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7d","h":"9e107d9d372bb6826bd81d3542a419d6","t":"2026-08-17T18:55:41.627Z",'
+         b'"s":1754000000,"ms":1754000000000.5,"e":1.7e9,"w":"https://x.example/a","p":"\\/home\\/a b","d":"C:\\\\x",'
+         b'"x":"","f":"./a\\nb","g":"~/\\u0041"}\n']
 
 
 def _keep(cases: Path, data: bytes) -> Path:

@@ -134,6 +134,17 @@ def test_key_sets_are_counted_after_masking_and_say_so(cc_base: Path, tmp_path: 
     assert rc["value"]["keysets"] == len(masked)
     assert rc["value"]["masked_keysets"] == sum(1 for _c, ks in masked if MASK in ks)
     assert "key sets after masking unreviewed keys" in rc["text"] and "masking may have merged" in rc["text"]
+    # the count before masking: distinct raw key sets, from salted pseudonyms of the sorted keys
+    assert rc["value"]["keysets_raw"] == len(raw)
+    assert f"{len(masked)} distinct top-level key sets after masking unreviewed keys" in rc["text"]
+    assert f"{len(raw)} distinct before masking" in rc["text"]
+    # the page-wide figure (every record class, the .meta.json documents too) says masking merged sets
+    km = s.claims["keysets_masking"]["value"]
+    assert km["raw"] - km["masked"] == len(raw) - len(masked) and km["merged_pairs"] >= 1
+    walk = s.snap / "walk"
+    stored = b"".join(p.read_bytes() for p in sorted(walk.rglob("*.parquet")) if p.is_file()
+                      and p.relative_to(walk).parts[0].startswith(("rawsets", "formats")))
+    assert stored and b"zzPlanted" not in stored and "zzPlanted" not in s.page
 
 
 def test_an_exit_code_under_a_nested_object_is_found_and_its_path_named(cc_base: Path, tmp_path: Path) -> None:

@@ -116,6 +116,8 @@ def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypat
     # every chart beside the pages is searched, byte for byte, as the pages are
     assert list((tmp_path / "reports").rglob("*.svg")) and list((tmp_path / "discover").rglob("*.svg"))
     assert list((tmp_path / "cache").rglob("*.census/*.parquet")), "no partial rows kept to search"
+    for table in ("rawsets", "formats"):  # (raw key sets' pseudonyms, value formats: searched like the rest)
+        assert list((tmp_path / "snapshots").rglob(f"walk/{table}.parquet")), f"no {table} table to search"
     haystack = "\n".join([written_text(tmp_path / "snapshots"), written_text(tmp_path / "reports"),
                           written_text(tmp_path / "discover"), written_text(tmp_path / "cache"), *printed])
     leaked = sorted(leaks(canaries, haystack))

@@ -415,3 +415,91 @@ def test_a_utf16_or_utf32_file_walks_as_its_utf8_would(tmp_path: Path, monkeypat
                          + '"}\n{"b":1}\n'.encode(codec))
         r = W.walk_file(w, str(lone), "x", "jsonl", lone.stat().st_size)
         assert [f[1] for f in r.frames] == ["invalid_utf8", "ok"]
+
+
+# -- raw key sets and value formats -----------------------------------------------------------
+
+# The format classes, written independently as regular expressions over the whole string
+# (``re.ASCII``: a digit or letter is an ASCII one), tried in order; anything else is text.
+FORMAT_RX = [
+    ("empty", r""),
+    ("uuid", r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+    ("hex32", r"[0-9a-fA-F]{32}"), ("hex40", r"[0-9a-fA-F]{40}"), ("hex64", r"[0-9a-fA-F]{64}"),
+    ("timestamp", r"(?=[\s\S]{16,35}\Z)[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}[0-9:.+\-Zz]*"),
+    ("url", r"[A-Za-z][A-Za-z0-9+.\-]{0,15}://[^ \t\n\r]*"),
+    ("path", r"(?:/|~/|\./|\.\./|[A-Za-z]:[\\/])[^\n]*"),
+]
+
+
+def format_by_rx(s: str) -> str:
+    import re
+
+    for name, rx in FORMAT_RX:
+        if re.fullmatch(rx, s, re.ASCII):
+            return name
+    return "text"
+
+
+def number_by_range(v: float) -> str:
+    if 946_684_800 <= v < 4_102_444_800:  # 2000-01-01 .. 2100-01-01, seconds
+        return "epoch_s"
+    if 946_684_800_000 <= v < 4_102_444_800_000:
+        return "epoch_ms"
+    return "number"
+
+
+FORMAT_EXAMPLES = {
+    "": "empty", "0d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7d": "uuid", "0D7A3C2E-1B4F-4E6A-9C1D-2F3E4A5B6C7D": "uuid",
+    "0d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7g": "text", "9e107d9d372bb6826bd81d3542a419d6": "hex32",
+    "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12": "hex40", "a" * 64: "hex64", "a" * 63: "text",
+    "2026-08-17T18:55:41.627Z": "timestamp", "2026-08-17 18:55": "timestamp", "2026-08-17T18:55:41+02:00": "timestamp",
+    "2026-08-17": "text", "2026-08-17T18:55:41.627Z and more": "text", "https://x.example/a?b=c": "url",
+    "file:///home/a": "url", "https://x.example/a b": "text", "/home/a b": "path", "~/x": "path", "./x": "path",
+    "../x": "path", "C:\\Users\\a": "path", "c:/x": "path", "/a\nb": "text", "~x": "text", ".x": "text",
+    "hello": "text", "é/x": "text", "/é": "path", "ab1+.-://x": "url", "a" * 17 + "://x": "text", "C://x y": "path",
+}
+
+
+@pytest.mark.parametrize("s,want", list(FORMAT_EXAMPLES.items()))
+def test_string_formats_of_known_strings(s: str, want: str) -> None:
+    from survey.census.walk import string_format
+
+    assert format_by_rx(s) == want  # the expressions say the same, so each example checks both
+    assert string_format(s) == want
+
+
+@pytest.mark.parametrize("v", [0, 946_684_799, 946_684_800, 1_754_000_000, 1_754_000_000.5, 4_102_444_799,
+                               4_102_444_800, 99_999_999_999, 1_754_000_000_000, 1.7e12, 4_102_444_800_000,
+                               -1_754_000_000, float("nan"), float("inf"), 10**30])
+def test_number_formats_by_range(v: float) -> None:
+    from survey.census.walk import number_format
+
+    assert number_format(v) == number_by_range(v)
+
+
+def test_formats_and_raw_key_sets_are_counted_per_class_and_path(tmp_path: Path) -> None:
+    """Values planted at known rates: per (class, path) the walk's format counts equal the
+    expressions' over the same values; objects whose keys differ only in unreviewed keys are
+    one masked key set but two raw ones, and no raw key leaves."""
+    w = walker()
+    recs = []
+    for i in range(40):
+        recs.append({"role": "user", "id": "0d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7d" if i % 4 else "not-a-uuid",
+                     "args": {"path": "/home/x" if i % 5 else "x", "a": 1_754_000_000_000 + i if i % 3 else i,
+                              ("zzSecretA" if i % 2 else "zzSecretB"): "2026-08-17T18:55:41Z"}})
+    r = walk(w, tmp_path, recs)
+    want: dict[tuple[str, str, str], int] = {}
+    for rec in recs:
+        for path, v in (("$.id", rec["id"]), ("$.role", rec["role"]), ("$.args.path", rec["args"]["path"]),
+                        ("$.args.a", rec["args"]["a"])):
+            k = ("user", path, format_by_rx(v) if isinstance(v, str) else number_by_range(v))
+            want[k] = want.get(k, 0) + 1
+    got = {k: n for k, n in r.formats.items() if not k[1].startswith("$.args.<")}
+    assert got == want
+    assert want[("user", "$.id", "uuid")] == 30 and want[("user", "$.args.a", "epoch_ms")] == 26
+    masked = {ks for (rc, p, jt, ks) in r.nodes if p == "$.args" and jt == "object"}
+    raw = {x for (rc, p, x) in r.rawsets if p == "$.args"}
+    assert len(masked) == 1 and len(raw) == 2  # the two secret keys: one set masked, two before
+    assert sum(n for (rc, p, x), n in r.rawsets.items() if p == "$.args") == 40
+    assert "zzSecret" not in repr((r.rawsets, r.formats, r.nodes))
+    assert all(x.startswith("k-") and len(x) == 18 for (_rc, _p, x) in r.rawsets)

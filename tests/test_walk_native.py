@@ -1055,9 +1055,70 @@ def test_counts_taken_from_the_c_core_are_the_counts_of_res(runtime: str, tmp_pa
         monkeypatch.setattr(C, "HOLD_COUNTS", hold)
         out = C.collect(inv, tmp_path / "c", prof, mode="reviewed", allow_mcp=False, salt=SALT, jobs=1)
         return {k: (v.collect() if isinstance(v, pl.LazyFrame) else v)
-                for k, v in out.items() if k in ("nodes", "values", "headings", "node_counts")}
+                for k, v in out.items() if k in ("nodes", "values", "headings", "node_counts", "rawsets", "formats")}
 
     held, through_res = tables(True), tables(False)
-    assert held["nodes"].height > 0
+    assert held["nodes"].height > 0 and held["rawsets"].height > 0 and held["formats"].height > 0
     for name, df in through_res.items():
         assert held[name].equals(df), f"{runtime}: {name} differs when the counts are taken from the core"
+
+
+# atoms a string or number is drawn from, so that every format class and its near misses come
+# up: hex runs, dashes, a timestamp's parts, schemes, path starts, escapes, whitespace
+_FMT_ATOMS = ["0d7a3c2e", "-", "1b4f", "9e107d9d372bb6826bd81d3542a419d6", "a" * 24, "2026-08-17", "T", " ", "18:55",
+              ":41.627", "Z", "+02:00", "https", "://", "x.example", "/", "~/", "./", "../", "C:", "\\", "\n", "\t",
+              "é", "\U0001F600", "g", "a b", "\"", "\u2028", "file"]
+_NUMBERS = st.sampled_from([946_684_799, 946_684_800, 1_754_000_000, 4_102_444_799, 4_102_444_800,
+                            1_754_000_000_000, 4_102_444_800_000, 99_999_999_999, -1_754_000_000, 0, 10**19,
+                            1_754_000_000.5, 1.7e9, 1.754e12, 4_102_444_799.9999999, 9_999_999_999.99999,
+                            1e300, -0.0]) | st.integers() | st.floats(allow_nan=False)
+
+
+@needs_native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(values=st.lists(st.lists(st.sampled_from(_FMT_ATOMS), max_size=8).map("".join) | _NUMBERS
+                       | st.text(max_size=80).map(lambda t: t.encode("utf-16", "surrogatepass").decode("utf-16")),
+                       min_size=1, max_size=12),
+       pad=st.integers(0, 70))
+def test_value_formats_are_the_python_walkers_on_the_tape_and_off_it(values: list, pad: int,
+                                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every string and number, as read from the text (the tape: plain, every non-ASCII
+    character escaped, "/" escaped, long strings past the 64 bytes the core decodes) and as
+    a Python object (``Walker.node``), gets the Python walker's format class."""
+    c, p = _PAIRS.get("claude") or _PAIRS.setdefault("claude", pair("claude_code"))
+    long = ["x" * pad + v if isinstance(v, str) else v for v in values]
+    obj = {"type": "user", "a": values, "b": {"c": long}, "d": [v + "q" * pad for v in values if isinstance(v, str)]}
+    f = tmp_path_factory.mktemp("fmt") / "x.jsonl"
+    f.write_bytes(b"\n".join(_texts(obj)) + b"\n")
+    a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)
+    b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
+    assert_same(a, b, "value formats")
+    assert b.formats
+    ra, rb = W.FileResult(file_id="x"), W.FileResult(file_id="x")
+    c.node(ra, "user", "$", obj, 0, 0)
+    p.node(rb, "user", "$", obj, 0, 0)
+    assert_same(ra, rb, "value formats of objects")
+
+
+@needs_native
+def test_escaped_strings_past_64_bytes_keep_their_format(tmp_path: Path) -> None:
+    """A long string with escapes is decoded by the core only where it could be a URL or a
+    path: escapes in a scheme, a drive's colon, a first slash; and numbers written with an
+    exponent or a long fraction. Each gets the Python walker's class, and the expected one."""
+    c, p = _PAIRS.get("claude") or _PAIRS.setdefault("claude", pair("claude_code"))
+    tail = b"y" * 80
+    cases = {b'"http\\u003a//x.example/' + tail + b'"': "url", b'"\\u0068ttp://x.example/' + tail + b'"': "url",
+             b'"C\\u003a\\\\' + tail + b'"': "path", b'"\\u002fhome/' + tail + b'"': "path",
+             b'"\\/home/' + tail + b'\\n"': "text", b'"\\u0030d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7d"': "uuid",
+             b'"2026-08-17T18:55:41.627\\u005a"': "timestamp", b'"abcdefghijklmnop\\u003a//' + tail + b'"': "url",
+             b'"abcdefghijklmnopq://' + tail + b'"': "text", b'"say \\"hi\\" ' + tail + b'"': "text",
+             b"1754000000.0e0": "epoch_s", b"17540000000000e-1": "epoch_ms", b"1754000000." + b"0" * 70: "epoch_s",
+             b"4102444799.99999999": "number", b"-1754000000": "number"}
+    for i, (text, want) in enumerate(cases.items()):
+        f = tmp_path / f"{i}.jsonl"
+        f.write_bytes(b'{"type":"user","a":' + text + b"}\n")
+        a = W.walk_file(c, str(f), "x", "jsonl", f.stat().st_size)
+        b = W.walk_file(p, str(f), "x", "jsonl", f.stat().st_size)
+        assert_same(a, b, f"format of {text[:30]!r}")
+        assert [fm for (_rc, path, fm) in b.formats if path != "$.type"] == [want], text[:30]

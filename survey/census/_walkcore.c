@@ -60,6 +60,7 @@ typedef struct KsSlot {
     Py_ssize_t n;
     PyObject **keys; /* n owned key objects, in the dict's order */
     PyObject *ks;    /* owned: the gated key set; NULL: empty */
+    PyObject *raw;   /* owned: the raw key set's pseudonym (Walker.rawset_of), once asked for */
 } KsSlot;
 
 /* SHA-256 (FIPS 180-4), only for the HMAC of id pseudonyms: the key's inner and outer
@@ -217,6 +218,9 @@ typedef struct {
     PyObject *obj_special;  /* set of dict/opaque paths */
     PyObject *opaque;       /* set of opaque paths */
     PyObject *kscache;      /* the walker's dict: tuple of keys -> gated key set */
+    PyObject *rawcache;     /* the walker's dict: tuple of keys -> raw key set's pseudonym */
+    PyObject *m_rawset;     /* Walker.rawset_of */
+    PyObject *raw_ks;       /* a raw key set's pseudonym -> its gated key set (see unfold) */
     PyObject *children;     /* path -> {key -> child path} */
     PyObject *elem;         /* path -> (element path, typed?) */
     PyObject *typed;        /* path -> {type -> (element path, its flags)} */
@@ -298,6 +302,7 @@ static void ks_slot_clear(KsSlot *e) {
     for (Py_ssize_t j = 0; j < e->n; j++) Py_DECREF(e->keys[j]);
     PyMem_Free(e->keys);
     Py_CLEAR(e->ks);
+    Py_CLEAR(e->raw);
     e->keys = NULL;
     e->n = 0;
 }
@@ -305,12 +310,27 @@ static void ks_slot_clear(KsSlot *e) {
 /* k[0] of a node-table slot that counts a vocabulary value: (M_VALUE, path, shown value,
  * None) -> count, flushed into res.values (an object no record class can be) */
 static PyObject *M_VALUE;
+/* k[0] of a slot that counts a raw key set on its own (M_RAW, rclass, path, its pseudonym):
+ * flushed into res.rawsets as the tuple (rclass, path, pseudonym). Only where Core.raw_ks is
+ * full: otherwise an object's raw key set shares its node's slot (see unfold). */
+static PyObject *M_RAW;
+/* and of a format's key (M_FMT, rclass, path, format class), only ever a key (key_tuple) */
+static PyObject *M_FMT;
+#define IS_MARK(o) ((o) == M_VALUE || (o) == M_RAW || (o) == M_FMT)
+#define RAW_KS_MAX (1 << 17)
+
+/* A leaf's format class (walk.string_format / walk.number_format: the same fixed list) */
+enum { FMT_EMPTY, FMT_UUID, FMT_HEX32, FMT_HEX40, FMT_HEX64, FMT_TS, FMT_URL, FMT_PATH, FMT_TEXT,
+       FMT_EPOCH_S, FMT_EPOCH_MS, FMT_NUMBER, FMT_N };
+static const char *const FMT_NAMES[FMT_N] = {"empty", "uuid", "hex32", "hex40", "hex64", "timestamp", "url",
+                                             "path", "text", "epoch_s", "epoch_ms", "number"};
+static PyObject *S_fmt[FMT_N];
 
 static PyObject *S_object, *S_array, *S_string, *S_number, *S_boolean, *S_null, *S_empty,
     *S_opaque, *S_dot, *S_type, *S_nodes, *S_root, *S_frames, *S_blocks, *S_withheld, *S_none, *S_map,
     *S_slash, *S_true, *S_false, *S_input, *S_lt_object, *S_lt_array, *S_lt_string, *S_lt_number,
     *S_lt_boolean, *S_lt_null, *S_ok, *S_blank, *S_oversized, *S_values, *S_markers, *S_one, *S_links, *S_numbers,
-    *S_notjson;
+    *S_notjson, *S_rawsets, *S_formats;
 
 static inline size_t slot_hash(PyObject *const *k);
 
@@ -352,7 +372,7 @@ static PyObject *key_tuple(Core *c, PyObject *const *k) {
         KeyTuple *e = &c->kt[j];
         if (!e->k[0]) {
             /* a value's key is (path, shown value, None), its slot marked by M_VALUE */
-            PyObject *t = k[0] == M_VALUE ? PyTuple_Pack(3, k[1], k[2], k[3]) : PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
+            PyObject *t = IS_MARK(k[0]) ? PyTuple_Pack(3, k[1], k[2], k[3]) : PyTuple_Pack(4, k[0], k[1], k[2], k[3]);
             if (!t || c->kt_used >= KT_MAX) return t;  /* full: a tuple of its own */
             for (int i = 0; i < 4; i++) e->k[i] = Py_NewRef(k[i]);
             e->t = t;
@@ -451,6 +471,23 @@ static int count(Core *c, PyObject *rclass, PyObject *path, PyObject *jt, PyObje
     }
 }
 
+/* d[(k[1], k[2], k[3])] += cnt, the key tuple made once (key_tuple; k[0] a marker) */
+static int merge_count(Core *c, PyObject *d, PyObject *const *k, Py_ssize_t cnt) {
+    /* (not PyDict_SetDefault: a small count is a shared int, so "the value it found is the
+     * one given" would not tell a new key from one that holds the same count) */
+    PyObject *key = key_tuple(c, k);
+    if (!key) return -1;
+    PyObject *n = PyDict_GetItemWithError(d, key);
+    Py_ssize_t was = n ? PyLong_AsSsize_t(n) : 0;
+    int rc = -1;
+    if (!PyErr_Occurred()) {
+        PyObject *nn = PyLong_FromSsize_t(was + cnt);
+        if (nn) { rc = PyDict_SetItem(d, key, nn); Py_DECREF(nn); }
+    }
+    Py_DECREF(key);
+    return rc;
+}
+
 /* res.values[(path, shown value, None)] += cnt */
 static int merge_value(PyObject *values, PyObject *const *k, Py_ssize_t cnt) {
     PyObject *key = PyTuple_Pack(3, k[1], k[2], k[3]);
@@ -475,20 +512,58 @@ static PyObject *dict_attr(PyObject *res, PyObject *name) {
     return d;
 }
 
+/* A slot that counts two things at once, so a leaf or an object costs one count: a string
+ * or number leaf whose keyset is its format class (S_fmt), its node (keyset "") and its
+ * res.formats row; an object whose keyset is its raw key set's pseudonym, its node (keyset:
+ * the gated key set, from raw_ks) and its res.rawsets row. Returns 1 (a format), 2 (a raw
+ * key set), 0 (a plain slot) or -1; nk: the node's key, xk: (-, rclass, path, format or
+ * pseudonym), borrowed. */
+static int unfold(Core *c, PyObject *const *k, PyObject **nk, PyObject **xk) {
+    PyObject *jt = k[2];
+    if (IS_MARK(k[0]) || k[3] == S_empty) return 0;
+    int u;
+    PyObject *ks;
+    if (jt == S_string || jt == S_number) {
+        u = 1, ks = S_empty;
+    } else if (jt == S_object && k[3] != S_map && k[3] != S_opaque) {
+        u = 2;
+        if (!(ks = PyDict_GetItemWithError(c->raw_ks, k[3]))) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "a raw key set without its key set");
+            return -1;
+        }
+    } else {
+        return 0;
+    }
+    nk[0] = k[0], nk[1] = k[1], nk[2] = jt, nk[3] = ks;
+    xk[0] = u == 1 ? M_FMT : M_RAW, xk[1] = k[0], xk[2] = k[1], xk[3] = k[3];
+    return u;
+}
+
 /* Empty the table into res.nodes and res.values, in first-seen order (res == NULL: drop it,
  * after an error). */
 static int tab_flush(Core *c, PyObject *res) {
     if (!c->used) return 0;
-    PyObject *nodes = NULL, *values = NULL;
+    PyObject *nodes = NULL, *values = NULL, *rawsets = NULL, *formats = NULL;
     int rc = 0;
     if (res && !(nodes = dict_attr(res, S_nodes))) rc = -1;
     for (Py_ssize_t e = 0; e < c->used; e++) {
         Slot *sl = &c->tab[e];
-        if (rc == 0 && nodes) {
-            if (sl->k[0] != M_VALUE) {
+        PyObject *nk[4], *xk[4];
+        int u = rc == 0 && nodes ? unfold(c, sl->k, nk, xk) : 0;
+        if (u < 0) {
+            rc = -1;
+        } else if (u) {
+            PyObject **d = u == 1 ? &formats : &rawsets;
+            rc = merge(c, nodes, nk, sl->count, sl->max);
+            if (rc == 0 && !*d && !(*d = dict_attr(res, u == 1 ? S_formats : S_rawsets))) rc = -1;
+            if (rc == 0) rc = merge_count(c, *d, xk, sl->count);
+        } else if (rc == 0 && nodes) {
+            PyObject *m = sl->k[0];
+            if (!IS_MARK(m)) {
                 rc = merge(c, nodes, sl->k, sl->count, sl->max);
-            } else if (values || (values = dict_attr(res, S_values))) {
-                rc = merge_value(values, sl->k, sl->count);
+            } else if (m == M_VALUE ? (values || (values = dict_attr(res, S_values)))
+                       : (rawsets || (rawsets = dict_attr(res, S_rawsets)))) {
+                rc = m == M_VALUE ? merge_value(values, sl->k, sl->count) : merge_count(c, rawsets, sl->k, sl->count);
             } else {
                 rc = -1;
             }
@@ -499,6 +574,8 @@ static int tab_flush(Core *c, PyObject *res) {
     c->used = 0;
     Py_XDECREF(nodes);
     Py_XDECREF(values);
+    Py_XDECREF(rawsets);
+    Py_XDECREF(formats);
     return rc;
 }
 
@@ -704,6 +781,127 @@ static int path_flags(Core *c, PyObject *p) {
            | (v ? F_VOCAB : 0) | (l ? F_LINK : 0) | (m ? F_MARKER : 0) | (n ? F_VOCAB_NUMBER : 0);
 }
 
+
+/* ---- value formats (walk.string_format, walk.number_format) ---------------------------- */
+#define FMT_URL_CAND 0x100
+#define FMT_PATH_CAND 0x200
+/* each byte's classes, one bit each (filled by fmt_init): a check is a load and a mask */
+enum { C_HEX = 1, C_DIG = 2, C_ALPHA = 4, C_SCHEME = 8, C_TS = 16 };
+static uint8_t CC[256];
+
+static void fmt_init(void) {
+    for (int ch = 0; ch < 128; ch++) {
+        int dig = ch >= '0' && ch <= '9', alpha = (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z';
+        int hex = dig || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+        CC[ch] = (uint8_t)((hex ? C_HEX : 0) | (dig ? C_DIG : 0) | (alpha ? C_ALPHA : 0)
+                           | (alpha || dig || ch == '+' || ch == '.' || ch == '-' ? C_SCHEME : 0)
+                           | (dig || ch == ':' || ch == '.' || ch == '+' || ch == '-' || ch == 'Z' || ch == 'z' ? C_TS : 0));
+    }
+}
+
+static inline int is_dig(unsigned char ch) { return CC[ch] & C_DIG; }
+static inline int is_alpha(unsigned char ch) { return CC[ch] & C_ALPHA; }
+static inline int is_scheme(unsigned char ch) { return CC[ch] & C_SCHEME; }
+/* whether every byte of p[lo..hi) has class bit b (no early exit: short, branch-free runs) */
+static inline int all_of(const unsigned char *p, Py_ssize_t lo, Py_ssize_t hi, int b) {
+    int acc = b;
+    for (Py_ssize_t i = lo; i < hi; i++) acc &= CC[p[i]];
+    return acc;
+}
+static inline int digs(const unsigned char *p, int lo, int hi) { return all_of(p, lo, hi, C_DIG); }
+
+/* A string's class from its length n and its first min(n, 64) characters (one that is not
+ * ASCII as a byte >= 0x80; or its UTF-8 bytes, n then its byte length: the classes that
+ * look at the length are all-ASCII ones). Length and the first bytes first: most strings
+ * are decided by one or two compares. A URL or path is a candidate (a bit) until its
+ * whitespace is looked for. */
+static int fmt_prefix(const unsigned char *p, Py_ssize_t n) {
+    if (n == 0) return FMT_EMPTY;
+    if (n == 36) {
+        if (p[8] == '-' && p[13] == '-' && p[18] == '-' && p[23] == '-' && all_of(p, 0, 8, C_HEX)
+                && all_of(p, 9, 13, C_HEX) && all_of(p, 14, 18, C_HEX) && all_of(p, 19, 23, C_HEX)
+                && all_of(p, 24, 36, C_HEX))
+            return FMT_UUID;
+    } else if (n == 32 || n == 40 || n == 64) {
+        if (all_of(p, 0, n, C_HEX)) return n == 32 ? FMT_HEX32 : n == 40 ? FMT_HEX40 : FMT_HEX64;
+    }
+    unsigned char c0 = p[0];
+    if (n >= 16 && n <= 35 && is_dig(c0) && digs(p, 0, 4) && p[4] == '-' && digs(p, 5, 7) && p[7] == '-'
+            && digs(p, 8, 10) && (p[10] == 'T' || p[10] == 't' || p[10] == ' ') && digs(p, 11, 13)
+            && p[13] == ':' && digs(p, 14, 16)) {
+        if (all_of(p, 16, n, C_TS)) return FMT_TS;
+    }
+    int out = FMT_TEXT;
+    if (is_alpha(c0)) {
+        /* a scheme ends at the first ":" (not a scheme character), within 17 characters; a
+         * drive letter's is the second: most words have none there, and are text at once */
+        const unsigned char *col = memchr(p, ':', (size_t)(n < 17 ? n : 17));
+        if (!col) return FMT_TEXT;
+        Py_ssize_t i = 1;
+        while (p + i < col && is_scheme(p[i])) i++;
+        if (p + i == col && i + 3 <= n && p[i + 1] == '/' && p[i + 2] == '/') out |= FMT_URL_CAND;
+        if (n >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')) out |= FMT_PATH_CAND;
+    } else if (c0 == '/' || (n >= 2 && (c0 == '~' || c0 == '.') && p[1] == '/')
+               || (n >= 3 && c0 == '.' && p[1] == '.' && p[2] == '/')) {
+        out |= FMT_PATH_CAND;
+    }
+    return out;
+}
+
+/* the class of a string given as its UTF-8 bytes */
+static int fmt_bytes(const char *u, Py_ssize_t n) {
+    int f = fmt_prefix((const unsigned char *)u, n);
+    if (f < FMT_URL_CAND) return f;
+    if ((f & FMT_URL_CAND) && !memchr(u, ' ', (size_t)n) && !memchr(u, '\t', (size_t)n)
+            && !memchr(u, '\n', (size_t)n) && !memchr(u, '\r', (size_t)n))
+        return FMT_URL;
+    if ((f & FMT_PATH_CAND) && !memchr(u, '\n', (size_t)n)) return FMT_PATH;
+    return FMT_TEXT;
+}
+
+/* the class of a str */
+static int fmt_str(PyObject *v) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+    if (PyUnicode_IS_ASCII(v)) return fmt_bytes((const char *)PyUnicode_DATA(v), n);
+    unsigned char buf[64];
+    int kind = PyUnicode_KIND(v);
+    const void *d = PyUnicode_DATA(v);
+    for (Py_ssize_t i = 0; i < n && i < 64; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, d, i);
+        buf[i] = ch < 0x80 ? (unsigned char)ch : 0x80;
+    }
+    int f = fmt_prefix(buf, n);
+    if (f < FMT_URL_CAND) return f;
+    if ((f & FMT_URL_CAND) && PyUnicode_FindChar(v, ' ', 0, n, 1) == -1 && PyUnicode_FindChar(v, '\t', 0, n, 1) == -1
+            && PyUnicode_FindChar(v, '\n', 0, n, 1) == -1 && PyUnicode_FindChar(v, '\r', 0, n, 1) == -1)
+        return FMT_URL;
+    if ((f & FMT_PATH_CAND) && PyUnicode_FindChar(v, '\n', 0, n, 1) == -1) return FMT_PATH;
+    return FMT_TEXT;
+}
+
+static inline int fmt_ll(long long x) {
+    if (x >= 946684800LL && x < 4102444800LL) return FMT_EPOCH_S;
+    if (x >= 946684800000LL && x < 4102444800000LL) return FMT_EPOCH_MS;
+    return FMT_NUMBER;
+}
+
+static inline int fmt_double(double x) {
+    if (x >= 946684800.0 && x < 4102444800.0) return FMT_EPOCH_S;
+    if (x >= 946684800000.0 && x < 4102444800000.0) return FMT_EPOCH_MS;
+    return FMT_NUMBER; /* NaN too */
+}
+
+/* the class of an int or float (not a bool); -1 when it is neither */
+static int fmt_num(PyObject *v) {
+    if (PyFloat_CheckExact(v)) return fmt_double(PyFloat_AS_DOUBLE(v));
+    if (!PyLong_CheckExact(v)) return -1;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) { PyErr_Clear(); return FMT_NUMBER; }
+    return overflow ? FMT_NUMBER : fmt_ll(x);
+}
+
+
 static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                      int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     int sp = flags & F_SPECIAL;
@@ -754,8 +952,10 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         if (!r) return -1;
         Py_DECREF(r);
     }
-    if (PyUnicode_CheckExact(v)) return count(c, rclass, path, S_string, S_empty, utf8_len(v));
-    return count(c, rclass, path, leaf_type(v), S_empty, 0);
+    /* (a string's or number's node and format share a slot: see unfold) */
+    if (PyUnicode_CheckExact(v)) return count(c, rclass, path, S_string, S_fmt[fmt_str(v)], utf8_len(v));
+    int f = v == Py_None || PyBool_Check(v) ? -1 : fmt_num(v);
+    return count(c, rclass, path, leaf_type(v), f < 0 ? S_empty : S_fmt[f], 0);
 }
 
 static int walk_value(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
@@ -791,18 +991,68 @@ static PyObject *keyset_tuple(Core *c, PyObject *const *keys, Py_ssize_t n) {
  * tuple of keys; a miss (new key objects, a collision) takes the tuple path and fills the
  * slot. Slots own their keys, so an identity in the table is never reused by another
  * object. */
-static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n) {
-    if (n == 0 || n > KS_MAX_KEYS) return keyset_tuple(c, keys, n);
+/* The raw key set's pseudonym of an object whose keys are keys[0..n): the walker's cache by
+ * the tuple of keys, else Walker.rawset_of. */
+static PyObject *rawset_tuple(Core *c, PyObject *const *keys, Py_ssize_t n) {
+    PyObject *kt = PyTuple_New(n);
+    if (!kt) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(kt, k, Py_NewRef(keys[k]));
+    PyObject *raw = PyDict_GetItemWithError(c->rawcache, kt);
+    if (raw) Py_INCREF(raw);
+    else if (!PyErr_Occurred()) raw = PyObject_CallOneArg(c->m_rawset, kt);
+    Py_DECREF(kt);
+    return raw;
+}
+
+/* raw_ks[raw] = ks, while it has room (RAW_KS_MAX pseudonyms): a raw key set's gated key
+ * set, for unfold */
+static int raw_register(Core *c, PyObject *raw, PyObject *ks) {
+    if (PyDict_GET_SIZE(c->raw_ks) >= RAW_KS_MAX) return 0;
+    return PyDict_SetItem(c->raw_ks, raw, ks);
+}
+
+/* An object's node and raw key set: one slot where raw_ks holds the pseudonym, else two */
+static int count_obj(Core *c, PyObject *rclass, PyObject *path, PyObject *ks, PyObject *raw, Py_ssize_t n) {
+    /* every pseudonym made while raw_ks had room is in it (it never shrinks) */
+    int held = PyDict_GET_SIZE(c->raw_ks) < RAW_KS_MAX ? 1 : PyDict_Contains(c->raw_ks, raw);
+    if (held < 0) return -1;
+    if (held) return count(c, rclass, path, S_object, raw, n);
+    if (count(c, rclass, path, S_object, ks, n) < 0) return -1;
+    return count(c, M_RAW, rclass, path, raw, 0);
+}
+
+/* ``raw``: NULL, or where the raw key set's pseudonym goes (a new reference), kept in the
+ * slot beside the gated key set once asked for */
+static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n, PyObject **raw) {
+    if (n == 0 || n > KS_MAX_KEYS) {
+        PyObject *ks = keyset_tuple(c, keys, n);
+        if (ks && raw && (!(*raw = rawset_tuple(c, keys, n)) || raw_register(c, *raw, ks) < 0)) {
+            Py_CLEAR(ks);
+            Py_CLEAR(*raw);
+        }
+        return ks;
+    }
     size_t h = (size_t)n * 0x9E3779B97F4A7C15ull;
     for (Py_ssize_t k = 0; k < n; k++) h = (h ^ ((size_t)keys[k] >> 4)) * 0x100000001B3ull;
     KsSlot *e = &c->ks_tab[(h ^ (h >> 29)) & (KS_SLOTS - 1)];
     if (e->ks && e->n == n) {
         Py_ssize_t k = 0;
         while (k < n && e->keys[k] == keys[k]) k++;
-        if (k == n) return Py_NewRef(e->ks);
+        if (k == n) {
+            if (raw) {
+                if (!e->raw && (!(e->raw = rawset_tuple(c, keys, n)) || raw_register(c, e->raw, e->ks) < 0))
+                    return NULL;
+                *raw = Py_NewRef(e->raw);
+            }
+            return Py_NewRef(e->ks);
+        }
     }
-    PyObject *ks = keyset_tuple(c, keys, n);
+    PyObject *ks = keyset_tuple(c, keys, n), *r = NULL;
     if (!ks) return NULL;
+    if (raw) {
+        if (!(r = rawset_tuple(c, keys, n)) || raw_register(c, r, ks) < 0) { Py_XDECREF(r); Py_DECREF(ks); return NULL; }
+        *raw = r;
+    }
     PyObject **own = PyMem_Malloc((size_t)n * sizeof(PyObject *));
     if (!own) return ks; /* no room to remember it: still the right answer */
     for (Py_ssize_t k = 0; k < n; k++) own[k] = Py_NewRef(keys[k]);
@@ -810,21 +1060,24 @@ static PyObject *keyset_keys(Core *c, PyObject *const *keys, Py_ssize_t n) {
     e->keys = own;
     e->n = n;
     e->ks = Py_NewRef(ks);
+    e->raw = Py_XNewRef(r);
     return ks;
 }
 
-/* An object's gated key set */
-static PyObject *keyset(Core *c, PyObject *v) {
+/* An object's gated key set (and, with ``raw``, its raw key set's pseudonym) */
+static PyObject *keyset_raw(Core *c, PyObject *v, PyObject **raw) {
     Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, i = 0;
-    if (n == 0) return keyset_tuple(c, NULL, 0);
+    if (n == 0) return keyset_keys(c, NULL, 0, raw);
     PyObject *small[KS_MAX_KEYS], **keys = n <= KS_MAX_KEYS ? small : PyMem_Malloc((size_t)n * sizeof(PyObject *));
     PyObject *k, *val;
     if (!keys) return PyErr_NoMemory();
     while (PyDict_Next(v, &pos, &k, &val) && i < n) keys[i++] = k;
-    PyObject *ks = keyset_keys(c, keys, i);
+    PyObject *ks = keyset_keys(c, keys, i, raw);
     if (keys != small) PyMem_Free(keys);
     return ks;
 }
+
+static PyObject *keyset(Core *c, PyObject *v) { return keyset_raw(c, v, NULL); }
 
 static PyObject *child_path(Core *c, PyObject *path, PyObject *key) {
     PyObject *children = PyDict_GetItemWithError(c->children, path); /* path -> {key -> child} */
@@ -993,10 +1246,11 @@ static int walk_obj(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
         Py_DECREF(vp);
         return rc;
     }
-    PyObject *ks = keyset(c, v);
+    PyObject *raw = NULL, *ks = keyset_raw(c, v, &raw);
     if (!ks) return -1;
-    int rc = count(c, rclass, path, S_object, ks, n);
+    int rc = count_obj(c, rclass, path, ks, raw, n);
     Py_DECREF(ks);
+    Py_DECREF(raw);
     if (rc < 0) return -1;
     Py_ssize_t pos = 0;
     PyObject *k, *val;
@@ -1876,16 +2130,18 @@ static PyObject *t_type(const Tok *t, int bracketed) {
 #define t_bracket_type(t) t_type((t), 1)
 
 /* keyset() for the object at i on the tape (its keys are interned: same identities) */
-static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) {
+static PyObject *t_keyset_raw(Core *c, const Tok *T, Py_ssize_t i, PyObject **raw) {
     Py_ssize_t n = T[i].n, j = i + 1;
-    if (n == 0) return keyset_tuple(c, NULL, 0);
+    if (n == 0) return keyset_keys(c, NULL, 0, raw);
     PyObject *small[KS_MAX_KEYS], **keys = n <= KS_MAX_KEYS ? small : PyMem_Malloc((size_t)n * sizeof(PyObject *));
     if (!keys) return PyErr_NoMemory();
     for (Py_ssize_t k = 0; k < n; k++, j = T[j + 1].next) keys[k] = T[j].key;
-    PyObject *ks = keyset_keys(c, keys, n);
+    PyObject *ks = keyset_keys(c, keys, n, raw);
     if (keys != small) PyMem_Free(keys);
     return ks;
 }
+
+static PyObject *t_keyset(Core *c, const Tok *T, Py_ssize_t i) { return t_keyset_raw(c, T, i, NULL); }
 
 static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
 static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i);
@@ -1904,6 +2160,61 @@ static long t_small_int(const TW *w, const Tok *t) {
         x = x * 10 + (ch - '0');
     }
     return x;
+}
+
+
+/* The format class of the string or number at i on the tape (walk.string_format /
+ * number_format of its value), or -1 on error. A string is classed from its text; an escaped
+ * one is decoded only where its class could be other than free text: short (64 bytes or
+ * fewer decoded) or, longer, beginning as a URL or path could. */
+static int t_fmt(Core *c, const char *line, const Tok *t) {
+    const unsigned char *r = (const unsigned char *)line + t->off;
+    uint32_t len = t->len;
+    if (t->t == T_STR) {
+        if (!t->esc) return fmt_bytes((const char *)r, len);
+        if (t->n > 64) {
+            unsigned char r0 = r[0];
+            int need = 0;
+            if (r0 == '\\' || r0 == '/' || r0 == '~' || r0 == '.') {
+                need = 1;
+            } else if (is_alpha(r0)) {
+                uint32_t i = 1;
+                while (i < len && i < 16 && is_scheme(r[i])) i++;
+                need = i < len && (r[i] == ':' || r[i] == '\\');
+            }
+            if (!need) return FMT_TEXT;
+        }
+        const char *u;
+        Py_ssize_t n;
+        if (str_utf8(c, line, t, &u, &n) < 0) return -1;
+        return fmt_bytes(u, n);
+    }
+    /* a number: an int from its digits, a float (. e E) parsed only where it could be in range */
+    if (len == 0 || r[0] == '-') return FMT_NUMBER;
+    uint32_t d = 0;
+    while (d < len && is_dig(r[d])) d++;
+    int near = d == 9 || d == 10 || d == 12 || d == 13;
+    if (!t->esc) {
+        if (!near || d != len) return FMT_NUMBER;
+        long long x = 0;
+        for (uint32_t k = 0; k < len; k++) x = x * 10 + (r[k] - '0');
+        return fmt_ll(x);
+    }
+    if (!near && !memchr(r, 'e', len) && !memchr(r, 'E', len)) return FMT_NUMBER;
+    char buf[64];
+    if (len >= sizeof buf) {
+        PyObject *v = PyBytes_FromStringAndSize((const char *)r, len), *f = v ? PyObject_CallOneArg(c->loads, v) : NULL;
+        Py_XDECREF(v);
+        if (!f) return -1;
+        int out = fmt_num(f);
+        Py_DECREF(f);
+        return out < 0 ? FMT_NUMBER : out;
+    }
+    memcpy(buf, r, len);
+    buf[len] = 0;
+    double x = PyOS_string_to_double(buf, NULL, NULL);
+    if (x == -1.0 && PyErr_Occurred()) return -1;
+    return fmt_double(x);
 }
 
 static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth) {
@@ -1964,8 +2275,11 @@ static int t_walk_leaf(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_
         if (!r) return -1;
         Py_DECREF(r);
     }
-    if (t->t == T_STR) return count(c, w->rclass, path, S_string, S_empty, t->n);
-    return count(c, w->rclass, path, t_json_type(t), S_empty, 0);
+    if (t->t != T_STR && t->t != T_NUM) return count(c, w->rclass, path, t_json_type(t), S_empty, 0);
+    /* (a string's or number's node and format share a slot: see unfold) */
+    int f = t_fmt(c, w->line, t);
+    if (f < 0) return -1;
+    return count(c, w->rclass, path, t->t == T_STR ? S_string : S_number, S_fmt[f], t->t == T_STR ? t->n : 0);
 }
 
 static inline int t_walk_value(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t depth);
@@ -2050,10 +2364,11 @@ static int t_walk_obj(TW *w, PyObject *path, int flags, Py_ssize_t i, Py_ssize_t
         Py_DECREF(vp);
         return rc;
     }
-    PyObject *ks = t_keyset(c, w->T, i);
+    PyObject *raw = NULL, *ks = t_keyset_raw(c, w->T, i, &raw);
     if (!ks) return -1;
-    int rc = count(c, w->rclass, path, S_object, ks, n);
+    int rc = count_obj(c, w->rclass, path, ks, raw, n);
     Py_DECREF(ks);
+    Py_DECREF(raw);
     if (rc < 0) return -1;
     Py_ssize_t j = i + 1;
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -2648,6 +2963,10 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     GET(obj_special, "obj_special", &PySet_Type)
     GET(opaque, "opaque_paths", &PySet_Type)
     GET(kscache, "_kscache", &PyDict_Type)
+    GET(rawcache, "_rawcache", &PyDict_Type)
+    GET(m_rawset, "rawset_of", NULL)
+    Py_XSETREF(c->raw_ks, PyDict_New());
+    if (!c->raw_ks) return -1;
     GET(m_gkey, "gkey", NULL)
     GET(m_keyset, "keyset_of", NULL)
     GET(m_special_leaf, "_special_leaf", NULL)
@@ -2723,7 +3042,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
 
 static int Core_traverse(Core *c, visitproc visit, void *arg) {
     Py_VISIT(c->walker); Py_VISIT(c->special); Py_VISIT(c->obj_special); Py_VISIT(c->opaque);
-    Py_VISIT(c->kscache); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
+    Py_VISIT(c->kscache); Py_VISIT(c->rawcache); Py_VISIT(c->m_rawset); Py_VISIT(c->raw_ks); Py_VISIT(c->children); Py_VISIT(c->elem); Py_VISIT(c->typed); Py_VISIT(c->mapval);
     Py_VISIT(c->carrier_only); Py_VISIT(c->jsonpath);
     Py_VISIT(c->m_gkey); Py_VISIT(c->m_keyset); Py_VISIT(c->m_special_leaf);
     Py_VISIT(c->m_obj_special); Py_VISIT(c->m_elem_info); Py_VISIT(c->m_typed_path);
@@ -2742,6 +3061,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
     if (c->ks_tab)
         for (Py_ssize_t i = 0; i < KS_SLOTS; i++) {
             Py_VISIT(c->ks_tab[i].ks);
+            Py_VISIT(c->ks_tab[i].raw);
             for (Py_ssize_t j = 0; j < c->ks_tab[i].n; j++) Py_VISIT(c->ks_tab[i].keys[j]);
         }
     return 0;
@@ -2749,7 +3069,7 @@ static int Core_traverse(Core *c, visitproc visit, void *arg) {
 
 static int Core_clear(Core *c) {
     Py_CLEAR(c->walker); Py_CLEAR(c->special); Py_CLEAR(c->obj_special); Py_CLEAR(c->opaque);
-    Py_CLEAR(c->kscache); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
+    Py_CLEAR(c->kscache); Py_CLEAR(c->rawcache); Py_CLEAR(c->m_rawset); Py_CLEAR(c->raw_ks); Py_CLEAR(c->children); Py_CLEAR(c->elem); Py_CLEAR(c->typed); Py_CLEAR(c->mapval);
     Py_CLEAR(c->carrier_only); Py_CLEAR(c->jsonpath);
     Py_CLEAR(c->m_gkey); Py_CLEAR(c->m_keyset); Py_CLEAR(c->m_special_leaf);
     Py_CLEAR(c->m_obj_special); Py_CLEAR(c->m_elem_info); Py_CLEAR(c->m_typed_path);
@@ -4747,9 +5067,23 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             if (!e[0]) e[0] = kid + 1, e[1] = row;
         }
     }
+    PyObject *rawsets = NULL, *formats = NULL;  /* res's: these counts go there, not to a Table */
     for (Py_ssize_t e = 0; rc == 0 && e < c->used; e++) {
         Slot *sl = &c->tab[e];
-        if (sl->k[0] != M_VALUE) {
+        PyObject *nk[4], *xk[4];
+        int u = unfold(c, sl->k, nk, xk);
+        if (u < 0) {
+            rc = -1;
+        } else if (u) {  /* the node's row, then the format's or raw key set's in res */
+            PyObject *key = key_tuple(c, nk), **d = u == 1 ? &formats : &rawsets;
+            rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
+            Py_XDECREF(key);
+            if (rc == 0 && !*d && !(*d = dict_attr(args[0], u == 1 ? S_formats : S_rawsets))) rc = -1;
+            if (rc == 0) rc = merge_count(c, *d, xk, sl->count);
+        } else if (sl->k[0] == M_RAW) {
+            if (!rawsets) rawsets = dict_attr(args[0], S_rawsets);
+            rc = rawsets ? merge_count(c, rawsets, sl->k, sl->count) : -1;
+        } else if (sl->k[0] != M_VALUE) {
             PyObject *key = key_tuple(c, sl->k);
             rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
             Py_XDECREF(key);
@@ -4762,6 +5096,8 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     for (int i = 0; rc == 0 && i < 2; i++)
         if (tabs[i]->rows > rows0[i] && col_put(&tabs[i]->cols[0], fid, (Py_ssize_t)(tabs[i]->rows - rows0[i])) < 0)
             rc = -1;
+    Py_XDECREF(rawsets);
+    Py_XDECREF(formats);
     PyMem_Free(seen[0]);
     PyMem_Free(seen[1]);
     tab_flush(c, NULL);  /* the table empty for the next file */
@@ -5691,8 +6027,13 @@ PyMODINIT_FUNC PyInit__walkcore(void) {
     INTERN(S_blank, "blank") INTERN(S_oversized, "oversized") INTERN(S_values, "values")
     INTERN(S_markers, "markers") INTERN(S_links, "links")
     INTERN(S_numbers, "numbers") INTERN(S_notjson, "<not-json>")
+    INTERN(S_rawsets, "rawsets") INTERN(S_formats, "formats")
+    fmt_init();
+    for (int f = 0; f < FMT_N; f++) INTERN(S_fmt[f], FMT_NAMES[f])
     if (!(S_one = PyLong_FromLong(1))) return NULL;
     if (!(M_VALUE = PyUnicode_FromString("<value counted in C>"))) return NULL; /* never interned */
+    if (!(M_RAW = PyUnicode_FromString("<raw key set counted in C>"))) return NULL;
+    if (!(M_FMT = PyUnicode_FromString("<format counted in C>"))) return NULL;
 #undef INTERN
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -52,7 +52,7 @@ SPILLED = (*W.COLUMNS, *DERIVED)
 # never filtered by file, so they are not SPILLED.
 ROLLUPS = {"node_counts": "nodes"}
 
-CACHE_LAYOUT = "parts-12"  # how the cache folder is laid out: a change starts it afresh
+CACHE_LAYOUT = "parts-13"  # how the cache folder is laid out: a change starts it afresh
 # A file's cache key, a column each (``_todo``): how it is walked, its stat, the children it
 # is searched for and, for a SQLite store, its -wal. Kept and compared as columns: one
 # string of them all, made for every file every run, kept and read back, cost 0.18 s at
@@ -692,7 +692,10 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
 # each distinct key once and keeps, per row, the key's number and the counts; the key
 # strings are spread back in one vectorised gather when the part is written, instead of a
 # str per cell (at 1 GB of cursor_stream captures, 15 M node rows).
-AGGREGATES = {"nodes": 4, "values": 3, "headings": 2}  # table -> columns in its key tuple
+AGGREGATES = {"nodes": 4, "values": 3, "headings": 2,  # table -> columns in its key tuple
+              "rawsets": 3, "formats": 3}
+# aggregates the C core hands to res (not to the batch's tables) when a file's counts are taken
+LATE_AGGREGATES = ("rawsets", "formats")
 _KINDS = {pl.Int64: "i", pl.UInt64: "u", pl.Float64: "f", pl.Boolean: "b"}  # str columns: 'd' (``_kind``)
 
 
@@ -972,13 +975,16 @@ class _BatchTables:
         nodes, values = self.aggs["nodes"], self.aggs["values"]
         start = len(nodes.table), len(values.table)
         for name, agg in self.aggs.items():
-            agg.add(fid, getattr(r, name))
+            if name not in LATE_AGGREGATES:
+                agg.add(fid, getattr(r, name))
         if r.held is not None:
             # the counts the core holds after those it wrote to res (truncations, withheld
             # values), summed into the file's rows where a key is in both: the rows of
             # release() and add_counts, in their order (for a file walked in one piece)
             r.held.take(r, fid, nodes.table, nodes.keys, values.table, values.keys, *start)
             r.held = None
+        for name in LATE_AGGREGATES:  # (take put the core's into res)
+            self.aggs[name].add(fid, getattr(r, name))
 
     def take_sunk(self, r: W.FileResult, src: _BatchTables, starts: dict[str, int]) -> None:
         """A file's rows that went straight into ``src``'s tables (its row sinks) from rows
@@ -1159,6 +1165,8 @@ def _schemas(field_cols: list[str]) -> dict[str, dict]:
         "headings": {"file_id": pl.String, "name": pl.String, "value": pl.String, "count": pl.Int64},
         "needles": {"file_id": pl.String, "needle_file": pl.String, "found": pl.Boolean},
         "numbers": {"file_id": pl.String, "file_key": pl.UInt64, "line_no": pl.Int64, "name": pl.String, "value": pl.Float64},
+        "rawsets": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "rawset": pl.String, "count": pl.Int64},
+        "formats": {"file_id": pl.String, "rclass": pl.String, "path": pl.String, "format": pl.String, "count": pl.Int64},
         "frame_counts": {"file_id": pl.String, "file_key": pl.UInt64, "frame_status": pl.String, "rclass": pl.String,
                          "keyset": pl.String, "records": pl.Int64, "bytes": pl.Int64, "bom": pl.Int64,
                          "crlf": pl.Int64, "nul": pl.Int64, "duplicate_key": pl.Int64, "out_of_range": pl.Int64,

@@ -18,6 +18,11 @@ its "tape": ``_walkcore.c``) and records, per file:
   64 bits, a number (``privacy.id_ref``: the census joins millions of them).
 - ``markers``: per frame, how many times a declared substring occurs at a declared path
   (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
+- ``rawsets``: per (record class, path), a salted pseudonym of each object's raw key set
+  (every key, before the gate masks unreviewed ones) and how often it occurs, so the census
+  counts distinct key sets before masking without a key leaving the machine.
+- ``formats``: per (record class, leaf path), how many string and number values fall in
+  each format class (``value_format``): counted, never the value.
 - ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
 
 Everything is a plain list of tuples (or a dict of counts): the worker's batch turns them
@@ -276,6 +281,71 @@ def _lines_holding(fd: int, needles: list[bytes], max_line: int,
         yield line_no, buf[start:end]  # (no line of it passes the cap)
 
 
+# -- value formats ------------------------------------------------------------------------
+# The format class of a string or number leaf (``formats``), from a fixed list: numbers in the
+# range of epoch seconds or milliseconds (2000-01-01 to 2100-01-01) or other numbers; strings
+# that are empty, a UUID (8-4-4-4-12 hex digits), a hex digest (32, 40 or 64 hex digits), an
+# RFC 3339 / ISO timestamp (date, "T" or space, hh:mm, then only digits and ":.+-Z"), a URL
+# (a scheme of letters, digits and "+.-" then "://", no whitespace), path-like ("/", "~/",
+# "./", "../" or a drive letter and a slash first, no line break) or free text. Only the
+# first 64 characters, the length and (for a URL or path) the presence of whitespace are
+# looked at; the C core classifies the same way (``fmt_prefix`` in _walkcore.c).
+EPOCH_S = (946_684_800, 4_102_444_800)
+EPOCH_MS = (946_684_800_000, 4_102_444_800_000)
+NUMBER_FORMATS = ("epoch_s", "epoch_ms", "number")
+STRING_FORMATS = ("empty", "uuid", "hex32", "hex40", "hex64", "timestamp", "url", "path", "text")
+_HEXD = frozenset("0123456789abcdefABCDEF")
+_DIGITS = frozenset("0123456789")
+_TS_REST = frozenset("0123456789:.+-Zz")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SCHEME = _LETTERS | _DIGITS | frozenset("+.-")
+_HEXLEN = {32: "hex32", 40: "hex40", 64: "hex64"}
+
+
+def number_format(v: int | float) -> str:
+    """The format class of a number (not a boolean)."""
+    if EPOCH_S[0] <= v < EPOCH_S[1]:
+        return "epoch_s"
+    if EPOCH_MS[0] <= v < EPOCH_MS[1]:
+        return "epoch_ms"
+    return "number"
+
+
+def _digits(s: str, lo: int, hi: int) -> bool:
+    return all(ch in _DIGITS for ch in s[lo:hi])
+
+
+def string_format(s: str) -> str:
+    """The format class of a string."""
+    n = len(s)
+    if n == 0:
+        return "empty"
+    if n == 36 and (s[8] == s[13] == s[18] == s[23] == "-"
+                    and all(ch in _HEXD for ch in s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])):
+        return "uuid"
+    if n in _HEXLEN and all(ch in _HEXD for ch in s):
+        return _HEXLEN[n]
+    c0 = s[0]
+    if (16 <= n <= 35 and c0 in _DIGITS and _digits(s, 0, 4) and s[4] == "-" and _digits(s, 5, 7) and s[7] == "-"
+            and _digits(s, 8, 10) and s[10] in "Tt " and _digits(s, 11, 13) and s[13] == ":" and _digits(s, 14, 16)
+            and all(ch in _TS_REST for ch in s[16:])):
+        return "timestamp"
+    url = path = False
+    if c0 in _LETTERS:
+        i = 1
+        while i < n and i < 16 and s[i] in _SCHEME:
+            i += 1
+        url = s.startswith("://", i)
+        path = n >= 3 and s[1] == ":" and s[2] in "\\/"
+    elif c0 == "/" or s.startswith(("~/", "./", "../")):
+        path = True
+    if url and not any(ch in s for ch in " \t\n\r"):
+        return "url"
+    if path and "\n" not in s:
+        return "path"
+    return "text"
+
+
 def jtype(v: object) -> str:
     if v is None:
         return "null"
@@ -371,6 +441,8 @@ class FileResult:
     headings: dict[tuple, int] = field(default_factory=dict)
     needles: list[tuple] = field(default_factory=list)
     numbers: list[tuple] = field(default_factory=list)
+    rawsets: dict[tuple, int] = field(default_factory=dict)
+    formats: dict[tuple, int] = field(default_factory=dict)
     truncations: int = 0
     store: dict = field(default_factory=dict)  # facts of a SQLite store (tables, WAL, rows)
     # called with this result every SPILL_RECORDS records of a store, to take its per-record
@@ -508,6 +580,8 @@ COLUMNS = {
     "headings": ["name", "value", "count"],
     "needles": ["needle_file", "found"],
     "numbers": ["line_no", "name", "value"],
+    "rawsets": ["rclass", "path", "rawset", "count"],
+    "formats": ["rclass", "path", "format", "count"],
 }
 
 
@@ -618,6 +692,7 @@ class Walker:
                         | set(self.number_paths) | set(self.exists_paths) | set(self.json_carriers))
         self.obj_special = set(self.dict_paths) | set(self.opaque_paths)
         self._kscache: dict[tuple, str] = {}
+        self._rawcache: dict[tuple, str] = {}  # tuple of keys -> raw key set's pseudonym
         self._children: dict[str, dict[str, str]] = {}
         self._elem: dict[str, tuple[str, bool]] = {}
         self._bpaths: dict[tuple[str, str], tuple[str, str, int]] = {}
@@ -664,6 +739,18 @@ class Walker:
                 self._kscache[kt] = ks
         return ks
 
+    def rawset_of(self, kt: tuple) -> str:
+        """A salted pseudonym of an object's raw key set (every key, sorted, before the gate):
+        distinct raw key sets can be counted, none read. Cached by the tuple of keys."""
+        keys = sorted(kt)
+        try:  # each key after its length: one text for one set of keys, whatever they hold
+            raw = pseudonym(self.salt, "".join(f"{len(k)}:{k}" for k in keys), "k")
+        except UnicodeEncodeError:  # a lone surrogate in a key
+            raw = pseudonym(self.salt, repr(keys), "k")
+        if len(self._rawcache) < 50_000:
+            self._rawcache[kt] = raw
+        return raw
+
     def node(self, res: FileResult, rclass: str, path: str, v: Any, depth: int, line_no: int) -> None:
         if self._core is not None:
             self._core.node(res, rclass, path, v, depth, line_no)
@@ -683,8 +770,13 @@ class Walker:
             # UTF-8 bytes, so an exact byte cap shows as one repeated maximum
             n = len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))
             self._count(res.nodes, (rclass, path, "string", ""), n)
+            fk = (rclass, path, string_format(v))
+            res.formats[fk] = res.formats.get(fk, 0) + 1
         else:
             self._count(res.nodes, (rclass, path, JTYPE.get(t, "number") if v is not None else "null", ""), 0)
+            if t is int or t is float:
+                fk = (rclass, path, number_format(v))
+                res.formats[fk] = res.formats.get(fk, 0) + 1
 
     def _special_leaf(self, res: FileResult, rclass: str, path: str, v: Any, t: type, line_no: int,
                       depth: int) -> None:
@@ -721,6 +813,12 @@ class Walker:
             self._obj_special(res, rclass, path, v)
             return
         self._count(res.nodes, (rclass, path, "object", self.keyset_of(v)), len(v))
+        kt = tuple(v)
+        raw = self._rawcache.get(kt)
+        if raw is None:
+            raw = self.rawset_of(kt)
+        rk = (rclass, path, raw)
+        res.rawsets[rk] = res.rawsets.get(rk, 0) + 1
         children = self._children.get(path)
         if children is None:
             children = self._children[path] = {}

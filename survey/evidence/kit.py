@@ -154,6 +154,97 @@ class Kit:
             self.state(n.id, "reference", n.text, ev, provenance="reference",
                        value=holds, checked=checked, holds=holds)
 
+    # -- key sets before masking, value formats -------------------------------------------
+    def keyset_counts(self, classes: Any = None, path: str = "$", across: bool = False) -> tuple[int, int]:
+        """Distinct key sets at ``path`` summed over record classes (``classes``: those only,
+        else every class; ``across``: over every class together, a set met in two classes
+        counted once): (after masking unreviewed keys, before masking). The second is a
+        count of salted pseudonyms of raw key sets (``raw_keysets``), never a key."""
+        masked = raw = 0
+        for r in self.rows("raw_keysets"):
+            if r["path"] != path or (r["rclass"] is None) != across:
+                continue
+            if across or classes is None or r["rclass"] in classes:
+                masked += as_int(r["keysets_masked"])
+                raw += as_int(r["keysets_raw"])
+        return masked, raw
+
+    def keysets_masking(self) -> Claim:
+        """The top-level key sets of every record class, counted after masking unreviewed keys
+        and before (distinct raw key sets), with the deepest difference found at any path."""
+        rows = [r for r in self.rows("raw_keysets") if r["rclass"] is not None]
+        top = [r for r in rows if r["path"] == "$"]
+        masked, raw = self.keyset_counts()
+        merged = [r for r in rows if as_int(r["keysets_raw"]) > as_int(r["keysets_masked"])]
+        text = (f"Top-level key sets over {len(top)} record class{'es' if len(top) != 1 else ''}: {fmt(masked)} after "
+                f"masking unreviewed keys; {fmt(raw)} distinct before masking. "
+                + (f"At {len(merged)} (class, path) pair{'s' if len(merged) != 1 else ''} masking merged distinct key sets; a count of sets "
+                   "elsewhere on this page is after masking unless it says otherwise."
+                   if merged else "Masking merged no two key sets at any path."))
+        return self.state("keysets_masking", "census", text,
+                          self.ev("raw_keysets", f"{len(rows)} (class, path) rows; top level {masked} masked, "
+                                  f"{raw} raw; {len(merged)} pairs merged"),
+                          value={"masked": masked, "raw": raw, "merged_pairs": len(merged),
+                                 "per_class": {r["rclass"]: [as_int(r["keysets_masked"]), as_int(r["keysets_raw"])]
+                                               for r in top}})
+
+    def value_formats(self, expected: tuple = (), limit: int = 40) -> Claim:
+        """Per leaf path (record classes together): the JSON types of its values and the
+        format classes of its strings and numbers, counted (``value_formats``); the table
+        lists the paths where a format other than free text or a plain number occurs, most
+        values first, up to ``limit``."""
+        rows = self.rows("value_formats")
+        by_path: dict[str, dict[str, int]] = {}
+        for r in rows:
+            d = by_path.setdefault(r["path"], {})
+            d[r["format"]] = d.get(r["format"], 0) + as_int(r["occurrences"])
+        types: dict[str, dict[str, int]] = {}
+        for r in self.rows("keyset_census"):
+            if r["path"] in by_path and r["jtype"] in ("string", "number", "boolean", "null") and not r["keyset"]:
+                t = types.setdefault(r["path"], {})
+                t[r["jtype"]] = t.get(r["jtype"], 0) + as_int(r["occurrences"])
+        shaped = [p for p, d in by_path.items() if any(f not in ("text", "number") for f in d)]
+        shaped.sort(key=lambda p: (-sum(by_path[p].values()), p))
+        table = [{"path": p, "values": sum(by_path[p].values()),
+                  "types": " · ".join(f"{t} {fmt(n)}" for t, n in sorted(types.get(p, {}).items(), key=lambda kv: (-kv[1], kv[0]))),
+                  "formats": " · ".join(f"{f} {fmt(n)}" for f, n in sorted(by_path[p].items(), key=lambda kv: (-kv[1], kv[0])))}
+                 for p in shaped[:limit]]
+        text = (f"{fmt(len(by_path))} leaf paths hold strings or numbers; at {fmt(len(shaped))} of them some values have "
+                "a recognised format (epoch seconds or milliseconds, RFC 3339 / ISO timestamp, UUID, hex digest, URL, "
+                "path-like, empty)"
+                + (f"; the {len(table)} with the most values are listed" if len(shaped) > len(table) else "")
+                + ". Values are classified as read and counted, never kept.")
+        checks = [c.id for e in expected
+                  if (c := self.format_claim(e.id, e.what, e.path, e.formats, e.label, e.classes)) is not None]
+        return self.state("value_formats", "census", text,
+                          self.ev("value_formats", f"{len(rows)} rows; {len(by_path)} paths, {len(shaped)} with a format"),
+                          self.ev("keyset_census", "JSON types of the same paths"), value=table, checks=checks)
+
+    def format_of(self, path: str, classes: Any = None) -> dict[str, int]:
+        """The format classes of the values at ``path`` (of ``classes`` only, if given), counted."""
+        out: dict[str, int] = {}
+        for r in self.rows("value_formats"):
+            if r["path"] == path and (classes is None or r["rclass"] in classes):
+                out[r["format"]] = out.get(r["format"], 0) + as_int(r["occurrences"])
+        return out
+
+    def format_claim(self, id: str, what: str, path: str, expect: tuple[str, ...], label: str,
+                     classes: Any = None) -> Claim | None:
+        """A value-format claim: of the values at ``path``, how many are in the ``expect``
+        classes (``label`` says what they are) and how many are not; None where no value is
+        at the path (the claim is not made)."""
+        got = self.format_of(path, set(classes) if classes is not None else None)
+        total = sum(got.values())
+        if not total:
+            return None
+        ok = sum(n for f, n in got.items() if f in expect)
+        other = {f: n for f, n in got.items() if f not in expect}
+        text = (f"{what}: {fmt(ok)} of {fmt(total)} values are {label}"
+                + ("." if not other else "; the others: " + ", ".join(f"{f} {fmt(n)}" for f, n in sorted(other.items(), key=lambda kv: (-kv[1], kv[0]))) + "."))
+        return self.state(id, "census", text,
+                          self.ev("value_formats", f"{path}: " + "; ".join(f"{f} {n}" for f, n in sorted(got.items()))),
+                          value={"path": path, "expected": ok, "total": total, "other": other})
+
     # -- skeletons ----------------------------------------------------------------------
     def skeletons(self, record_class: tuple[str, ...] = (), per_class: int = 2) -> Claim:
         """Skeletons generated from the key-set census: for each record class its most

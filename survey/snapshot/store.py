@@ -45,10 +45,10 @@ import polars as pl
 from survey.cachedir import crash_point, write_atomic
 from survey.shared import ref_numbers
 
-SCHEMA_VERSION = 7  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
+SCHEMA_VERSION = 8  # 2: a per-record walk table may be a folder of parts; 3: per-record tables carry file_key;
 # 4: walk/frame_counts (the frames counted per file and key), which the census's frame counts read;
 # 5: walk/node_counts (nodes rolled up per part of the walk), which the key-set census reads;
-# 6: the walk tables' str columns but file_id are Categorical (``collect.written``); 7: file_id too
+# 6: the walk tables' str columns but file_id are Categorical (``collect.written``); 7: file_id too; 8: walk/rawsets and walk/formats
 
 
 class SnapshotExists(Exception):

@@ -93,14 +93,18 @@ def _classes(k: Kit) -> None:
     with_sub = sorted({c.split("/")[0] for c in by_class if "/" in c})
     naming = "named type" + (f", or type/subtype where a subtype is recorded: {', '.join(with_sub)}" if with_sub else
                              "; no record carries a subtype")
+    _n, raw = k.keyset_counts(set(by_class))
     k.state("record_classes", "census",
             f"{len(by_class)} record classes ({naming}) over {fmt(records)} JSONL records, with {fmt(len(jc))} "
             f"distinct top-level key sets after masking unreviewed keys (up to {widest[1]} for {widest[0]}); "
+            f"{fmt(raw)} distinct before masking; "
             + (f"{fmt(masked)} of those sets hold a masked key, so masking may have merged sets that differ."
                if masked else "no set holds a masked key, so masking merged none.")
             + " A reader must accept classes it does not know.",
             k.ev("jsonl_classes", f"{len(by_class)} classes, {len(jc)} key sets, {masked} with a masked key"),
+            k.ev("raw_keysets", f"{raw} distinct top-level key sets before masking in those classes"),
             value={"records": dict(sorted(by_class.items())), "keysets": len(jc), "masked_keysets": masked,
+                   "keysets_raw": raw,
                    "whole_corpus": k.manifest.get("sample", {}).get("n") is None})
 
     vf = {r["surface"]: r for r in k.rows("version_files")}

@@ -69,14 +69,17 @@ def _basis(k: Kit) -> None:
     with_sub = sorted({c.split("/")[0] for c in by_class if "/" in c})
     naming = "named type" + (f", or type/payload.type where the payload has a type: {', '.join(with_sub)}" if with_sub
                              else "; no payload carries a type")
+    _n, raw = k.keyset_counts(set(by_class))
     k.state("record_classes", "census",
             f"{len(by_class)} record classes ({naming}) over {fmt(sum(by_class.values()))} records, with {fmt(len(rc))} "
-            "distinct top-level key sets after masking unreviewed keys; "
+            f"distinct top-level key sets after masking unreviewed keys; {fmt(raw)} distinct before masking; "
             + (f"{fmt(masked)} of those sets hold a masked key, so masking may have merged sets that differ."
                if masked else "no set holds a masked key, so masking merged none.")
             + " A reader must accept classes it does not know.",
             k.ev("record_classes", f"{len(by_class)} classes, {len(rc)} key sets, {masked} with a masked key"),
+            k.ev("raw_keysets", f"{raw} distinct top-level key sets before masking in those classes"),
             value={"records": dict(sorted(by_class.items())), "keysets": len(rc), "masked_keysets": masked,
+                   "keysets_raw": raw,
                    "whole_corpus": k.manifest.get("sample", {}).get("n") is None})
 
     env = sum(as_int(r["records"]) for r in rc if r["keyset"] == ENVELOPE)

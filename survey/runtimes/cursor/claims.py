@@ -23,10 +23,12 @@ def claims(k: Kit) -> None:
     frames_ok = k.basis_frames("frames")
 
     tax = k.rows("frame_taxonomy")
+    _n, raw = k.keyset_counts(across=True)
     k.state("top_keysets", "census",
-            f"{len(tax)} top-level key set{'s' if len(tax) != 1 else ''} across {fmt(frames_ok)} frames, "
-            "counted after masking (keys outside the reviewed vocabulary are masked, which can merge distinct sets).",
+            f"{len(tax)} top-level key set{'s' if len(tax) != 1 else ''} across {fmt(frames_ok)} frames after masking "
+            f"unreviewed keys; {fmt(raw)} distinct before masking.",
             k.ev("frame_taxonomy", ", ".join(f"{{{r['keyset']}}} {fmt(r['frames'])}" for r in tax)),
+            k.ev("raw_keysets", f"{raw} distinct top-level key sets before masking"),
             value={r["keyset"]: r["frames"] for r in tax})
 
     top = [r for r in k.rows("keyset_census") if r["path"] == "$" and r["jtype"] == "object"]
