@@ -167,6 +167,10 @@ def print_throughput(con: Any, recs: list[dict]) -> None:
     row("    greps: key figures (SQL)", "-", gs("key_hits"))
     row("survey process (+start, imports)", "all", lambda r: r["survey"].get("process_wall"),
         lambda r: r["survey"].get("process_cpu_seconds"))
+    # drawn after the survey, from its snapshot alone, in the same process (matplotlib's import
+    # included): a cost per page whatever the corpus, outside every figure above
+    row("charts (per page, fixed)", "-", lambda r: r["survey"].get("charts_seconds"),
+        lambda r: r["survey"].get("charts_cpu_seconds"))
     row("bare orjson parse (N procs)", "parsed", lambda r: r["parse"].get("seconds"),
         lambda r: r["parse"].get("cpu_seconds"))
     row("raw rg floor (1 pass, -c)", "all", lambda r: r["rg"].get("seconds"), lambda r: r["rg"].get("cpu_seconds"))

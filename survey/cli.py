@@ -104,6 +104,8 @@ def _global_options(
 RuntimeOpt = Annotated[list[str] | None, typer.Option("--runtime", "-r", help="Runtime profile(s); default: all.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 SnapDirOpt = Annotated[Path, typer.Option("--snapshots", help="Folder of dated snapshots.")]
+NoChartsOpt = Annotated[bool, typer.Option("--no-charts", help="Draw no chart images: each chart's table of figures "
+                                                                  "alone (matplotlib is not imported).")]
 
 
 def emit_json(obj: object) -> None:
@@ -269,6 +271,7 @@ def run(
                                                 "no file was on a surface the runtime walks (for CI).")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every file again and run every census query: no walk or grep cache, no kept census.")] = False,
     min_files: Annotated[int | None, typer.Option(help="Keys seen in fewer files become `<rare-key>` (default 1 reviewed, 3 discover).")] = None,
+    no_charts: NoChartsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Crawl, walk, census, grep and render: one dated snapshot per runtime, one page each.
@@ -323,7 +326,7 @@ def run(
                 res = run_survey(p, where, snapshots=snapshots, reports=reports, date=date, sample_n=sample,
                                  seed=seed, stratum=stratum_, mode=mode_, allow_mcp=allow_mcp_names,
                                  jobs=jobs, on_exists=on_exists_, progress=cb(p.name) if cb else None,
-                                 cache=not no_cache, min_files=min_files)
+                                 cache=not no_cache, min_files=min_files, charts=not no_charts)
             except Exception as exc:  # (any other is the tool's own failure: exit 1, never 2)
                 from survey.corpus.privacy import SaltError
                 from survey.snapshot.store import SnapshotExists
@@ -442,6 +445,7 @@ def render(
     runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Runtime, when SNAPSHOT is a date.")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     reports: Annotated[Path, typer.Option(help="Where the page is written.")] = Path("reports"),
+    no_charts: NoChartsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Render a runtime's page from a snapshot alone (no corpus is opened)."""
@@ -458,7 +462,7 @@ def render(
         fail(str(exc), 2)
         return
     m = load_json(snap, "manifest")
-    page = render_page(snap, reports / f"{m['runtime']}.md")
+    page = render_page(snap, reports / f"{m['runtime']}.md", charts=not no_charts)
     if json:
         emit_json({"snapshot": str(snap), "page": str(page)})
     else:

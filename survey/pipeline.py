@@ -99,6 +99,7 @@ class Settings:
     jobs: int | None
     on_exists: str
     min_files: int | None
+    charts: bool = True  # False: the page's charts as their tables alone (nothing drawn)
 
     @property
     def min_key_files(self) -> int:
@@ -160,7 +161,7 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
                sample_n: int | None = None, seed: int = 0, stratum: str = "month",
                mode: str = "reviewed", allow_mcp: bool = False, jobs: int | None = None,
                on_exists: str = "refuse", progress: Progress | None = None,
-               cache: bool = True, min_files: int | None = None) -> RunResult:
+               cache: bool = True, min_files: int | None = None, charts: bool = True) -> RunResult:
     t0 = time.perf_counter()
     # (the config folder too: the salt is made there on a machine's first run)
     check_options(sample_n=sample_n, stratum=stratum, mode=mode, jobs=jobs, on_exists=on_exists, min_files=min_files,
@@ -183,7 +184,8 @@ def run_survey(profile: Profile, root: Path, *, snapshots: Path = Path("snapshot
         return lambda n, b, total=None: progress(stage, n, b, total)
 
     cache_dir = cache_base() / profile.name / pseudonym(salt, str(root.resolve()), "r") if cache else None
-    opts = Settings(snapshots, reports, date, sample_n, seed, stratum, mode, allow_mcp, jobs, on_exists, min_files)
+    opts = Settings(snapshots, reports, date, sample_n, seed, stratum, mode, allow_mcp, jobs, on_exists, min_files,
+                    charts)
     with contextlib.ExitStack() as held:
         if claimed is not None:  # (a claim not committed: let go)
             held.callback(claimed.release)
@@ -329,7 +331,7 @@ def _reused(run: Run, date: str, walked: Walked) -> RunResult:
     old = load_json(final, "manifest") or {}
     _drop_spill(walked.stats)
     reports = run.opts.reports
-    page = str(render_page(final, reports / f"{run.profile.name}.md")) if reports else None
+    page = str(render_page(final, reports / f"{run.profile.name}.md", charts=run.opts.charts)) if reports else None
     fixture = run.profile.handmade_marker in run.root.resolve().parts
     return RunResult(run.profile.name, str(final), page, walked.full.height, int(walked.full["size"].sum()),
                      int(old["counts"]["walked_files"]), int(old["counts"]["frames"]),
@@ -477,7 +479,7 @@ def render_stage(run: Run, final: Path) -> str | None:
     render_tick = run.tick("render")
     if render_tick is not None and reports:
         render_tick(0, 0, 1)
-    page = str(render_page(final, reports / f"{run.profile.name}.md")) if reports else None
+    page = str(render_page(final, reports / f"{run.profile.name}.md", charts=run.opts.charts)) if reports else None
     if render_tick is not None and reports:
         render_tick(1, 0)
     run.timings["render"] = time.perf_counter() - t

@@ -133,4 +133,9 @@ def test_a_real_root_is_measured_and_its_path_kept_out_of_the_results(tmp_path: 
     (corpus,) = run["corpora"]
     assert corpus["root"] == "<root>" and corpus["files"] == sum(1 for p in root.rglob("*") if p.is_file())
     assert corpus["survey"]["timings"]["total"] > 0 and "partial" not in run
+    # the survey timed without its charts, then the charts alone, matplotlib's import included
+    s = corpus["survey"]
+    assert s["charts_fresh_import"] is True
+    assert s["charts_seconds"] > 0 and s["charts_cpu_seconds"] > 0
+    assert s["process_wall"] > s["timings"]["total"]
     assert run["incremental"]["codex"] == {"skipped": "real corpus: the bench never writes into a real root"}

@@ -5,7 +5,8 @@ else), and gives three things: the SVG (``render.svg``: deterministic bytes), th
 table of the figures it draws, and an alt text that states those figures briefly. The SVG
 also carries the figures it draws as JSON in ``<metadata id="survey-data">``, so a test can
 hold every drawn number to the page's table. matplotlib is imported only when a chart is
-drawn (``svg.pyplot``), never by the walk or the census.
+drawn (``svg.pyplot``), never by the walk or the census; with ``draw=False`` a kind gives its
+table and alt text and no SVG, and matplotlib is never entered.
 
 Kinds: ``payload_lengths`` (block payloads per power-of-two length bucket and block type, on
 a log axis, probable silent caps marked), ``strata`` (files and bytes per mtime stratum),
@@ -173,7 +174,7 @@ def presence_figures(rows: list[dict]) -> dict[str, Any]:
 # ---- the kinds: figures -> table, alt text, SVG ----------------------------------------
 
 
-def payload_chart(buckets: list[dict], caps: list[dict], cite: str) -> Chart:
+def payload_chart(buckets: list[dict], caps: list[dict], cite: str, draw: bool = True) -> Chart:
     f = payload_figures(buckets, block_caps(caps, sorted({str(r["carrier"]) for r in buckets})))
     types = f["types"]
     all_b = sorted({int(b) for t in types for b in f["counts"][t]})
@@ -185,12 +186,12 @@ def payload_chart(buckets: list[dict], caps: list[dict], cite: str) -> Chart:
             else "; no probable cap in blocks")
     alt = f"Block payload lengths per block type, power-of-two buckets on a log axis: {listing(parts)}{capn}"
     ch = Chart("payload_lengths", alt_text(alt), md_grid(head, rows, cite), f)
-    if types:
+    if types and draw:
         ch.svg = draw_payloads(f)
     return ch
 
 
-def strata_chart(rows: list[dict], cite: str) -> Chart:
+def strata_chart(rows: list[dict], cite: str, draw: bool = True) -> Chart:
     f = strata_figures(rows)
     head = ["Stratum", "Files", "Walked files", "Bytes", "Walked bytes"]
     grid = [[s, n, w, human_bytes(b), human_bytes(wb)]
@@ -198,12 +199,12 @@ def strata_chart(rows: list[dict], cite: str) -> Chart:
     parts = [f"{s} {fmt(n)} file{'s' if n != 1 else ''}, {human_bytes(b)}" for s, n, b in zip(f["strata"], f["files"], f["bytes"], strict=True)]
     alt = f"Files and bytes per mtime stratum: {listing(parts, 12) or 'no file'}"
     ch = Chart("strata", alt_text(alt), md_grid(head, grid, cite), f)
-    if f["strata"]:
+    if f["strata"] and draw:
         ch.svg = draw_strata(f)
     return ch
 
 
-def versions_chart(rows: list[dict], cite: str, axis: str) -> Chart:
+def versions_chart(rows: list[dict], cite: str, axis: str, draw: bool = True) -> Chart:
     f = version_figures(rows)
     f["axis"] = axis
     classes, per = f["classes"], f["records"]
@@ -213,12 +214,12 @@ def versions_chart(rows: list[dict], cite: str, axis: str) -> Chart:
              for v in f["versions"]]
     alt = f"Records of each class by {axis}: {listing(parts, 12) or 'no record'}"
     ch = Chart("class_versions", alt_text(alt), md_grid(head, grid, cite), f)
-    if f["versions"]:
+    if f["versions"] and draw:
         ch.svg = draw_versions(f)
     return ch
 
 
-def presence_chart(rows: list[dict], cite: str) -> Chart:
+def presence_chart(rows: list[dict], cite: str, draw: bool = True) -> Chart:
     f = presence_figures(rows)
     share = f"{RARE_SHARE:.0%}"
     head = ["Record class", "Records", "Always", "Sometimes", f"Rare (under {share})", "Sometimes present", "Rarely present"]
@@ -229,7 +230,7 @@ def presence_chart(rows: list[dict], cite: str) -> Chart:
     alt = (f"Top-level keys per record class present always / sometimes / rarely (under {share} of records): "
            f"{listing(parts) or 'no record'}")
     ch = Chart("key_presence", alt_text(alt), md_grid(head, grid, cite), f)
-    if f["classes"]:
+    if f["classes"] and draw:
         ch.svg = draw_presence(f)
     return ch
 

@@ -27,10 +27,12 @@ TEMPLATES = Path(__file__).parent / "templates"
 class Page:
     """The per-render state: claims by id, and the evidence list in order of first use."""
 
-    def __init__(self, snap: Path, charts_dir: str = "") -> None:
+    def __init__(self, snap: Path, charts_dir: str = "", draw: bool = True) -> None:
         self.snap = snap
         # charts are written beside the page, in a folder of this name (the page links them there)
         self.charts_dir = charts_dir
+        # False: each chart's table of figures, no image (matplotlib never imported)
+        self.draw = draw
         self.charts: dict[str, str] = {}  # file name -> SVG text, written with the page
         self.manifest = load_json(snap, "manifest") or {}
         self.census = load_json(snap, "census") or {}
@@ -165,24 +167,25 @@ class Page:
 
         if kind == "payload_lengths":
             b, caps = self.table("payload_buckets"), self.table("silent_caps")
-            ch = charts.payload_chart(b["rows"], caps["rows"], f"{b['cite']} {caps['cite']}")
+            ch = charts.payload_chart(b["rows"], caps["rows"], f"{b['cite']} {caps['cite']}", self.draw)
         elif kind == "strata":
             t = self.table("strata")
-            ch = charts.strata_chart(t["rows"], t["cite"])
+            ch = charts.strata_chart(t["rows"], t["cite"], self.draw)
         elif kind == "class_versions":
             if self.has("classes_by_version"):  # each file under the client version it first records
                 t = self.table("classes_by_version")
-                ch = charts.versions_chart(t["rows"], t["cite"], "client version (each file under its first)")
+                ch = charts.versions_chart(t["rows"], t["cite"], "client version (each file under its first)",
+                                           self.draw)
             else:  # a version each record carries (kind, v, records)
                 t = self.table("versions")
                 rows = [{"version": r["v"], "rclass": r["kind"], "records": r["records"]} for r in t["rows"]]
-                ch = charts.versions_chart(rows, t["cite"], "the version each record carries")
+                ch = charts.versions_chart(rows, t["cite"], "the version each record carries", self.draw)
         elif kind == "key_presence":
             t = self.table("record_classes")
-            ch = charts.presence_chart(t["rows"], t["cite"])
+            ch = charts.presence_chart(t["rows"], t["cite"], self.draw)
         else:
             raise MissingEvidence(f"page asks for chart {kind!r}, which is not one of {', '.join(charts.KINDS)}")
-        if not ch.svg:  # nothing to draw: the table says so
+        if not ch.svg:  # nothing to draw (or not drawn): the table says so
             return ch.table
         name = f"{ch.name}.svg"
         self.charts[name] = ch.svg
@@ -286,8 +289,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_page(snap: Path, out: Path, template: str | None = None) -> Path:
-    page = Page(snap, charts_dir=out.stem)
+def render_page(snap: Path, out: Path, template: str | None = None, charts: bool = True) -> Path:
+    """The page of a committed snapshot, written to ``out`` (its charts in the folder
+    ``out.stem`` beside it). ``charts=False``: each chart's table of figures, no image drawn
+    or linked, matplotlib not imported (an earlier render's chart files are removed)."""
+    page = Page(snap, charts_dir=out.stem, draw=charts)
     runtime = page.manifest["runtime"]
     tpl = environment().get_template(template or f"{runtime}.md.j2")
     text = tpl.render(
