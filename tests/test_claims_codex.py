@@ -1,0 +1,287 @@
+"""The Codex page's sentences, each held to figures read back from the corpus.
+
+Three corpora: the seeded Codex generator's rollouts with a flat (archived) rollout, a rollout
+without a uuid in its name and one file that is not a rollout; a single rollout whose header
+carries no version and that holds no call, output or token counter; and a rollout whose calls
+carry no call_id and whose token counter falls outside a compaction. Each expected figure is
+counted here from the files with the standard library (``json``, ``collections.Counter``),
+never taken from the census, and every sentence is compared whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from survey.evidence.claims import fmt, pct
+
+from .claims_util import surveyed_claims
+
+DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
+FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
+UNNAMED = re.compile(r"^(?:\d{4}/\d{2}/\d{2}/)?rollout-[^/]*\.jsonl$")
+CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+ENVELOPE = {"timestamp", "type", "payload"}
+TEXT_EXIT = re.compile(r"Process exited with code -?\d+|Exit code: -?\d+")
+
+
+def _cls(o: dict) -> str:
+    p = o.get("payload")
+    return f"{o['type']}/{p['type']}" if isinstance(p, dict) and isinstance(p.get("type"), str) else str(o["type"])
+
+
+def read(root: Path) -> dict[str, Any]:
+    """The figures the sentences state, counted from the files with the standard library."""
+    files = [p for p in sorted(root.rglob("*")) if p.is_file()]
+    surf: Counter[str] = Counter()
+    for p in files:
+        rel = p.relative_to(root).as_posix()
+        surf["rollout" if DATED.match(rel) else "archived_rollout" if FLAT.match(rel)
+             else "rollout_unnamed" if UNNAMED.match(rel) else "other"] += 1
+    status: Counter[str] = Counter()
+    recs: list[dict] = []
+    per_file: list[list[dict]] = []
+    for p in files:
+        if p.suffix != ".jsonl":
+            continue
+        lines = p.read_bytes().split(b"\n")
+        tail = lines.pop()
+        mine = []
+        for line in lines:
+            if not line.strip():
+                status["blank"] += 1
+                continue
+            try:
+                o = json.loads(line)
+            except ValueError:
+                o = None
+            if isinstance(o, dict):
+                status["ok"] += 1
+                mine.append(o)
+            else:
+                status["malformed"] += 1
+        if tail:  # a last line without LF is a record where it parses, cut off where it does not
+            try:
+                o = json.loads(tail)
+            except ValueError:
+                o = None
+            status["ok" if isinstance(o, dict) else "partial"] += 1
+            mine += [o] if isinstance(o, dict) else []
+        recs += mine
+        per_file.append(mine)
+    classes = Counter(_cls(o) for o in recs)
+    keysets = {(_cls(o), ",".join(sorted(o))) for o in recs}
+    env = sum(1 for o in recs if set(o) == ENVELOPE)
+    heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
+    first_v = Counter(h[0]["payload"]["cli_version"] for h in heads if h and "cli_version" in h[0]["payload"])
+    hdr = sum(len(h) for h in heads)
+    hdr_v = sum(1 for h in heads for o in h if "cli_version" in o["payload"])
+    calls = [o for o in recs if _cls(o).split("/")[-1] in CALLS and o["type"] == "response_item"]
+    outs = [o for o in recs if _cls(o).split("/")[-1] in OUTPUTS and o["type"] == "response_item"]
+    paired = unp_calls = unp_outs = 0
+    for f in per_file:
+        cid = {o["payload"]["call_id"] for o in f if o["type"] == "response_item" and _cls(o).split("/")[-1] in CALLS
+               and "call_id" in o["payload"]}
+        oid = [o["payload"].get("call_id") for o in f if o["type"] == "response_item"
+               and _cls(o).split("/")[-1] in OUTPUTS and "call_id" in o["payload"]]
+        paired += sum(1 for i in oid if i in cid)
+        unp_outs += sum(1 for i in oid if i not in cid)
+        unp_calls += len(cid - set(oid))
+    by_out = Counter(_cls(o).split("/")[-1] for o in outs)
+    num_exit = Counter(_cls(o) for o in recs if _cls(o) == "event_msg/exec_command_end" and "exit_code" in o["payload"])
+    num_exit += Counter(_cls(o) for o in recs if _cls(o) == "event_msg/item_completed"
+                        and isinstance(o["payload"].get("item"), dict) and "exit_code" in o["payload"]["item"])
+    text_exit = sum(1 for o in outs if isinstance(o["payload"].get("output"), str) and TEXT_EXIT.search(o["payload"]["output"]))
+    tc_events = tc_files = drops = at_comp = repeats = 0
+    for f in per_file:
+        prev, comp, seen = None, False, False
+        for o in f:
+            if o["type"] == "compacted":
+                comp = True
+            info = o["payload"].get("info") if _cls(o) == "event_msg/token_count" else None
+            tu = info.get("total_token_usage") if isinstance(info, dict) else None
+            if not isinstance(tu, dict):
+                continue
+            tc_events += 1
+            seen = True
+            tot = tu["total_tokens"]
+            if prev is not None and tot < prev:
+                drops += 1
+                at_comp += comp
+            repeats += prev is not None and tot == prev
+            prev, comp = tot, False
+        tc_files += seen
+    return {"files": len(files), "surfaces": surf, "status": status, "records": len(recs), "classes": classes,
+            "keysets": len(keysets), "envelope": env, "other_keysets": len({k for _, k in keysets if set(k.split(",")) != ENVELOPE}),
+            "ts": sum(1 for o in recs if "timestamp" in o), "versions": first_v, "headers": hdr, "headers_v": hdr_v,
+            "header_files": sum(1 for h in heads if h), "several": sum(1 for h in heads if len(h) > 1),
+            "calls": len(calls), "calls_id": sum(1 for o in calls if "call_id" in o["payload"]),
+            "outputs": len(outs), "outputs_id": sum(1 for o in outs if "call_id" in o["payload"]),
+            "paired": paired, "unpaired_calls": unp_calls, "unpaired_outputs": unp_outs, "by_out": by_out,
+            "exit_num": dict(num_exit), "exit_text": text_exit,
+            "usage": (tc_events, tc_files, drops, at_comp, repeats)}
+
+
+def expected_text(t: dict[str, Any]) -> dict[str, str]:
+    s = t["surfaces"]
+    seen = [n for n in ("rollout", "archived_rollout", "rollout_unnamed") if s[n]]
+    unseen = [n for n in ("rollout", "archived_rollout", "rollout_unnamed") if not s[n]]
+    nc, ni, no, nio = t["calls"], t["calls_id"], t["outputs"], t["outputs_id"]
+    if not nc:
+        native = "No call record was observed."
+    elif not ni:
+        native = (f"Calls carry no native id: none of {fmt(nc)} call records has a `call_id`, so an output cannot "
+                  "be joined to its call by id.")
+    else:
+        native = (("Calls carry a native id" if ni == nc else "Only some calls carry a native id")
+                  + f": `call_id` on {fmt(ni)} of {fmt(nc)} call records and {fmt(nio)} of {fmt(no)} output records. "
+                  f"Within a rollout, {fmt(t['paired'])} outputs answer a call; {fmt(t['unpaired_calls'])} calls with an "
+                  f"id have no output; {fmt(t['unpaired_outputs'])} outputs name no call of their file.")
+    v = sorted(t["versions"])
+    ev, ef, dr, ac, rp = t["usage"]
+    if ev:
+        falls = f"total falls {fmt(dr)} times ({fmt(ac)} at a compaction)" if dr else "total never falls"
+        usage = (f"{fmt(ev)} token_count events in {fmt(ef)} files carry total_token_usage; the {falls} and {fmt(rp)} "
+                 "events repeat the previous total"
+                 + (": a cumulative counter" + (", reset only at compaction" if dr else "")
+                    + ". Use the last total per window, never a sum of events." if dr == ac else
+                    f": {fmt(dr - ac)} falls are not at a compaction, so the total is not cumulative throughout."))
+    else:
+        usage = "No token_count event carries total_token_usage: usage was not observed."
+    num = sum(t["exit_num"].values())
+    return {
+        "basis_files": f"The corpus holds {fmt(t['files'])} files: {fmt(s['rollout'])} rollouts in the dated layout, "
+                       f"{fmt(s['archived_rollout'])} flat (archived) rollouts, {fmt(s['rollout_unnamed'])} rollouts "
+                       f"without a uuid in their name and {fmt(s['other'])} other files.",
+        "layout_tail": (f"; {fmt(s['other'])} other files" if s["other"] else "")
+                       + (f". No file matched: {', '.join(unseen)}." if unseen else "."),
+        "layout_seen": ",".join(seen),
+        "record_totals": f"Records: {fmt(sum(t['status'].values()))} lines read, {fmt(t['records'])} parsed (the rest "
+                         "are counted under Problems). Every record figure below counts parsed records.",
+        "envelope": f"{fmt(t['envelope'])} of {fmt(t['records'])} records ({pct(t['envelope'], t['records'])}) have "
+                    "exactly the top-level keys {timestamp, type, payload}"
+                    + (f"; {t['other_keysets']} other top-level key sets occur (table below)." if t["other_keysets"] else "."),
+        "client_version": (f"`cli_version` is on {fmt(t['headers_v'])} of {fmt(t['headers'])} session_meta headers (in "
+                           f"{fmt(sum(t['versions'].values()))} of {fmt(t['header_files'])} rollouts with a header): "
+                           f"{len(v)} versions ({v[0]} to {v[-1]}) by each rollout's first header; 0 rollouts hold "
+                           "headers of more than one version (each counted once). Shapes below can be stratified by it.")
+                          if t["headers_v"] else
+                          f"No session_meta header carries `cli_version` ({fmt(t['headers'])} headers): shapes cannot "
+                          "be stratified by client version here.",
+        "native_call_id": native,
+        "results_recorded": ("Outputs are recorded as their own records: "
+                             + ", ".join(f"{c} {fmt(n)}" for c, n in t["by_out"].items()) + ".") if no
+                            else "No output record was observed.",
+        "usage": usage,
+        "model_call_id": (f"`payload.call_id` (on {fmt(ni)} of {fmt(nc)} call records and {fmt(nio)} of {fmt(no)} "
+                          "output records)") if ni else f"none observed ({fmt(nc)} calls, none with a `call_id`)",
+        "model_result": f"recorded: {fmt(no)} output records" if no else "not observed",
+        "model_outcome": f"exit code as text in {fmt(t['exit_text'])} outputs, as a number in {fmt(num)} records; "
+                         "no is_error key",
+        "exit_codes": "Exit codes stated as text inside outputs (`Process exited with code N`, `Exit code: N`): "
+                      f"{fmt(t['exit_text'])} records"
+                      + ("; as a number in " + ", ".join(f"{c.split('/')[-1]} {fmt(n)}" for c, n in sorted(t["exit_num"].items()))
+                         if t["exit_num"] else "; no record carries one as a number") + ".",
+    }
+
+
+def _rollout(recs: list[dict]) -> bytes:
+    return b"".join(orjson.dumps(o) + b"\n" for o in recs)
+
+
+def _r(t: str, payload: dict, ts: bool = True) -> dict:
+    return {**({"timestamp": "2026-01-05T00:00:00.000Z"} if ts else {}), "type": t, "payload": payload}
+
+
+UID = "019b8c3e-0000-7000-8000-000000000001"
+META = {"id": UID, "timestamp": "2026-01-05T00:00:00.000Z", "cwd": "w", "originator": "o", "source": "cli"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    from survey.synth.codex import generate
+
+    base = tmp_path_factory.mktemp("codex")
+    root = base / "corpus"
+    generate(root, seed=7, sessions=10)
+    first = sorted(root.rglob("rollout-*.jsonl"))[0]
+    (root / first.name).write_bytes(first.read_bytes().replace(b'"cli_version"', b'"cli_versio_"', 1))
+    (root / "rollout-unnamed.jsonl").write_bytes(_rollout([_r("session_meta", META), {"type": "world_state", "payload": {}}]))
+    (root / "notes.txt").write_bytes(b"not a rollout\n")
+    return read(root), surveyed_claims("codex", root, base)
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """One rollout: a header without a version, a turn context and a message; no call, output,
+    exit code or token counter."""
+    base = tmp_path_factory.mktemp("codex-bare")
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", META), _r("turn_context", {"model": "m", "cwd": "w"}),
+        _r("response_item", {"type": "message", "role": "user", "content": []}),
+        _r("event_msg", {"type": "token_count", "info": None})]))
+    return read(base / "corpus"), surveyed_claims("codex", base / "corpus", base)
+
+
+@pytest.fixture(scope="module")
+def no_ids(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """Calls without a call_id, an output, and a token total that falls with no compaction."""
+    base = tmp_path_factory.mktemp("codex-noid")
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+
+    def tc(n: int) -> dict:
+        return _r("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": n}}})
+
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.140.0"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "c1", "output": "Exit code: 1"}),
+        tc(10), tc(10), tc(4), tc(4), _r("compacted", {"message": ""}), tc(2), tc(7)]))
+    return read(base / "corpus"), surveyed_claims("codex", base / "corpus", base)
+
+
+@pytest.fixture
+def corpora(generated, bare, no_ids) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, bare, no_ids]
+
+
+def test_the_planted_corpora_show_every_case(generated, bare, no_ids) -> None:
+    t = generated[0]
+    assert all(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed", "other"))
+    assert t["headers_v"] < t["headers"] and t["unpaired_calls"] and t["unpaired_outputs"] and t["exit_num"]
+    assert t["usage"][2] == t["usage"][3] > 0 and t["other_keysets"]
+    b = bare[0]
+    assert (b["calls"], b["outputs"], b["headers_v"], b["usage"][0]) == (0, 0, 0, 0)
+    n = no_ids[0]
+    assert (n["calls"], n["calls_id"], n["outputs"]) == (2, 0, 1)
+    assert n["usage"] == (6, 1, 2, 1, 2)
+
+
+SENTENCES = ("basis_files", "record_totals", "envelope", "client_version", "native_call_id", "results_recorded",
+             "usage", "model_call_id", "model_result", "model_outcome", "exit_codes")
+
+
+@pytest.mark.parametrize("cid", SENTENCES)
+def test_each_sentence_states_the_counted_figures(cid: str, corpora) -> None:
+    for t, claims in corpora:
+        assert claims[cid]["text"] == expected_text(t)[cid], cid
+
+
+def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
+    for t, claims in corpora:
+        text, want = claims["layout"]["text"], expected_text(t)
+        assert text.endswith(want["layout_tail"])
+        assert claims["layout"]["value"] == {s: t["surfaces"][s] for s in want["layout_seen"].split(",") if s}
+        assert claims["basis_files"]["value"] == {"total": t["files"], **{k: t["surfaces"][k] for k in
+                                                  ("rollout", "archived_rollout", "rollout_unnamed", "other")}}
