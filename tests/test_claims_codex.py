@@ -118,7 +118,7 @@ def read(root: Path) -> dict[str, Any]:
             repeats += prev is not None and tot == prev
             prev, comp = tot, False
         tc_files += seen
-    return {"files": len(files), "surfaces": surf, "status": status, "records": len(recs), "classes": classes,
+    return {"root": root, "files": len(files), "surfaces": surf, "status": status, "records": len(recs), "classes": classes,
             "keysets": len(keysets), "envelope": env, "other_keysets": len({k for _, k in keysets if set(k.split(",")) != ENVELOPE}),
             "ts": sum(1 for o in recs if "timestamp" in o), "versions": first_v, "headers": hdr, "headers_v": hdr_v,
             "header_files": sum(1 for h in heads if h), "several": sum(1 for h in heads if len(h) > 1),
@@ -285,3 +285,115 @@ def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
         assert claims["layout"]["value"] == {s: t["surfaces"][s] for s in want["layout_seen"].split(",") if s}
         assert claims["basis_files"]["value"] == {"total": t["files"], **{k: t["surfaces"][k] for k in
                                                   ("rollout", "archived_rollout", "rollout_unnamed", "other")}}
+
+
+def more(root: Path) -> dict[str, Any]:
+    """Figures for the identity, tool, argument and size sentences, counted as ``read`` does."""
+    per_file = []
+    for p in sorted(root.rglob("*.jsonl")):
+        mine = []
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(o, dict):
+                mine.append(o)
+        per_file.append(mine)
+    recs = [o for f in per_file for o in f]
+    heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
+    kids = sum(1 for h in heads if h and h[0]["payload"].get("session_id") not in (None, h[0]["payload"]["id"]))
+    fc = [o["payload"] for o in recs if _cls(o) == "response_item/function_call"]
+    custom = [o["payload"] for o in recs if _cls(o) == "response_item/custom_tool_call"]
+    args = [a["arguments"] for a in fc if "arguments" in a]
+    objs = 0
+    for a in args:
+        try:
+            objs += isinstance(a, str) and isinstance(json.loads(a), dict)
+        except ValueError:
+            pass
+    sizes = [(i, len(o["payload"]["output"].encode())) for i, f in enumerate(per_file) for o in f
+             if o["type"] == "response_item" and isinstance(o["payload"].get("output"), str)]
+    top = max((n for _, n in sizes), default=0)
+    ns = sum(1 for a in fc if "namespace" in a)
+    untimed = sorted({_cls(o) for o in recs if "timestamp" not in o})
+    # distinct payload.id values of any record (the query's links; session_meta headers included)
+    items = {o["payload"]["id"] for o in recs if isinstance(o.get("payload"), dict) and isinstance(o["payload"].get("id"), str)}
+    cids = {o["payload"]["call_id"] for o in recs if isinstance(o.get("payload"), dict) and "call_id" in o["payload"]}
+    return {"kids": kids, "header_files": sum(1 for h in heads if h),
+            "per_file": Counter(str(len(h)) for h in heads if h),
+            "calls": len(fc) + len(custom), "namespace": ns,
+            "arguments": [objs, sum(isinstance(a, str) for a in args), sum(not isinstance(a, str) for a in args)],
+            "cap": [top, len({i for i, n in sizes if n == top})], "untimed": untimed,
+            "items": {"equal": sum(1 for i in items if i in cids), "items": len(items)},
+            "custom_status": Counter(c.get("status") for c in custom)}
+
+
+def test_headlines(corpora) -> None:
+    for _, claims in corpora:
+        assert claims["file_identity"]["headline"] and claims["usage"]["headline"]
+        assert claims["native_call_id"]["headline"] and claims["client_version"]["headline"]
+        assert not any(claims[c]["headline"] for c in ("basis_files", "headers", "subagent_files", "fixtures",
+                                                     "oversized_output", "tool_names", "exit_codes"))
+
+
+@pytest.fixture(scope="module")
+def figures(generated, bare, no_ids) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [(more(t["root"]), c) for t, c in (generated, bare, no_ids)]
+
+
+def test_children_tools_arguments_items_and_caps(figures) -> None:
+    for m, claims in figures:
+        assert claims["subagent_files"]["value"] == m["kids"]
+        assert claims["headers"]["value"]["per_file"] == dict(m["per_file"])
+        several = sum(n for h, n in m["per_file"].items() if int(h) > 1)
+        assert claims["headers"]["text"].startswith(f"{fmt(several)} of {fmt(m['header_files'])} rollouts hold more "
+                                                    "than one session_meta header")
+        assert claims["headers"]["text"].endswith(". A reader must expect more than one header per file."
+                                                  if several else "header.")
+        assert claims["arguments"]["value"] == m["arguments"]
+        o, s, x = m["arguments"]
+        assert claims["arguments"]["text"] == (
+            f"function_call arguments: a string in {fmt(s)} calls ({fmt(o)} of which decode as JSON to an object whose "
+            f"keys are counted, never described), another JSON type in {fmt(x)}.")
+        assert claims["item_ids"]["value"] == m["items"]
+        eq, n = m["items"]["equal"], m["items"]["items"]
+        assert claims["item_ids"]["text"] == (f"Response item ids (`payload.id`) equal a call_id in {fmt(eq)} of "
+                                              f"{fmt(n)} cases" + (": an item id is not a call id here." if n and eq < n else "."))
+        untimed = m["untimed"]
+        assert claims["timestamps"]["value"]["without"] == untimed
+        assert claims["timestamps"]["text"].endswith(f"; classes where some lack one: {', '.join(untimed)}." if untimed
+                                                     else "carry a top-level `timestamp`.")
+        tn = claims["tool_names"]
+        assert sum(tn["value"]["names"].values()) == m["calls"] and tn["value"]["withheld_mcp"] == m["namespace"]
+        assert tn["text"].startswith(f"{len({k.split(':', 1)[1] for k in tn['value']['names']} - {'<withheld>'})} "
+                                     f"tool names shown over {fmt(m['calls'])} calls; {fmt(m['namespace'])} calls carry "
+                                     "a namespace")
+        assert tn["text"].endswith(("; withheld names: " + f"{fmt(m['namespace'])} MCP calls (a namespace beside the "
+                                    "name; withheld by policy)" if m["namespace"] else "; no name was withheld")
+                                   + ". Tool names are an open set.")
+        st = m["custom_status"]
+        ct = claims["constants"]["text"]
+        assert ct.startswith(f"custom_tool_call.status is `{next(iter(st))}` in all {fmt(sum(st.values()))} records")\
+            if len(st) == 1 else not ct.startswith("custom_tool_call")
+        if m["cap"][1] > 1:
+            assert claims["oversized_output"]["value"] == m["cap"]
+            assert claims["oversized_output"]["provenance"] == "inferred"
+            assert claims["oversized_output"]["text"] == (
+                f"Outputs reach the same exact maximum of {fmt(m['cap'][0])} bytes in {fmt(m['cap'][1])} files: a "
+                f"probable silent cap at {fmt(m['cap'][0])} bytes (nothing in the record says it was cut).")
+        else:
+            assert claims["oversized_output"]["value"] is None
+            assert claims["oversized_output"]["text"] == ("No output (payload.output) length repeats as an exact "
+                                                          "maximum across files: no silent cap on outputs was observed.")
+
+
+def test_a_rollout_without_children_calls_or_counters_says_so(bare) -> None:
+    _, c = bare
+    assert c["child_in_parent"]["text"] == "No rollout is a subagent child (no first header's id differs from its session_id)."
+    assert c["inherited_history"]["text"] == ("No child rollout holds records below a subagent_history_start_ordinal "
+                                              "(0 child rollouts): no inherited history was observed.")
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: none."
+    assert c["fixtures"]["value"] == []
+    assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
+    assert c["results_recorded"]["value"] == 0 and c["model_result"]["value"] == 0

@@ -367,8 +367,9 @@ def _model_and_fixtures(k: Kit) -> None:
     hd, sa, ih = c["headers"].value, c["subagent_files"].value, c["inherited_history"].value
     tc = c["usage"].value
     items = []
-    if cv["versions"]:
-        items.append(f"one rollout per cli_version ({len([v for v in cv['versions'] if not v.startswith('(')])} seen)")
+    named = [v for v in cv["versions"] if not v.startswith("(")]  # "(none)" counts rollouts without a version
+    if named:
+        items.append(f"one rollout per cli_version ({len(named)} seen)")
     several = sum(n for h, n in hd["per_file"].items() if int(h) > 1)
     if several:
         items.append(f"a rollout with a repeated session_meta ({fmt(several)} seen)")
