@@ -10,6 +10,7 @@ never taken from the census, and every sentence is compared whole.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -308,10 +309,8 @@ def more(root: Path) -> dict[str, Any]:
     args = [a["arguments"] for a in fc if "arguments" in a]
     objs = 0
     for a in args:
-        try:
+        with contextlib.suppress(ValueError):
             objs += isinstance(a, str) and isinstance(json.loads(a), dict)
-        except ValueError:
-            pass
     sizes = [(i, len(o["payload"]["output"].encode())) for i, f in enumerate(per_file) for o in f
              if o["type"] == "response_item" and isinstance(o["payload"].get("output"), str)]
     top = max((n for _, n in sizes), default=0)
@@ -397,3 +396,83 @@ def test_a_rollout_without_children_calls_or_counters_says_so(bare) -> None:
     assert c["fixtures"]["value"] == []
     assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
     assert c["results_recorded"]["value"] == 0 and c["model_result"]["value"] == 0
+
+
+def test_values_carry_the_counted_figures(corpora) -> None:
+    for t, c in corpora:
+        ev, ef, dr, ac, rp = t["usage"]
+        assert c["envelope"]["value"] == {"envelope": t["envelope"], "records": t["records"],
+                                          "other_keysets": t["other_keysets"]}
+        assert c["record_totals"]["value"] == {"read": sum(t["status"].values()), "ok": t["records"]}
+        assert c["timestamps"]["value"]["with"] == t["ts"] and c["timestamps"]["value"]["records"] == t["records"]
+        # the versions query files a rollout whose first header has no version under "(no session_meta)" too
+        rollouts = sum(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed"))
+        nover = rollouts - sum(t["versions"].values())
+        assert c["client_version"]["value"] == {"versions": dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {}),
+            "headers_with_version": t["headers_v"], "files_mixing": 0}
+        assert c["native_call_id"]["value"] == {"calls": t["calls"], "calls_with_id": t["calls_id"], "outputs": t["outputs"],
+                                                "outputs_with_id": t["outputs_id"], "paired": t["paired"],
+                                                "unpaired_calls": t["unpaired_calls"], "unpaired_outputs": t["unpaired_outputs"]}
+        assert c["results_recorded"]["value"] == t["outputs"] == c["model_result"]["value"]
+        assert c["model_call_id"]["value"] == t["calls_id"]
+        assert c["exit_codes"]["value"] == {"text": t["exit_text"], **t["exit_num"]}
+        assert c["model_outcome"]["value"] == {"exit": {"text": t["exit_text"], **t["exit_num"]}, "is_error": True}
+        u = c["usage"]["value"]
+        assert (u.get("token_counts", 0), u.get("files", 0), u.get("drops", 0), u.get("drops_at_compaction", 0),
+                u.get("repeats", 0)) == t["usage"]
+        rc = c["record_classes"]["value"]
+        assert rc == {"records": dict(sorted(t["classes"].items())), "keysets": t["keysets"], "masked_keysets": 0,
+                      "whole_corpus": True}
+        subs = sorted({k.split("/")[0] for k in t["classes"] if "/" in k})
+        assert c["record_classes"]["text"] == (
+            f"{len(t['classes'])} record classes (named type"
+            + (f", or type/payload.type where the payload has a type: {', '.join(subs)}" if subs
+               else "; no payload carries a type")
+            + f") over {fmt(t['records'])} records, with {fmt(t['keysets'])} distinct top-level key sets after masking "
+            "unreviewed keys; no set holds a masked key, so masking merged none. A reader must accept classes it does not know.")
+        rows = sorted((dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {})).items(),
+                      key=lambda kv: (kv[0].startswith("("), kv[0]))  # named versions first
+        assert c["client_version"]["evidence"][1]["result"] == ("; ".join(f"{v} {n} files" for v, n in rows) or "none")
+
+
+def test_layout_is_worded_from_the_surfaces(corpora) -> None:
+    from survey.runtimes.codex import PROFILE
+
+    desc = {s.name: s.description for s in PROFILE.surfaces}
+    for t, c in corpora:
+        s = t["surfaces"]
+        seen = [(n, s[n]) for n in desc if s[n]]
+        unseen = [n for n in desc if not s[n]]
+        assert c["layout"]["text"] == (
+            "Files by surface (the path pattern each was recognised by): "
+            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
+            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
+            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
+        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+
+
+def test_absences_name_what_was_looked_for(corpora) -> None:
+    for t, c in corpora:
+        for cid, what in (("no_tool_use_id", "A tool_use_id key"), ("no_uuid_chain", "A per-record parentUuid chain"),
+                          ("no_usage_object", "A usage object"), ("no_record_version", "A version key"),
+                          ("no_is_error", "A per-call is_error key")):
+            assert c[cid]["value"] is True and c[cid]["text"].startswith(f"{what}: not observed as a key"), cid
+        assert c["exit_code_key"]["text"].startswith('The key "exit_code": ')
+        assert c["exit_code_key"]["value"] is (not t["exit_num"])
+        assert c["exit_code_text"]["text"].startswith("The text Process exited with code: ")
+        assert c["skill_evidence"]["text"].startswith("Skill evidence (the literal SKILL.md): not observed in ")
+        assert c["failure_flag"]["text"].endswith(c["no_is_error"]["text"])
+
+
+KINDS = {"basis_files": "census", "layout": "census", "record_totals": "census", "record_classes": "census",
+         "envelope": "census", "client_version": "value_map", "timestamps": "rate", "file_identity": "rate",
+         "headers": "census", "subagent_files": "census", "child_in_parent": "rate", "inherited_history": "census",
+         "native_call_id": "rate", "results_recorded": "census", "item_ids": "rate", "event_joins": "rate",
+         "tool_names": "value_map", "arguments": "rate", "exit_codes": "census", "failure_flag": "value_map",
+         "constants": "census", "usage": "census", "output_sizes": "percentile", "model_call_id": "census",
+         "model_result": "census", "model_outcome": "census", "fixtures": "census"}
+
+
+def test_kinds(corpora) -> None:
+    for _, c in corpora:
+        assert {k: c[k]["kind"] for k in KINDS} == KINDS
