@@ -400,7 +400,6 @@ def test_a_rollout_without_children_calls_or_counters_says_so(bare) -> None:
 
 def test_values_carry_the_counted_figures(corpora) -> None:
     for t, c in corpora:
-        ev, ef, dr, ac, rp = t["usage"]
         assert c["envelope"]["value"] == {"envelope": t["envelope"], "records": t["records"],
                                           "other_keysets": t["other_keysets"]}
         assert c["record_totals"]["value"] == {"read": sum(t["status"].values()), "ok": t["records"]}
