@@ -475,3 +475,56 @@ KINDS = {"basis_files": "census", "layout": "census", "record_totals": "census",
 def test_kinds(corpora) -> None:
     for _, c in corpora:
         assert {k: c[k]["kind"] for k in KINDS} == KINDS
+
+
+def _tools_corpus(base: Path) -> Path:
+    """One rollout whose only payload.id (the header's) is also a call_id; an MCP call, a call
+    without a name, a call named outside the vocabulary, arguments on an event (not a call) and
+    a record with an unreviewed top-level key."""
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.146.0"}),
+        _r("response_item", {"type": "function_call", "namespace": "mcp__srv", "name": "exec_command", "arguments": "{}",
+                             "call_id": UID}),
+        _r("response_item", {"type": "function_call", "arguments": "{}", "call_id": "k2"}),
+        _r("response_item", {"type": "function_call", "name": "zqunknowntool", "arguments": "[]", "call_id": "k3"}),
+        _r("response_item", {"type": "function_call_output", "call_id": UID, "output": "ok"}),
+        _r("event_msg", {"type": "dynamic_tool_call_request", "arguments": "{}"}),
+        {**_r("event_msg", {"type": "agent_message", "message": "m"}), "zqextra": 1}]))
+    return base / "corpus"
+
+
+@pytest.fixture(scope="module")
+def tools_shown(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("codex-tools")
+    return surveyed_claims("codex", _tools_corpus(base), base, allow_mcp=True)
+
+
+@pytest.fixture(scope="module")
+def tools_sampled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("codex-tools-sampled")
+    return surveyed_claims("codex", _tools_corpus(base), base, sample_n=1)
+
+
+def test_tool_names_shown_withheld_and_unnamed(tools_shown, tools_sampled) -> None:
+    c = tools_shown
+    assert c["tool_names"]["text"] == (
+        "1 tool names shown over 3 calls; 1 calls carry a namespace (shown: --allow-mcp-names); withheld names: 1 calls "
+        "with a name outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (0, 1)
+    s = tools_sampled["tool_names"]
+    # without --allow-mcp-names a reviewed name is shown beside a namespace all the same, and not said to be allowed
+    assert s["text"] == ("1 tool names shown over 3 calls; 1 calls carry a namespace; withheld names: 1 calls with a name "
+                         "outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert c["arguments"]["value"] == [2, 3, 0]
+    assert c["item_ids"]["value"] == {"equal": 1, "items": 1}
+    assert c["item_ids"]["text"] == "Response item ids (`payload.id`) equal a call_id in 1 of 1 cases."
+
+
+def test_a_masked_key_and_a_sample_are_said(tools_shown, tools_sampled) -> None:
+    for c, whole in ((tools_shown, True), (tools_sampled, False)):
+        rc = c["record_classes"]
+        assert rc["value"]["masked_keysets"] == 1 and rc["value"]["whole_corpus"] is whole
+        assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
+                "classes it does not know.") in rc["text"]

@@ -256,7 +256,8 @@ def _calls(k: Kit) -> None:
             and r["path"] == "$.payload.arguments" and r["jtype"] == "string")
     other = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
                 and r["path"] == "$.payload.arguments" and r["jtype"] != "string")
-    obj = sum(as_int(r["occurrences"]) for r in ar if r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")
+    obj = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
+              and r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")  # of those strings
     k.state("arguments", "rate",
             f"function_call arguments: a string in {fmt(s)} calls ({fmt(obj)} of which decode as JSON to an object whose "
             f"keys are counted, never described), another JSON type in {fmt(other)}.",
