@@ -491,6 +491,7 @@ def _tools_corpus(base: Path) -> Path:
         _r("response_item", {"type": "function_call", "name": "zqunknowntool", "arguments": "[]", "call_id": "k3"}),
         _r("response_item", {"type": "function_call_output", "call_id": UID, "output": "ok"}),
         _r("event_msg", {"type": "dynamic_tool_call_request", "arguments": "{}"}),
+        *[_r("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 5}}})] * 2,
         {**_r("event_msg", {"type": "agent_message", "message": "m"}), "zqextra": 1}]))
     return base / "corpus"
 
@@ -528,3 +529,47 @@ def test_a_masked_key_and_a_sample_are_said(tools_shown, tools_sampled) -> None:
         assert rc["value"]["masked_keysets"] == 1 and rc["value"]["whole_corpus"] is whole
         assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
                 "classes it does not know.") in rc["text"]
+
+
+def _model_and_flags(root: Path) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """Per class, payloads with a model key and all payloads (classes with one at least); outcome flags."""
+    model: dict[str, list[int]] = {}
+    flags: Counter[str] = Counter()
+    for p in sorted(root.rglob("*.jsonl")):
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(o, dict) or not isinstance(o.get("payload"), dict):
+                continue
+            pl = o["payload"]
+            m = model.setdefault(_cls(o), [0, 0])
+            m[0] += "model" in pl
+            m[1] += 1
+            if isinstance(pl.get("success"), bool):
+                flags[f"$.payload.success={json.dumps(pl['success'])}"] += 1
+            ok = (pl.get("result") or {}).get("Ok") if isinstance(pl.get("result"), dict) else None
+            if isinstance(ok, dict) and isinstance(ok.get("isError"), bool):
+                flags[f"$.payload.result.Ok.isError={json.dumps(ok['isError'])}"] += 1
+    return {c: v for c, v in model.items() if v[0]}, dict(flags)
+
+
+def test_model_key_and_outcome_flags(corpora) -> None:
+    for t, c in corpora:
+        model, flags = _model_and_flags(t["root"])
+        rows = sorted(model.items(), key=lambda kv: (-kv[1][1], kv[0]))
+        assert c["model"]["value"] == model
+        assert c["model"]["text"] == ("`payload.model` is on " + "; ".join(f"{k} {fmt(a)} of {fmt(b)}" for k, (a, b) in rows)
+                                      + " records.") if rows else "No payload carries a `model` key."
+        assert c["failure_flag"]["value"] == {"flags": flags, "is_error": True}
+        shown = "; ".join(f"{k.split('=')[0].split('.')[-1]}={k.split('=')[1]} {fmt(n)}" for k, n in sorted(flags.items()))
+        assert c["failure_flag"]["text"] == f"Outcome flags observed: {shown or 'none'}. {c['no_is_error']['text']}"
+        assert c["exit_codes"]["evidence"][0]["result"] != "" and (t["exit_num"] or t["exit_text"]
+                                                                   or c["exit_codes"]["evidence"][0]["result"] == "none")
+
+
+def test_a_total_that_never_falls_is_cumulative(tools_shown) -> None:
+    assert tools_shown["usage"]["text"] == (
+        "2 token_count events in 1 files carry total_token_usage; the total never falls and 1 events repeat the previous "
+        "total: a cumulative counter. Use the last total per window, never a sum of events.")
