@@ -479,8 +479,9 @@ def test_kinds(corpora) -> None:
 
 def _tools_corpus(base: Path) -> Path:
     """One rollout whose only payload.id (the header's) is also a call_id; an MCP call, a call
-    without a name, a call named outside the vocabulary, arguments on an event (not a call) and
-    a record with an unreviewed top-level key."""
+    without a name, a call named outside the vocabulary, an output with an is_error key, arguments
+    on an event (not a call), a token total that never falls and a record with an unreviewed
+    top-level key."""
     root = base / "corpus" / "2026" / "01" / "05"
     root.mkdir(parents=True)
     (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
@@ -489,7 +490,7 @@ def _tools_corpus(base: Path) -> Path:
                              "call_id": UID}),
         _r("response_item", {"type": "function_call", "arguments": "{}", "call_id": "k2"}),
         _r("response_item", {"type": "function_call", "name": "zqunknowntool", "arguments": "[]", "call_id": "k3"}),
-        _r("response_item", {"type": "function_call_output", "call_id": UID, "output": "ok"}),
+        _r("response_item", {"type": "function_call_output", "call_id": UID, "output": "ok", "is_error": False}),
         _r("event_msg", {"type": "dynamic_tool_call_request", "arguments": "{}"}),
         *[_r("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 5}}})] * 2,
         {**_r("event_msg", {"type": "agent_message", "message": "m"}), "zqextra": 1}]))
@@ -573,3 +574,10 @@ def test_a_total_that_never_falls_is_cumulative(tools_shown) -> None:
     assert tools_shown["usage"]["text"] == (
         "2 token_count events in 1 files carry total_token_usage; the total never falls and 1 events repeat the previous "
         "total: a cumulative counter. Use the last total per window, never a sum of events.")
+
+
+def test_an_is_error_key_is_named_where_seen(tools_shown) -> None:
+    c = tools_shown
+    assert c["no_is_error"]["value"] is False
+    assert c["model_outcome"]["text"] == "exit code as text in 0 outputs, as a number in 0 records; an is_error key at `$.payload`"
+    assert c["model_outcome"]["value"] == {"exit": {"text": 0}, "is_error": False}
