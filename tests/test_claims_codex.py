@@ -563,6 +563,7 @@ def test_model_key_and_outcome_flags(corpora) -> None:
         assert c["model"]["value"] == model
         assert c["model"]["text"] == ("`payload.model` is on " + "; ".join(f"{k} {fmt(a)} of {fmt(b)}" for k, (a, b) in rows)
                                       + " records.") if rows else "No payload carries a `model` key."
+        assert c["model"]["evidence"][0]["result"] == ("; ".join(f"{k} {a}/{b}" for k, (a, b) in rows) or "none")
         assert c["failure_flag"]["value"] == {"flags": flags, "is_error": True}
         shown = "; ".join(f"{k.split('=')[0].split('.')[-1]}={k.split('=')[1]} {fmt(n)}" for k, n in sorted(flags.items()))
         assert c["failure_flag"]["text"] == f"Outcome flags observed: {shown or 'none'}. {c['no_is_error']['text']}"
