@@ -582,3 +582,31 @@ def test_an_is_error_key_is_named_where_seen(tools_shown) -> None:
     assert c["no_is_error"]["value"] is False
     assert c["model_outcome"]["text"] == "exit code as text in 0 outputs, as a number in 0 records; an is_error key at `$.payload`"
     assert c["model_outcome"]["value"] == {"exit": {"text": 0}, "is_error": False}
+
+
+def test_fixtures_list_the_shapes_counted(generated, bare) -> None:
+    t, c = generated
+    m = more(t["root"])
+    several = sum(n for h, n in m["per_file"].items() if int(h) > 1)
+    inh = c["inherited_history"]["value"]
+    want = [f"one rollout per cli_version ({len(t['versions'])} seen)",
+            f"a rollout with a repeated session_meta ({fmt(several)} seen)",
+            f"a subagent child with its parent ({fmt(m['kids'])} seen)",
+            *([f"a child with inherited history ({fmt(inh['child_files'])} seen)"] if inh.get("inherited_records") else []),
+            f"a compaction ({fmt(t['classes']['compacted'])} compacted records seen)",
+            f"the token counter dropping ({fmt(t['usage'][2])} seen)",
+            f"a call without an output ({fmt(t['unpaired_calls'])} seen)",
+            f"an output without its call ({fmt(t['unpaired_outputs'])} seen)",
+            f"a record with a numeric exit_code ({fmt(sum(t['exit_num'].values()))} seen)",
+            f"an output at an exact byte cap ({fmt(m['cap'][1])} files seen)",
+            *(f"a `{k.split('/')[-1]}` ({fmt(t['classes'][k])} seen)" for k in
+              ("response_item/custom_tool_call", "response_item/tool_search_call", "response_item/local_shell_call")
+              if t["classes"][k])]
+    assert c["fixtures"]["value"] == want
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: " + "; ".join(want) + "."
+    for _, c in (generated, bare):
+        per = c["headers"]["value"]["per_file"]
+        assert c["headers"]["evidence"][0]["result"] == ("; ".join(f"{h} headers: {n} files" for h, n in
+                                                                   sorted(per.items(), key=lambda kv: int(kv[0]))) or "none")
+    cc = bare[1]["constants"]
+    assert cc["text"] == f"{fmt(len(cc['value']))} (class, field) pairs hold one value everywhere (table below)."
