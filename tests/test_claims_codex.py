@@ -610,3 +610,18 @@ def test_fixtures_list_the_shapes_counted(generated, bare) -> None:
                                                                    sorted(per.items(), key=lambda kv: int(kv[0]))) or "none")
     cc = bare[1]["constants"]
     assert cc["text"] == f"{fmt(len(cc['value']))} (class, field) pairs hold one value everywhere (table below)."
+
+
+def test_only_some_calls_carry_an_id(tmp_path: Path) -> None:
+    root = tmp_path / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.146.0"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "a", "output": "ok"})]))
+    t = read(tmp_path / "corpus")
+    c = surveyed_claims("codex", tmp_path / "corpus", tmp_path)
+    assert (t["calls"], t["calls_id"], t["outputs_id"], t["paired"]) == (2, 1, 1, 1)
+    assert c["native_call_id"]["text"] == expected_text(t)["native_call_id"]
+    assert c["native_call_id"]["text"].startswith("Only some calls carry a native id: `call_id` on 1 of 2 call records")
