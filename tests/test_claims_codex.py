@@ -420,15 +420,17 @@ def test_values_carry_the_counted_figures(corpora) -> None:
         assert (u.get("token_counts", 0), u.get("files", 0), u.get("drops", 0), u.get("drops_at_compaction", 0),
                 u.get("repeats", 0)) == t["usage"]
         rc = c["record_classes"]["value"]
+        raw = rc["keysets_raw"]  # counted by the walk before masking (its own tests hold that figure)
+        assert raw >= t["keysets"]
         assert rc == {"records": dict(sorted(t["classes"].items())), "keysets": t["keysets"], "masked_keysets": 0,
-                      "whole_corpus": True}
+                      "keysets_raw": raw, "whole_corpus": True}
         subs = sorted({k.split("/")[0] for k in t["classes"] if "/" in k})
         assert c["record_classes"]["text"] == (
             f"{len(t['classes'])} record classes (named type"
             + (f", or type/payload.type where the payload has a type: {', '.join(subs)}" if subs
                else "; no payload carries a type")
             + f") over {fmt(t['records'])} records, with {fmt(t['keysets'])} distinct top-level key sets after masking "
-            "unreviewed keys; no set holds a masked key, so masking merged none. A reader must accept classes it does not know.")
+            f"unreviewed keys; {fmt(raw)} distinct before masking; no set holds a masked key, so masking merged none. A reader must accept classes it does not know.")
         rows = sorted((dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {})).items(),
                       key=lambda kv: (kv[0].startswith("("), kv[0]))  # named versions first
         assert c["client_version"]["evidence"][1]["result"] == ("; ".join(f"{v} {n} files" for v, n in rows) or "none")
