@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -26,24 +27,26 @@ from survey.snapshot.store import dumps
 KEPT = ("census", "evidence", "manifest")
 
 
-def corpus_key(runtime: str, root: Path) -> str:
-    h = hashlib.sha256(runtime.encode())
+def corpus_key(runtime: str, root: Path, options: dict[str, Any] | None = None) -> str:
+    h = hashlib.sha256(runtime.encode() + (repr(sorted(options.items())).encode() if options else b""))
     for p in sorted(root.rglob("*")):
         if p.is_file():
             h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:32]
 
 
-def surveyed_claims(runtime: str, root: Path, base: Path) -> dict[str, dict]:
-    """The claims of ``runtime`` on the corpus at ``root`` (snapshot and page under ``base``), by id."""
+def surveyed_claims(runtime: str, root: Path, base: Path, **options: Any) -> dict[str, dict]:
+    """The claims of ``runtime`` on the corpus at ``root`` (snapshot and page under ``base``), by id;
+    ``options`` are passed on to the survey (``sample_n``, ``allow_mcp``)."""
     shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
-    kept = Path(shared) / corpus_key(runtime, root) if shared else None
+    kept = Path(shared) / corpus_key(runtime, root, options) if shared else None
     snap = kept if kept is not None and all((kept / f"{n}.json").is_file() for n in KEPT) else None
     surveyed = None
     if snap is None:
         from survey.pipeline import run_survey
 
-        res = run_survey(get(runtime), root, snapshots=base / "s", reports=base / "r", date="2026-01-01")
+        res = run_survey(get(runtime), root, snapshots=base / "s", reports=base / "r", date="2026-01-01",
+                         **options)
         snap = surveyed = Path(res.snapshot)
         if kept is not None:
             tmp = kept.with_name(kept.name + f".{os.getpid()}.tmp")

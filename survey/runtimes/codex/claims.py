@@ -256,7 +256,8 @@ def _calls(k: Kit) -> None:
             and r["path"] == "$.payload.arguments" and r["jtype"] == "string")
     other = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
                 and r["path"] == "$.payload.arguments" and r["jtype"] != "string")
-    obj = sum(as_int(r["occurrences"]) for r in ar if r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")
+    obj = sum(as_int(r["occurrences"]) for r in ar if r["rclass"] == "response_item/function_call"
+              and r["path"] == "$.payload.arguments.<json>" and r["jtype"] == "object")  # of those strings
     k.state("arguments", "rate",
             f"function_call arguments: a string in {fmt(s)} calls ({fmt(obj)} of which decode as JSON to an object whose "
             f"keys are counted, never described), another JSON type in {fmt(other)}.",
@@ -367,8 +368,9 @@ def _model_and_fixtures(k: Kit) -> None:
     hd, sa, ih = c["headers"].value, c["subagent_files"].value, c["inherited_history"].value
     tc = c["usage"].value
     items = []
-    if cv["versions"]:
-        items.append(f"one rollout per cli_version ({len([v for v in cv['versions'] if not v.startswith('(')])} seen)")
+    named = [v for v in cv["versions"] if not v.startswith("(")]  # "(none)" counts rollouts without a version
+    if named:
+        items.append(f"one rollout per cli_version ({len(named)} seen)")
     several = sum(n for h, n in hd["per_file"].items() if int(h) > 1)
     if several:
         items.append(f"a rollout with a repeated session_meta ({fmt(several)} seen)")

@@ -1,0 +1,629 @@
+"""The Codex page's sentences, each held to figures read back from the corpus.
+
+Three corpora: the seeded Codex generator's rollouts with a flat (archived) rollout, a rollout
+without a uuid in its name and one file that is not a rollout; a single rollout whose header
+carries no version and that holds no call, output or token counter; and a rollout whose calls
+carry no call_id and whose token counter falls outside a compaction. Each expected figure is
+counted here from the files with the standard library (``json``, ``collections.Counter``),
+never taken from the census, and every sentence is compared whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from survey.evidence.claims import fmt, pct
+
+from .claims_util import surveyed_claims
+
+DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
+FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
+UNNAMED = re.compile(r"^(?:\d{4}/\d{2}/\d{2}/)?rollout-[^/]*\.jsonl$")
+CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+ENVELOPE = {"timestamp", "type", "payload"}
+TEXT_EXIT = re.compile(r"Process exited with code -?\d+|Exit code: -?\d+")
+
+
+def _cls(o: dict) -> str:
+    p = o.get("payload")
+    return f"{o['type']}/{p['type']}" if isinstance(p, dict) and isinstance(p.get("type"), str) else str(o["type"])
+
+
+def read(root: Path) -> dict[str, Any]:
+    """The figures the sentences state, counted from the files with the standard library."""
+    files = [p for p in sorted(root.rglob("*")) if p.is_file()]
+    surf: Counter[str] = Counter()
+    for p in files:
+        rel = p.relative_to(root).as_posix()
+        surf["rollout" if DATED.match(rel) else "archived_rollout" if FLAT.match(rel)
+             else "rollout_unnamed" if UNNAMED.match(rel) else "other"] += 1
+    status: Counter[str] = Counter()
+    recs: list[dict] = []
+    per_file: list[list[dict]] = []
+    for p in files:
+        if p.suffix != ".jsonl":
+            continue
+        lines = p.read_bytes().split(b"\n")
+        tail = lines.pop()
+        mine = []
+        for line in lines:
+            if not line.strip():
+                status["blank"] += 1
+                continue
+            try:
+                o = json.loads(line)
+            except ValueError:
+                o = None
+            if isinstance(o, dict):
+                status["ok"] += 1
+                mine.append(o)
+            else:
+                status["malformed"] += 1
+        if tail:  # a last line without LF is a record where it parses, cut off where it does not
+            try:
+                o = json.loads(tail)
+            except ValueError:
+                o = None
+            status["ok" if isinstance(o, dict) else "partial"] += 1
+            mine += [o] if isinstance(o, dict) else []
+        recs += mine
+        per_file.append(mine)
+    classes = Counter(_cls(o) for o in recs)
+    keysets = {(_cls(o), ",".join(sorted(o))) for o in recs}
+    env = sum(1 for o in recs if set(o) == ENVELOPE)
+    heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
+    first_v = Counter(h[0]["payload"]["cli_version"] for h in heads if h and "cli_version" in h[0]["payload"])
+    hdr = sum(len(h) for h in heads)
+    hdr_v = sum(1 for h in heads for o in h if "cli_version" in o["payload"])
+    calls = [o for o in recs if _cls(o).split("/")[-1] in CALLS and o["type"] == "response_item"]
+    outs = [o for o in recs if _cls(o).split("/")[-1] in OUTPUTS and o["type"] == "response_item"]
+    paired = unp_calls = unp_outs = 0
+    for f in per_file:
+        cid = {o["payload"]["call_id"] for o in f if o["type"] == "response_item" and _cls(o).split("/")[-1] in CALLS
+               and "call_id" in o["payload"]}
+        oid = [o["payload"].get("call_id") for o in f if o["type"] == "response_item"
+               and _cls(o).split("/")[-1] in OUTPUTS and "call_id" in o["payload"]]
+        paired += sum(1 for i in oid if i in cid)
+        unp_outs += sum(1 for i in oid if i not in cid)
+        unp_calls += len(cid - set(oid))
+    by_out = Counter(_cls(o).split("/")[-1] for o in outs)
+    num_exit = Counter(_cls(o) for o in recs if _cls(o) == "event_msg/exec_command_end" and "exit_code" in o["payload"])
+    num_exit += Counter(_cls(o) for o in recs if _cls(o) == "event_msg/item_completed"
+                        and isinstance(o["payload"].get("item"), dict) and "exit_code" in o["payload"]["item"])
+    text_exit = sum(1 for o in outs if isinstance(o["payload"].get("output"), str) and TEXT_EXIT.search(o["payload"]["output"]))
+    tc_events = tc_files = drops = at_comp = repeats = 0
+    for f in per_file:
+        prev, comp, seen = None, False, False
+        for o in f:
+            if o["type"] == "compacted":
+                comp = True
+            info = o["payload"].get("info") if _cls(o) == "event_msg/token_count" else None
+            tu = info.get("total_token_usage") if isinstance(info, dict) else None
+            if not isinstance(tu, dict):
+                continue
+            tc_events += 1
+            seen = True
+            tot = tu["total_tokens"]
+            if prev is not None and tot < prev:
+                drops += 1
+                at_comp += comp
+            repeats += prev is not None and tot == prev
+            prev, comp = tot, False
+        tc_files += seen
+    return {"root": root, "files": len(files), "surfaces": surf, "status": status, "records": len(recs), "classes": classes,
+            "keysets": len(keysets), "envelope": env, "other_keysets": len({k for _, k in keysets if set(k.split(",")) != ENVELOPE}),
+            "ts": sum(1 for o in recs if "timestamp" in o), "versions": first_v, "headers": hdr, "headers_v": hdr_v,
+            "header_files": sum(1 for h in heads if h), "several": sum(1 for h in heads if len(h) > 1),
+            "calls": len(calls), "calls_id": sum(1 for o in calls if "call_id" in o["payload"]),
+            "outputs": len(outs), "outputs_id": sum(1 for o in outs if "call_id" in o["payload"]),
+            "paired": paired, "unpaired_calls": unp_calls, "unpaired_outputs": unp_outs, "by_out": by_out,
+            "exit_num": dict(num_exit), "exit_text": text_exit,
+            "usage": (tc_events, tc_files, drops, at_comp, repeats)}
+
+
+def expected_text(t: dict[str, Any]) -> dict[str, str]:
+    s = t["surfaces"]
+    seen = [n for n in ("rollout", "archived_rollout", "rollout_unnamed") if s[n]]
+    unseen = [n for n in ("rollout", "archived_rollout", "rollout_unnamed") if not s[n]]
+    nc, ni, no, nio = t["calls"], t["calls_id"], t["outputs"], t["outputs_id"]
+    if not nc:
+        native = "No call record was observed."
+    elif not ni:
+        native = (f"Calls carry no native id: none of {fmt(nc)} call records has a `call_id`, so an output cannot "
+                  "be joined to its call by id.")
+    else:
+        native = (("Calls carry a native id" if ni == nc else "Only some calls carry a native id")
+                  + f": `call_id` on {fmt(ni)} of {fmt(nc)} call records and {fmt(nio)} of {fmt(no)} output records. "
+                  f"Within a rollout, {fmt(t['paired'])} outputs answer a call; {fmt(t['unpaired_calls'])} calls with an "
+                  f"id have no output; {fmt(t['unpaired_outputs'])} outputs name no call of their file.")
+    v = sorted(t["versions"])
+    ev, ef, dr, ac, rp = t["usage"]
+    if ev:
+        falls = f"total falls {fmt(dr)} times ({fmt(ac)} at a compaction)" if dr else "total never falls"
+        usage = (f"{fmt(ev)} token_count events in {fmt(ef)} files carry total_token_usage; the {falls} and {fmt(rp)} "
+                 "events repeat the previous total"
+                 + (": a cumulative counter" + (", reset only at compaction" if dr else "")
+                    + ". Use the last total per window, never a sum of events." if dr == ac else
+                    f": {fmt(dr - ac)} falls are not at a compaction, so the total is not cumulative throughout."))
+    else:
+        usage = "No token_count event carries total_token_usage: usage was not observed."
+    num = sum(t["exit_num"].values())
+    return {
+        "basis_files": f"The corpus holds {fmt(t['files'])} files: {fmt(s['rollout'])} rollouts in the dated layout, "
+                       f"{fmt(s['archived_rollout'])} flat (archived) rollouts, {fmt(s['rollout_unnamed'])} rollouts "
+                       f"without a uuid in their name and {fmt(s['other'])} other files.",
+        "layout_tail": (f"; {fmt(s['other'])} other files" if s["other"] else "")
+                       + (f". No file matched: {', '.join(unseen)}." if unseen else "."),
+        "layout_seen": ",".join(seen),
+        "record_totals": f"Records: {fmt(sum(t['status'].values()))} lines read, {fmt(t['records'])} parsed (the rest "
+                         "are counted under Problems). Every record figure below counts parsed records.",
+        "envelope": f"{fmt(t['envelope'])} of {fmt(t['records'])} records ({pct(t['envelope'], t['records'])}) have "
+                    "exactly the top-level keys {timestamp, type, payload}"
+                    + (f"; {t['other_keysets']} other top-level key sets occur (table below)." if t["other_keysets"] else "."),
+        "client_version": (f"`cli_version` is on {fmt(t['headers_v'])} of {fmt(t['headers'])} session_meta headers (in "
+                           f"{fmt(sum(t['versions'].values()))} of {fmt(t['header_files'])} rollouts with a header): "
+                           f"{len(v)} versions ({v[0]} to {v[-1]}) by each rollout's first header; 0 rollouts hold "
+                           "headers of more than one version (each counted once). Shapes below can be stratified by it.")
+                          if t["headers_v"] else
+                          f"No session_meta header carries `cli_version` ({fmt(t['headers'])} headers): shapes cannot "
+                          "be stratified by client version here.",
+        "native_call_id": native,
+        "results_recorded": ("Outputs are recorded as their own records: "
+                             + ", ".join(f"{c} {fmt(n)}" for c, n in t["by_out"].items()) + ".") if no
+                            else "No output record was observed.",
+        "usage": usage,
+        "model_call_id": (f"`payload.call_id` (on {fmt(ni)} of {fmt(nc)} call records and {fmt(nio)} of {fmt(no)} "
+                          "output records)") if ni else f"none observed ({fmt(nc)} calls, none with a `call_id`)",
+        "model_result": f"recorded: {fmt(no)} output records" if no else "not observed",
+        "model_outcome": f"exit code as text in {fmt(t['exit_text'])} outputs, as a number in {fmt(num)} records; "
+                         "no is_error key",
+        "exit_codes": "Exit codes stated as text inside outputs (`Process exited with code N`, `Exit code: N`): "
+                      f"{fmt(t['exit_text'])} records"
+                      + ("; as a number in " + ", ".join(f"{c.split('/')[-1]} {fmt(n)}" for c, n in sorted(t["exit_num"].items()))
+                         if t["exit_num"] else "; no record carries one as a number") + ".",
+    }
+
+
+def _rollout(recs: list[dict]) -> bytes:
+    return b"".join(orjson.dumps(o) + b"\n" for o in recs)
+
+
+def _r(t: str, payload: dict, ts: bool = True) -> dict:
+    return {**({"timestamp": "2026-01-05T00:00:00.000Z"} if ts else {}), "type": t, "payload": payload}
+
+
+UID = "019b8c3e-0000-7000-8000-000000000001"
+META = {"id": UID, "timestamp": "2026-01-05T00:00:00.000Z", "cwd": "w", "originator": "o", "source": "cli"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    from survey.synth.codex import generate
+
+    base = tmp_path_factory.mktemp("codex")
+    root = base / "corpus"
+    generate(root, seed=7, sessions=10)
+    first = sorted(root.rglob("rollout-*.jsonl"))[0]
+    (root / first.name).write_bytes(first.read_bytes().replace(b'"cli_version"', b'"cli_versio_"', 1))
+    (root / "rollout-unnamed.jsonl").write_bytes(_rollout([_r("session_meta", META), {"type": "world_state", "payload": {}}]))
+    (root / "notes.txt").write_bytes(b"not a rollout\n")
+    return read(root), surveyed_claims("codex", root, base)
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """One rollout: a header without a version, a turn context and a message; no call, output,
+    exit code or token counter."""
+    base = tmp_path_factory.mktemp("codex-bare")
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", META), _r("turn_context", {"model": "m", "cwd": "w"}),
+        _r("response_item", {"type": "message", "role": "user", "content": []}),
+        _r("event_msg", {"type": "token_count", "info": None})]))
+    return read(base / "corpus"), surveyed_claims("codex", base / "corpus", base)
+
+
+@pytest.fixture(scope="module")
+def no_ids(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """Calls without a call_id, an output, and a token total that falls with no compaction."""
+    base = tmp_path_factory.mktemp("codex-noid")
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+
+    def tc(n: int) -> dict:
+        return _r("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": n}}})
+
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.140.0"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "c1", "output": "Exit code: 1"}),
+        tc(10), tc(10), tc(4), tc(4), _r("compacted", {"message": ""}), tc(2), tc(7)]))
+    return read(base / "corpus"), surveyed_claims("codex", base / "corpus", base)
+
+
+@pytest.fixture
+def corpora(generated, bare, no_ids) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, bare, no_ids]
+
+
+def test_the_planted_corpora_show_every_case(generated, bare, no_ids) -> None:
+    t = generated[0]
+    assert all(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed", "other"))
+    assert t["headers_v"] < t["headers"] and t["unpaired_calls"] and t["unpaired_outputs"] and t["exit_num"]
+    assert t["usage"][2] == t["usage"][3] > 0 and t["other_keysets"]
+    b = bare[0]
+    assert (b["calls"], b["outputs"], b["headers_v"], b["usage"][0]) == (0, 0, 0, 0)
+    n = no_ids[0]
+    assert (n["calls"], n["calls_id"], n["outputs"]) == (2, 0, 1)
+    assert n["usage"] == (6, 1, 2, 1, 2)
+
+
+SENTENCES = ("basis_files", "record_totals", "envelope", "client_version", "native_call_id", "results_recorded",
+             "usage", "model_call_id", "model_result", "model_outcome", "exit_codes")
+
+
+@pytest.mark.parametrize("cid", SENTENCES)
+def test_each_sentence_states_the_counted_figures(cid: str, corpora) -> None:
+    for t, claims in corpora:
+        assert claims[cid]["text"] == expected_text(t)[cid], cid
+
+
+def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
+    for t, claims in corpora:
+        text, want = claims["layout"]["text"], expected_text(t)
+        assert text.endswith(want["layout_tail"])
+        assert claims["layout"]["value"] == {s: t["surfaces"][s] for s in want["layout_seen"].split(",") if s}
+        assert claims["basis_files"]["value"] == {"total": t["files"], **{k: t["surfaces"][k] for k in
+                                                  ("rollout", "archived_rollout", "rollout_unnamed", "other")}}
+
+
+def more(root: Path) -> dict[str, Any]:
+    """Figures for the identity, tool, argument and size sentences, counted as ``read`` does."""
+    per_file = []
+    for p in sorted(root.rglob("*.jsonl")):
+        mine = []
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(o, dict):
+                mine.append(o)
+        per_file.append(mine)
+    recs = [o for f in per_file for o in f]
+    heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
+    kids = sum(1 for h in heads if h and h[0]["payload"].get("session_id") not in (None, h[0]["payload"]["id"]))
+    fc = [o["payload"] for o in recs if _cls(o) == "response_item/function_call"]
+    custom = [o["payload"] for o in recs if _cls(o) == "response_item/custom_tool_call"]
+    args = [a["arguments"] for a in fc if "arguments" in a]
+    objs = 0
+    for a in args:
+        with contextlib.suppress(ValueError):
+            objs += isinstance(a, str) and isinstance(json.loads(a), dict)
+    sizes = [(i, len(o["payload"]["output"].encode())) for i, f in enumerate(per_file) for o in f
+             if o["type"] == "response_item" and isinstance(o["payload"].get("output"), str)]
+    top = max((n for _, n in sizes), default=0)
+    ns = sum(1 for a in fc if "namespace" in a)
+    untimed = sorted({_cls(o) for o in recs if "timestamp" not in o})
+    # distinct payload.id values of any record (the query's links; session_meta headers included)
+    items = {o["payload"]["id"] for o in recs if isinstance(o.get("payload"), dict) and isinstance(o["payload"].get("id"), str)}
+    cids = {o["payload"]["call_id"] for o in recs if isinstance(o.get("payload"), dict) and "call_id" in o["payload"]}
+    return {"kids": kids, "header_files": sum(1 for h in heads if h),
+            "per_file": Counter(str(len(h)) for h in heads if h),
+            "calls": len(fc) + len(custom), "namespace": ns,
+            "arguments": [objs, sum(isinstance(a, str) for a in args), sum(not isinstance(a, str) for a in args)],
+            "cap": [top, len({i for i, n in sizes if n == top})], "untimed": untimed,
+            "items": {"equal": sum(1 for i in items if i in cids), "items": len(items)},
+            "custom_status": Counter(c.get("status") for c in custom)}
+
+
+def test_headlines(corpora) -> None:
+    for _, claims in corpora:
+        assert claims["file_identity"]["headline"] and claims["usage"]["headline"]
+        assert claims["native_call_id"]["headline"] and claims["client_version"]["headline"]
+        assert not any(claims[c]["headline"] for c in ("basis_files", "headers", "subagent_files", "fixtures",
+                                                     "oversized_output", "tool_names", "exit_codes"))
+
+
+@pytest.fixture(scope="module")
+def figures(generated, bare, no_ids) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [(more(t["root"]), c) for t, c in (generated, bare, no_ids)]
+
+
+def test_children_tools_arguments_items_and_caps(figures) -> None:
+    for m, claims in figures:
+        assert claims["subagent_files"]["value"] == m["kids"]
+        assert claims["headers"]["value"]["per_file"] == dict(m["per_file"])
+        several = sum(n for h, n in m["per_file"].items() if int(h) > 1)
+        assert claims["headers"]["text"].startswith(f"{fmt(several)} of {fmt(m['header_files'])} rollouts hold more "
+                                                    "than one session_meta header")
+        assert claims["headers"]["text"].endswith(". A reader must expect more than one header per file."
+                                                  if several else "header.")
+        assert claims["arguments"]["value"] == m["arguments"]
+        o, s, x = m["arguments"]
+        assert claims["arguments"]["text"] == (
+            f"function_call arguments: a string in {fmt(s)} calls ({fmt(o)} of which decode as JSON to an object whose "
+            f"keys are counted, never described), another JSON type in {fmt(x)}.")
+        assert claims["item_ids"]["value"] == m["items"]
+        eq, n = m["items"]["equal"], m["items"]["items"]
+        assert claims["item_ids"]["text"] == (f"Response item ids (`payload.id`) equal a call_id in {fmt(eq)} of "
+                                              f"{fmt(n)} cases" + (": an item id is not a call id here." if n and eq < n else "."))
+        untimed = m["untimed"]
+        assert claims["timestamps"]["value"]["without"] == untimed
+        assert claims["timestamps"]["text"].endswith(f"; classes where some lack one: {', '.join(untimed)}." if untimed
+                                                     else "carry a top-level `timestamp`.")
+        tn = claims["tool_names"]
+        assert sum(tn["value"]["names"].values()) == m["calls"] and tn["value"]["withheld_mcp"] == m["namespace"]
+        assert tn["text"].startswith(f"{len({k.split(':', 1)[1] for k in tn['value']['names']} - {'<withheld>'})} "
+                                     f"tool names shown over {fmt(m['calls'])} calls; {fmt(m['namespace'])} calls carry "
+                                     "a namespace")
+        assert tn["text"].endswith(("; withheld names: " + f"{fmt(m['namespace'])} MCP calls (a namespace beside the "
+                                    "name; withheld by policy)" if m["namespace"] else "; no name was withheld")
+                                   + ". Tool names are an open set.")
+        st = m["custom_status"]
+        ct = claims["constants"]["text"]
+        assert ct.startswith(f"custom_tool_call.status is `{next(iter(st))}` in all {fmt(sum(st.values()))} records")\
+            if len(st) == 1 else not ct.startswith("custom_tool_call")
+        if m["cap"][1] > 1:
+            assert claims["oversized_output"]["value"] == m["cap"]
+            assert claims["oversized_output"]["provenance"] == "inferred"
+            assert claims["oversized_output"]["text"] == (
+                f"Outputs reach the same exact maximum of {fmt(m['cap'][0])} bytes in {fmt(m['cap'][1])} files: a "
+                f"probable silent cap at {fmt(m['cap'][0])} bytes (nothing in the record says it was cut).")
+        else:
+            assert claims["oversized_output"]["value"] is None
+            assert claims["oversized_output"]["text"] == ("No output (payload.output) length repeats as an exact "
+                                                          "maximum across files: no silent cap on outputs was observed.")
+
+
+def test_a_rollout_without_children_calls_or_counters_says_so(bare) -> None:
+    _, c = bare
+    assert c["child_in_parent"]["text"] == "No rollout is a subagent child (no first header's id differs from its session_id)."
+    assert c["inherited_history"]["text"] == ("No child rollout holds records below a subagent_history_start_ordinal "
+                                              "(0 child rollouts): no inherited history was observed.")
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: none."
+    assert c["fixtures"]["value"] == []
+    assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
+    assert c["results_recorded"]["value"] == 0 and c["model_result"]["value"] == 0
+
+
+def test_values_carry_the_counted_figures(corpora) -> None:
+    for t, c in corpora:
+        assert c["envelope"]["value"] == {"envelope": t["envelope"], "records": t["records"],
+                                          "other_keysets": t["other_keysets"]}
+        assert c["record_totals"]["value"] == {"read": sum(t["status"].values()), "ok": t["records"]}
+        assert c["timestamps"]["value"]["with"] == t["ts"] and c["timestamps"]["value"]["records"] == t["records"]
+        # the versions query files a rollout whose first header has no version under "(no session_meta)" too
+        rollouts = sum(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed"))
+        nover = rollouts - sum(t["versions"].values())
+        assert c["client_version"]["value"] == {"versions": dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {}),
+            "headers_with_version": t["headers_v"], "files_mixing": 0}
+        assert c["native_call_id"]["value"] == {"calls": t["calls"], "calls_with_id": t["calls_id"], "outputs": t["outputs"],
+                                                "outputs_with_id": t["outputs_id"], "paired": t["paired"],
+                                                "unpaired_calls": t["unpaired_calls"], "unpaired_outputs": t["unpaired_outputs"]}
+        assert c["results_recorded"]["value"] == t["outputs"] == c["model_result"]["value"]
+        assert c["model_call_id"]["value"] == t["calls_id"]
+        assert c["exit_codes"]["value"] == {"text": t["exit_text"], **t["exit_num"]}
+        assert c["model_outcome"]["value"] == {"exit": {"text": t["exit_text"], **t["exit_num"]}, "is_error": True}
+        u = c["usage"]["value"]
+        assert (u.get("token_counts", 0), u.get("files", 0), u.get("drops", 0), u.get("drops_at_compaction", 0),
+                u.get("repeats", 0)) == t["usage"]
+        rc = c["record_classes"]["value"]
+        raw = rc["keysets_raw"]  # counted by the walk before masking (its own tests hold that figure)
+        assert raw >= t["keysets"]
+        assert rc == {"records": dict(sorted(t["classes"].items())), "keysets": t["keysets"], "masked_keysets": 0,
+                      "keysets_raw": raw, "whole_corpus": True}
+        subs = sorted({k.split("/")[0] for k in t["classes"] if "/" in k})
+        assert c["record_classes"]["text"] == (
+            f"{len(t['classes'])} record classes (named type"
+            + (f", or type/payload.type where the payload has a type: {', '.join(subs)}" if subs
+               else "; no payload carries a type")
+            + f") over {fmt(t['records'])} records, with {fmt(t['keysets'])} distinct top-level key sets after masking "
+            f"unreviewed keys; {fmt(raw)} distinct before masking; no set holds a masked key, so masking merged none. A reader must accept classes it does not know.")
+        rows = sorted((dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {})).items(),
+                      key=lambda kv: (kv[0].startswith("("), kv[0]))  # named versions first
+        assert c["client_version"]["evidence"][1]["result"] == ("; ".join(f"{v} {n} files" for v, n in rows) or "none")
+
+
+def test_layout_is_worded_from_the_surfaces(corpora) -> None:
+    from survey.runtimes.codex import PROFILE
+
+    desc = {s.name: s.description for s in PROFILE.surfaces}
+    for t, c in corpora:
+        s = t["surfaces"]
+        seen = [(n, s[n]) for n in desc if s[n]]
+        unseen = [n for n in desc if not s[n]]
+        assert c["layout"]["text"] == (
+            "Files by surface (the path pattern each was recognised by): "
+            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
+            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
+            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
+        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+
+
+def test_absences_name_what_was_looked_for(corpora) -> None:
+    for t, c in corpora:
+        for cid, what in (("no_tool_use_id", "A tool_use_id key"), ("no_uuid_chain", "A per-record parentUuid chain"),
+                          ("no_usage_object", "A usage object"), ("no_record_version", "A version key"),
+                          ("no_is_error", "A per-call is_error key")):
+            assert c[cid]["value"] is True and c[cid]["text"].startswith(f"{what}: not observed as a key"), cid
+        assert c["exit_code_key"]["text"].startswith('The key "exit_code": ')
+        assert c["exit_code_key"]["value"] is (not t["exit_num"])
+        assert c["exit_code_text"]["text"].startswith("The text Process exited with code: ")
+        assert c["skill_evidence"]["text"].startswith("Skill evidence (the literal SKILL.md): not observed in ")
+        assert c["failure_flag"]["text"].endswith(c["no_is_error"]["text"])
+
+
+KINDS = {"basis_files": "census", "layout": "census", "record_totals": "census", "record_classes": "census",
+         "envelope": "census", "client_version": "value_map", "timestamps": "rate", "file_identity": "rate",
+         "headers": "census", "subagent_files": "census", "child_in_parent": "rate", "inherited_history": "census",
+         "native_call_id": "rate", "results_recorded": "census", "item_ids": "rate", "event_joins": "rate",
+         "tool_names": "value_map", "arguments": "rate", "exit_codes": "census", "failure_flag": "value_map",
+         "constants": "census", "usage": "census", "output_sizes": "percentile", "model_call_id": "census",
+         "model_result": "census", "model_outcome": "census", "fixtures": "census"}
+
+
+def test_kinds(corpora) -> None:
+    for _, c in corpora:
+        assert {k: c[k]["kind"] for k in KINDS} == KINDS
+
+
+def _tools_corpus(base: Path) -> Path:
+    """One rollout whose only payload.id (the header's) is also a call_id; an MCP call, a call
+    without a name, a call named outside the vocabulary, an output with an is_error key, arguments
+    on an event (not a call), a token total that never falls and a record with an unreviewed
+    top-level key."""
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.146.0"}),
+        _r("response_item", {"type": "function_call", "namespace": "mcp__srv", "name": "exec_command", "arguments": "{}",
+                             "call_id": UID}),
+        _r("response_item", {"type": "function_call", "arguments": "{}", "call_id": "k2"}),
+        _r("response_item", {"type": "function_call", "name": "zqunknowntool", "arguments": "[]", "call_id": "k3"}),
+        _r("response_item", {"type": "function_call_output", "call_id": UID, "output": "ok", "is_error": False}),
+        _r("event_msg", {"type": "dynamic_tool_call_request", "arguments": "{}"}),
+        *[_r("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 5}}})] * 2,
+        {**_r("event_msg", {"type": "agent_message", "message": "m"}), "zqextra": 1}]))
+    return base / "corpus"
+
+
+@pytest.fixture(scope="module")
+def tools_shown(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("codex-tools")
+    return surveyed_claims("codex", _tools_corpus(base), base, allow_mcp=True)
+
+
+@pytest.fixture(scope="module")
+def tools_sampled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    base = tmp_path_factory.mktemp("codex-tools-sampled")
+    return surveyed_claims("codex", _tools_corpus(base), base, sample_n=1)
+
+
+def test_tool_names_shown_withheld_and_unnamed(tools_shown, tools_sampled) -> None:
+    c = tools_shown
+    assert c["tool_names"]["text"] == (
+        "1 tool names shown over 3 calls; 1 calls carry a namespace (shown: --allow-mcp-names); withheld names: 1 calls "
+        "with a name outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (0, 1)
+    s = tools_sampled["tool_names"]
+    # without --allow-mcp-names a reviewed name is shown beside a namespace all the same, and not said to be allowed
+    assert s["text"] == ("1 tool names shown over 3 calls; 1 calls carry a namespace; withheld names: 1 calls with a name "
+                         "outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert c["arguments"]["value"] == [2, 3, 0]
+    assert c["item_ids"]["value"] == {"equal": 1, "items": 1}
+    assert c["item_ids"]["text"] == "Response item ids (`payload.id`) equal a call_id in 1 of 1 cases."
+
+
+def test_a_masked_key_and_a_sample_are_said(tools_shown, tools_sampled) -> None:
+    for c, whole in ((tools_shown, True), (tools_sampled, False)):
+        rc = c["record_classes"]
+        assert rc["value"]["masked_keysets"] == 1 and rc["value"]["whole_corpus"] is whole
+        assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
+                "classes it does not know.") in rc["text"]
+
+
+def _model_and_flags(root: Path) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """Per class, payloads with a model key and all payloads (classes with one at least); outcome flags."""
+    model: dict[str, list[int]] = {}
+    flags: Counter[str] = Counter()
+    for p in sorted(root.rglob("*.jsonl")):
+        for line in p.read_bytes().split(b"\n"):
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(o, dict) or not isinstance(o.get("payload"), dict):
+                continue
+            pl = o["payload"]
+            m = model.setdefault(_cls(o), [0, 0])
+            m[0] += "model" in pl
+            m[1] += 1
+            if isinstance(pl.get("success"), bool):
+                flags[f"$.payload.success={json.dumps(pl['success'])}"] += 1
+            ok = (pl.get("result") or {}).get("Ok") if isinstance(pl.get("result"), dict) else None
+            if isinstance(ok, dict) and isinstance(ok.get("isError"), bool):
+                flags[f"$.payload.result.Ok.isError={json.dumps(ok['isError'])}"] += 1
+    return {c: v for c, v in model.items() if v[0]}, dict(flags)
+
+
+def test_model_key_and_outcome_flags(corpora) -> None:
+    for t, c in corpora:
+        model, flags = _model_and_flags(t["root"])
+        rows = sorted(model.items(), key=lambda kv: (-kv[1][1], kv[0]))
+        assert c["model"]["value"] == model
+        assert c["model"]["text"] == ("`payload.model` is on " + "; ".join(f"{k} {fmt(a)} of {fmt(b)}" for k, (a, b) in rows)
+                                      + " records.") if rows else "No payload carries a `model` key."
+        assert c["model"]["evidence"][0]["result"] == ("; ".join(f"{k} {a}/{b}" for k, (a, b) in rows) or "none")
+        assert c["failure_flag"]["value"] == {"flags": flags, "is_error": True}
+        shown = "; ".join(f"{k.split('=')[0].split('.')[-1]}={k.split('=')[1]} {fmt(n)}" for k, n in sorted(flags.items()))
+        assert c["failure_flag"]["text"] == f"Outcome flags observed: {shown or 'none'}. {c['no_is_error']['text']}"
+        assert c["exit_codes"]["evidence"][0]["result"] != "" and (t["exit_num"] or t["exit_text"]
+                                                                   or c["exit_codes"]["evidence"][0]["result"] == "none")
+
+
+def test_a_total_that_never_falls_is_cumulative(tools_shown) -> None:
+    assert tools_shown["usage"]["text"] == (
+        "2 token_count events in 1 files carry total_token_usage; the total never falls and 1 events repeat the previous "
+        "total: a cumulative counter. Use the last total per window, never a sum of events.")
+
+
+def test_an_is_error_key_is_named_where_seen(tools_shown) -> None:
+    c = tools_shown
+    assert c["no_is_error"]["value"] is False
+    assert c["model_outcome"]["text"] == "exit code as text in 0 outputs, as a number in 0 records; an is_error key at `$.payload`"
+    assert c["model_outcome"]["value"] == {"exit": {"text": 0}, "is_error": False}
+
+
+def test_fixtures_list_the_shapes_counted(generated, bare) -> None:
+    t, c = generated
+    m = more(t["root"])
+    several = sum(n for h, n in m["per_file"].items() if int(h) > 1)
+    inh = c["inherited_history"]["value"]
+    want = [f"one rollout per cli_version ({len(t['versions'])} seen)",
+            f"a rollout with a repeated session_meta ({fmt(several)} seen)",
+            f"a subagent child with its parent ({fmt(m['kids'])} seen)",
+            *([f"a child with inherited history ({fmt(inh['child_files'])} seen)"] if inh.get("inherited_records") else []),
+            f"a compaction ({fmt(t['classes']['compacted'])} compacted records seen)",
+            f"the token counter dropping ({fmt(t['usage'][2])} seen)",
+            f"a call without an output ({fmt(t['unpaired_calls'])} seen)",
+            f"an output without its call ({fmt(t['unpaired_outputs'])} seen)",
+            f"a record with a numeric exit_code ({fmt(sum(t['exit_num'].values()))} seen)",
+            f"an output at an exact byte cap ({fmt(m['cap'][1])} files seen)",
+            *(f"a `{k.split('/')[-1]}` ({fmt(t['classes'][k])} seen)" for k in
+              ("response_item/custom_tool_call", "response_item/tool_search_call", "response_item/local_shell_call")
+              if t["classes"][k])]
+    assert c["fixtures"]["value"] == want
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: " + "; ".join(want) + "."
+    for _, c in (generated, bare):
+        per = c["headers"]["value"]["per_file"]
+        assert c["headers"]["evidence"][0]["result"] == ("; ".join(f"{h} headers: {n} files" for h, n in
+                                                                   sorted(per.items(), key=lambda kv: int(kv[0]))) or "none")
+    cc = bare[1]["constants"]
+    assert cc["text"] == f"{fmt(len(cc['value']))} (class, field) pairs hold one value everywhere (table below)."
+
+
+def test_only_some_calls_carry_an_id(tmp_path: Path) -> None:
+    root = tmp_path / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True)
+    (root / f"rollout-2026-01-05T00-00-00-{UID}.jsonl").write_bytes(_rollout([
+        _r("session_meta", {**META, "cli_version": "0.146.0"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "a", "output": "ok"})]))
+    t = read(tmp_path / "corpus")
+    c = surveyed_claims("codex", tmp_path / "corpus", tmp_path)
+    assert (t["calls"], t["calls_id"], t["outputs_id"], t["paired"]) == (2, 1, 1, 1)
+    assert c["native_call_id"]["text"] == expected_text(t)["native_call_id"]
+    assert c["native_call_id"]["text"].startswith("Only some calls carry a native id: `call_id` on 1 of 2 call records")
