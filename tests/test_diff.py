@@ -22,6 +22,7 @@ from survey.cli import app
 from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.snapshot.diff import Drift, RuntimeMismatch, diff, shift_lines, to_markdown
+from survey.snapshot.store import SCHEMA_VERSION
 from survey.synth.cursor import generate
 
 CALLS = 3  # tool_use blocks with an id in the planted transcript
@@ -239,10 +240,10 @@ def test_another_root_tool_or_vocabulary_is_named(snaps: dict[str, Path], tmp_pa
     d = diff(snaps["planted"], other)
     assert {s["field"]: (s["old"], s["new"]) for s in d.scope_differences} == {
         "tool_version": (json.loads((snaps["planted"] / "manifest.json").read_text())["tool_version"], "9.9.9"),
-        "vocab": (None, "v2"), "snapshot_schema": (7, 99)}
+        "vocab": (None, "v2"), "snapshot_schema": (SCHEMA_VERSION, 99)}
     s = sections(to_markdown(d))["Scope"]
     assert "- tool version: `" in "\n".join(s) and "- vocabulary version: `None` → `v2`" in s
-    assert "- snapshot schema: `7` → `99`" in s
+    assert f"- snapshot schema: `{SCHEMA_VERSION}` → `99`" in s
 
 
 # -- the report, section by section -------------------------------------------------------------
