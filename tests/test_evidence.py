@@ -247,12 +247,13 @@ def test_compiled_templates_are_kept_and_a_bad_cache_still_renders(
         tmp_path: Path, cursor_survey, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page's compiled template is kept in the cache (``<cache>/templates``) and loaded on
     the next render, the page the same; a damaged cache file is compiled again, and a cache
-    that cannot be written (a file where its folder should be) renders without it."""
+    that cannot be written (a file where its folder should be) renders without it. (Each page
+    has the same name, in a folder of its own: a page links its charts by its own name.)"""
     import jinja2
 
     _planted, _res, snap = cursor_survey
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    first = render_page(snap, tmp_path / "a.md").read_text()
+    first = render_page(snap, tmp_path / "a" / "page.md").read_text()
     kept = sorted((tmp_path / "cache" / "templates").iterdir())
     assert kept and all(p.stat().st_size > 0 for p in kept)
     compiled: list[str] = []
@@ -263,11 +264,11 @@ def test_compiled_templates_are_kept_and_a_bad_cache_still_renders(
         return real(self, source, name, filename, raw, defer_init)
 
     monkeypatch.setattr(jinja2.Environment, "compile", spy)
-    assert render_page(snap, tmp_path / "b.md").read_text() == first
+    assert render_page(snap, tmp_path / "b" / "page.md").read_text() == first
     assert compiled == [], "a kept template was compiled again"
     for p in kept:
         p.write_bytes(p.read_bytes()[:40] + b"\x00garbage")
-    assert render_page(snap, tmp_path / "c.md").read_text() == first and compiled
+    assert render_page(snap, tmp_path / "c" / "page.md").read_text() == first and compiled
     monkeypatch.setenv("SURVEY_CACHE_DIR", str(tmp_path / "afile"))
     (tmp_path / "afile").write_text("not a folder")
-    assert render_page(snap, tmp_path / "d.md").read_text() == first
+    assert render_page(snap, tmp_path / "d" / "page.md").read_text() == first
