@@ -20,6 +20,12 @@ def quantile_disc(xs: Iterable[int], q: float) -> int | None:
     return s[max(1, n - math.floor(n - q * n)) - 1] if n else None
 
 
+def quantiles(xs: list[int]) -> dict[str, int | None]:
+    """p50, p90, p99 (``quantile_disc``) and max of some lengths."""
+    return {"p50": quantile_disc(xs, 0.5), "p90": quantile_disc(xs, 0.9), "p99": quantile_disc(xs, 0.99),
+            "max": max(xs, default=None)}
+
+
 def json_len(v: Any) -> int:
     """A payload's length in code points: a string as it is, anything else as compact JSON text."""
     return len(v) if isinstance(v, str) else len(json.dumps(v, separators=(",", ":"), ensure_ascii=False))
@@ -57,6 +63,17 @@ def _walk(v: Any, steps: list[str]) -> Iterator[Any]:
                 yield from _walk(x, rest)
     elif isinstance(v, dict) and head in v:
         yield from _walk(v[head], rest)
+
+
+def class_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Records and files per (record class, top-level key set): the census's record_classes rows."""
+    n: Counter[tuple[str, str]] = Counter()
+    files: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    for f, cls, r in recs:
+        k = (cls, ",".join(sorted(r)))
+        n[k] += 1
+        files[k].add(f)
+    return [{"rclass": c, "keyset": ks, "records": v, "files": len(files[(c, ks)])} for (c, ks), v in n.items()]
 
 
 def keys_anywhere(v: Any) -> set[str]:

@@ -632,6 +632,7 @@ def claude_more(root: Path) -> dict[str, Any]:
         "link_session_id_constant": {**RC.link_rate((f, len(s)) for f, s in sids.items()), "targets_unnamed": None},
         "link_meta_names_parent_call": {**RC.link_rate([]), "targets_unnamed": n_calls},
         "result_lengths": {t: [RC.quantile_disc(v, 0.5), RC.quantile_disc(v, 0.99), max(v)] for t, v in lengths.items()},
+        "census:result_lengths": [{"tool": t, "results": len(v), **RC.quantiles(v)} for t, v in lengths.items()],
         "skill_evidence.skill_attachments": sum(1 for _f, _c, r in recs for v in RC.at_path(r, "$.attachment.type")
                                                 if v in ("invoked_skills", "skill_listing", "dynamic_skill")),
         "oversized_output": {"files": len(txt), "marker": marker,
@@ -852,6 +853,7 @@ def codex_more(root: Path) -> dict[str, Any]:
         "usage": {k: usage[k] for k in ("drops", "drops_at_compaction", "files", "files_with_drops", "repeats",
                                         "token_counts")},
         "output_sizes": {t: [RC.quantile_disc(v, 0.5), RC.quantile_disc(v, 0.99), max(v)] for t, v in sizes.items()},
+        "census:output_sizes": [{"tool": t, "outputs": len(v), **RC.quantiles(v)} for t, v in sizes.items()],
         "link_function_output_pairing": {**RC.link_rate(links["function"]), "targets_unnamed": unnamed["function"]},
         "link_custom_output_pairing": {**RC.link_rate(links["custom"]), "targets_unnamed": unnamed["custom"]},
         "link_child_names_parent": {**RC.link_rate((f, 0) for f in kids), "targets_unnamed": header_count},
@@ -1063,8 +1065,41 @@ def surveyed(name: str, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
 def truth_of(name: str) -> dict[str, Any]:
     if name not in _TRUTH:
         root = _root(name)
-        _TRUTH[name] = {**REAL[name][2](root), "strata_drift": strata_drift(root)}
+        recs = list(SKELETONS[name][2](root))
+        _TRUTH[name] = {**REAL[name][2](root), "strata_drift": strata_drift(root),
+                        "census:record_classes": RC.class_rows(recs), **census_more(name, recs)}
     return _TRUTH[name]
+
+
+def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]]) -> dict[str, Any]:
+    """More census tables the pages print: parsed lines per file, tool calls per name, client
+    versions (records, files, files holding another version too)."""
+    out: dict[str, Any] = {}
+    if name != "cursor_desktop":
+        out["census:frame_status"] = [{"frame_status": "ok", "frames": len(recs), "files": len({f for f, _c, _r in recs})}]
+    if name in ("cursor", "claude_code"):
+        vocab = json.loads((RUNTIMES / name / "vocab.json").read_text())
+        reviewed = set(vocab["values"]["$.message.content[type=tool_use].name"])
+        calls: Counter[str] = Counter()
+        files: dict[str, set[Path]] = defaultdict(set)
+        for f, _c, r in recs:
+            for b in _blocks(r):
+                if b.get("type") == "tool_use" and isinstance(b.get("name"), str):
+                    n = b["name"] if b["name"] in reviewed else "<withheld>"
+                    calls[n] += 1
+                    files[n].add(f)
+        out["census:tool_names"] = [{"name": n, "calls": c, "files": len(files[n])} for n, c in calls.items()]
+    if name == "claude_code":
+        per_file: dict[Path, set[str]] = defaultdict(set)
+        by_v: Counter[str] = Counter()
+        for f, _c, r in recs:
+            if isinstance(r.get("version"), str):
+                per_file[f].add(r["version"])
+                by_v[r["version"]] += 1
+        out["census:versions"] = [{"version": v, "records": n, "files": sum(1 for s in per_file.values() if v in s),
+                                   "files_mixing_versions": sum(1 for s in per_file.values() if v in s and len(s) > 1)}
+                                  for v, n in by_v.items()]
+    return out
 
 
 def strata_drift(root: Path) -> dict[str, int] | None:
@@ -1079,13 +1114,32 @@ def strata_drift(root: Path) -> dict[str, int] | None:
 
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_real_page_figures_equal_a_plain_recount(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    want = truth_of(name)
+    want = {k: v for k, v in truth_of(name).items() if not k.startswith("census:")}
     s = surveyed(name, tmp_path_factory)
     want = {cid: v(got(s.claims, cid)) if callable(v) else v for cid, v in want.items()}
     wrong = {cid: (got(s.claims, cid), v) for cid, v in want.items() if got(s.claims, cid) != v}
     assert not wrong, "claims whose figures differ from the plain recount (claim, recount):\n" + "\n".join(
         f"{cid}: {a!r} != {b!r}" for cid, (a, b) in wrong.items())
     assert sum(_leaves(v) for v in want.values()) > 0
+
+
+def census_rows(snap: Path, name: str, columns: list[str]) -> list[dict[str, Any]]:
+    """A census table's rows (as the page's tables print them), on the given columns, in a fixed order."""
+    q = json.loads((snap / "census.json").read_text())[name]
+    rows = [dict(zip(q["columns"], r, strict=True)) for r in q["rows"]]
+    return sorted(({c: r[c] for c in columns} for r in rows), key=lambda r: json.dumps(r, sort_keys=True))
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_census_tables_equal_a_plain_recount(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The census tables a page prints whole (records and files per class and key set; payload
+    quantiles per tool), row for row."""
+    s = surveyed(name, tmp_path_factory)
+    tables = {k.removeprefix("census:"): v for k, v in truth_of(name).items() if k.startswith("census:")}
+    assert tables
+    for table, rows in tables.items():
+        want = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
+        assert census_rows(s.snap, table, list(rows[0])) == want, table
 
 
 # -- the audit: every figure of a real page is recounted, here or by a named test, or listed with why not
@@ -1154,7 +1208,7 @@ def test_every_figure_of_a_real_page_is_recounted_or_listed(name: str, tmp_path_
     """A claim that appears with a figure nobody recounts fails here until a recount is written
     (or it is listed above with its reason); the tables may name no claim the page lacks, and no
     figure may be both recounted here and listed."""
-    recounted = set(truth_of(name))
+    recounted = {k for k in truth_of(name) if not k.startswith("census:")}
     claims = surveyed(name, tmp_path_factory).claims
     cov = coverage(claims, recounted, name)
     assert not cov["missing"], f"figures of the {name} page that no test recounts and no table lists: " + \
