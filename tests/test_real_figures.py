@@ -1106,6 +1106,8 @@ def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]]) -> dict
                     calls[n] += 1
                     files[n].add(f)
         out["census:tool_names"] = [{"name": n, "calls": c, "files": len(files[n])} for n, c in calls.items()]
+    if name in ("claude_code", "codex"):
+        out["census:class_versions"] = class_versions(recs, name)
     if name == "cursor_stream":
         fam = Counter(c for _f, c, _r in recs)
         out["census:families"] = [{"family": c, "events": n, "captures": len({f for f, g, _r in recs if g == c})}
@@ -1124,6 +1126,30 @@ def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]]) -> dict
                                    "files_mixing_versions": sum(1 for s in per_file.values() if v in s and len(s) > 1)}
                                   for v, n in by_v.items()]
     return out
+
+
+def class_versions(recs: list[tuple[Path, str, dict[str, Any]]], name: str) -> list[dict[str, Any]]:
+    """Per record class, the client versions of the files it occurs in (a file's version: the
+    first it records; Codex: its first header's cli_version), first and last in numeric order."""
+    first: dict[Path, str | None] = {}
+    for f, c, r in recs:
+        v = r.get("version") if name == "claude_code" else (
+            r["payload"].get("cli_version") if c == "session_meta" and isinstance(r.get("payload"), dict) else None)
+        if name == "codex" and c == "session_meta" and f not in first:
+            first[f] = v if isinstance(v, str) else None
+        elif name == "claude_code" and isinstance(v, str):
+            first.setdefault(f, v)
+    per: dict[str, Counter[Path]] = defaultdict(Counter)
+    for f, c, _r in recs:
+        per[c][f] += 1
+    rows = []
+    for c, files in per.items():
+        vs = {first.get(f) or "(none)" for f in files}
+        keyed = sorted((tuple(int(x) for x in v.split(".")), v) for v in vs if v != "(none)")
+        rows.append({"rclass": c, "first_version": keyed[0][1] if keyed else None,
+                     "last_version": keyed[-1][1] if keyed else None, "versions": len(vs),
+                     "records": sum(files.values()), "files": len(files)})
+    return rows
 
 
 def strata_drift(root: Path) -> dict[str, int] | None:
