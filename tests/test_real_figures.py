@@ -1067,14 +1067,42 @@ def truth_of(name: str) -> dict[str, Any]:
         root = _root(name)
         recs = list(SKELETONS[name][2](root))
         _TRUTH[name] = {**REAL[name][2](root), "strata_drift": strata_drift(root),
-                        "census:record_classes": RC.class_rows(recs), **census_more(name, recs)}
+                        "census:record_classes": RC.class_rows(recs), **census_more(name, recs, root)}
     return _TRUTH[name]
 
 
-def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]]) -> dict[str, Any]:
+def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]], root: Path) -> dict[str, Any]:
     """More census tables the pages print: parsed lines per file, tool calls per name, client
-    versions (records, files, files holding another version too)."""
+    versions (records, files, files holding another version too), timestamps per class, input
+    keys per tool, legacy headings per name."""
     out: dict[str, Any] = {}
+    if name in ("claude_code", "codex"):
+        ts = Counter(c for _f, c, r in recs if "timestamp" in r)
+        out["census:timestamps"] = [{"rclass": c, "records": n, "with_timestamp": ts[c]}
+                                    for c, n in Counter(c for _f, c, _r in recs).items()]
+    if name == "claude_code":
+        out["census:jsonl_classes"] = RC.class_rows(recs)
+    if name == "cursor":
+        vocab = json.loads((RUNTIMES / "cursor" / "vocab.json").read_text())
+        reviewed = set(vocab["values"].get("$.message.content[type=tool_use].name", []))
+        legacy_names = set(vocab["values"].get("legacy:tool_call", reviewed))
+        heads: Counter[str] = Counter()
+        head_files: dict[str, set[Path]] = defaultdict(set)
+        for f in sorted(root.glob("*/agent-transcripts/*.txt")):
+            for line in f.read_text(errors="replace").split("\n"):
+                mt = re.match(r"\[Tool call\] (\S+)", line)
+                if mt:
+                    n = mt.group(1) if mt.group(1) in legacy_names else "<withheld>"
+                    heads[n] += 1
+                    head_files[n].add(f)
+        out["census:legacy_headings"] = [{"name": n, "headings": c, "files": len(head_files[n])} for n, c in heads.items()]
+        inputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for _f, _c, r in recs:
+            for b in _blocks(r):
+                if b.get("type") == "tool_use" and isinstance(b.get("input"), dict) and isinstance(b.get("name"), str):
+                    inputs[b["name"] if b["name"] in reviewed else "<withheld>"].append(b["input"])
+        out["census:input_keys_by_tool"] = [{"name": n, "key": k, "calls_with_key": c, "calls": len(v)}
+                                            for n, v in inputs.items() for k, c in Counter(k for o in v for k in o).items()]
     if name != "cursor_desktop":
         out["census:frame_status"] = [{"frame_status": "ok", "frames": len(recs), "files": len({f for f, _c, _r in recs})}]
     carrier = {"cursor": "message.content", "claude_code": "message.content", "codex": "payload.content",
