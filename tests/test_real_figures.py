@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from itertools import pairwise
@@ -534,9 +535,13 @@ def claude_usage(recs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
 
 def claude_layout(root: Path) -> Counter[str]:
     """Files by the path pattern each matches (the client's layout under a projects folder)."""
+    return claude_layout_of([f.relative_to(root) for f in sorted(p for p in root.rglob("*") if p.is_file())])
+
+
+def claude_layout_of(paths: list[Path]) -> Counter[str]:
     out: Counter[str] = Counter()
-    for f in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = f.relative_to(root).parts
+    for f in paths:
+        rel = f.parts
         n = f.name
         if len(rel) == 2 and n.endswith(".jsonl"):
             kind = "parent"
@@ -1071,6 +1076,28 @@ def truth_of(name: str) -> dict[str, Any]:
     return _TRUTH[name]
 
 
+def surface_of(name: str, rel: Path) -> str:
+    """The path pattern a file matches, per runtime (as the layout figures above classify files)."""
+    parts, n = rel.parts, rel.name
+    if name == "cursor":
+        if len(parts) >= 3 and parts[1] == "agent-transcripts" and n.endswith(".jsonl"):
+            return "subagent" if "subagents" in parts else ("transcript" if len(parts) == 4 else "transcript_flat")
+        if len(parts) == 3 and parts[1] == "agent-transcripts" and n.endswith(".txt"):
+            return "legacy_txt"
+        return "agent_tools" if len(parts) == 3 and parts[1] == "agent-tools" else "other"
+    if name == "claude_code":
+        return next(iter(claude_layout_of([rel])))
+    if name == "codex":
+        rel_s = rel.as_posix()
+        dated = re.match(r"^\d{4}/\d{2}/\d{2}/rollout-[^/]*\.jsonl$", rel_s)
+        flat = re.match(r"^rollout-[^/]*\.jsonl$", rel_s)
+        return ("other" if not (dated or flat) else "rollout_unnamed" if not UUID_TAIL.search(rel_s)
+                else "rollout" if dated else "archived_rollout")
+    if name == "cursor_stream":
+        return "capture" if n.endswith(".jsonl") else "other"
+    return "state" if rel.as_posix() == "globalStorage/state.vscdb" else "other"
+
+
 def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]], root: Path) -> dict[str, Any]:
     """More census tables the pages print: parsed lines per file, tool calls per name, client
     versions (records, files, files holding another version too), timestamps per class, input
@@ -1103,6 +1130,22 @@ def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]], root: P
                     inputs[b["name"] if b["name"] in reviewed else "<withheld>"].append(b["input"])
         out["census:input_keys_by_tool"] = [{"name": n, "key": k, "calls_with_key": c, "calls": len(v)}
                                             for n, v in inputs.items() for k, c in Counter(k for o in v for k in o).items()]
+    # files and bytes per surface (the path pattern a file matches) and per mtime month
+    surf: Counter[str] = Counter()
+    surf_bytes: Counter[str] = Counter()
+    months: Counter[str] = Counter()
+    month_bytes: Counter[str] = Counter()
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        st = f.stat()
+        sf = surface_of(name, f.relative_to(root))
+        surf[sf] += 1
+        surf_bytes[sf] += st.st_size
+        m = time.strftime("%Y-%m", time.gmtime(st.st_mtime))
+        months[m] += 1
+        month_bytes[m] += st.st_size
+    out["census:files_by_surface"] = [{"surface": k, "files": n, "bytes": surf_bytes[k]} for k, n in surf.items()
+                                      if k != "other"]
+    out["census:strata"] = [{"stratum": m, "files": n, "bytes": month_bytes[m]} for m, n in months.items()]
     # parsed records (JSONL lines; the desktop store's cells) and the files holding them
     out["census:frame_status"] = [{"frame_status": "ok", "frames": len(recs), "files": len({f for f, _c, _r in recs})}]
     if name == "cursor_stream":
@@ -1202,8 +1245,6 @@ def strata_drift(root: Path) -> dict[str, int] | None:
     """Key sets compared between file-mtime months: with every file in one month (the samples
     carry their checkout's mtimes) nothing is compared and every figure is 0; files in several
     months fail here until the comparison is recounted too."""
-    import time
-
     months = {time.strftime("%Y-%m", time.gmtime(p.stat().st_mtime)) for p in root.rglob("*") if p.is_file()}
     return dict.fromkeys(("came", "classes", "comparisons", "drifted", "went"), 0) if len(months) <= 1 else None
 
@@ -1288,13 +1329,13 @@ CENSUS_NOT_RECOUNTED: dict[str, str] = {
     **dict.fromkeys(("frame_flags", "truncations", "silent_caps"), _WALK),
     **dict.fromkeys(("agent_tools", "assistant_pairs", "arguments", "bubble_types", "call_id_newlines", "call_ids",
                      "call_joins", "capability_keys", "capability_types", "capture_endings", "content_types",
-                     "event_joins", "exit_codes", "failure_flags", "file_identity", "files_by_surface",
+                     "event_joins", "exit_codes", "failure_flags", "file_identity",
                      "frame_taxonomy", "header_versions", "inherited_history", "init_values", "input_type_by_tool",
                      "is_error", "item_ids", "lineage", "links", "links_assistant_segments", "links_failed_turns",
                      "links_sidecar_writes", "links_subagent_schema", "model_key", "models", "ordering",
                      "parallel_calls", "payload_lengths", "persisted", "readback_refs", "result_outcomes",
                      "session_ids", "session_meta_headers", "sidechain", "skill_evidence", "skill_reads",
-                     "store_outcomes", "store_tables", "strata", "subagents", "text_markers", "thinking",
+                     "store_outcomes", "store_tables", "subagents", "text_markers", "thinking",
                      "token_counter", "token_counts", "tool_call_ids", "tool_call_variants", "tool_former",
                      "tool_input_keys", "tool_name_reasons", "tool_numbers", "tool_pairs", "tool_use_result_by_tool",
                      "tool_use_result_types", "turn_ended", "usage_dedup", "user_frames_per_file", "uuid_dag",
@@ -1368,6 +1409,9 @@ def test_every_figure_of_a_real_page_is_recounted_or_listed(name: str, tmp_path_
     assert not {k for k in listed | recounted if k.partition(".")[0] not in claims}, "entries naming no claim"
     assert not listed & recounted, "recounted here and listed as well"
     assert cov["here"]
+    for test in set(ELSEWHERE[name].values()):
+        file, _, func = test.partition("::")
+        assert f"def {func}(" in (Path(__file__).parent / file).read_text(), f"{test} names no test"
 
 
 # -- skeletons: each one's files and records, recounted from its top-level keys ------------------------
