@@ -1076,6 +1076,66 @@ def truth_of(name: str) -> dict[str, Any]:
     return _TRUTH[name]
 
 
+def claude_census(recs: list[tuple[Path, str, dict[str, Any]]], root: Path) -> dict[str, Any]:
+    """The Claude Code tables of files, results, thinking and ids, per surface where they are."""
+    by_file: dict[Path, list[dict[str, Any]]] = defaultdict(list)
+    for f, _c, r in recs:
+        by_file[f].append(r)
+    surface = {f: surface_of("claude_code", f.relative_to(root)) for f in by_file}
+    version = {f: next((r["version"] for r in rs if isinstance(r.get("version"), str)), "(none)") for f, rs in by_file.items()}
+    err: dict[str, Counter[str]] = defaultdict(Counter)
+    err_files: dict[str, set[Path]] = defaultdict(set)
+    tur: Counter[str] = Counter()
+    tur_files: dict[str, set[Path]] = defaultdict(set)
+    side: Counter[tuple[str, str]] = Counter()
+    side_files: dict[tuple[str, str], set[Path]] = defaultdict(set)
+    th = Counter[str]()
+    th_files: set[Path] = set()
+    for f, _c, r in recs:
+        for b in _blocks(r):
+            if b.get("type") == "tool_result":
+                e = err[version[f]]
+                e["results"] += 1
+                v = b.get("is_error", "<absent>")
+                e["is_error_true" if v is True else "is_error_false" if v is False else
+                  "is_error_absent" if v == "<absent>" else "is_error_other"] += 1
+                err_files[version[f]].add(f)
+            elif b.get("type") in ("thinking", "redacted_thinking"):
+                th_files.add(f)
+                if b["type"] == "redacted_thinking":
+                    th["redacted"] += 1
+                    continue
+                th["thinking_blocks"] += 1
+                th["with_text" if b.get("thinking") else "signature_only" if b.get("signature") else "blank"] += 1
+        if "toolUseResult" in r:
+            v = r["toolUseResult"]
+            t = ("object" if isinstance(v, dict) else "array" if isinstance(v, list) else "string" if isinstance(v, str)
+                 else "boolean" if isinstance(v, bool) else "null" if v is None else "number")
+            tur[t] += 1
+            tur_files[t].add(f)
+        k = (surface[f], "(absent)" if "isSidechain" not in r else json.dumps(r["isSidechain"]))
+        side[k] += 1
+        side_files[k].add(f)
+    return {
+        "census:is_error": [{"version": v, **{c: e[c] for c in ("results", "is_error_true", "is_error_false",
+                                                                  "is_error_other", "is_error_absent")},
+                             "files": len(err_files[v])} for v, e in err.items()],
+        "census:tool_use_result_types": [{"jtype": t, "records": n, "files": len(tur_files[t])} for t, n in tur.items()],
+        "census:thinking": [{"thinking_blocks": th["thinking_blocks"], "signature_only": th["signature_only"],
+                             "with_text": th["with_text"], "redacted": th["redacted"], "files": len(th_files)}],
+        "census:sidechain": [{"surface": sf, "is_sidechain": v, "records": n, "files": len(side_files[(sf, v)])}
+                             for (sf, v), n in side.items()],
+        "census:version_files": [
+            {"surface": sf, "files": len(fs),
+             "files_with_version": sum(1 for f in fs if version[f] != "(none)"),
+             "files_mixing_versions": sum(1 for f in fs if len({r["version"] for r in by_file[f]
+                                                                if isinstance(r.get("version"), str)}) > 1),
+             "records": sum(len(by_file[f]) for f in fs),
+             "records_with_version": sum(1 for f in fs for r in by_file[f] if isinstance(r.get("version"), str))}
+            for sf in sorted(set(surface.values())) for fs in [[f for f in by_file if surface[f] == sf]]],
+    }
+
+
 def surface_of(name: str, rel: Path) -> str:
     """The path pattern a file matches, per runtime (as the layout figures above classify files)."""
     parts, n = rel.parts, rel.name
@@ -1109,6 +1169,7 @@ def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]], root: P
                                     for c, n in Counter(c for _f, c, _r in recs).items()]
     if name == "claude_code":
         out["census:jsonl_classes"] = RC.class_rows(recs)
+        out.update(claude_census(recs, root))
     if name == "cursor":
         vocab = json.loads((RUNTIMES / "cursor" / "vocab.json").read_text())
         reviewed = set(vocab["values"].get("$.message.content[type=tool_use].name", []))
@@ -1328,18 +1389,17 @@ CENSUS_NOT_RECOUNTED: dict[str, str] = {
                     _PER_PATH),
     **dict.fromkeys(("frame_flags", "truncations", "silent_caps"), _WALK),
     **dict.fromkeys(("agent_tools", "assistant_pairs", "arguments", "bubble_types", "call_id_newlines", "call_ids",
-                     "call_joins", "capability_keys", "capability_types", "capture_endings", "content_types",
-                     "event_joins", "exit_codes", "failure_flags", "file_identity",
-                     "frame_taxonomy", "header_versions", "inherited_history", "init_values", "input_type_by_tool",
-                     "is_error", "item_ids", "lineage", "links", "links_assistant_segments", "links_failed_turns",
-                     "links_sidecar_writes", "links_subagent_schema", "model_key", "models", "ordering",
-                     "parallel_calls", "payload_lengths", "persisted", "readback_refs", "result_outcomes",
-                     "session_ids", "session_meta_headers", "sidechain", "skill_evidence", "skill_reads",
-                     "store_outcomes", "store_tables", "subagents", "text_markers", "thinking",
-                     "token_counter", "token_counts", "tool_call_ids", "tool_call_variants", "tool_former",
-                     "tool_input_keys", "tool_name_reasons", "tool_numbers", "tool_pairs", "tool_use_result_by_tool",
-                     "tool_use_result_types", "turn_ended", "usage_dedup", "user_frames_per_file", "uuid_dag",
-                     "version_files", "versions", "wal_rows"), _VIA_CLAIM),
+                    "call_joins", "capability_keys", "capability_types", "capture_endings", "content_types",
+                    "event_joins", "exit_codes", "failure_flags", "file_identity", "frame_taxonomy",
+                    "header_versions", "inherited_history", "init_values", "input_type_by_tool", "item_ids",
+                    "lineage", "links", "links_assistant_segments", "links_failed_turns", "links_sidecar_writes",
+                    "links_subagent_schema", "model_key", "models", "ordering", "parallel_calls", "payload_lengths",
+                    "persisted", "readback_refs", "result_outcomes", "session_ids", "session_meta_headers",
+                    "skill_evidence", "skill_reads", "store_outcomes", "store_tables", "subagents", "text_markers",
+                    "thinking", "token_counter", "token_counts", "tool_call_ids", "tool_call_variants",
+                    "tool_former", "tool_input_keys", "tool_name_reasons", "tool_numbers", "tool_pairs",
+                    "tool_use_result_by_tool", "turn_ended", "usage_dedup", "user_frames_per_file", "uuid_dag",
+                    "versions", "wal_rows"), _VIA_CLAIM),
 }
 
 
