@@ -127,3 +127,43 @@ def link_rate(pairs: Iterable[tuple[Any, int]]) -> dict[str, int]:
         out["total"] += 1
         out["holds" if n == 1 else "several" if n > 1 else "unmatched"] += 1
     return out
+
+
+def _jtype(v: Any) -> str:
+    return ("object" if isinstance(v, dict) else "array" if isinstance(v, list) else "string" if isinstance(v, str)
+            else "boolean" if isinstance(v, bool) else "null" if v is None else "number")
+
+
+def _size(v: Any) -> int:
+    """A node's size as the key-set table states it: keys of an object, elements of an array,
+    UTF-8 bytes of a string, 0 for anything else."""
+    if isinstance(v, (dict, list)):
+        return len(v)
+    return len(v.encode("utf-8", "surrogatepass")) if isinstance(v, str) else 0
+
+
+def node_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]], carrier: str, types: set[str]) -> list[dict[str, Any]]:
+    """Every node of every record by (class, path, JSON type, key set): how often, in how many files,
+    its largest size. The objects of the block array at ``carrier`` are pathed ``[type=X]`` by their
+    type (a type outside ``types`` is ``<withheld>``), every other array element ``[]``. (No object
+    is keyed by data here: a root with such maps needs its declared paths masked first.)"""
+    n: Counter[tuple[str, str, str, str]] = Counter()
+    files: dict[tuple[str, str, str, str], set[Any]] = defaultdict(set)
+    size: dict[tuple[str, str, str, str], int] = {}
+    for f, cls, r in recs:
+        stack: list[tuple[str, Any]] = [("$", r)]
+        while stack:
+            path, v = stack.pop()
+            k = (cls, path, _jtype(v), ",".join(sorted(v)) if isinstance(v, dict) else "")
+            n[k] += 1
+            files[k].add(f)
+            size[k] = max(size.get(k, 0), _size(v))
+            if isinstance(v, dict):
+                stack.extend((f"{path}.{key}", x) for key, x in v.items())
+            elif isinstance(v, list):
+                for x in v:
+                    t = x.get("type") if isinstance(x, dict) else None
+                    stack.append((f"{path}[type={t if t in types else '<withheld>'}]"
+                                  if path == carrier and isinstance(t, str) else f"{path}[]", x))
+    return [{"rclass": c, "path": p, "jtype": j, "keyset": ks, "occurrences": v, "files": len(files[(c, p, j, ks)]),
+             "max_len": size[(c, p, j, ks)]} for (c, p, j, ks), v in n.items()]
