@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -142,28 +143,47 @@ def _size(v: Any) -> int:
     return len(v.encode("utf-8", "surrogatepass")) if isinstance(v, str) else 0
 
 
-def node_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]], carrier: str, types: set[str]) -> list[dict[str, Any]]:
+IDENTIFIER = re.compile(r"[A-Za-z_][\w.:-]{0,63}")
+
+
+def gate_key(k: str, reviewed: set[str] | None) -> str:
+    """A key as a page may show it: identifier-shaped and reviewed, else masked by its shape."""
+    if not IDENTIFIER.fullmatch(k):
+        return "<dynamic-key>"
+    return k if reviewed is None or k in reviewed else "<unreviewed-key>"
+
+
+def node_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]], carrier: str | None, types: set[str],
+              maps: set[tuple[str, str]] = frozenset(), reviewed: set[str] | None = None) -> list[dict[str, Any]]:
     """Every node of every record by (class, path, JSON type, key set): how often, in how many files,
     its largest size. The objects of the block array at ``carrier`` are pathed ``[type=X]`` by their
-    type (a type outside ``types`` is ``<withheld>``), every other array element ``[]``. (No object
-    is keyed by data here: a root with such maps needs its declared paths masked first.)"""
+    type (a type outside ``types`` is ``<withheld>``), every other array element ``[]``. An object at
+    a (class, path) of ``maps`` is keyed by data: its key set is ``<map>``, its values are counted at
+    ``<map-value>`` and not described further. Keys go through ``gate_key``."""
     n: Counter[tuple[str, str, str, str]] = Counter()
     files: dict[tuple[str, str, str, str], set[Any]] = defaultdict(set)
     size: dict[tuple[str, str, str, str], int] = {}
     for f, cls, r in recs:
-        stack: list[tuple[str, Any]] = [("$", r)]
+        stack: list[tuple[str, Any, bool]] = [("$", r, False)]
         while stack:
-            path, v = stack.pop()
-            k = (cls, path, _jtype(v), ",".join(sorted(v)) if isinstance(v, dict) else "")
+            path, v, opaque = stack.pop()
+            is_map = isinstance(v, dict) and (cls, path) in maps
+            ks = ("<map>" if is_map else ",".join(sorted({gate_key(k, reviewed) for k in v}))
+                  if isinstance(v, dict) and not opaque else "")
+            k = (cls, path, _jtype(v), ks)
             n[k] += 1
             files[k].add(f)
-            size[k] = max(size.get(k, 0), _size(v))
-            if isinstance(v, dict):
-                stack.extend((f"{path}.{key}", x) for key, x in v.items())
+            size[k] = max(size.get(k, 0), 0 if opaque else _size(v))
+            if opaque:
+                continue
+            if is_map:
+                stack.extend((f"{path}.<map-value>", x, True) for x in v.values())
+            elif isinstance(v, dict):
+                stack.extend((f"{path}.{gate_key(key, reviewed)}", x, False) for key, x in v.items())
             elif isinstance(v, list):
                 for x in v:
                     t = x.get("type") if isinstance(x, dict) else None
                     stack.append((f"{path}[type={t if t in types else '<withheld>'}]"
-                                  if path == carrier and isinstance(t, str) else f"{path}[]", x))
+                                  if path == carrier and isinstance(t, str) else f"{path}[]", x, False))
     return [{"rclass": c, "path": p, "jtype": j, "keyset": ks, "occurrences": v, "files": len(files[(c, p, j, ks)]),
              "max_len": size[(c, p, j, ks)]} for (c, p, j, ks), v in n.items()]
