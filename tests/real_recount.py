@@ -5,6 +5,7 @@ the census takes them, per-class key sets, values and nested objects at a path, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -154,12 +155,14 @@ def gate_key(k: str, reviewed: set[str] | None) -> str:
 
 
 def node_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]], carrier: str | None, types: set[str],
-              maps: set[tuple[str, str]] = frozenset(), reviewed: set[str] | None = None) -> list[dict[str, Any]]:
+              maps: set[tuple[str, str]] = frozenset(), reviewed: set[str] | None = None,
+              json_paths: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Every node of every record by (class, path, JSON type, key set): how often, in how many files,
     its largest size. The objects of the block array at ``carrier`` are pathed ``[type=X]`` by their
     type (a type outside ``types`` is ``<withheld>``), every other array element ``[]``. An object at
     a (class, path) of ``maps`` is keyed by data: its key set is ``<map>``, its values are counted at
-    ``<map-value>`` and not described further. Keys go through ``gate_key``."""
+    ``<map-value>`` and not described further. A string at one of ``json_paths`` that parses as JSON
+    is described again at ``<json>`` below it. Keys go through ``gate_key``."""
     n: Counter[tuple[str, str, str, str]] = Counter()
     files: dict[tuple[str, str, str, str], set[Any]] = defaultdict(set)
     size: dict[tuple[str, str, str, str], int] = {}
@@ -176,6 +179,9 @@ def node_rows(recs: Iterable[tuple[Any, str, dict[str, Any]]], carrier: str | No
             size[k] = max(size.get(k, 0), 0 if opaque else _size(v))
             if opaque:
                 continue
+            if isinstance(v, str) and path.split("[")[0] in json_paths:
+                with contextlib.suppress(ValueError):
+                    stack.append((f"{path}.<json>", json.loads(v), False))
             if is_map:
                 stack.extend((f"{path}.<map-value>", x, True) for x in v.values())
             elif isinstance(v, dict):

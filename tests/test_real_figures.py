@@ -1138,12 +1138,13 @@ def claude_census(recs: list[tuple[Path, str, dict[str, Any]]], root: Path) -> d
 
 
 def keyset_tables(recs: list[tuple[Path, str, dict[str, Any]]], carrier: str | None, types: set[str],
-                  reviewed: set[str], table: str, claims: dict[str, dict]) -> list[dict[str, Any]]:
+                  reviewed: set[str], table: str, json_paths: frozenset[str], s: Surveyed) -> list[dict[str, Any]]:
     """The per-path key-set tables (every node; per path the distinct key sets; per key its objects).
-    The objects keyed by data are those the page lists as such (which ones is the runtime's own
-    declaration: the desktop store's data_keyed_maps claim names them; a root without the claim has none)."""
-    maps = {(k.split(":", 1)[0], k.split(":", 1)[1]) for k in (claims.get("data_keyed_maps") or {}).get("value") or {}}
-    nodes = RC.node_rows(recs, carrier, types, maps, reviewed)
+    Which objects are keyed by data is the runtime's own declaration, read here from the table's
+    ``<map>`` rows (the class and path only): every figure of every row is then recounted."""
+    ks = json.loads((s.snap / "census.json").read_text())["keyset_census"]
+    maps = {(r[0], r[1]) for r in ks["rows"] if r[ks["columns"].index("keyset")] == "<map>"}
+    nodes = RC.node_rows(recs, carrier, types, maps, reviewed, json_paths)
     if table == "keyset_census":
         return nodes
     objs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -1285,13 +1286,15 @@ def census_more(name: str, recs: list[tuple[Path, str, dict[str, Any]]], root: P
         out["census:tool_names"] = [{"name": n, "calls": c, "files": len(files[n])} for n, c in calls.items()]
     if name in ("claude_code", "codex"):
         out["census:class_versions"] = class_versions(recs, name)
-    if name in ("cursor", "cursor_stream", "cursor_desktop"):
+    if name in ("cursor", "cursor_stream", "cursor_desktop", "claude_code", "codex"):
         vocab = json.loads((RUNTIMES / name / "vocab.json").read_text())
-        carrier = None if name == "cursor_desktop" else "$.message.content"
+        carrier = {"cursor_desktop": None, "codex": "$.payload.content"}.get(name, "$.message.content")
         types = set(vocab["values"].get(f"{carrier}[].type", []))
-        # (the desktop store's per-path summaries treat its data-keyed maps in ways not recounted yet)
-        for table in ("keyset_census",) if name == "cursor_desktop" else ("keyset_census", "raw_keysets", "nested_keysets"):
-            out[f"census:{table}"] = functools.partial(keyset_tables, recs, carrier, types, set(vocab["keys"]), table)
+        # (the per-path summaries of roots with data-keyed maps treat the maps in ways not recounted yet)
+        for table in ("keyset_census", "raw_keysets", "nested_keysets")[:1 if name in ("cursor_desktop", "claude_code",
+                                                                                       "codex") else 3]:
+            out[f"census:{table}"] = functools.partial(keyset_tables, recs, carrier, types, set(vocab["keys"]), table,
+                                                       frozenset({"$.payload.arguments"} if name == "codex" else ()))
     if name == "cursor_stream":
         fam = Counter(c for _f, c, _r in recs)
         out["census:families"] = [{"family": c, "events": n, "captures": len({f for f, g, _r in recs if g == c})}
@@ -1370,7 +1373,7 @@ def test_real_census_tables_equal_a_plain_recount(name: str, tmp_path_factory: p
     tables = {k.removeprefix("census:"): v for k, v in truth_of(name).items() if k.startswith("census:")}
     assert tables
     for table, rows in tables.items():
-        rows = rows(s.claims) if callable(rows) else rows
+        rows = rows(s) if callable(rows) else rows
         want = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
         assert census_rows(s.snap, table, list(rows[0]) if rows else []) == want, table
 
