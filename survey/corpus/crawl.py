@@ -1,32 +1,9 @@
 """Crawl a root read-only into an inventory: one row per file, every file, by class.
 
-The crawl only ``stat``s: it opens no file and follows no symlink, so it is cheap and safe on
-a live store. Each file is classified by the first profile surface whose regex matches its
-path relative to the root; anything else is ``other`` and keeps its extension as its class,
-so no file is skipped silently. Symlinks, broken symlinks, directories that look like files
-and unreadable directories are rows too, each with its own ``problem``.
-
-The inventory holds pseudonyms, never paths: ``file_id`` and the session/parent ids are
-salted HMACs. The real relative paths stay in memory (``Inventory.names``) for the stages
-that must open the files, and never reach a snapshot. They are a frame of their own, not a
-column of ``frame`` (which is written), and bytes, not Python strings: a dict of 567k paths
-held 243 MB through every later stage, the Binary column 23 MB.
-
-A file's class (surface, kind, extension, session and parent pseudonyms) is a function of its
-relative path alone, and its ``file_id`` is that path's HMAC. So a re-run takes the class of
-each file it has seen from the last crawl (``classes``, kept in the walk's cache beside a
-signature of the crawl code and the profile's surfaces) and runs the regexes on new names
-only: at 1 GB of cursor_stream captures the regexes and ``ext_of`` were a third of the crawl.
-Children's classes are taken too: a child's raw session id (searched for in its parent's
-bytes, the lineage check) is kept nowhere, and is read from its path again only where its
-parent is walked (``Inventory.child_session_ids``).
-
-The tree is listed by the C core's ``scan_tree`` in one call: its threads list folders side
-by side (each waits on the kernel alone) and it hands back every entry at once, in the order
-a folder-by-folder loop meets them, so the crawl's Python runs a chunk of files at a time, not
-a folder at a time. Without the C core that loop (``scan_dir``) is the crawl, with the same
-rows in the same order.
-"""
+The crawl only ``stat``s: it opens no file and follows no symlink, so it is safe on a live
+store. Each entry is classified by the first profile surface whose regex matches its
+relative path (anything else is ``other``, and symlinks, special files and unreadable folders
+are rows with their ``problem``), and is named by salted pseudonyms, never by its path."""
 
 from __future__ import annotations
 
@@ -135,7 +112,12 @@ def _no_names() -> pl.DataFrame:
 
 @dataclass
 class Inventory:
-    """The crawl's result: a polars frame plus the local-only path of each file_id."""
+    """The crawl's result: a polars frame plus the local-only path of each file_id.
+
+    ``frame`` holds pseudonyms, never paths: ``file_id`` and the session/parent ids are
+    salted HMACs. The relative paths stay in memory (``names``) for the stages that must open
+    the files, and never reach a snapshot: a frame of their own, as bytes (a dict of 567k
+    paths held 243 MB, the Binary column 23 MB)."""
 
     frame: pl.DataFrame
     # file_id -> relative path, as os.fsencode gives it (local only: never written)
@@ -199,7 +181,13 @@ NOT_FILES = ("dir", "link", "special")
 
 def classes_signature(profile: Profile) -> str:
     """What decides a path's class: this module's code and the profile's surfaces. The
-    classes of an earlier crawl are used only under the same signature."""
+    classes of an earlier crawl are used only under the same signature.
+
+    A file's class (surface, kind, extension, session and parent pseudonyms) is a function
+    of its relative path alone, and its ``file_id`` is that path's HMAC, so a re-run takes
+    the class of each file it has seen from the last crawl and runs the regexes on new names
+    only. A child's raw session id (the lineage check) is kept nowhere: it is read from its
+    path again only where its parent is walked (``Inventory.child_session_ids``)."""
     h = hashlib.sha256(Path(__file__).read_bytes())
     h.update(repr([(s.name, s.pattern, s.kind) for s in profile.surfaces]).encode())
     return h.hexdigest()[:24]
@@ -450,7 +438,10 @@ class _Rows:
 
 class _Lister:
     """Lists a root into ``_Rows``: by the C core's ``scan_tree`` (``native``) or folder by
-    folder with ``scan_dir`` (``python``), the same rows in the same order either way."""
+    folder with ``scan_dir`` (``python``), the same rows in the same order either way.
+    ``scan_tree`` lists folders side by side in threads and hands back every entry at once,
+    in the order the folder-by-folder loop meets them, so the rows are taken a chunk of files
+    at a time, not a folder at a time."""
 
     def __init__(self, root: Path, profile: Profile, rows: _Rows) -> None:
         self.root, self.rows, self.classify = root, rows, rows.classify
