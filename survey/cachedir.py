@@ -1,18 +1,9 @@
-"""Where the survey keeps what it can always make again: the walk's and the greps' per-file
-caches (``census.collect``, ``evidence.grep``) and the pages' compiled templates
-(``render.render``). Outside every corpus root: ``$SURVEY_CACHE_DIR``, else the
-platform's user cache folder (``platformdirs``: ``$XDG_CACHE_HOME/survey`` or
-``~/.cache/survey`` on Linux, ``~/Library/Caches/survey`` on macOS,
-``%LOCALAPPDATA%\\survey\\Cache`` on Windows). Nothing here imports the pipeline, so
-the renderer (which never imports the corpus side) can use it.
+"""Where the survey keeps what it can always make again, outside every corpus root.
 
-Runs at once on one root share its cache: each holds the root's lock (``hold``, an
-``fcntl.flock`` on a file beside the cache, never inside a corpus root) while it reads and
-replaces it, and says on stderr, in one line, that it waits. Every file is written under a
-private temporary name and renamed into place (``write_atomic``), every folder built under
-one and renamed (``collect._write_cache``), so a reader, or a run after one killed midway,
-finds the old one or the new one, never half of one; what a killed run left under its
-temporary names is removed by the next holder of the lock (``sweep``)."""
+The walk's and the greps' per-file caches and the pages' compiled templates live under
+``cache_base()``; runs at once on one root share its cache under its lock (``hold``), and
+every file and folder is replaced in one rename, so a reader never finds half of one.
+Nothing here imports the pipeline, so the renderer can use it."""
 
 from __future__ import annotations
 
@@ -29,6 +20,9 @@ from pathlib import Path
 
 
 def cache_base() -> Path:
+    """``$SURVEY_CACHE_DIR``, else the platform's user cache folder (``platformdirs``:
+    ``$XDG_CACHE_HOME/survey`` or ``~/.cache/survey`` on Linux, ``~/Library/Caches/survey`` on
+    macOS, ``%LOCALAPPDATA%\\survey\\Cache`` on Windows)."""
     env = os.environ.get("SURVEY_CACHE_DIR")
     if env:
         return Path(env)
@@ -78,7 +72,16 @@ def hold(cache_dir: Path, what: str = "another survey run of this root") -> Iter
     """Hold the lock of the cache folder ``cache_dir`` (an exclusive ``flock``, let go when
     the process ends, however it ends); gives the seconds it waited. Where another process
     holds it, say so on stderr (one line) and wait. On taking it, what a killed holder left
-    is removed (``sweep``)."""
+    is removed (``sweep``).
+
+    Runs at once on one root share its cache: each holds the root's lock (``hold``, an
+    ``fcntl.flock`` on a file beside the cache, never inside a corpus root) while it reads and
+    replaces it, and says on stderr, in one line, that it waits. Every file is written under a
+    private temporary name and renamed into place (``write_atomic``), every folder built under
+    one and renamed (``collect._write_cache``), so a reader, or a run after one killed midway,
+    finds the old one or the new one, never half of one; what a killed run left under its
+    temporary names is removed by the next holder of the lock (``sweep``).
+    """
     path = lock_file(cache_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,14 +1,7 @@
 """``duckdb``: a small DuckDB shell on the engine the survey computed with, for the pages' commands.
 
-The pages print their evidence as ``duckdb -c "SET VARIABLE …" -c ".read FILE.sql"``. No
-DuckDB CLI of every engine release is published, so ``make`` installs this shell as
-``.venv/bin/duckdb``: it runs those commands on the ``duckdb`` package the survey itself used
-(``--version`` says which), so a reviewer's figures come from the same engine as the page's.
-It is a thin shell over the engine and nothing of the survey: ``-c`` commands run in order on
-one in-memory (or the named) database; ``.read FILE`` runs a file's statements; each
-statement that returns rows prints them (``-box`` by default, or ``-csv``, ``-json``,
-``-markdown``). With no ``-c``, statements are read from standard input.
-"""
+``make`` installs it as ``.venv/bin/duckdb``, so a reviewer's pasted ``duckdb -c ... -c ".read FILE.sql"``
+runs on the same ``duckdb`` package the page's figures came from."""
 
 from __future__ import annotations
 
@@ -77,6 +70,17 @@ def run(con: duckdb.DuckDBPyConnection, text: str, mode: str, out: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The shell: its exit code.
+
+    The pages print their evidence as ``duckdb -c "SET VARIABLE …" -c ".read FILE.sql"``. No
+    DuckDB CLI of every engine release is published, so ``make`` installs this shell as
+    ``.venv/bin/duckdb``: it runs those commands on the ``duckdb`` package the survey itself used
+    (``--version`` says which), so a reviewer's figures come from the same engine as the page's.
+    It is a thin shell over the engine and nothing of the survey: ``-c`` commands run in order on
+    one in-memory (or the named) database; ``.read FILE`` runs a file's statements; each
+    statement that returns rows prints them (``-box`` by default, or ``-csv``, ``-json``,
+    ``-markdown``). With no ``-c``, statements are read from standard input.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     mode, database, commands = "box", ":memory:", []
     i = 0

@@ -448,10 +448,10 @@ def test_a_salt_that_cannot_be_kept_says_where_to_keep_it(tmp_path: Path, monkey
 
 
 def test_mask_words_are_the_documented_ones() -> None:
-    """The masks a snapshot, page and vocabulary proposal carry, as the module documents them."""
+    """The masks a snapshot, page and vocabulary proposal carry, as the gate documents them."""
     from survey.corpus import privacy
 
-    doc = privacy.__doc__ or ""
+    doc = privacy.Gate.__doc__ or ""
     for mask in ("<unreviewed-key>", "<dynamic-key>", "<withheld>"):
         assert f"``{mask}``" in doc
     assert privacy.MASKS == {privacy.UNREVIEWED_KEY, privacy.DYNAMIC_KEY, privacy.RARE_KEY, privacy.WITHHELD} == \

@@ -1,32 +1,9 @@
 """Crawl a root read-only into an inventory: one row per file, every file, by class.
 
-The crawl only ``stat``s: it opens no file and follows no symlink, so it is cheap and safe on
-a live store. Each file is classified by the first profile surface whose regex matches its
-path relative to the root; anything else is ``other`` and keeps its extension as its class,
-so no file is skipped silently. Symlinks, broken symlinks, directories that look like files
-and unreadable directories are rows too, each with its own ``problem``.
-
-The inventory holds pseudonyms, never paths: ``file_id`` and the session/parent ids are
-salted HMACs. The real relative paths stay in memory (``Inventory.names``) for the stages
-that must open the files, and never reach a snapshot. They are a frame of their own, not a
-column of ``frame`` (which is written), and bytes, not Python strings: a dict of 567k paths
-held 243 MB through every later stage, the Binary column 23 MB.
-
-A file's class (surface, kind, extension, session and parent pseudonyms) is a function of its
-relative path alone, and its ``file_id`` is that path's HMAC. So a re-run takes the class of
-each file it has seen from the last crawl (``classes``, kept in the walk's cache beside a
-signature of the crawl code and the profile's surfaces) and runs the regexes on new names
-only: at 1 GB of cursor_stream captures the regexes and ``ext_of`` were a third of the crawl.
-Children's classes are taken too: a child's raw session id (searched for in its parent's
-bytes, the lineage check) is kept nowhere, and is read from its path again only where its
-parent is walked (``Inventory.child_session_ids``).
-
-The tree is listed by the C core's ``scan_tree`` in one call: its threads list folders side
-by side (each waits on the kernel alone) and it hands back every entry at once, in the order
-a folder-by-folder loop meets them, so the crawl's Python runs a chunk of files at a time, not
-a folder at a time. Without the C core that loop (``scan_dir``) is the crawl, with the same
-rows in the same order.
-"""
+The crawl only ``stat``s: it opens no file and follows no symlink, so it is safe on a live
+store. Each entry is classified by the first profile surface whose regex matches its
+relative path (anything else is ``other``, and symlinks, special files and unreadable folders
+are rows with their ``problem``), and is named by salted pseudonyms, never by its path."""
 
 from __future__ import annotations
 
@@ -135,7 +112,12 @@ def _no_names() -> pl.DataFrame:
 
 @dataclass
 class Inventory:
-    """The crawl's result: a polars frame plus the local-only path of each file_id."""
+    """The crawl's result: a polars frame plus the local-only path of each file_id.
+
+    ``frame`` holds pseudonyms, never paths: ``file_id`` and the session/parent ids are
+    salted HMACs. The relative paths stay in memory (``names``) for the stages that must open
+    the files, and never reach a snapshot: a frame of their own, as bytes (a dict of 567k
+    paths held 243 MB, the Binary column 23 MB)."""
 
     frame: pl.DataFrame
     # file_id -> relative path, as os.fsencode gives it (local only: never written)
@@ -199,7 +181,13 @@ NOT_FILES = ("dir", "link", "special")
 
 def classes_signature(profile: Profile) -> str:
     """What decides a path's class: this module's code and the profile's surfaces. The
-    classes of an earlier crawl are used only under the same signature."""
+    classes of an earlier crawl are used only under the same signature.
+
+    A file's class (surface, kind, extension, session and parent pseudonyms) is a function
+    of its relative path alone, and its ``file_id`` is that path's HMAC, so a re-run takes
+    the class of each file it has seen from the last crawl and runs the regexes on new names
+    only. A child's raw session id (the lineage check) is kept nowhere: it is read from its
+    path again only where its parent is walked (``Inventory.child_session_ids``)."""
     h = hashlib.sha256(Path(__file__).read_bytes())
     h.update(repr([(s.name, s.pattern, s.kind) for s in profile.surfaces]).encode())
     return h.hexdigest()[:24]
@@ -329,169 +317,250 @@ CONSTANT = frozenset({*CLASS_COLUMNS, "problem", "_stat", "_defer"})
 DRAIN_ROWS = 4096  # files' paths held before their path columns are filled (``drain``)
 
 
-def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
-          progress=None, known: pl.DataFrame | None = None) -> Inventory:
-    """Walk ``root`` without following links; classify every entry by the profile.
+class _Rows:
+    """The inventory's rows, gathered as columns (one append per field, no dict per file) and
+    turned into a frame every ``CHUNK_ROWS`` entries, so the Python objects of at most one
+    chunk are alive at a time (they are several times the frame's size, and memory Python has
+    once taken it rarely gives back).
 
-    ``known``: the ``classes`` of an earlier crawl of this root under the same salt and
-    ``classes_signature``; a regular file found there takes its class from it, and only
-    the others are classified (the result is the same either way).
+    Regular files' paths wait in ``pend`` until a few thousand are in hand: the columns that
+    come from a path (its extension and class) are then filled in one pass each, not once per
+    folder (a chat store has a folder of its own: 116k folders of one file at 1 GB). Every
+    other row drains them first (``add``), so the rows keep the order they were found in."""
 
-    Rows are gathered as columns (one append per field, no dict per file) and turned into a
-    frame every ``CHUNK_ROWS`` entries, so the Python objects of at most one chunk are alive
-    at a time (they are several times the frame's size, and memory Python has once taken
-    it rarely gives back); the dates and strata are derived from ``mtime_ns`` in one
-    vectorised step at the end."""
-    # the numbers as packed int64 (``array``), the C core's ``tree_rows`` columns as they come
-    cols: dict[str, Any] = {k: array.array("q") if k in NUMBERS else [] for k in SCHEMA
-                            if k not in ("mtime", "stratum")}
-    c_surface, c_kind, c_ext = cols["surface"], cols["kind"], cols["ext"]  # (file_id: made at each flush)
-    c_sess, c_parent, c_agree = cols["session_id"], cols["parent_id"], cols["ids_agree"]
-    c_size, c_mtime, c_ctime, c_inode, c_problem = (cols["size"], cols["mtime_ns"], cols["ctime_ns"],
-                                                    cols["inode"], cols["problem"])
-    has_stat: list[bool] = []
-    defer = known is not None and known.height > 0
-    deferred: list[bool] = []  # per row, with ``known``: its class is left to the end
-    rels: list[str] = []  # per row: the relative path, named (file_id) when the chunk is flushed
-    names: list[pl.DataFrame] = []
-    schema = {**{k: v for k, v in SCHEMA.items() if k in cols}, "_stat": pl.Boolean,
-              **({"_defer": pl.Boolean} if defer else {})}
-    chunks: list[pl.DataFrame] = []
+    def __init__(self, salt: bytes, classify: Callable[[str], tuple], defer: bool, progress) -> None:
+        self.salt, self.classify, self.defer, self.progress = salt, classify, defer, progress
+        # the numbers as packed int64 (``array``), the C core's ``tree_rows`` columns as they come
+        self.cols: dict[str, Any] = {k: array.array("q") if k in NUMBERS else [] for k in SCHEMA
+                                     if k not in ("mtime", "stratum")}
+        self.has_stat: list[bool] = []
+        self.deferred: list[bool] = []  # per row, with ``defer``: its class is left to the end
+        self.rels: list[str] = []  # per row: the relative path, named (file_id) when the chunk is flushed
+        self.names: list[pl.DataFrame] = []
+        self.chunks: list[pl.DataFrame] = []
+        self.schema = {**{k: v for k, v in SCHEMA.items() if k in self.cols}, "_stat": pl.Boolean,
+                       **({"_defer": pl.Boolean} if defer else {})}
+        self.pend: list[str] = []
+        self.pend_problems: list[str | None] = []
+        self.pend_bytes = 0
 
-    def flush() -> None:
+    def add(self, rel: str, surface: str, kind: str, st: tuple[int, int, int, int] | None,
+            problem: str | None) -> None:
+        """One row that is not a readable regular file's (those come by ``take_rows``); st:
+        (size, mtime_ns, ctime_ns, inode), or None where the entry has no stat."""
+        if self.pend:
+            self.drain()
+        c = self.cols
+        self.rels.append(rel)
+        for k, v in (("surface", surface), ("kind", kind), ("ext", ext_of(rel)), ("session_id", None),
+                     ("parent_id", None), ("ids_agree", None), ("problem", problem)):
+            c[k].append(v)
+        for k, num in zip(NUMBERS, st or (0, 0, 0, 0), strict=True):
+            c[k].append(num)
+        self.has_stat.append(st is not None)
+        if self.defer:
+            self.deferred.append(False)
+        if len(self.has_stat) >= CHUNK_ROWS:
+            self.flush()
+
+    def take_rows(self, rs: list[str], numbers: list[bytes] | None, problems: list[str | None],
+                  nbytes: int) -> None:
+        """Regular files' rows: their paths, their numbers (packed size, mtime_ns, ctime_ns
+        and inode, from the C core; None where the caller added them) and problems."""
+        if numbers is not None:
+            for k, b in zip(NUMBERS, numbers, strict=True):
+                self.cols[k].frombytes(b)
+        self.pend.extend(rs)
+        self.pend_problems.extend(problems)
+        self.pend_bytes += nbytes
+        if len(self.pend) >= DRAIN_ROWS:
+            self.drain()
+
+    def drain(self) -> None:
+        pend, c = self.pend, self.cols
+        n = len(pend)
+        if not n:
+            return
+        self.rels.extend(pend)
+        if self.defer:  # classified at the end: from ``known``, or by the regexes if new
+            unknown = [None] * n
+            for k in CLASS_COLUMNS:
+                c[k].extend(unknown)
+            self.deferred.extend([True] * n)
+        else:
+            c["ext"].extend(map(ext_of, pend))
+            for k, vals in zip(("surface", "kind", "session_id", "parent_id", "ids_agree"),
+                               zip(*map(self.classify, pend), strict=True), strict=True):
+                c[k].extend(vals)
+        self.has_stat.extend([True] * n)
+        c["problem"].extend(self.pend_problems)
+        if self.progress is not None:
+            self.progress(n, self.pend_bytes)
+        pend.clear()
+        self.pend_problems.clear()
+        self.pend_bytes = 0
+        if len(self.has_stat) >= CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
         # the chunk's names in one call each (the C core hashes them without a Python call
         # per name); a row's session and parent ids are still the raw ids here
+        c, rels, salt = self.cols, self.rels, self.salt
         fids = file_ids(salt, rels)
         # each raw session or parent id -> its pseudonym (a session's files share it), for
         # this chunk only: one dict for the whole crawl held every id seen, 567k captures'
         # ids and pseudonyms (about 130 MB) to the end
         n = len(rels)
-        if c_sess.count(None) < n or c_parent.count(None) < n:  # (a re-run defers them all)
-            c_sess[:], c_parent[:] = _id_pseudonyms(salt, c_sess, c_parent)
-        names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
+        sess, parent = c["session_id"], c["parent_id"]
+        if sess.count(None) < n or parent.count(None) < n:  # (a re-run defers them all)
+            sess[:], parent[:] = _id_pseudonyms(salt, sess, parent)
+        self.names.append(pl.DataFrame({"file_id": fids, "path": binary_paths(rels)}, schema=NAMES_SCHEMA))
         # a column of one value made as one (a re-run defers the six class columns, most
         # files have no problem, and all of a chunk's files may have a stat), not from a
         # list polars scans for a value and then reads item by item: 567k files 0.25 ->
         # 0.1 s; the numbers from their packed bytes
-        chunks.append(pl.DataFrame({k: fids if k == "file_id" else int64s(k, v) if k in NUMBERS
-                                    else pl.Series(k, v[:1], dtype=schema[k]).new_from_index(0, n)
-                                    if k in CONSTANT and n and v.count(v[0]) == n else v
-                                    for k, v in {**cols, "_stat": has_stat,
-                                                 **({"_defer": deferred} if defer else {})}.items()},
-                                   schema=schema))
-        for c in (*cols.values(), has_stat, rels, deferred):
-            del c[:]
+        schema = self.schema
+        self.chunks.append(pl.DataFrame(
+            {k: fids if k == "file_id" else int64s(k, v) if k in NUMBERS
+             else pl.Series(k, v[:1], dtype=schema[k]).new_from_index(0, n)
+             if k in CONSTANT and n and v.count(v[0]) == n else v
+             for k, v in {**c, "_stat": self.has_stat, **({"_defer": self.deferred} if self.defer else {})}.items()},
+            schema=schema))
+        for col in (*c.values(), self.has_stat, rels, self.deferred):
+            del col[:]
 
-    def add(rel: str, surface: str, kind: str, st: tuple[int, int, int, int] | None,
-            problem: str | None) -> None:
-        """One row that is not a readable regular file's (those come by ``add_files``); st:
-        (size, mtime_ns, ctime_ns, inode), or None where the entry has no stat."""
-        if pend:
-            drain()
-        rels.append(rel)
-        c_surface.append(surface)
-        c_kind.append(kind)
-        c_ext.append(ext_of(rel))
-        c_sess.append(None)
-        c_parent.append(None)
-        c_agree.append(None)
-        size, mtime, ctime, inode = st or (0, 0, 0, 0)
-        c_size.append(size)
-        c_mtime.append(mtime)
-        c_ctime.append(ctime)
-        c_inode.append(inode)
-        has_stat.append(st is not None)
-        c_problem.append(problem)
-        if defer:
-            deferred.append(False)
-        if len(has_stat) >= CHUNK_ROWS:
-            flush()
+    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Every row as one frame, and the paths' frame beside it (same order)."""
+        self.drain()
+        self.flush()
+        return pl.concat(self.chunks, rechunk=True), pl.concat(self.names, rechunk=True)
 
-    def add_files(prefix: str, listed: list[str], nums: memoryview, run: list[int]) -> None:
-        """Rows for the regular files ``run`` (indices into the folder's ``scan_dir`` names
-        and numbers), a column at a time: a Python call per row cost a third of the crawl."""
-        for lo in range(0, len(run), CHUNK_ROWS):
-            at = [SCAN_FIELDS * i for i in run[lo:lo + CHUNK_ROWS]]
-            sz = [nums[j] for j in at]
-            c_size.extend(sz)
-            c_mtime.extend([nums[j + 1] for j in at])
-            c_ctime.extend([nums[j + 2] for j in at])
-            c_inode.extend([nums[j + 3] for j in at])
-            # a file we own with its owner-read bit set is readable (its mode bits are the
-            # owner's ACL entry): only other files cost an access() call (5 us a file)
-            take_rows([prefix + listed[i] for i in run[lo:lo + CHUNK_ROWS]], None, bytes(0 if n else _EMPTY for n in sz),
-                      [k for k, j in enumerate(at) if not (nums[j + 4] == euid and nums[j + 5] & stat.S_IRUSR)],
-                      sum(sz))
 
-    def take_rows(rs: list[str], numbers: list[bytes] | None, codes: bytes, check: list[int], nbytes: int) -> None:
-        """Regular files' rows: their paths, their numbers (packed size, mtime_ns, ctime_ns
-        and inode, from the C core; None where the caller added them), their problems (a
-        byte each, 0 none and e empty, as the C core gives them) and which of them access()
-        is asked about."""
-        if numbers is not None:
-            for col, b in zip((c_size, c_mtime, c_ctime, c_inode), numbers, strict=True):
-                col.frombytes(b)
+class _Lister:
+    """Lists a root into ``_Rows``: by the C core's ``scan_tree`` (``native``) or folder by
+    folder with ``scan_dir`` (``python``), the same rows in the same order either way.
+    ``scan_tree`` lists folders side by side in threads and hands back every entry at once,
+    in the order the folder-by-folder loop meets them, so the rows are taken a chunk of files
+    at a time, not a folder at a time."""
+
+    def __init__(self, root: Path, profile: Profile, rows: _Rows) -> None:
+        self.root, self.rows, self.classify = root, rows, rows.classify
+        # might any surface match? One regex for all (their groups unnamed): most folders match
+        # none. A pattern that cannot be joined (a global flag, a back reference) leaves every
+        # folder to classify().
+        try:
+            any_surface = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', s.pattern)})"
+                                              for s in profile.surfaces) or "(?!)", re.DOTALL)
+        except re.error:
+            any_surface = re.compile("")
+        self.named_like_file = any_surface.match
+        self.euid = os.geteuid() if hasattr(os, "geteuid") else -1
+        self.base_dir = os.path.join(os.fspath(root), "")  # with its separator: a path by one concatenation
+
+    def problems(self, rs: list[str], codes: bytes, check: list[int]) -> list[str | None]:
+        """Regular files' problems from their problem bytes (0 none, e empty, as the C core
+        gives them), and an access() call for the ones in ``check``."""
         problems: list[str | None] = ([None] * len(rs) if _EMPTY not in codes
                                       else [None if c == 0 else "empty" for c in codes])
         for k in check:
-            if not os.access(base_dir + rs[k], os.R_OK):
+            if not os.access(self.base_dir + rs[k], os.R_OK):
                 problems[k] = "unreadable"
-        pend.extend(rs)
-        pend_problems.extend(problems)
-        pend_bytes[0] += nbytes
-        if len(pend) >= DRAIN_ROWS:
-            drain()
+        return problems
 
-    def add_tree(paths: bytes, offsets: bytes, kinds: bytes, packed: bytes) -> None:
-        """Every row from the C core's ``scan_tree`` of the root (its entries in the order the
-        folder-by-folder loop below meets them): the regular files a range at a time, and a
-        row for each other entry that has one, as that loop makes it. Folders that make no
-        row (most) are passed over, not visited one by one."""
+    def native(self) -> None:
+        """Every row from the C core's ``scan_tree`` of the root (its entries in the order
+        ``python`` meets them): the regular files a range at a time, and a row for each other
+        entry that has one. Folders that make no row (most) are passed over, not visited."""
+        assert NATIVE is not None
+        paths, offsets, kinds, packed = NATIVE.scan_tree(os.fspath(self.root), SCAN_TREE_THREADS)
         off = memoryview(offsets).cast("q")
         nums = memoryview(packed).cast("q")
+
+        def add_range(lo: int, hi: int) -> None:
+            assert NATIVE is not None
+            while lo < hi:
+                lo, rs, *numbers, codes, check, nbytes = NATIVE.tree_rows(paths, offsets, kinds, packed, lo, hi,
+                                                                          CHUNK_ROWS, self.euid)
+                if rs:
+                    self.rows.take_rows(rs, numbers, self.problems(rs, codes, check), nbytes)
+
         lo = 0  # the first entry whose file rows are not yet taken
         for m in re.finditer(rb"[^f]", kinds):  # (most are folders that make no row)
             i = m.start()
             k, rel = kinds[i], os.fsdecode(paths[off[i]:off[i + 1]])
-            if k == _DIR and not named_like_file(rel):
+            if k == _DIR and not self.named_like_file(rel):
                 continue
-            add_range(paths, offsets, kinds, packed, lo, i)
+            add_range(lo, i)
             lo = i + 1
             if k == _UNLISTED:
-                add(rel, "other", "dir", None, "unreadable_dir")
+                self.rows.add(rel, "other", "dir", None, "unreadable_dir")
             else:
-                other(rel, k, nums, SCAN_FIELDS * i)
-        add_range(paths, offsets, kinds, packed, lo, len(kinds))
+                self.other(rel, k, nums, SCAN_FIELDS * i)
+        add_range(lo, len(kinds))
 
-    def add_range(paths: bytes, offsets: bytes, kinds: bytes, packed: bytes, lo: int, hi: int) -> None:
-        """The regular files' rows among ``scan_tree``'s entries [lo, hi), a chunk at a time."""
-        assert NATIVE is not None
-        while lo < hi:
-            lo, rs, *numbers, codes, check, nbytes = NATIVE.tree_rows(paths, offsets, kinds, packed, lo, hi,
-                                                                      CHUNK_ROWS, euid)
-            if rs:
-                take_rows(rs, numbers, codes, check, nbytes)
+    def python(self) -> None:
+        """Folder by folder (``scan_dir``), each folder's entries in name order."""
+        stack = [""]
+        while stack:
+            reldir = stack.pop()
+            full = self.base_dir + reldir if reldir else os.fspath(self.root)
+            try:
+                listed, kinds, packed = scan_dir(full)
+            except OSError:
+                self.rows.add(reldir or ".", "other", "dir", None, "unreadable_dir")
+                continue
+            nums = memoryview(packed).cast("q")  # a Python int made only for the rows in hand
+            prefix = f"{reldir}/" if reldir else ""
+            run: list[int] = []  # consecutive regular files, added together
+            for i in sorted(range(len(listed)), key=listed.__getitem__):
+                k = kinds[i]
+                if k == _FILE:
+                    run.append(i)
+                    continue
+                if run:
+                    self.add_files(prefix, listed, nums, run)
+                    run = []
+                self.other(prefix + listed[i], k, nums, SCAN_FIELDS * i)
+                if k == _DIR:
+                    stack.append(prefix + listed[i])
+            if run:
+                self.add_files(prefix, listed, nums, run)
 
-    def other(rel: str, k: int, nums: memoryview, j: int) -> None:
+    def add_files(self, prefix: str, listed: list[str], nums: memoryview, run: list[int]) -> None:
+        """Rows for the regular files ``run`` (indices into the folder's ``scan_dir`` names
+        and numbers), a column at a time: a Python call per row cost a third of the crawl."""
+        c = self.rows.cols
+        for lo in range(0, len(run), CHUNK_ROWS):
+            at = [SCAN_FIELDS * i for i in run[lo:lo + CHUNK_ROWS]]
+            sz = [nums[j] for j in at]
+            c["size"].extend(sz)
+            for f, k in enumerate(NUMBERS[1:], 1):
+                c[k].extend([nums[j + f] for j in at])
+            # a file we own with its owner-read bit set is readable (its mode bits are the
+            # owner's ACL entry): only other files cost an access() call (5 us a file)
+            rs = [prefix + listed[i] for i in run[lo:lo + CHUNK_ROWS]]
+            check = [k for k, j in enumerate(at) if not (nums[j + 4] == self.euid and nums[j + 5] & stat.S_IRUSR)]
+            self.rows.take_rows(rs, None, self.problems(rs, bytes(0 if n else _EMPTY for n in sz), check), sum(sz))
+
+    def other(self, rel: str, k: int, nums: memoryview, j: int) -> None:
         """The row of an entry that is not a regular file, if it has one."""
+        add = self.rows.add
         if k == _DIR:
             # a folder is known by its directory entry's type (no stat: folders are half
             # the entries of a Cursor tree); only one named like a surface's file is
             # stat'ed, for its row: a directory outcome, never a file of that surface
             # (surface "other"), and none of the corpus's bytes (size 0, not its entry's)
-            if named_like_file(rel):
-                surface = classify(rel)[0]
-                if surface != "other":
-                    try:
-                        st = os.stat(base_dir + rel, follow_symlinks=False)
-                    except OSError:
-                        add(rel, "other", "blob", None, "unreadable")
-                        return
-                    add(rel, "other", "dir", (0, *_stat4(st)[1:]), "dir_named_like_file")
+            if self.named_like_file(rel) and self.classify(rel)[0] != "other":
+                try:
+                    st = os.stat(self.base_dir + rel, follow_symlinks=False)
+                except OSError:
+                    add(rel, "other", "blob", None, "unreadable")
+                    return
+                add(rel, "other", "dir", (0, *_stat4(st)[1:]), "dir_named_like_file")
         elif k == _LINK:
             problem: str | None
             try:
-                os.stat(base_dir + rel)
+                os.stat(self.base_dir + rel)
                 problem = "symlink"
             except OSError as exc:
                 problem = "symlink_loop" if exc.errno == errno.ELOOP else "broken_symlink"
@@ -501,86 +570,21 @@ def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
         else:
             add(rel, "other", "blob", None, "unreadable")
 
-    # Files' paths wait here until a few thousand are in hand: the columns that come from a
-    # path (its extension and class) are then filled in one pass each, not once per folder
-    # (a chat store has a folder of its own: 116k folders of one file at 1 GB). Every other
-    # row drains them first (``add``), so the rows keep the order they were found in.
-    pend: list[str] = []
-    pend_problems: list[str | None] = []
-    pend_bytes = [0]
 
-    def drain() -> None:
-        n = len(pend)
-        if not n:
-            return
-        rels.extend(pend)
-        if defer:  # classified at the end: from ``known``, or by the regexes if new
-            unknown = [None] * n
-            for col in (c_ext, c_surface, c_kind, c_sess, c_parent, c_agree):
-                col.extend(unknown)
-            deferred.extend([True] * n)
-        else:
-            c_ext.extend(map(ext_of, pend))
-            for col, vals in zip((c_surface, c_kind, c_sess, c_parent, c_agree),
-                                 zip(*map(classify, pend), strict=True), strict=True):
-                col.extend(vals)
-        has_stat.extend([True] * n)
-        c_problem.extend(pend_problems)
-        if progress is not None:
-            progress(n, pend_bytes[0])
-        pend.clear()
-        pend_problems.clear()
-        pend_bytes[0] = 0
-        if len(has_stat) >= CHUNK_ROWS:
-            flush()
+def crawl(root: Path, profile: Profile, salt: bytes, stratum: str = "month",
+          progress=None, known: pl.DataFrame | None = None) -> Inventory:
+    """Walk ``root`` without following links; classify every entry by the profile.
 
-    # might any surface match? One regex for all (their groups unnamed): most folders match
-    # none. A pattern that cannot be joined (a global flag, a back reference) leaves every
-    # folder to classify().
-    try:
-        any_surface = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', s.pattern)})"
-                                          for s in profile.surfaces) or "(?!)", re.DOTALL)
-    except re.error:
-        any_surface = re.compile("")
-    named_like_file = any_surface.match
-
+    ``known``: the ``classes`` of an earlier crawl of this root under the same salt and
+    ``classes_signature``; a regular file found there takes its class from it, and only
+    the others are classified (the result is the same either way). The dates and strata
+    are derived from ``mtime_ns`` in one vectorised step at the end."""
     classify = classifier(profile)
-
-    euid = os.geteuid() if hasattr(os, "geteuid") else -1
-    base_dir = os.path.join(os.fspath(root), "")  # with its separator: a path by one concatenation
-    if NATIVE is not None:
-        add_tree(*NATIVE.scan_tree(os.fspath(root), SCAN_TREE_THREADS))
-    else:
-        stack = [""]
-        while stack:
-            reldir = stack.pop()
-            full = base_dir + reldir if reldir else os.fspath(root)
-            try:
-                listed, kinds, packed = scan_dir(full)
-            except OSError:
-                add(reldir or ".", "other", "dir", None, "unreadable_dir")
-                continue
-            nums = memoryview(packed).cast("q")  # a Python int made only for the rows in hand
-            prefix = f"{reldir}/" if reldir else ""
-            run: list[int] = []  # consecutive regular files, added together
-            # in name order (the rows' order, and the order folders are visited in)
-            for i in sorted(range(len(listed)), key=listed.__getitem__):
-                k = kinds[i]
-                if k == _FILE:
-                    run.append(i)
-                    continue
-                if run:
-                    add_files(prefix, listed, nums, run)
-                    run = []
-                other(prefix + listed[i], k, nums, SCAN_FIELDS * i)
-                if k == _DIR:
-                    stack.append(prefix + listed[i])
-            if run:
-                add_files(prefix, listed, nums, run)
-    drain()
-    flush()
-    base = pl.concat(chunks, rechunk=True)
-    names_frame = pl.concat(names, rechunk=True)
+    defer = known is not None and known.height > 0
+    rows = _Rows(salt, classify, defer, progress)
+    lister = _Lister(root, profile, rows)
+    lister.native() if NATIVE is not None else lister.python()
+    base, names_frame = rows.frames()
     fresh = -1  # the names classified by the regexes here (-1: all of them, none kept)
     if defer:
         assert known is not None

@@ -1,25 +1,8 @@
 """LF-byte-only JSONL framing, streaming, with a per-line cap.
 
-A frame is the bytes between two ``\\n`` bytes. Nothing else splits a line: U+2028/U+2029,
-``\\r`` and NUL stay inside the frame (the original manual recon split on U+2028 once and
-reported false "malformed" lines). The reader never holds more than one frame plus one
-chunk in memory; a frame longer than ``max_line`` is skipped as ``oversized``: its pieces are
-dropped as soon as they pass the cap and the rest is never buffered, so a 100 MB single line
-costs at most ``max_line`` plus one chunk.
-
-Statuses (a frame gets exactly one):
-``ok`` parsed to a JSON object; ``blank`` empty or whitespace only; ``malformed`` not JSON;
-``partial`` the last frame has no LF and does not parse (a write in progress);
-``oversized`` longer than the cap; ``not_object`` valid JSON that is not an object;
-``invalid_utf8`` bytes that are not UTF-8; ``too_deep`` nesting beyond the parser's limit.
-Per-frame flags, counted separately: ``bom`` (a UTF-8 BOM opened the file and was skipped),
-``crlf`` (the frame ended in ``\\r``), ``nul`` (a NUL byte inside the frame), and three of a
-record that is kept (status ``ok``) though it is not plain JSON as orjson reads it:
-``duplicate_key`` (an object names a key twice: the census keeps the last value, as orjson
-and Python's json do), ``out_of_range`` (a number outside the range of a double, ``1e400``:
-walked as a number, its value infinite), ``nonstandard_number`` (``NaN``, ``Infinity``,
-``-Infinity``: walked as numbers). See ``classify_flags``.
-"""
+A frame is the bytes between two ``\n`` bytes; nothing else splits a line. The reader holds
+at most one frame plus one chunk in memory, and each frame gets exactly one status and its
+flags (``STATUSES``, ``classify_flags``)."""
 
 from __future__ import annotations
 
@@ -33,6 +16,12 @@ import orjson
 CHUNK = 1 << 20
 DEFAULT_MAX_LINE = 64 << 20
 BOM = b"\xef\xbb\xbf"
+# A frame's status: ``ok`` parsed to a JSON object; ``blank`` empty or whitespace only;
+# ``malformed`` not JSON; ``partial`` the last frame has no LF and does not parse (a write in
+# progress); ``oversized`` longer than the cap (its pieces dropped as they pass it, so a
+# 100 MB line costs at most the cap plus one chunk); ``not_object`` valid JSON that is not an
+# object; ``invalid_utf8``; ``too_deep`` nesting beyond the parser's limit. U+2028/U+2029,
+# ``\r`` and NUL stay inside a frame.
 STATUSES = (
     "ok",
     "blank",
@@ -89,7 +78,11 @@ def split_frames(fh: BinaryIO, max_line: int = DEFAULT_MAX_LINE) -> Iterator[tup
         yield b"".join(pending), False, pending_len
 
 
-# the per-frame flags (``iter_frames``): bits of the frames table's ``flags``
+# the per-frame flags (``iter_frames``): bits of the frames table's ``flags``. ``bom`` (a
+# UTF-8 BOM opened the file and was skipped), ``crlf`` (the frame ended in ``\r``), ``nul``,
+# and three of a record kept as ``ok`` though orjson would not read it as plain JSON:
+# ``duplicate_key`` (the last value kept, as orjson and Python's json do), ``out_of_range``
+# (``1e400``: walked as an infinite number), ``nonstandard_number`` (``NaN``, ``Infinity``).
 FLAG_BOM, FLAG_CRLF, FLAG_NUL = 1, 2, 4
 FLAG_DUPLICATE_KEY, FLAG_OUT_OF_RANGE, FLAG_NONSTANDARD = 8, 16, 32
 FLAGS = {"bom": FLAG_BOM, "crlf": FLAG_CRLF, "nul": FLAG_NUL, "duplicate_key": FLAG_DUPLICATE_KEY,

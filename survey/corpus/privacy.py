@@ -1,21 +1,8 @@
 """The privacy gate: what may leave a corpus, and in what form.
 
-A corpus holds private prompts, code, commands and paths; even its *keys* can be private
-(objects keyed by file paths, env names, MCP argument names). Everything the survey writes
-under ``snapshots/`` or ``reports/`` passes through this module first:
-
-- **Keys** leave only when identifier-shaped *and* in the runtime's reviewed vocabulary;
-  otherwise they become ``<unreviewed-key>`` (identifier-shaped) or ``<dynamic-key>``.
-- **Values** leave only at declared vocabulary paths, identifier-shaped and reviewed;
-  every other value is ``<withheld>`` and counted (with a salted pseudonym so distinct
-  withheld values can be counted without being revealed).
-- **Paths and ids** become salted HMAC pseudonyms. The salt lives in the user's config dir
-  (``$SURVEY_CONFIG_DIR`` or ``~/.config/survey/salt``), never in a snapshot: the same machine
-  can map a pseudonym back to its file for a re-check; the snapshot alone reveals nothing.
-
-Discover mode (``Gate(mode="discover")``) lets unreviewed identifier-shaped keys and values
-through, for a local-only report that is never written under ``snapshots/`` or ``reports/``.
-"""
+Everything the survey writes under ``snapshots/`` or ``reports/`` passes through this module
+first: keys and values leave only when identifier-shaped and reviewed, paths and ids only as
+salted pseudonyms (``Gate``, ``pseudonym``; the salt stays in the user's config folder)."""
 
 from __future__ import annotations
 
@@ -179,6 +166,22 @@ class Gate:
     ``keys`` is the reviewed key vocabulary; ``values`` maps a vocabulary path to its
     reviewed values. ``withheld_paths`` are vocabulary paths whose values are withheld unless
     ``allow_mcp_names`` (third-party server and tool names).
+
+    A corpus holds private prompts, code, commands and paths; even its *keys* can be private
+    (objects keyed by file paths, env names, MCP argument names). Everything the survey writes
+    under ``snapshots/`` or ``reports/`` passes through this module first:
+
+    - **Keys** leave only when identifier-shaped *and* in the runtime's reviewed vocabulary;
+      otherwise they become ``<unreviewed-key>`` (identifier-shaped) or ``<dynamic-key>``.
+    - **Values** leave only at declared vocabulary paths, identifier-shaped and reviewed;
+      every other value is ``<withheld>`` and counted (with a salted pseudonym so distinct
+      withheld values can be counted without being revealed).
+    - **Paths and ids** become salted HMAC pseudonyms. The salt lives in the user's config dir
+      (``$SURVEY_CONFIG_DIR`` or ``~/.config/survey/salt``), never in a snapshot: the same machine
+      can map a pseudonym back to its file for a re-check; the snapshot alone reveals nothing.
+
+    Discover mode (``Gate(mode="discover")``) lets unreviewed identifier-shaped keys and values
+    through, for a local-only report that is never written under ``snapshots/`` or ``reports/``.
     """
 
     keys: frozenset[str]

@@ -1,18 +1,8 @@
 """Is this root the runtime's root? A check on the crawl's paths, before anything is walked.
 
-A root one folder too high (``~/.claude`` for ``~/.claude/projects``) or too low (one
-project's folder) crawls fine, but none of its files lands on a surface the runtime walks:
-the run would render a page of zeros with "problems: none". ``check_root`` turns that into a
-counted, named outcome. Where moving the root down into a subfolder, or up one to three
-folders, would put files on those surfaces, it says which move, from the same regexes the
-crawl classifies by (``crawl.classifier``), over at most ``LIMIT`` of the root's paths
-(every k-th one, so that a folder late in the crawl's order is seen).
-
-Privacy: a folder is named only when its name is one the profile itself uses in its default
-or environment roots (``projects``, ``sessions``); any other folder name is the user's data,
-so the message says "one of its subfolders" or "its parent" instead. No path is ever part
-of a message.
-"""
+A root one folder too high or too low crawls fine but puts no file on a surface the runtime
+walks; ``check_root`` turns that into a counted, named outcome, says which move would find
+them, and never names a folder that is the user's data."""
 
 from __future__ import annotations
 
@@ -86,7 +76,21 @@ def walked_surfaces(profile: Profile) -> tuple[str, ...]:
 def check_root(profile: Profile, root: Path, rels: Sequence[str], files: int) -> RootCheck | None:
     """None where the runtime walks no surface; else the outcome for a root whose ``files``
     regular files (``rels``: their paths relative to it, in any order) are all off its
-    walked surfaces. The caller calls this only then (the crawl has counted it)."""
+    walked surfaces. The caller calls this only then (the crawl has counted it).
+
+    A root one folder too high (``~/.claude`` for ``~/.claude/projects``) or too low (one
+    project's folder) crawls fine, but none of its files lands on a surface the runtime walks:
+    the run would render a page of zeros with "problems: none". ``check_root`` turns that into a
+    counted, named outcome. Where moving the root down into a subfolder, or up one to three
+    folders, would put files on those surfaces, it says which move, from the same regexes the
+    crawl classifies by (``crawl.classifier``), over at most ``LIMIT`` of the root's paths
+    (every k-th one, so that a folder late in the crawl's order is seen).
+
+    Privacy: a folder is named only when its name is one the profile itself uses in its default
+    or environment roots (``projects``, ``sessions``); any other folder name is the user's data,
+    so the message says "one of its subfolders" or "its parent" instead. No path is ever part
+    of a message.
+    """
     walked = walked_surfaces(profile)
     if not walked:
         return None

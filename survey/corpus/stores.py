@@ -1,69 +1,10 @@
 """SQLite stores, read strictly read-only and never in place, as records for the walk.
 
 Some runtimes keep sessions in SQLite (Cursor's CLI ``store.db``, the desktop app's
-``state.vscdb``). A live store is a database file plus, while its writer runs, a ``-wal``
-(rows not yet checkpointed into the file) and a ``-shm`` (the WAL index). Opening the
-original with SQLite, even "read-only", can create or recover those sidecars beside it, so
-this module never does:
-
-1. **Read into memory, read in place, or copy.** A store with no ``-wal`` beside it and at
-   most ``MEMORY_MAX`` bytes is read (and hashed) into memory and handed to SQLite with
-   ``Connection.deserialize``: nothing is written anywhere, and no folder is made and removed
-   per store (most of a Cursor chats corpus is ~25 KB stores; that round trip was most of
-   their walk). A WAL-mode header is read as a rollback-journal one there (SQLite's memory
-   database has no WAL; with no ``-wal`` there is nothing it could apply). A larger store
-   with no ``-wal`` is hashed, then opened where it lies with ``file:DB?mode=ro&immutable=1``:
-   SQLite then takes no lock, never looks for or makes a sidecar and writes nothing
-   (``IN_PLACE``; a 1.5 GB store's copy cost 0.5-6 s of its walk and 1.5 GB of temp space).
-   Its size, mtime and inode are compared again once its records are read:
-   ``changed_during_read`` says they moved. Otherwise (a ``-wal`` is there) ``db``, ``db-wal``
-   and ``db-shm`` if present are copied into a private ``tempfile.mkdtemp()`` folder (the db
-   bytes are hashed while copying) and the copy is opened with ``file:COPY?mode=ro``, never
-   ``immutable=1``, because an immutable open ignores the WAL and would silently miss its
-   rows. SQLite may create a ``-shm`` beside the *copy*; that is the point of the private
-   folder. This module opens the store itself without following a link and without waiting
-   (``O_NOFOLLOW | O_NONBLOCK``), and anything but a regular file is ``unreadable``: a store
-   that became a fifo since the crawl does not hang the walk.
-2. **Rows that lived only in the WAL.** When a ``-wal`` was copied, a second, bare copy of
-   the db (no sidecars) is attached with ``immutable=1`` (safe: that folder holds no WAL), so
-   ``rows_wal_only`` / ``rows_wal_deleted`` count rowids seen with the WAL but not without it,
-   and the other way round. (A separate file, not a hard link: SQLite shares its locks per
-   inode within a process, and two opens of one inode with different sidecars misbehave.)
-3. **Failures are counted outcomes, never exceptions**: ``zero_byte``, ``not_a_database``
-   (no SQLite header, or SQLite says so), ``truncated`` (shorter than the header's own page
-   count, or not a whole number of pages), ``corrupt`` (any other ``sqlite3.DatabaseError``,
-   e.g. "database disk image is malformed"), ``locked``, ``unreadable``, ``vanished``. A
-   store that fails before its first row yields no records at all; one that fails mid-read
-   keeps what it yielded and turns its status to the failure (``rows_before_failure``).
-4. **The temp folder is always removed**: at once when the store fails to open, otherwise
-   when its record iterator is exhausted or closed (``try/finally``), and by a finalizer when
-   the store object is garbage-collected (an iterator never started runs no ``finally``).
-
-Stdlib ``sqlite3`` only (DuckDB's sqlite extension is not available offline).
-
-What comes back is what ``Walker.walk_sqlite`` expects from a profile's ``store_reader``:
-``(facts, records)``. ``facts`` is a flat dict of scalars — counts, booleans, outcome names
-and *known* table names joined by ``","`` — and is live: a reader finishes it (tallies,
-ordering checks, a mid-read failure) as its records are consumed, and the walk reads it only
-after the records are exhausted. ``records`` yields ``(rclass, status, obj | None, nbytes)``:
-``rclass`` is a record kind from a fixed list (never a key's id part, a blob id or any text),
-``status`` is ``ok`` / ``non_json`` / ``corrupt`` / ``not_object`` / ``null`` / ``opaque``, or
-``UNPARSED`` with ``obj`` the record's JSON text (the desktop reader hands every record
-over so, having parsed the few it tallies): the walk reads it on the C core's tape, as it
-does a JSONL line, or else parses it with the reader's ``parse`` (``_classify_bytes``), as
-the Python walker always does. A reader's ``probes`` (record kind -> a top-level key and a
-tally) have the walk hand that key's object to the tally with the facts: a bubble's
-thinking block, found on the tape of the walk's own pass.
-Every fact a reader sets is declared in its template, so every store of a runtime has the
-same columns whatever its outcome (the walk turns facts into the ``stores`` table).
-
-Why a few census figures are facts rather than walked values: the walk records strings as
-gated values per path and lengths per file, so a figure that needs *two strings of one
-record judged together* (thinking text blank while its signature is set) or *ids compared
-across records* (a composer's bubble list against the rowid order of its bubble keys) is
-tallied here (or by a probe the walk applies), as counts only, from objects in hand anyway. Numbers per record
-(``_v``, token counts) come from the walk's ``numbers`` table instead.
-"""
+``state.vscdb``); opening a live one with SQLite, even "read-only", can create or recover
+its ``-wal``/``-shm`` sidecars beside it, so this module never does (``copy_store``). Each
+store is read with the stdlib ``sqlite3`` into ``(facts, records)`` for the walk, and its
+failures are counted outcomes (``OUTCOMES``), never exceptions."""
 
 from __future__ import annotations
 
@@ -87,7 +28,29 @@ import orjson
 import xxhash
 
 Record = tuple[str, str, Any, int]
-UNPARSED = "unparsed"  # a record's status while its obj is still its JSON text (see above)
+UNPARSED = "unparsed"  # a record's status while its obj is still its JSON text (below)
+# What comes back is what ``Walker.walk_sqlite`` expects from a profile's ``store_reader``:
+# ``(facts, records)``. ``facts`` is a flat dict of scalars — counts, booleans, outcome names
+# and *known* table names joined by ``","`` — and is live: a reader finishes it (tallies,
+# ordering checks, a mid-read failure) as its records are consumed, and the walk reads it only
+# after the records are exhausted. ``records`` yields ``(rclass, status, obj | None, nbytes)``:
+# ``rclass`` is a record kind from a fixed list (never a key's id part, a blob id or any text),
+# ``status`` is ``ok`` / ``non_json`` / ``corrupt`` / ``not_object`` / ``null`` / ``opaque``, or
+# ``UNPARSED`` with ``obj`` the record's JSON text (the desktop reader hands every record
+# over so, having parsed the few it tallies): the walk reads it on the C core's tape, as it
+# does a JSONL line, or else parses it with the reader's ``parse`` (``_classify_bytes``), as
+# the Python walker always does. A reader's ``probes`` (record kind -> a top-level key and a
+# tally) have the walk hand that key's object to the tally with the facts: a bubble's
+# thinking block, found on the tape of the walk's own pass.
+# Every fact a reader sets is declared in its template, so every store of a runtime has the
+# same columns whatever its outcome (the walk turns facts into the ``stores`` table).
+#
+# Why a few census figures are facts rather than walked values: the walk records strings as
+# gated values per path and lengths per file, so a figure that needs *two strings of one
+# record judged together* (thinking text blank while its signature is set) or *ids compared
+# across records* (a composer's bubble list against the rowid order of its bubble keys) is
+# tallied here (or by a probe the walk applies), as counts only, from objects in hand anyway. Numbers per record
+# (``_v``, token counts) come from the walk's ``numbers`` table instead.
 Facts = dict[str, Any]
 Reader = Callable[[str | os.PathLike[str]], tuple[Facts, Iterator[Record]]]
 
@@ -189,7 +152,43 @@ def _moved(a: os.stat_result, b: os.stat_result) -> bool:
 
 def copy_store(path: str | os.PathLike[str]) -> StoreCopy:
     """Read ``path`` into memory, or hash it to be read in place, or copy it (and its
-    ``-wal``/``-shm``) into a fresh private temp folder: see the module's docstring.
+    ``-wal``/``-shm``) into a fresh private temp folder.
+
+    A live store is a database file plus, while its writer runs, a ``-wal`` (rows not yet
+    checkpointed into the file) and a ``-shm`` (the WAL index):
+
+    1. **Read into memory, read in place, or copy.** A store with no ``-wal`` beside it and at
+       most ``MEMORY_MAX`` bytes is read (and hashed) into memory and handed to SQLite with
+       ``Connection.deserialize``: nothing is written anywhere, and no folder is made and removed
+       per store (most of a Cursor chats corpus is ~25 KB stores; that round trip was most of
+       their walk). A WAL-mode header is read as a rollback-journal one there (SQLite's memory
+       database has no WAL; with no ``-wal`` there is nothing it could apply). A larger store
+       with no ``-wal`` is hashed, then opened where it lies with ``file:DB?mode=ro&immutable=1``:
+       SQLite then takes no lock, never looks for or makes a sidecar and writes nothing
+       (``IN_PLACE``; a 1.5 GB store's copy cost 0.5-6 s of its walk and 1.5 GB of temp space).
+       Its size, mtime and inode are compared again once its records are read:
+       ``changed_during_read`` says they moved. Otherwise (a ``-wal`` is there) ``db``, ``db-wal``
+       and ``db-shm`` if present are copied into a private ``tempfile.mkdtemp()`` folder (the db
+       bytes are hashed while copying) and the copy is opened with ``file:COPY?mode=ro``, never
+       ``immutable=1``, because an immutable open ignores the WAL and would silently miss its
+       rows. SQLite may create a ``-shm`` beside the *copy*; that is the point of the private
+       folder. This module opens the store itself without following a link and without waiting
+       (``O_NOFOLLOW | O_NONBLOCK``), and anything but a regular file is ``unreadable``: a store
+       that became a fifo since the crawl does not hang the walk.
+    2. **Rows that lived only in the WAL.** When a ``-wal`` was copied, a second, bare copy of
+       the db (no sidecars) is attached with ``immutable=1`` (safe: that folder holds no WAL), so
+       ``rows_wal_only`` / ``rows_wal_deleted`` count rowids seen with the WAL but not without it,
+       and the other way round. (A separate file, not a hard link: SQLite shares its locks per
+       inode within a process, and two opens of one inode with different sidecars misbehave.)
+    3. **Failures are counted outcomes, never exceptions**: ``zero_byte``, ``not_a_database``
+       (no SQLite header, or SQLite says so), ``truncated`` (shorter than the header's own page
+       count, or not a whole number of pages), ``corrupt`` (any other ``sqlite3.DatabaseError``,
+       e.g. "database disk image is malformed"), ``locked``, ``unreadable``, ``vanished``. A
+       store that fails before its first row yields no records at all; one that fails mid-read
+       keeps what it yielded and turns its status to the failure (``rows_before_failure``).
+    4. **The temp folder is always removed**: at once when the store fails to open, otherwise
+       when its record iterator is exhausted or closed (``try/finally``), and by a finalizer when
+       the store object is garbage-collected (an iterator never started runs no ``finally``).
 
     Raises ``FileNotFoundError`` / ``OSError`` (the caller classifies them); on any error the
     temp folder is removed before the exception leaves.

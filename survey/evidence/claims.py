@@ -1,14 +1,7 @@
 """Claims and their evidence: every sentence a page states, and what backs it.
 
-A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate, reference), a
-provenance label (observed, inferred, verified, not determined, reference) and one or more
-pieces of :class:`Evidence` (a query file and its result, a probe with both grep commands, or a
-reference note's source). A
-claim without evidence cannot be built, and a page cannot render a claim id that was not
-built: the template's ``claim()`` raises, so the render fails instead of printing a blank.
-
-Absence claims are worded as "not observed in N files", never "does not exist".
-"""
+A claim without evidence cannot be built, and a page cannot render a claim id that was not
+built; absence claims are worded as "not observed in N files", never "does not exist"."""
 
 from __future__ import annotations
 
@@ -46,7 +39,15 @@ class Evidence:
 @dataclass(frozen=True)
 class Claim:
     """One sentence a page states. Refused at construction: no id or text, a kind or
-    provenance not in ``KINDS`` / ``PROVENANCE``, or no evidence."""
+    provenance not in ``KINDS`` / ``PROVENANCE``, or no evidence.
+
+    A :class:`Claim` has a kind (census, value_map, percentile, absence, iff, rate, reference), a
+    provenance label (observed, inferred, verified, not determined, reference) and one or more
+    pieces of :class:`Evidence` (a query file and its result, a probe with both grep commands, or a
+    reference note's source). A
+    claim without evidence cannot be built, and a page cannot render a claim id that was not
+    built: the template's ``claim()`` raises, so the render fails instead of printing a blank.
+    """
 
     id: str
     kind: str

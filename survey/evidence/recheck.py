@@ -1,31 +1,8 @@
 """Re-verify a snapshot's headline claims by a path that shares nothing with the census.
 
-The census walks with orjson, frames with its own splitter, classifies files by profile
-regexes and answers in DuckDB. The re-check does none of that: it finds files with
-``os.walk`` and plain suffix tests, reads lines with the stdlib ``json`` module, and
-counts in plain Python. Its verdicts are stored beside the snapshot
-(``<snapshot>.recheck.json``; the snapshot itself stays immutable) and the page marks each
-claim verified or shows the disagreement.
-
-Like with like. With the machine's salt, each file found is named as the crawl names it
-(``privacy.pseudonym``) and looked up in the snapshot's inventory: the re-check reads only
-files the snapshot walked and that are unchanged since (same size and mtime); files new
-since, changed since or not walked by a sampled snapshot are left out and counted. By
-default it reads all of them, so its totals compare exactly with the snapshot's. With
-``sample`` (or ``since``) it reads a subset, and then
-
-- records per class compare exactly with the snapshot's per-file rows of the same files
-  (``walk/frame_counts``), and those rows must total the claim's figures;
-- a figure with no per-file rows is checked as a bound: a subset of the files the claim
-  counted can hold no more of anything than the claim says, and an "all" or "none" claim
-  must hold in the subset. A sample cannot show that a total is too high: the whole scope can.
-
-Nothing read is kept: only verdicts and counts. A record class is named through the
-privacy gate exactly as the census names it (the runtime's reviewed vocabulary, else
-``<withheld>``), so no value outside that vocabulary reaches ``recheck.json``, the
-terminal or the page. Each verdict carries the command that reproduces it (``$ROOT`` for
-the corpus root, which is never written).
-"""
+The re-check finds files with ``os.walk`` and plain suffix tests, reads lines with the stdlib
+``json`` module and counts in plain Python; its verdicts are stored beside the snapshot
+(``<snapshot>.recheck.json``) and the page marks each claim verified or shows the disagreement."""
 
 from __future__ import annotations
 
@@ -499,7 +476,27 @@ def recheck(snap: Path, root: Path, *, sample: int | None = None, seed: int | No
             since: str | None = None, salt: bytes | None = None) -> dict:
     """Re-check ``snap``'s headline claims on ``root``: every file the snapshot walked by
     default, ``sample`` of them (drawn with ``seed``), or those modified ``since`` a date.
-    Writes ``<snapshot>.recheck.json`` beside the snapshot and returns what it wrote."""
+    Writes ``<snapshot>.recheck.json`` beside the snapshot and returns what it wrote.
+
+    Like with like. With the machine's salt, each file found is named as the crawl names it
+    (``privacy.pseudonym``) and looked up in the snapshot's inventory: the re-check reads only
+    files the snapshot walked and that are unchanged since (same size and mtime); files new
+    since, changed since or not walked by a sampled snapshot are left out and counted. By
+    default it reads all of them, so its totals compare exactly with the snapshot's. With
+    ``sample`` (or ``since``) it reads a subset, and then
+
+    - records per class compare exactly with the snapshot's per-file rows of the same files
+      (``walk/frame_counts``), and those rows must total the claim's figures;
+    - a figure with no per-file rows is checked as a bound: a subset of the files the claim
+      counted can hold no more of anything than the claim says, and an "all" or "none" claim
+      must hold in the subset. A sample cannot show that a total is too high: the whole scope can.
+
+    Nothing read is kept: only verdicts and counts. A record class is named through the
+    privacy gate exactly as the census names it (the runtime's reviewed vocabulary, else
+    ``<withheld>``), so no value outside that vocabulary reaches ``recheck.json``, the
+    terminal or the page. Each verdict carries the command that reproduces it (``$ROOT`` for
+    the corpus root, which is never written).
+    """
     manifest = json.loads((snap / "manifest.json").read_text())
     claims = {c["id"]: c for c in json.loads((snap / "claims.json").read_text())}
     runtime = manifest["runtime"]

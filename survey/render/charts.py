@@ -1,19 +1,7 @@
 """Charts beside a page, drawn from the snapshot's census rows alone.
 
-Each chart kind takes census rows the page already cites (gated labels and counts, nothing
-else), and gives three things: the SVG (``render.svg``: deterministic bytes), the Markdown
-table of the figures it draws, and an alt text that states those figures briefly. The SVG
-also carries the figures it draws as JSON in ``<metadata id="survey-data">``, so a test can
-hold every drawn number to the page's table. matplotlib is imported only when a chart is
-drawn (``svg.pyplot``), never by the walk or the census; with ``draw=False`` a kind gives its
-table and alt text and no SVG, and matplotlib is never entered.
-
-Kinds: ``payload_lengths`` (block payloads per power-of-two length bucket and block type, on
-a log axis, probable silent caps marked), ``strata`` (files and bytes per mtime stratum),
-``class_versions`` (records of each class by client version), ``key_presence`` (top-level
-keys of each record class present in every record, in some, or in few: under
-``RARE_SHARE`` of them).
-"""
+Each chart kind gives a deterministic SVG, the Markdown table of the figures it draws and an
+alt text stating them; matplotlib is imported only when a chart is drawn."""
 
 from __future__ import annotations
 
@@ -37,7 +25,22 @@ OTHER = "(other)"
 @dataclass
 class Chart:
     """One chart: its file name (no folder), alt text, Markdown table, SVG text, and the
-    figures it draws (``data``: what ``<metadata id="survey-data">`` holds)."""
+    figures it draws (``data``: what ``<metadata id="survey-data">`` holds).
+
+    Each chart kind takes census rows the page already cites (gated labels and counts, nothing
+    else), and gives three things: the SVG (``render.svg``: deterministic bytes), the Markdown
+    table of the figures it draws, and an alt text that states those figures briefly. The SVG
+    also carries the figures it draws as JSON in ``<metadata id="survey-data">``, so a test can
+    hold every drawn number to the page's table. matplotlib is imported only when a chart is
+    drawn (``svg.pyplot``), never by the walk or the census; with ``draw=False`` a kind gives its
+    table and alt text and no SVG, and matplotlib is never entered.
+
+    Kinds: ``payload_lengths`` (block payloads per power-of-two length bucket and block type, on
+    a log axis, probable silent caps marked), ``strata`` (files and bytes per mtime stratum),
+    ``class_versions`` (records of each class by client version), ``key_presence`` (top-level
+    keys of each record class present in every record, in some, or in few: under
+    ``RARE_SHARE`` of them).
+    """
 
     name: str
     alt: str

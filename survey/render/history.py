@@ -1,22 +1,8 @@
 """The history of a runtime's format across its dated snapshots: ``reports/<runtime>-history.md``.
 
-Reads only snapshots (``snapshots/<date>/<runtime>/``: manifest, census, evidence, and the
-walk's frames and nodes for the client versions). For each key set (per record class, path
-and type), vocabulary value, record class and probe verdict it states the first and the
-last snapshot that holds it, and, where the runtime records a client version, the first and
-last version whose files hold it (a file's version is its first recorded one:
-``queries/keysets_by_version.sql``). What it compares, it takes from ``survey diff``
-(``scope_of``, the key-set and value tables): consecutive snapshots of the timeline differ
-exactly as ``survey diff`` says.
-
-Snapshots differ in scope: the reference is the newest snapshot that walked the whole
-corpus. One of another root is another corpus: listed and marked, never in the timeline. One
-that walked a sample, or was taken by another tool, schema, vocabulary or gate, is in the
-timeline and marked (``†``) wherever it is named, with what differs; a shape missing from a
-sample was not seen there, which says nothing of whether it was present. A chart of what
-each snapshot holds (``<runtime>-history.svg``, beside the page) shows the same figures as
-the table under it. Names reach the page only as the snapshots hold them (past the gate).
-"""
+For each key set, vocabulary value, record class and probe verdict it states the first and
+the last snapshot (and client version) that holds it, from the snapshots alone, comparing
+consecutive snapshots exactly as ``survey diff`` does."""
 
 from __future__ import annotations
 
@@ -138,7 +124,25 @@ def _span(items: dict[tuple, list[int]], names: list[str]) -> list[dict]:
 
 
 def history(base: Path, runtime: str) -> dict[str, Any]:
-    """The timeline of ``runtime``'s snapshots under ``base`` (see the module docstring)."""
+    """The timeline of ``runtime``'s snapshots under ``base`` (see the module docstring).
+
+    Reads only snapshots (``snapshots/<date>/<runtime>/``: manifest, census, evidence, and the
+    walk's frames and nodes for the client versions). For each key set (per record class, path
+    and type), vocabulary value, record class and probe verdict it states the first and the
+    last snapshot that holds it, and, where the runtime records a client version, the first and
+    last version whose files hold it (a file's version is its first recorded one:
+    ``queries/keysets_by_version.sql``). What it compares, it takes from ``survey diff``
+    (``scope_of``, the key-set and value tables): consecutive snapshots of the timeline differ
+    exactly as ``survey diff`` says.
+
+    Snapshots differ in scope: the reference is the newest snapshot that walked the whole
+    corpus. One of another root is another corpus: listed and marked, never in the timeline. One
+    that walked a sample, or was taken by another tool, schema, vocabulary or gate, is in the
+    timeline and marked (``†``) wherever it is named, with what differs; a shape missing from a
+    sample was not seen there, which says nothing of whether it was present. A chart of what
+    each snapshot holds (``<runtime>-history.svg``, beside the page) shows the same figures as
+    the table under it. Names reach the page only as the snapshots hold them (past the gate).
+    """
     snaps = snapshots_of(base, runtime)
     if not snaps:
         raise NoSnapshots(f"no snapshot of {runtime} under {base}")

@@ -1,20 +1,8 @@
 """Compare two snapshots of one runtime: what drifted between two dates.
 
-Reads only the two snapshots (manifest.json, census.json, claims.json). Reports, most
-important first: how the two snapshots differ in scope (a sample against a whole corpus,
-another root, another tool, schema or vocabulary), absence claims that flipped; statements
-that changed (every other claim whose computed result says something else: a verdict
-flipped, a count crossed zero or stopped covering all, an entry came or went, a claim came
-or went); key sets that appeared or vanished (per record class and path, with counts);
-vocabulary values that appeared or vanished; figures that moved; percentile shifts; stratum
-counts. Counts that merely grew with the corpus are not drift (they are listed as figures
-that moved); a shape, a value or a statement that was absent and is now present (or the
-reverse) is.
-
-A shape missing from a snapshot that walked a sample was not seen in that sample: it is
-listed under that name, never as "vanished" (or, for the older one, as new) in a corpus
-nobody read whole.
-"""
+Reads only the two snapshots (manifest.json, census.json, claims.json) and reports, most
+important first, scope differences, flipped absences, changed statements, key sets and
+vocabulary values that came or went, and figures that moved (which are not drift)."""
 
 from __future__ import annotations
 
@@ -152,6 +140,23 @@ def scope_of(manifest: dict) -> dict[str, Any]:
 
 
 def diff(old: Path, new: Path) -> Drift:
+    """What drifted from snapshot ``old`` to ``new`` (two of one runtime).
+
+    Reads only the two snapshots (manifest.json, census.json, claims.json). Reports, most
+    important first: how the two snapshots differ in scope (a sample against a whole corpus,
+    another root, another tool, schema or vocabulary), absence claims that flipped; statements
+    that changed (every other claim whose computed result says something else: a verdict
+    flipped, a count crossed zero or stopped covering all, an entry came or went, a claim came
+    or went); key sets that appeared or vanished (per record class and path, with counts);
+    vocabulary values that appeared or vanished; figures that moved; percentile shifts; stratum
+    counts. Counts that merely grew with the corpus are not drift (they are listed as figures
+    that moved); a shape, a value or a statement that was absent and is now present (or the
+    reverse) is.
+
+    A shape missing from a snapshot that walked a sample was not seen in that sample: it is
+    listed under that name, never as "vanished" (or, for the older one, as new) in a corpus
+    nobody read whole.
+    """
     mo, mn = load_json(old, "manifest") or {}, load_json(new, "manifest") or {}
     if mo.get("runtime") != mn.get("runtime"):
         raise RuntimeMismatch(f"cannot compare a snapshot of {mo.get('runtime')} with one of {mn.get('runtime')}: "

@@ -164,52 +164,70 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
     return [p for p in parts if p], n
 
 
-def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[Span]], int],
-                   literals: list[str], sizes: dict[str, int]) -> PerFile:
-    """per_file of grep_literals.sql, one run per part (of spans of relative paths), that
-    many parts at once: the counts of each file read. With ``raw_exact`` literals
-    every file is read here and handed over in ``Pieces`` (the counts of a file's spans are
-    added up); else a part's files of at most ``FEED_MAX_FILE`` bytes are handed over whole
-    and the rest read by read_blob."""
-    sql = per_file_sql()
-    set_patterns, fed = fed_per_file_sql()
-    chunks, at_once = parts
-    exact = raw_exact(literals)
-    prefix = os.path.join(str(root), "")
-    reader = Pieces(literals) if exact else None  # read-only once made: shared by the parts
-    k = len(literals)
-    # the patterns are the literals', whatever the files: worked out once, not per part
-    # (8 ms each, 56 parts at 1 GB of cursor_stream captures)
-    try:
-        cur = con.cursor()
-        cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
-        cur.execute(set_patterns)
-        row = cur.execute("SELECT getvariable('patterns')").fetchone()
-        patterns = row[0] if row else None
-        cur.close()
-    except duckdb.Error as exc:
-        raise GrepReadError(type(exc).__name__) from None
+class _Search:
+    """per_file of grep_literals.sql over the parts of one call of ``_per_file_rows``: the
+    patterns worked out once (the literals', whatever the files: 8 ms each, 56 parts at 1 GB
+    of cursor_stream captures), then ``run`` once per part, side by side, and ``combine``."""
 
-    def whole(cur: duckdb.DuckDBPyConnection, files: list[str]) -> PerFile:
+    def __init__(self, con: duckdb.DuckDBPyConnection, root: Path, literals: list[str],
+                 sizes: dict[str, int]) -> None:
+        self.con, self.root, self.literals, self.sizes = con, root, literals, sizes
+        self.sql = per_file_sql()
+        set_patterns, self.fed = fed_per_file_sql()
+        self.exact = raw_exact(literals)
+        self.prefix = os.path.join(str(root), "")
+        self.reader = Pieces(literals) if self.exact else None  # read-only once made: shared by the parts
+        self.k = len(literals)
+        try:
+            cur = con.cursor()
+            cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
+            cur.execute(set_patterns)
+            row = cur.execute("SELECT getvariable('patterns')").fetchone()
+            self.patterns = row[0] if row else None
+            cur.close()
+        except duckdb.Error as exc:
+            raise GrepReadError(type(exc).__name__) from None
+
+    def run(self, spans: list[Span], in_pieces: bool | None = None) -> Any:
+        """One part: ``pieces()`` (with ``raw_exact`` literals), or ``whole()``'s counts."""
+        cur = self.con.cursor()
+        try:
+            cur.execute("SET VARIABLE root = ?", [str(self.root)])
+            cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [self.literals])
+            cur.execute("SET VARIABLE patterns = ?::VARCHAR[]", [self.patterns])
+            if self.exact if in_pieces is None else in_pieces:
+                return self.pieces(cur, spans)
+            return self.whole(cur, [f for f, _, _ in spans])
+        except duckdb.Error as exc:
+            raise GrepReadError(type(exc).__name__) from None
+        finally:
+            cur.close()
+
+    def whole(self, cur: duckdb.DuckDBPyConnection, files: list[str]) -> PerFile:
+        """A part's files of at most ``FEED_MAX_FILE`` bytes handed over whole, the rest read
+        by read_blob."""
+        root, sizes = self.root, self.sizes
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
         big = [f for f in files if sizes.get(f, 0) > FEED_MAX_FILE]
-        rows = PerFile.empty(k)
+        rows = PerFile.empty(self.k)
         for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
             # the query is given each file's number, not its name: a name that is not
             # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
-            for i, size, bad, occ in cur.execute(fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall():
+            for i, size, bad, occ in cur.execute(self.fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall():
                 rows.add(names[i], size, bad, occ)
             del blobs  # before the generator reads the next batch: one batch held, not two
         if big:
             cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
-            for fn, size, bad, occ in cur.execute(sql).fetchall():
+            for fn, size, bad, occ in cur.execute(self.sql).fetchall():
                 rows.add(_relative(root, fn), size, bad, occ)
         return rows
 
-    def pieces(cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[PerFile, list[str], list]:
-        """The part's whole files' counts, its whole files to search again whole (not UTF-8,
-        with an escape hazard), and per span of a split file: the file, [size, not UTF-8,
-        occurrences (None: no piece), escape hazard]."""
+    def pieces(self, cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[PerFile, list[str], list]:
+        """Every file of the part read here and handed over in ``Pieces``: the part's whole
+        files' counts, its whole files to search again whole (not UTF-8, with an escape
+        hazard), and per span of a split file: the file, [size, not UTF-8, occurrences (None:
+        no piece), escape hazard]."""
+        reader, prefix, sizes = self.reader, self.prefix, self.sizes
         assert reader is not None
         acc: list[list[Any]] = []
         owner: list[int] = []  # per piece held: its span
@@ -218,7 +236,7 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
         files = [f for f, _, _ in spans]
 
         def search() -> None:
-            got = cur.execute(fed, {"ids": list(range(len(blobs))), "blobs": blobs}).fetchall()
+            got = cur.execute(self.fed, {"ids": list(range(len(blobs))), "blobs": blobs}).fetchall()
             for i, size, _bad, occ in got:  # not UTF-8: as the piece was before blanking
                 a = acc[owner[i]]
                 a[0] += size
@@ -260,57 +278,58 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
         # other parts' queries; a span's (one part of a file) to be added up with the file's
         # other spans (kept apart: 113k files through one dict took 0.08 s more)
         entries = list(zip(files, acc, spans, strict=True))
-        rows = PerFile.empty(k)
+        rows = PerFile.empty(self.k)
         for f, a, (_, s, e) in entries:
             if s == 0 and e < 0 and not (a[1] and a[3]):
                 rows.add(f, a[0], a[1], a[2])
         hazardous = [f for f, a, (_, s, e) in entries if s == 0 and e < 0 and a[1] and a[3]]
         return rows, hazardous, [(f, a) for f, a, (_, s, e) in entries if s or e >= 0]
 
-    def run(spans: list[Span], in_pieces: bool = exact) -> Any:  # pieces(), or whole()'s counts
-        cur = con.cursor()
-        try:
-            cur.execute("SET VARIABLE root = ?", [str(root)])
-            cur.execute("SET VARIABLE literals = ?::VARCHAR[]", [literals])
-            cur.execute("SET VARIABLE patterns = ?::VARCHAR[]", [patterns])
-            return pieces(cur, spans) if in_pieces else whole(cur, [f for f, _, _ in spans])
-        except duckdb.Error as exc:
-            raise GrepReadError(type(exc).__name__) from None
-        finally:
-            cur.close()
+    def combine(self, results: list[Any]) -> PerFile:
+        """The parts' counts as one: a split file's spans added up, and the files not UTF-8
+        with an escape hazard searched again, whole, as the read_blob query searches them."""
+        out = PerFile.empty(self.k)
+        if not self.exact:
+            for rows in results:
+                out.extend(rows)
+            return out
+        for rows, _, _ in results:
+            out.extend(rows)
+        hazardous: list[Span] = [(f, 0, -1) for _, fs, _ in results for f in fs]
+        spanned: dict[str, list[Any]] = {}  # a file's spans added up
+        for _, _, partial in results:
+            for f, a in partial:
+                m = spanned.setdefault(f, [0, False, None, False])
+                m[0] += a[0]
+                m[1] |= a[1]
+                m[3] |= a[3]
+                if a[2] is not None:
+                    m[2] = a[2] if m[2] is None else [x + y for x, y in zip(m[2], a[2], strict=True)]
+        for f, m in spanned.items():
+            if m[1] and m[3]:
+                hazardous.append((f, 0, -1))
+            else:
+                out.add(f, m[0], m[1], m[2])
+        if hazardous:
+            out.extend(self.run(hazardous, in_pieces=False))
+        return out
 
+
+def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[Span]], int],
+                   literals: list[str], sizes: dict[str, int]) -> PerFile:
+    """per_file of grep_literals.sql, one run per part (of spans of relative paths), that
+    many parts at once: the counts of each file read. With ``raw_exact`` literals
+    every file is read here and handed over in ``Pieces`` (the counts of a file's spans are
+    added up); else a part's files of at most ``FEED_MAX_FILE`` bytes are handed over whole
+    and the rest read by read_blob."""
+    search = _Search(con, root, literals, sizes)
+    chunks, at_once = parts
     if at_once > 1 and len(chunks) > 1:
         with ThreadPoolExecutor(at_once) as pool:
-            results = list(pool.map(run, chunks))
+            results = list(pool.map(search.run, chunks))
     else:
-        results = [run(p) for p in chunks]
-    out = PerFile.empty(k)
-    if not exact:
-        for rows in results:
-            out.extend(rows)
-        return out
-    for rows, _, _ in results:
-        out.extend(rows)
-    hazardous: list[Span] = [(f, 0, -1) for _, fs, _ in results for f in fs]  # searched again, whole (below)
-    spanned: dict[str, list[Any]] = {}  # a file's spans added up
-    for _, _, partial in results:
-        for f, a in partial:
-            m = spanned.setdefault(f, [0, False, None, False])
-            m[0] += a[0]
-            m[1] |= a[1]
-            m[3] |= a[3]
-            if a[2] is not None:
-                m[2] = a[2] if m[2] is None else [x + y for x, y in zip(m[2], a[2], strict=True)]
-    for f, m in spanned.items():
-        if m[1] and m[3]:
-            hazardous.append((f, 0, -1))
-        else:
-            out.add(f, m[0], m[1], m[2])
-    # not UTF-8, and a place where the escaped text could match where the bytes do not:
-    # searched again, whole, as the read_blob query searches it
-    if hazardous:
-        out.extend(run(hazardous, in_pieces=False))
-    return out
+        results = [search.run(p) for p in chunks]
+    return search.combine(results)
 
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,

@@ -381,18 +381,12 @@ def _widest_folder(names: list[str] | list[bytes]) -> int:
     return max(Counter(f.rpartition(sep)[0] for f in names).values())
 
 
-def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
-            known: Known | None = None, listing: AnyListing | None = None,
-            shared: SharedRg | None = None, keys: Keys | None = None) -> dict:
-    """rg's counts of the scope, listed by rg itself; files whose key is unchanged are served
-    from the cache. ``keys``: DuckDB's keys of its own listing of the scope, reused when rg
-    listed exactly those files (at 567k files, 0.4 s of keys not made twice)."""
-    rg = rg_binary()
-    argv = rg_args(scope, literals)
+def _rg_listing(root: Path, scope: Scope, listing: AnyListing | None, known: Known | None,
+                keys: Keys | None) -> list[str]:
+    """The scope's files as rg lists them (``listing``, started early, else a listing of
+    its own). ``keys``: DuckDB's keys of its listing, taken as rg's when rg listed exactly
+    those files (as a re-run's two listings of an unchanged scope do), told from the bytes."""
     lister = listing or RgListing(root, scope)
-    shared = shared or SharedRg(root, [(scope, literals)])
-    # the listing first (the pipeline's started before the crawl): its widest folder decides
-    # how the one pass over the scope runs (``RG_WALK_MAX_FILES``)
     try:
         raw = lister.read()
     finally:
@@ -401,10 +395,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     prefix = os.fsencode(str(root)) + b"/"
     # decoded in one call (a NUL ends every name, and no character spans one)
     pre = os.fsdecode(prefix)
-    # rg listed exactly DuckDB's files (as a re-run's two listings of an unchanged scope
-    # do): its listing is theirs, told from its bytes (``_same_raw``), not made as names
-    listed = keys.names if cache and keys is not None and _same_raw(keys, raw, prefix) else \
-        _listed(os.fsdecode(raw), pre)
+    listed = keys.names if keys is not None and _same_raw(keys, raw, prefix) else _listed(os.fsdecode(raw), pre)
     del raw
     # A listing started early (before the crawl) may lack a file made since: one the crawl
     # saw, changed or made after the listing started (its ctime), that is the scope's and
@@ -418,7 +409,12 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
             listed = _listed(os.fsdecode(relist.read()), pre)
         finally:
             relist.close()
-    keys = (keys if _same_files(keys, listed) else _keys(root, listed, known, distinct=True)) if cache else None
+    return listed
+
+
+def _rg_todo(cache: GrepCache | None, keys: Keys | None, listed: list[str]) -> tuple[Any, int, Keys | None, list[str]]:
+    """What the cache serves of ``listed`` (None: nothing), how many distinct files that is,
+    the keys of the files to read, and those files."""
     served = cache.served("rg", keys) if cache and keys else None
     hits = served.count if served is not None else 0  # distinct files
     asked = keys  # the keys of the files to read (all listed, or those ``unserved``)
@@ -430,28 +426,35 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     else:
         seen = set(served.names)
         todo = [f for f in dict.fromkeys(listed) if f not in seen]
-    whole = not hits or len(todo) > len(listed) // 2  # most files to read: one pass over the scope
-    if whole:
-        hits, served = 0, None
-    walked = whole and _widest_folder(listed) <= RG_WALK_MAX_FILES
-    big = _big_files(root, listed, keys, known)
-    if walked:  # rg walks the scope, as the command does
+    return served, hits, asked, todo
+
+
+def _rg_runs(rg: str, argv: list[str], root: Path, scope: Scope, literals: list[str], shared: SharedRg,
+             reading: list[str], walked: bool, big: set[str]) -> list[tuple[bytes, int, int]]:
+    """rg's passes over the files to read: one walk of the scope (``walked``, as the command
+    does), else the files named to rg (its memory stays flat); each file larger than rg
+    should hold whole (``big``, ``RG_WHOLE_MAX``) in pieces."""
+    if walked:
         runs = [shared.whole(scope, literals)]
-    else:  # the files listed (or those to read), named to rg: its memory stays flat
-        runs = _rg_over(rg, argv, root, [f for f in (listed if whole else todo) if f not in big] if big
-                        else listed if whole else todo)
-    if big:  # each file larger than rg should hold whole, in pieces (``RG_WHOLE_MAX``)
+    else:
+        runs = _rg_over(rg, argv, root, [f for f in reading if f not in big] if big else reading)
+    if big:
         used = {ord(ch) for lit in literals for ch in lit}
         free = re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in range(0x80) if b not in used) + b"]"
                           if len(used & set(range(0x80))) < 0x80 else b"(?!)")
-        reading = set(listed if whole else todo)
-        runs += [_rg_pieces(rg, argv, root, f, free) for f in sorted(big) if f in reading]
+        within = set(reading)
+        runs += [_rg_pieces(rg, argv, root, f, free) for f in sorted(big) if f in within]
+    return runs
+
+
+def _rg_counts(rg: str, argv: list[str], root: Path, scope: Scope, literals: list[str], shared: SharedRg,
+               runs: list[tuple[bytes, int, int]], read: list[str], walked: bool) -> dict[str, list[int]]:
+    """Each file read's occurrences of each literal from rg's output (``runs``, to which a
+    second pass is added). In the shared pass, files where another scope's literal matched
+    that could have hidden a match of ours are searched again by our own pass."""
     lits = [lit.encode() for lit in literals]
-    # a file without a match shares one list of zeros (most files, most scopes)
-    zeros = [0] * len(literals)
-    fresh: dict[str, list[int]] = dict.fromkeys(todo if hits else listed, zeros)
-    # in the shared pass, files where another scope's literal matched that could have hidden
-    # a match of ours: searched again by our own pass
+    zeros = [0] * len(literals)  # a file without a match shares one list of zeros (most files)
+    fresh: dict[str, list[int]] = dict.fromkeys(read, zeros)
     hazards = shared.hazards(scope, literals) if walked and shared.shared else frozenset()
     tainted: list[str] = []
 
@@ -478,6 +481,30 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
         hazards = frozenset()
         count(again)
         runs += again
+    return fresh
+
+
+def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
+            known: Known | None = None, listing: AnyListing | None = None,
+            shared: SharedRg | None = None, keys: Keys | None = None) -> dict:
+    """rg's counts of the scope, listed by rg itself; files whose key is unchanged are served
+    from the cache. ``keys``: DuckDB's keys of its own listing of the scope, reused when rg
+    listed exactly those files (at 567k files, 0.4 s of keys not made twice)."""
+    rg = rg_binary()
+    argv = rg_args(scope, literals)
+    shared = shared or SharedRg(root, [(scope, literals)])
+    # the listing first (the pipeline's started before the crawl): its widest folder decides
+    # how the one pass over the scope runs (``RG_WALK_MAX_FILES``)
+    listed = _rg_listing(root, scope, listing, known, keys if cache else None)
+    keys = (keys if _same_files(keys, listed) else _keys(root, listed, known, distinct=True)) if cache else None
+    served, hits, asked, todo = _rg_todo(cache, keys, listed)
+    whole = not hits or len(todo) > len(listed) // 2  # most files to read: one pass over the scope
+    if whole:
+        hits, served = 0, None
+    walked = whole and _widest_folder(listed) <= RG_WALK_MAX_FILES
+    runs = _rg_runs(rg, argv, root, scope, literals, shared, listed if whole else todo, walked,
+                    _big_files(root, listed, keys, known))
+    fresh = _rg_counts(rg, argv, root, scope, literals, shared, runs, todo if hits else listed, walked)
     errors = sum(e for _o, _c, e in runs)
     read = PerFile.occurrences(len(literals), fresh)
     if cache:
