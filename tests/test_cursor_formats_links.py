@@ -107,11 +107,12 @@ def composer_text(cb: dict[str, int]) -> str:
     w, wo, d, de = cb["with_bubbles"], cb["without_bubbles"], cb["drafts"], cb["drafts_without_bubbles"]
     t = w + wo
     return (f"{fmt(w)} of {fmt(t)} composers (composerData cells) have bubbleId rows of their id in the same store "
-            f"({pct(w, t)}); {fmt(wo)} have none: empty composers, with no message to read"
+            f"({pct(w, t)})" + (f"; {fmt(wo)} have none (empty composers: no message to read)" if wo else "; none is empty")
             + (f". {fmt(d)} composer{'s are' if d != 1 else ' is'} marked isDraft, {fmt(de)} of "
                f"{'them' if d != 1 else 'it'} without bubbleId rows" + (f" ({fmt(d - de)} with some)" if de < d else "")
                if d else ". No composer is marked isDraft")
-            + f"; {fmt(wo - de)} composers without rows are not marked as drafts.")
+            + (f"; {fmt(wo - de)} of the empty composers {'is' if wo - de == 1 else 'are'} not marked as drafts."
+               if wo else "."))
 
 
 def result_text(by: dict[str, dict[str, int]]) -> str:
@@ -121,7 +122,8 @@ def result_text(by: dict[str, dict[str, int]]) -> str:
     rest_res = sum(v["with_result"] for s, v in by.items() if s not in DONE)
     broken = done - done_res + rest_res
     return (f"A toolFormerData result string is present in {fmt(done_res)} of {fmt(done)} calls whose status is "
-            f"completed or error, and in {fmt(rest_res)} of {fmt(rest)} calls of any other status"
+            f"completed or error, "
+            + (f"and in {fmt(rest_res)} of {fmt(rest)} calls of any other status" if rest else "and no call has another status")
             + (" (" + ", ".join(f"{s} {fmt(v['with_result'])} of {fmt(v['calls'])}" for s, v in sorted(by.items())
                                 if s not in DONE) + ")" if rest else "")
             + (": a result is present exactly when the status is completed or error, in every call." if not broken
@@ -240,3 +242,24 @@ def test_real_stream_captures_against_a_plain_recount(tmp_path: Path) -> None:
         (r["timestamp_ms"]["epoch_ms"], sum(r["timestamp_ms"].values()))
     assert (cl["fmt_duration_ms"]["value"]["expected"], cl["fmt_duration_ms"]["value"]["total"]) == \
         (r["duration_ms"]["number"], sum(r["duration_ms"].values()))
+
+
+def test_a_folder_without_a_store_determines_neither_relation(tmp_path: Path) -> None:
+    root = tmp_path / "User" / "workspaceStorage" / "abc"
+    root.mkdir(parents=True)
+    (root / "workspace.json").write_text('{"folder": "file:///w"}')
+    _res, snap = survey("cursor_desktop", tmp_path / "User", tmp_path)
+    cl = claims(snap)
+    assert cl["link_composer_bubbles"]["provenance"] == "not determined"
+    assert cl["link_tool_result_status"]["provenance"] == "not determined"
+    assert "fmt_composer_id" not in cl  # no value at the path: no format claim
+
+
+def test_canaried_ids_results_and_params_stay_inside(tmp_path: Path) -> None:
+    planted = cursor_desktop.generate(tmp_path / "User", seed=5, canaries=True)
+    _res, snap = survey("cursor_desktop", tmp_path / "User", tmp_path)
+    cl = claims(snap)
+    said = json.dumps([cl[c] for c in ("fmt_composer_id", "link_composer_bubbles", "link_tool_result_status")])
+    assert planted["canaries"] and not [c for c in planted["canaries"] if c in said]
+    # canaried ids are no UUIDs: the format claim counts them as other classes, naming none
+    assert cl["fmt_composer_id"]["value"]["expected"] == 0 and "cnry" not in said

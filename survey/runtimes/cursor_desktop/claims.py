@@ -271,12 +271,14 @@ def _composer_bubbles(k: Kit) -> None:
         text = "Composers with and without bubbleId rows: not determined, no composerData cell was read."
     else:
         text = (f"{fmt(with_b)} of {fmt(total)} composers (composerData cells) have bubbleId rows of their id in the "
-                f"same store ({pct(with_b, total)}); {fmt(without)} have none: empty composers, with no message to read"
+                f"same store ({pct(with_b, total)})"
+                + (f"; {fmt(without)} have none (empty composers: no message to read)" if without else "; none is empty")
                 + (f". {fmt(drafts)} composer{'s are' if drafts != 1 else ' is'} marked isDraft, "
                    f"{fmt(drafts_empty)} of {'them' if drafts != 1 else 'it'} without bubbleId rows"
                    + (f" ({fmt(drafts - drafts_empty)} with some)" if drafts_empty < drafts else "")
                    if drafts else ". No composer is marked isDraft")
-                + f"; {fmt(without - drafts_empty)} composers without rows are not marked as drafts.")
+                + (f"; {fmt(without - drafts_empty)} of the empty composers {'is' if without - drafts_empty == 1 else 'are'} "
+                   "not marked as drafts." if without else "."))
     k.state("link_composer_bubbles", "rate", text,
             k.ev("composer_bubbles", f"with {with_b}, without {without}; drafts {drafts} ({drafts_empty} without)"),
             value={"with_bubbles": with_b, "without_bubbles": without, "drafts": drafts,
@@ -301,7 +303,8 @@ def _result_status(k: Kit) -> None:
         text = "A tool result against its status: not determined, no toolFormerData was observed."
     else:
         text = (f"A toolFormerData result string is present in {fmt(done_res)} of {fmt(done)} calls whose status is "
-                f"completed or error, and in {fmt(rest_res)} of {fmt(rest)} calls of any other status"
+                f"completed or error, "
+                + (f"and in {fmt(rest_res)} of {fmt(rest)} calls of any other status" if rest else "and no call has another status")
                 + (" (" + ", ".join(f"{s} {fmt(w)} of {fmt(c)}" for s, (c, w) in sorted(by.items()) if s not in DONE) + ")"
                    if rest else "")
                 + (": a result is present exactly when the status is completed or error, in every call."
