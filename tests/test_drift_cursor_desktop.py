@@ -224,8 +224,7 @@ def test_a_composer_emptied_of_its_bubbles(base: tuple[Path, Surveyed], tmp_path
         sql(r, f"DELETE FROM cursorDiskKV WHERE key LIKE 'bubbleId:{key.split(':')[1]}:%'")
 
     root, old = base
-    new = check_drift("cursor_desktop", old, root, empty, changed=["link_composer_bubbles"], stale=[], tmp=tmp_path,
-                      named=["link_composer_bubbles"])
+    new = check_drift("cursor_desktop", old, root, empty, changed=["link_composer_bubbles"], stale=[], tmp=tmp_path)
     a, b = old.claims["link_composer_bubbles"]["value"], new.claims["link_composer_bubbles"]["value"]
     assert (b["with_bubbles"], b["without_bubbles"]) == (a["with_bubbles"] - 1, a["without_bubbles"] + 1)
     gone(old, new, "link_composer_bubbles")
