@@ -108,10 +108,10 @@ def composer_text(cb: dict[str, int]) -> str:
     t = w + wo
     return (f"{fmt(w)} of {fmt(t)} composers (composerData cells) have bubbleId rows of their id in the same store "
             f"({pct(w, t)})" + (f"; {fmt(wo)} have none (empty composers: no message to read)" if wo else "; none is empty")
-            + (f". {fmt(d)} composer{'s are' if d != 1 else ' is'} marked isDraft, {fmt(de)} of "
-               f"{'them' if d != 1 else 'it'} without bubbleId rows" + (f" ({fmt(d - de)} with some)" if de < d else "")
-               if d else ". No composer is marked isDraft")
-            + (f"; {fmt(wo - de)} of the empty composers {'is' if wo - de == 1 else 'are'} not marked as drafts."
+            + ((f". 1 composer is marked isDraft, and it has {'no' if de else 'some'} bubbleId rows" if d == 1 else
+                f". {fmt(d)} composers are marked isDraft, {fmt(de)} of them without bubbleId rows"
+                + (f" ({fmt(d - de)} with some)" if de < d else "")) if d else ". No composer is marked isDraft")
+            + (f"; {fmt(wo - de)} of the empty composers {'is' if wo - de == 1 else 'are'} not marked as a draft."
                if wo else "."))
 
 
@@ -127,7 +127,8 @@ def result_text(by: dict[str, dict[str, int]]) -> str:
             + (" (" + ", ".join(f"{s} {fmt(v['with_result'])} of {fmt(v['calls'])}" for s, v in sorted(by.items())
                                 if s not in DONE) + ")" if rest else "")
             + (": a result is present exactly when the status is completed or error, in every call." if not broken
-               else f": {fmt(broken)} calls do not (a result with another status, or none with completed or error)."))
+               else f": {fmt(broken)} call{'s do' if broken != 1 else ' does'} not (a result with another status, "
+                    "or none with completed or error)."))
 
 
 def format_text(what: str, label: str, ok: int, other: dict[str, int]) -> str:

@@ -273,12 +273,13 @@ def _composer_bubbles(k: Kit) -> None:
         text = (f"{fmt(with_b)} of {fmt(total)} composers (composerData cells) have bubbleId rows of their id in the "
                 f"same store ({pct(with_b, total)})"
                 + (f"; {fmt(without)} have none (empty composers: no message to read)" if without else "; none is empty")
-                + (f". {fmt(drafts)} composer{'s are' if drafts != 1 else ' is'} marked isDraft, "
-                   f"{fmt(drafts_empty)} of {'them' if drafts != 1 else 'it'} without bubbleId rows"
-                   + (f" ({fmt(drafts - drafts_empty)} with some)" if drafts_empty < drafts else "")
+                + ((f". 1 composer is marked isDraft, and it has {'no' if drafts_empty else 'some'} bubbleId rows"
+                    if drafts == 1 else
+                    f". {fmt(drafts)} composers are marked isDraft, {fmt(drafts_empty)} of them without bubbleId rows"
+                    + (f" ({fmt(drafts - drafts_empty)} with some)" if drafts_empty < drafts else ""))
                    if drafts else ". No composer is marked isDraft")
                 + (f"; {fmt(without - drafts_empty)} of the empty composers {'is' if without - drafts_empty == 1 else 'are'} "
-                   "not marked as drafts." if without else "."))
+                   "not marked as a draft." if without else "."))
     k.state("link_composer_bubbles", "rate", text,
             k.ev("composer_bubbles", f"with {with_b}, without {without}; drafts {drafts} ({drafts_empty} without)"),
             value={"with_bubbles": with_b, "without_bubbles": without, "drafts": drafts,
@@ -308,7 +309,8 @@ def _result_status(k: Kit) -> None:
                 + (" (" + ", ".join(f"{s} {fmt(w)} of {fmt(c)}" for s, (c, w) in sorted(by.items()) if s not in DONE) + ")"
                    if rest else "")
                 + (": a result is present exactly when the status is completed or error, in every call."
-                   if not broken else f": {fmt(broken)} calls do not (a result with another status, or none with completed or error).")
+                   if not broken else f": {fmt(broken)} call{'s do' if broken != 1 else ' does'} not (a result with another status, "
+                   "or none with completed or error).")
                 + (f" {fmt(other_type)} results are not strings." if other_type else ""))
     k.state("link_tool_result_status", "rate", text,
             k.ev("tool_result_status", "; ".join(f"{s} {w}/{c}" for s, (c, w) in sorted(by.items())) or "0 calls"),
