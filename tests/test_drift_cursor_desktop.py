@@ -197,3 +197,34 @@ def test_a_stop_reason_appearing(base: tuple[Path, Surveyed], tmp_path: Path) ->
     assert old.claims["no_stop_reason"]["value"] is True and new.claims["no_stop_reason"]["value"] is False
     assert new.claims["ref_never_present"]["value"] is False
     gone(old, new, "no_stop_reason")
+
+
+def test_results_dropped_from_finished_calls(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    def drop(d: dict[str, Any]) -> dict[str, Any]:
+        tfd = d.get("toolFormerData")
+        if isinstance(tfd, dict) and tfd.get("status") in ("completed", "error"):
+            tfd.pop("result", None)
+        return d
+
+    root, old = base
+    new = check_drift("cursor_desktop", old, root, lambda r: bubbles(r, drop),
+                      changed=["link_tool_result_status"], stale=[], tmp=tmp_path,
+                      named=["link_tool_result_status"])
+    by = new.claims["link_tool_result_status"]["value"]["by_status"]
+    assert sum(v["with_result"] for s, v in by.items() if s in ("completed", "error")) == 0
+    assert "a result is present exactly when" not in new.claims["link_tool_result_status"]["text"]
+    gone(old, new, "link_tool_result_status")
+
+
+def test_a_composer_emptied_of_its_bubbles(base: tuple[Path, Surveyed], tmp_path: Path) -> None:
+    def empty(r: Path) -> None:
+        con = sqlite3.connect(r / STORE)
+        (key,) = con.execute("SELECT key FROM cursorDiskKV WHERE key LIKE 'bubbleId:%' ORDER BY rowid LIMIT 1").fetchone()
+        con.close()
+        sql(r, f"DELETE FROM cursorDiskKV WHERE key LIKE 'bubbleId:{key.split(':')[1]}:%'")
+
+    root, old = base
+    new = check_drift("cursor_desktop", old, root, empty, changed=["link_composer_bubbles"], stale=[], tmp=tmp_path)
+    a, b = old.claims["link_composer_bubbles"]["value"], new.claims["link_composer_bubbles"]["value"]
+    assert (b["with_bubbles"], b["without_bubbles"]) == (a["with_bubbles"] - 1, a["without_bubbles"] + 1)
+    gone(old, new, "link_composer_bubbles")

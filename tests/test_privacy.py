@@ -118,6 +118,10 @@ def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypat
     assert list((tmp_path / "cache").rglob("*.census/*.parquet")), "no partial rows kept to search"
     for table in ("rawsets", "formats"):  # (raw key sets' pseudonyms, value formats: searched like the rest)
         assert list((tmp_path / "snapshots").rglob(f"walk/{table}.parquet")), f"no {table} table to search"
+    if runtime == "cursor_desktop":  # the result marker and the composers' counts: searched like the rest
+        snap = next((tmp_path / "snapshots").rglob("walk/markers.parquet")).parent
+        assert "tool_result" in pl.read_parquet(snap / "markers.parquet")["name"].to_list()
+        assert "composers_without_bubbles" in pl.read_parquet(snap / "stores.parquet").columns
     haystack = "\n".join([written_text(tmp_path / "snapshots"), written_text(tmp_path / "reports"),
                           written_text(tmp_path / "discover"), written_text(tmp_path / "cache"), *printed])
     leaked = sorted(leaks(canaries, haystack))

@@ -830,6 +830,12 @@ DESKTOP_FACTS: Facts = {
     "composers_ordered_by_rowid": 0,  # it does not: bubbles fall back to rowid order
     "composers_rowid_order_differs": 0,  # the header list and rowid order disagree
     "composers_header_set_differs": 0,  # the list names bubbles the store lacks, or vice versa
+    # composers (composerData cells) with and without bubbleId rows of their id in the store,
+    # and those marked isDraft (in composerData or in their composerHeaders head)
+    "composers_with_bubbles": 0,
+    "composers_without_bubbles": 0,
+    "composers_drafts": 0,
+    "composers_drafts_without_bubbles": 0,
 }
 
 
@@ -892,6 +898,8 @@ def _desktop_records(store: Store) -> Iterator[Record]:
     # ordering check, on 64-bit hashes of ids (never kept as text, never emitted)
     rowid_order: defaultdict[int, list[int]] = defaultdict(list)
     listed: dict[int, list[int]] = {}
+    drafts: set[int] = set()  # composers marked isDraft (64-bit hashes of their ids)
+    composer_ids: set[int] = set()
     try:
         f["has_composer_headers"] = "composerHeaders" in store.tables
         if "ItemTable" in store.tables:
@@ -910,6 +918,8 @@ def _desktop_records(store: Store) -> Iterator[Record]:
                     yield "composerHeaders", "null", None, 0
                     continue
                 status, obj = _classify_bytes(data)
+                if type(obj) is dict and obj.get("isDraft") is True and isinstance(obj.get("composerId"), str):
+                    drafts.add(_digest(obj["composerId"]))
                 yield "composerHeaders", status, obj, len(data)
         if "cursorDiskKV" in store.tables:
             # the loop runs once per record (543k in a 1.5 GB store): its tallies are local
@@ -942,8 +952,12 @@ def _desktop_records(store: Store) -> Iterator[Record]:
                     # (the store's walk: 7 % less CPU)
                     if kind == "composerData":
                         _, obj = _classify_bytes(data)
+                        if len(parts) >= 2:
+                            composer_ids.add(_digest(parts[1]))
                         if obj is not None:
                             _tally_composer(f, obj, listed, parts)
+                            if obj.get("isDraft") is True and len(parts) >= 2:
+                                drafts.add(_digest(parts[1]))
                     yield kind, UNPARSED, data, len(data)
             finally:
                 f["kv_rows"] += kv_rows
@@ -954,10 +968,21 @@ def _desktop_records(store: Store) -> Iterator[Record]:
                 f["composers_rowid_order_differs"] += 1
             if sorted(order) != sorted(have):
                 f["composers_header_set_differs"] += 1
+        _tally_empty(f, composer_ids, rowid_order, drafts)
     except sqlite3.DatabaseError as exc:
         store.fail(exc)
     finally:
         store.close()
+
+
+def _tally_empty(f: Facts, composer_ids: set[int], with_rows: Any, drafts: set[int]) -> None:
+    """Composers with and without bubbleId rows of their id, and the drafts among them."""
+    for cid in composer_ids:
+        has = cid in with_rows
+        f["composers_with_bubbles" if has else "composers_without_bubbles"] += 1
+        if cid in drafts:
+            f["composers_drafts"] += 1
+            f["composers_drafts_without_bubbles"] += not has
 
 
 def _tally_composer(f: Facts, obj: dict, listed: dict[int, list[int]], parts: list[str]) -> None:

@@ -26,11 +26,18 @@ EXPECTED: dict[str, tuple[Expected, ...]] = {
         Expected("fmt_created_at_ms", "meta.json `createdAtMs`", "$.createdAtMs", EPOCH_MS, "millisecond epoch numbers"),
         Expected("fmt_updated_at_ms", "meta.json `updatedAtMs`", "$.updatedAtMs", EPOCH_MS, "millisecond epoch numbers"),
     ),
+    "cursor_stream": (
+        Expected("fmt_timestamp_ms", "event `timestamp_ms`", "$.timestamp_ms", EPOCH_MS, "millisecond epoch numbers"),
+        Expected("fmt_duration_ms", "result `duration_ms`", "$.duration_ms", ("number",),
+                 "plain numbers (not strings, not epochs)"),
+    ),
     "cursor_desktop": (
         Expected("fmt_bubble_created_at", "bubble `createdAt`", "$.createdAt", ("timestamp",),
                  "RFC 3339 / ISO timestamp strings", ("bubbleId",)),
         Expected("fmt_header_created_at", "composer header `createdAt`", "$.createdAt", EPOCH_MS,
                  "millisecond epoch numbers", ("composerHeaders",)),
+        Expected("fmt_composer_id", "`composerId` of composerData documents and composer headers", "$.composerId",
+                 ("uuid",), "UUIDs", ("composerData", "composerHeaders")),
         Expected("fmt_workspace_id", "composer header `workspaceIdentifier.id`", "$.workspaceIdentifier.id",
                  ("hex32",), "32 hex digits", ("composerHeaders",)),
     ),

@@ -27,6 +27,13 @@ cell, a composer without ``fullConversationHeadersOnly`` (ordered by ``rowid``),
 ``rowid`` order disagrees with their header list, and an older composer ``_v`` (3) with an
 older bubble ``_v`` (2) on the composer that lacks the header list.
 
+*Formats and links, with violations at known rates* (by position, no random draw): a
+``composerId`` is a UUID except on every ``NON_UUID_COMPOSER_EVERY``-th composer (32 hex
+digits); a tool call carries a ``result`` iff its status is ``completed`` or ``error``, except
+every ``RESULT_FLIP_EVERY``-th call (the result dropped, or added to a ``started`` one). Besides
+the empty draft (marked ``isDraft`` in its header) one empty composer that is not a draft is
+written last, with no header: ``planted["composer_bubbles"]`` counts both.
+
 *Ground truth.* ``planted`` is tallied from the objects as they are built, never by re-reading
 the database, so an independent recount in a test checks both sides. Bubble figures cover the
 bubble cells that parse as JSON (``bubbles``); ``corrupt_cells`` counts those that do not.
@@ -82,6 +89,11 @@ _SUPPORTED_TOOLS = [1, 3, 41, 5, 6, 7, 38, 8, 9, 11, 12, 15, 18, 19, 23, 24, 25,
 _COMPOSER_CAPS = [30, 34, 15, 22, 18, 19, 33, 32, 23, 6, 16, 24, 25, 21, 31, 29]
 _STATUS_CYCLE = ("completed", "completed", "error", "completed", "completed", "started",
                  "completed")
+RESULT_FLIP_EVERY = 11
+"""Every 11th tool call breaks "a result iff completed or error": a completed or error call
+without its result, a started one with a result (no random draw: the other bytes stay)."""
+NON_UUID_COMPOSER_EVERY = 4
+"""Every 4th composer (the 4th, 8th, …) has a composerId of 32 hex digits, not a UUID."""
 MODELS = ("gpt-5", "claude-4.5-sonnet", "composer-1", "default")
 
 # bubble key order: the 61 keys every real bubble has, in the real order
@@ -320,6 +332,7 @@ class _Tally:
     rowid_order_differs: int = 0
     drafts: int = 0
     data_keyed_maps: int = 0
+    tool_results: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
 
     def cell(self, key: str, obj: dict[str, Any] | None) -> None:
         kind = key.split(":", 1)[0]
@@ -347,7 +360,9 @@ class _Tally:
             self.tool_statuses[tfd["status"]] += 1
             self.tool_former_keysets[keyset(tfd)] += 1
             self.tool_call_id_with_newline += "\n" in tfd["toolCallId"]
-            if tfd["name"] in _GREP_TOOLS and tfd["status"] == "completed":
+            self.tool_results[tfd["status"]]["calls"] += 1
+            self.tool_results[tfd["status"]]["with_result"] += "result" in tfd
+            if tfd["name"] in _GREP_TOOLS and tfd["status"] == "completed" and "result" in tfd:
                 self.data_keyed_maps += 1  # result.success.workspaceResults is keyed by path
 
 
@@ -366,6 +381,7 @@ class _Composer:
     corrupt: bool
     showcase: bool
     draft: bool = False
+    empty: bool = False  # no bubble ever written, and not marked as a draft
     rows: list[tuple[str, str | bytes]] = field(default_factory=list)
     name: str = ""
     updated: int = 0
@@ -460,6 +476,7 @@ def _tool_former(g: _Gen, comp: _Composer, extras: dict[str, Any],
     rng = g.rng
     spec = TOOLS[g.tool_calls % len(TOOLS)]  # round-robin: every tool and status shows up
     status = _STATUS_CYCLE[g.tool_calls % len(_STATUS_CYCLE)]
+    flip = g.tool_calls % RESULT_FLIP_EVERY == RESULT_FLIP_EVERY - 1
     g.tool_calls += 1
     raw, params, result = spec.build(g, comp.workspace)
     first = g.mark("call_" + g.alnum(29), "")
@@ -492,6 +509,11 @@ def _tool_former(g: _Gen, comp: _Composer, extras: dict[str, Any],
         tfd["result"] = result if isinstance(result, str) else compact_json(result)
     elif status == "error":
         tfd["result"] = g.mark("Error: " + g.words(2, 6))
+    if flip:  # the result and the status disagree (drawn either way: the other bytes stay)
+        if "result" in tfd:
+            del tfd["result"]
+        else:
+            tfd["result"] = result if isinstance(result, str) else compact_json(result)
     return tfd
 
 
@@ -565,7 +587,7 @@ def _build_composer(g: _Gen, comp: _Composer, tally: _Tally) -> None:
     bubbles: list[tuple[str, str, dict[str, Any] | None]] = []  # (key, cell, parsed object)
     first_rows: list[tuple[str, str | bytes]] = []
     later_rows: list[tuple[str, str | bytes]] = []
-    plan = [] if comp.draft else _plan(g, comp)
+    plan = [] if comp.draft or comp.empty else _plan(g, comp)
     for i, (profile, form) in enumerate(plan):
         t += rng.randint(1500, 90_000)
         extra: list[tuple[str, str]] = []
@@ -624,7 +646,8 @@ def _composer_data(g: _Gen, comp: _Composer, headers: list[dict[str, Any]],
     rng = g.rng
     file_path = f"{comp.workspace}/{g.relpath()}"
     file_uri = f"file://{file_path}"
-    edited = not comp.draft and rng.random() < 0.7
+    idle = comp.draft or comp.empty
+    edited = not idle and rng.random() < 0.7
     code_block_data: dict[str, Any] = {}
     original_states: dict[str, Any] = {}
     if edited:
@@ -646,7 +669,7 @@ def _composer_data(g: _Gen, comp: _Composer, headers: list[dict[str, Any]],
                                                    "type": "paragraph", "version": 1}],
                                      "format": "", "indent": 0, "type": "root", "version": 1}}),
         "hasLoaded": True, "text": "", "fullConversationHeadersOnly": headers,
-        "conversationMap": {}, "status": "none" if comp.draft else "completed",
+        "conversationMap": {}, "status": "none" if idle else "completed",
         "context": _context([{"uri": _uri(file_path), "addedWithoutMention": True}]),
         "gitGraphFileSuggestions": [], "generatingBubbleIds": [], "isReadingLongFile": False,
         "codeBlockData": code_block_data, "originalFileStates": original_states,
@@ -658,7 +681,7 @@ def _composer_data(g: _Gen, comp: _Composer, headers: list[dict[str, Any]],
         "usageData": {}, "contextUsagePercent": round(rng.uniform(1, 60), 6),
         "contextTokensUsed": rng.randint(1000, 150000), "contextTokenLimit": 272000,
         "allAttachedFileCodeChunksUris": [file_uri],
-        "modelConfig": {"modelName": "default" if comp.draft else model, "maxMode": False},
+        "modelConfig": {"modelName": "default" if idle else model, "maxMode": False},
         "subComposerIds": [], "capabilityContexts": [], "todos": [],
         "isTodoListExpanded": False, "isQueueExpanded": True, "hasUnreadMessages": False,
         "gitHubPromptDismissed": False, "totalLinesAdded": rng.randint(0, 40) if edited else 0,
@@ -705,12 +728,17 @@ def generate(
                   for _ in range(2)]
     n_target = DEFAULT_COMPOSERS if sessions is None else sessions
     composers: list[_Composer] = []
+    not_uuid = 0  # composers given a composerId that is not a UUID
     cell_bytes = 0
     i = 0
     while i < n_target or (target_bytes is not None and cell_bytes < target_bytes):
         when = spread_date(rng, i, step=29, jitter=12, minutes=900)
+        cid = g.id()
+        if i % NON_UUID_COMPOSER_EVERY == NON_UUID_COMPOSER_EVERY - 1:
+            cid = cid.replace("-", "")
+            not_uuid += 1
         comp = _Composer(
-            cid=g.id(), workspace=workspaces[i % len(workspaces)],
+            cid=cid, workspace=workspaces[i % len(workspaces)],
             created=int(when.timestamp() * 1000),
             composer_v=(10, 17, 3)[i % 3], bubble_v=2 if i % 3 == 2 else 3,
             headers=i % 3 != 2, shuffle=i % 3 == 1, corrupt=i == 1, showcase=i == 0)
@@ -749,6 +777,12 @@ def generate(
         item_rows = [("glass.localAgentProjects.v1", compact_json(projects)),
                      ("glass.localAgentProjectMembership.v1", compact_json(membership))]
         tally.data_keyed_maps += 2
+    # an empty composer, not a draft: opened and never used. Built last (its draws move no
+    # other byte), it has no header and no sidebar membership
+    empty = _Composer(cid=g.id(), workspace=workspaces[1], created=draft.created + 60_000, composer_v=17,
+                      bubble_v=3, headers=True, shuffle=False, corrupt=False, showcase=False, empty=True)
+    _build_composer(g, empty, tally)
+    rows += empty.rows
 
     db_dir = root / "globalStorage"
     db_dir.mkdir(parents=True, exist_ok=True)
@@ -819,8 +853,18 @@ def generate(
         "tables": sorted(tables),
         "composer_headers_rows": header_rows,
         "item_table_keys": sorted(k for k, _ in item_rows),
-        "composers": len(composers),
+        "composers": len(composers) + 1,
         "drafts": tally.drafts,
+        # composers with and without bubbleId rows, and those marked isDraft (a header's head
+        # marks the draft; composerData does not, so without the header table none is marked)
+        "composer_bubbles": {
+            "with_bubbles": sum(1 for c in composers if not c.draft),
+            "without_bubbles": tally.drafts + 1,
+            "drafts": tally.drafts if headers_table else 0,
+            "drafts_without_bubbles": tally.drafts if headers_table else 0,
+        },
+        "composer_ids_not_uuid": not_uuid,
+        "tool_results": {k: dict(v) for k, v in sorted(tally.tool_results.items())},
         "key_kinds": dict(sorted(tally.key_kinds.items())),
         "keysets": {k: dict(sorted(v.items())) for k, v in sorted(tally.keysets.items())},
         "unknown_kind": UNKNOWN_KIND,

@@ -34,6 +34,11 @@ that ``ORPHAN_RATE`` of them name an id no event of the capture started (that st
 then has no completed one); ``session_id`` is one value a capture, except that in
 ``SECOND_SESSION_RATE`` of the captures one event after ``system/init`` carries another.
 
+*Value formats, and their violations at known rates* (a stream of their own as well):
+``timestamp_ms`` is a millisecond epoch, except that ``SECONDS_RATE`` of the events carrying
+it hold epoch seconds; ``duration_ms`` is a number, except that ``DURATION_TEXT_RATE`` of the
+``result`` events hold it as a string of digits.
+
 *Canaries.* With ``canaries=True`` every free text (prompts, thinking deltas, assistant text,
 results, warnings), tool argument/result string value, data-keyed map key (grep
 ``workspaceResults``), ``cwd`` and every file name carries a unique ``cnry<12 hex>z`` token
@@ -71,6 +76,8 @@ VARIANTS = ("shellToolCall", "readToolCall", "editToolCall", "writeToolCall", "g
 _EDGE_AT = {1: "warning", 3: "blank", 5: "connection", 6: "truncated", 8: "startup_failure"}
 ORPHAN_RATE = 0.06  # completed events whose call_id names no started event of the capture
 SECOND_SESSION_RATE = 0.2  # captures with one event carrying a second session_id
+SECONDS_RATE = 0.03  # events whose timestamp_ms is written in epoch seconds
+DURATION_TEXT_RATE = 0.2  # result events whose duration_ms is a string of digits
 
 
 def _uuid4(rng: random.Random) -> str:
@@ -89,6 +96,7 @@ class _Gen(SeededText):
         # link violations draw from a stream of their own: the rest of a capture is the same
         # bytes with or without them
         self.links_rng = random.Random(f"cursor-stream-links-{seed}")
+        self.formats_rng = random.Random(f"cursor-stream-formats-{seed}")  # format violations, likewise
 
     def path(self, base: str) -> str:
         return f"{base}/{self.mark(self.rng.choice(SHORT_WORDS), '-')}.py"
@@ -109,6 +117,8 @@ class _Tally:
     json_lines: int = 0
     orphan_completed: int = 0
     second_session_captures: int = 0
+    timestamp_ms: Counter[str] = field(default_factory=Counter)  # epoch_ms / epoch_s
+    duration_ms: Counter[str] = field(default_factory=Counter)  # number / string
 
     def event(self, obj: dict[str, Any]) -> None:
         fam = _family(obj)
@@ -212,6 +222,14 @@ def _capture(g: _Gen, tally: _Tally, edge: str | None, start_ms: int) -> tuple[s
                 obj["session_id"] = stray_sid
                 tally.second_session_captures += 1
             emitted[0] += 1
+        if "timestamp_ms" in obj:
+            if g.formats_rng.random() < SECONDS_RATE:
+                obj["timestamp_ms"] //= 1000
+            tally.timestamp_ms["epoch_s" if obj["timestamp_ms"] < 10_000_000_000 else "epoch_ms"] += 1
+        if "duration_ms" in obj:
+            if g.formats_rng.random() < DURATION_TEXT_RATE:
+                obj["duration_ms"] = str(obj["duration_ms"])
+            tally.duration_ms["string" if isinstance(obj["duration_ms"], str) else "number"] += 1
         tally.event(obj)
         lines.append(compact_json(obj))
 
@@ -380,6 +398,8 @@ def generate(
         "call_id_with_newline": tally.call_id_with_newline,
         "orphan_completed": tally.orphan_completed,
         "second_session_captures": tally.second_session_captures,
+        "timestamp_ms": dict(sorted(tally.timestamp_ms.items())),
+        "duration_ms": dict(sorted(tally.duration_ms.items())),
         "non_json_lines": dict(sorted(tally.non_json_lines.items())),
         "timestamps": {k: {"present": v["present"], "absent": v["absent"]}
                        for k, v in sorted(tally.timestamps.items())},

@@ -77,7 +77,8 @@ PROFILE = Profile(
         "$.codeBlockData", "$.originalFileStates", "$.conversationMap", "$.usageData",
         *(f"$.context.mentions.{m}" for m in MENTIONS),
     }),
-    markers={"tool_call_id_newline": (f"{TFD}.toolCallId", "\n")},
+    # a result string, marked per record (its text never read): joined to the record's status
+    markers={"tool_call_id_newline": (f"{TFD}.toolCallId", "\n"), "tool_result": (f"{TFD}.result", "")},
     # numbers per record (joined to its kind by line_no): _v is shared by composerData and
     # bubbles, the token counts are judged in pairs, the tool id pairs with the tool name
     numbers={"v": "$._v", "tool": f"{TFD}.tool", "input_tokens": "$.tokenCount.inputTokens",

@@ -210,6 +210,9 @@ def _rest(k: Kit) -> None:
                if top else "") + ".",
             k.ev("data_keyed_maps", f"{len(dm)} rows"), value={f"{r['kind']}:{r['path']}": r["maps"] for r in dm})
 
+    _composer_bubbles(k)
+    _result_status(k)
+
     for cid, what in (("no_stop_reason", "A stop reason"), ("no_git_branch", "A git branch"),
                       ("no_cli_version", "A client version"),
                       ("composer_headers_table", "The composerHeaders schema text in raw pages"),
@@ -256,3 +259,61 @@ def _tools(k: Kit) -> None:
             + (": a consumer must not treat a call id as one line or one token." if nl else "."),
             k.ev("tool_call_ids", f"{ids.get('with_newline')}/{ids.get('call_ids')}"),
             value=[nl, as_int(ids.get("call_ids"))])
+
+
+def _composer_bubbles(k: Kit) -> None:
+    """Composers with no bubbleId row of their id (empty or draft composers: nothing was said)."""
+    cb = k.one("composer_bubbles")
+    with_b, without = as_int(cb.get("with_bubbles")), as_int(cb.get("without_bubbles"))
+    drafts, drafts_empty = as_int(cb.get("drafts")), as_int(cb.get("drafts_without_bubbles"))
+    total = with_b + without
+    if not total:
+        text = "Composers with and without bubbleId rows: not determined, no composerData cell was read."
+    else:
+        text = (f"{fmt(with_b)} of {fmt(total)} composers (composerData cells) have bubbleId rows of their id in the "
+                f"same store ({pct(with_b, total)})"
+                + (f"; {fmt(without)} have none (empty composers: no message to read)" if without else "; none is empty")
+                + ((f". 1 composer is marked isDraft, and it has {'no' if drafts_empty else 'some'} bubbleId rows"
+                    if drafts == 1 else
+                    f". {fmt(drafts)} composers are marked isDraft, {fmt(drafts_empty)} of them without bubbleId rows"
+                    + (f" ({fmt(drafts - drafts_empty)} with some)" if drafts_empty < drafts else ""))
+                   if drafts else ". No composer is marked isDraft")
+                + (f"; {fmt(without - drafts_empty)} of the empty composers {'is' if without - drafts_empty == 1 else 'are'} "
+                   "not marked as a draft." if without else "."))
+    k.state("link_composer_bubbles", "rate", text,
+            k.ev("composer_bubbles", f"with {with_b}, without {without}; drafts {drafts} ({drafts_empty} without)"),
+            value={"with_bubbles": with_b, "without_bubbles": without, "drafts": drafts,
+                   "drafts_without_bubbles": drafts_empty},
+            provenance="observed" if total else "not determined")
+
+
+DONE = ("completed", "error")
+
+
+def _result_status(k: Kit) -> None:
+    """A tool bubble carries a result string iff its status is completed or error."""
+    rs = k.rows("tool_result_status")
+    by = {r["tool_status"]: (as_int(r["calls"]), as_int(r["with_result"])) for r in rs}
+    done = sum(c for s, (c, _) in by.items() if s in DONE)
+    done_res = sum(w for s, (_, w) in by.items() if s in DONE)
+    rest = sum(c for s, (c, _) in by.items() if s not in DONE)
+    rest_res = sum(w for s, (_, w) in by.items() if s not in DONE)
+    other_type = as_int(rs[0]["other_type_results"]) if rs else 0
+    broken = (done - done_res) + rest_res
+    if not by:
+        text = "A tool result against its status: not determined, no toolFormerData was observed."
+    else:
+        text = (f"A toolFormerData result string is present in {fmt(done_res)} of {fmt(done)} calls whose status is "
+                f"completed or error, "
+                + (f"and in {fmt(rest_res)} of {fmt(rest)} calls of any other status" if rest else "and no call has another status")
+                + (" (" + ", ".join(f"{s} {fmt(w)} of {fmt(c)}" for s, (c, w) in sorted(by.items()) if s not in DONE) + ")"
+                   if rest else "")
+                + (": a result is present exactly when the status is completed or error, in every call."
+                   if not broken else f": {fmt(broken)} call{'s do' if broken != 1 else ' does'} not (a result with another status, "
+                   "or none with completed or error).")
+                + (f" {fmt(other_type)} results are not strings." if other_type else ""))
+    k.state("link_tool_result_status", "rate", text,
+            k.ev("tool_result_status", "; ".join(f"{s} {w}/{c}" for s, (c, w) in sorted(by.items())) or "0 calls"),
+            value={"by_status": {s: {"calls": c, "with_result": w} for s, (c, w) in by.items()},
+                   "breaks": broken, "other_type": other_type},
+            provenance="observed" if by else "not determined")
