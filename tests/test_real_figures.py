@@ -1408,6 +1408,8 @@ CC_TEST = "test_claude_codex_figures.py::test_real_claude_code_figures_equal_a_p
 CX_TEST = "test_claude_codex_figures.py::test_real_codex_figures_equal_a_plain_pass"
 DESKTOP_TEST = "test_cursor_store_pages.py::test_real_desktop_page_figures_match_a_plain_recount"
 STREAM_TEST = "test_cursor_store_pages.py::test_real_stream_page_figures_match_a_plain_recount"
+DESKTOP_LINKS = "test_cursor_formats_links.py::test_real_desktop_sample_against_a_plain_recount"
+STREAM_FORMATS = "test_cursor_formats_links.py::test_real_stream_captures_against_a_plain_recount"
 
 # claim (or claim.entry) -> the test that recounts its figures on the same real root
 ELSEWHERE: dict[str, dict[str, str]] = {
@@ -1421,9 +1423,12 @@ ELSEWHERE: dict[str, dict[str, str]] = {
               "tool_names.withheld_unreviewed": CX_TEST},
     "cursor_desktop": {"skeletons": SKELETON_TEST, "bubble_types": DESKTOP_TEST, "capability_keys": DESKTOP_TEST,
                        "tool_names.statuses": DESKTOP_TEST, "tool_payload_types": DESKTOP_TEST,
-                       "tool_call_id_newline": DESKTOP_TEST, "store_outcomes.other_tables": DESKTOP_TEST},
+                       "tool_call_id_newline": DESKTOP_TEST, "store_outcomes.other_tables": DESKTOP_TEST,
+                       "fmt_composer_id": DESKTOP_LINKS, "link_composer_bubbles": DESKTOP_LINKS,
+                       "link_tool_result_status": DESKTOP_LINKS},
     "cursor_stream": {"skeletons": SKELETON_TEST, "timestamps": STREAM_TEST, "tool_call_single_key": STREAM_TEST,
-                      "result_outcomes": STREAM_TEST},
+                      "result_outcomes": STREAM_TEST, "fmt_timestamp_ms": STREAM_FORMATS,
+                      "fmt_duration_ms": STREAM_FORMATS},
 }
 
 # claim (or claim.entry) -> why its figures are not recounted (none today: every claim figure of the
@@ -1448,7 +1453,7 @@ CENSUS_NOT_RECOUNTED: dict[str, str] = {
                     _PER_PATH),
     **dict.fromkeys(("frame_flags", "truncations", "silent_caps"), _WALK),
     **dict.fromkeys(("agent_tools", "assistant_pairs", "arguments", "bubble_types", "call_id_newlines", "call_ids",
-                    "call_joins", "capability_keys", "capability_types", "capture_endings", "content_types",
+                    "call_joins", "capability_keys", "composer_bubbles", "tool_result_status", "capability_types", "capture_endings", "content_types",
                     "event_joins", "exit_codes", "failure_flags", "file_identity", "frame_taxonomy",
                     "header_versions", "inherited_history", "init_values", "input_type_by_tool", "item_ids",
                     "lineage", "links", "links_assistant_segments", "links_failed_turns", "links_sidecar_writes",
