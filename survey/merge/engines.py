@@ -139,7 +139,7 @@ def spark_session() -> Iterator[Any]:
 
     tmp = tempfile.mkdtemp(prefix="survey-spark-")
     spark = (SparkSession.builder.master("local[2]").appName("survey-merge")
-             .config("spark.ui.enabled", "false")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
              .config("spark.local.dir", tmp)
@@ -162,7 +162,7 @@ def run_spark(staged: dict[str, Path], columns: dict[str, list[str]], out: Path,
             return run_spark(staged, columns, out, s)
     got = {}
     for t, d in staged.items():
-        spark.read.option("mergeSchema", "true").parquet(os.fspath(d)).createOrReplaceTempView("tbl")
+        spark.read.parquet(os.fspath(d)).createOrReplaceTempView("tbl")
         dst = out / f"{t}.parquet"
         spark.sql(union_sql(columns[t])).write.mode("overwrite").parquet(os.fspath(dst))
         got[t] = dst

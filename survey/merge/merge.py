@@ -101,6 +101,35 @@ def check(snaps: list[Path]) -> dict[str, tuple[Path, dict]]:
     return got
 
 
+def find_snapshots(sources: list[Path], runtime: str | None = None) -> tuple[list[Path], str]:
+    """The snapshots named (a snapshot folder each, or a folder holding them anywhere below,
+    as a fleet's collected snapshots are laid out: ``machine=<id>/date=<d>/<runtime>``),
+    of ``runtime`` where given, and their runtime; ``MergeRefused`` where none is found or
+    they are of several runtimes and none was named."""
+    found: list[Path] = []
+    for src in sources:
+        if complete(src):
+            found.append(src)
+        elif src.is_dir():
+            found += sorted(m.parent for m in src.rglob("manifest.json")
+                            if not any(part.startswith(".") for part in m.relative_to(src).parts))
+        else:
+            raise MergeRefused(f"{src} is not a folder")
+    runtimes: dict[Path, str] = {}
+    for s in found:
+        m = load_json(s, "manifest")
+        runtimes[s] = str(m.get("runtime")) if isinstance(m, dict) else "?"
+    if runtime:
+        found = [s for s in found if runtimes[s] == runtime]
+    kinds = sorted({runtimes[s] for s in found})
+    if not found:
+        raise MergeRefused("no snapshot found under " + ", ".join(map(str, sources))
+                           + (f" of {runtime}" if runtime else ""))
+    if len(kinds) > 1:
+        raise MergeRefused(f"the snapshots are of several runtimes ({', '.join(kinds)}): say which with --runtime")
+    return found, kinds[0]
+
+
 def tables_of(snaps: dict[str, Path]) -> list[str]:
     """The walk tables some snapshot has (and the inventory), in name order."""
     names = {p.name.removesuffix(".parquet") for s in snaps.values() for p in (s / "walk").glob("*.parquet")}
@@ -245,6 +274,7 @@ def merged_manifest(manifests: dict[str, dict], tables: dict[str, pl.DataFrame],
                     "min_machines": k},
         "merged": {"machines": len(ms), "min_machines": k, "engine": engine,
                    "machine_ids": sorted(manifests), "masked": masked.to_json(),
+                   "key_machines": masked.published_keys,
                    "snapshots": {mid: {"date": m.get("date"), "fingerprint": m.get("fingerprint"),
                                        "files": m["counts"].get("files"), "tool_version": m.get("tool_version")}
                                  for mid, m in sorted(manifests.items())}},
