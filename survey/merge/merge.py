@@ -86,14 +86,14 @@ def check(snaps: list[Path]) -> dict[str, tuple[Path, dict]]:
         if m.get("snapshot_schema") != SCHEMA_VERSION:
             raise MergeRefused(f"{s} has snapshot format {m.get('snapshot_schema')}, this survey reads format "
                                f"{SCHEMA_VERSION}: survey that machine again with survey {__version__}")
+        if not m.get("vocab"):
+            raise MergeRefused(f"{s} records no vocabulary version (surveyed before survey recorded one): "
+                               "survey that machine again")
         first = first or m
         for what, key in (("runtime", "runtime"), ("vocabulary version", "vocab")):
             if m.get(key) != first.get(key):
                 raise MergeRefused(f"{s} has {what} {m.get(key)}, the first snapshot {first.get(key)}: "
                                    f"merge snapshots of one {what}")
-        if not m.get("vocab"):
-            raise MergeRefused(f"{s} records no vocabulary version (surveyed before survey recorded one): "
-                               "survey that machine again")
         mid = machine_id(m)
         if mid in got:
             raise MergeRefused(f"{s} and {got[mid][0]} are snapshots of one machine and root: merge one of them")
@@ -314,13 +314,14 @@ def merged_evidence(profile: Any, evidences: list[dict], snap_dir: Path, label: 
     probes: dict[str, dict] = {}
     for ev in evidences:
         for p in ev.get("probes") or []:
-            acc = probes.get(p["id"])
-            if acc is None:
-                acc = probes[p["id"]] = {
+            got = probes.get(p["id"])
+            if got is None:
+                got = probes[p["id"]] = {
                     **{c: p.get(c) for c in ("id", "about", "expect", "scope", "literals", "duckdb_command",
                                              "rg_command")},
                     "files_scanned": 0, "bytes_scanned": 0, "machines": 0, "machines_matched": 0,
                     "agree": True, "duckdb": _hits(), "rg": _hits()}
+            acc = got
             acc["files_scanned"] += int(p.get("files_scanned") or 0)
             acc["bytes_scanned"] += int(p.get("bytes_scanned") or 0)
             acc["machines"] += 1

@@ -25,7 +25,7 @@ KEYSET_COLS = ("keyset", "input_keyset", "rawset")
 PATH_COLS = ("path",)
 # columns holding vocabulary values, thresholded by (column, value); the walk tables' other
 # string columns hold the tool's own words (statuses, JSON types, format and marker names)
-VALUE_COLS = {"frames": None, "blocks": ("carrier", "btype", "name", "input_type"),
+VALUE_COLS: dict[str, tuple[str, ...] | None] = {"frames": None, "blocks": ("carrier", "btype", "name", "input_type"),
               "frame_counts": ("rclass",), "nodes": ("rclass",), "rawsets": ("rclass",),
               "formats": ("rclass",), "headings": ("name", "value")}
 # frames: every string column but these (the runtime's frame fields, and rclass)
@@ -85,12 +85,12 @@ def _value_machines(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 def value_columns(tables: dict[str, pl.DataFrame]) -> dict[str, tuple[str, ...]]:
     out = {}
-    for t, cols in VALUE_COLS.items():
+    for t, named in VALUE_COLS.items():
         if t not in tables:
             continue
         schema = tables[t].collect_schema()
-        if cols is None:
-            cols = tuple(c for c, d in schema.items() if c not in FRAME_OWN and d in (pl.String, pl.Categorical))
+        cols = named if named is not None else tuple(
+            c for c, d in schema.items() if c not in FRAME_OWN and d in (pl.String, pl.Categorical))
         out[t] = tuple(c for c in cols if c in schema)
     return out
 
