@@ -39,13 +39,23 @@ survey: $(NATIVE) $(COMPILED)
 	$(BIN)/survey history --or-demo
 	@echo "Pages are in reports/ (start with reports/index.md); snapshots in snapshots/."
 
-## test: the whole test suite (what CI runs)
-test: $(NATIVE) $(COMPILED)
+# the optional Spark extra (`survey merge --engine spark`), which `make test` installs so the
+# merge's engine-equality test runs (it is skipped, saying why, only where Java is absent)
+SPARK := $(VENV)/.spark
+$(SPARK): $(STAMP)
+	$(BIN)/pip install -q -e '.[spark]' -c constraints.txt
+	touch $(SPARK)
+
+## test: the whole test suite (what CI runs), the Spark extra installed first
+test: $(NATIVE) $(COMPILED) $(SPARK)
 	$(BIN)/pytest
 
-## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR RUNTIME=NAME for a real corpus)
+## bench: throughput against a bare orjson parse and a raw rg pass (ROOT=DIR RUNTIME=NAME for a real corpus);
+## MERGE=1 adds `survey merge` of 10 -> 100 -> 1,000 machines on DuckDB and Spark local (bench/merge.py)
+MERGE ?=
 bench: $(NATIVE) $(COMPILED)
 	$(BIN)/python -m bench.run $(if $(ROOT),--root '$(ROOT)',) $(if $(RUNTIME),--runtime $(RUNTIME),)
+	$(if $(MERGE),$(BIN)/python -m bench.merge,)
 
 ## mutate: mutation testing of the modules that make promises, each against its mapped tests
 ## (tools/mutate/modules.toml); prints the kill rate per module and every survivor. Not part of
@@ -100,7 +110,7 @@ lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/pip install -q --upgrade pip
-	.lock-venv/bin/pip install -q -e '.[dev]'
+	.lock-venv/bin/pip install -q -e '.[dev,spark]'
 	( sed -n '1,2p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable ) > constraints.txt.new
 	mv constraints.txt.new constraints.txt
 	rm -rf .lock-venv

@@ -599,6 +599,76 @@ def diff(
         raise typer.Exit(3)
 
 
+class Engine(StrEnum):
+    """``merge.engines.ENGINES``."""
+
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+@app.command(epilog="""
+**Examples**
+
+    survey merge fleet/*/2026-12-01/cursor                      # -> snapshots/<today>/cursor-merged
+    survey merge fleet/ --out snapshots/2026-12-01/cursor-merged  # every snapshot under fleet/
+    survey merge a/cursor b/cursor c/cursor --min-machines 2 --reports pages
+    survey merge fleet/ -r codex --engine spark --json          # Spark in local mode (pip install 'survey[spark]', Java 17)
+""")
+def merge(
+    sources: Annotated[list[Path], typer.Argument(help="Snapshot folders, one per machine, or folders holding them (searched below).")],
+    runtime: Annotated[str | None, typer.Option("--runtime", "-r", help="Only the snapshots of this runtime, where a folder holds several.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="The merged snapshot's folder (default: `<snapshots>/<date>/<runtime>-merged`).")] = None,
+    min_machines: Annotated[int, typer.Option("--min-machines", help="Name a key, value or shape only when this many machines saw it; below, it is counted.")] = 3,
+    engine: Annotated[Engine, typer.Option("--engine", help="What runs the merge's SQL: DuckDB, or Spark in local mode.")] = Engine.duckdb,
+    snapshots: SnapDirOpt = Path("snapshots"),
+    date: Annotated[str | None, typer.Option(help="The merged snapshot's date (default: today, UTC).")] = None,
+    reports: Annotated[Path | None, typer.Option(help="Where the merged page `<runtime>-merged.md` is written.")] = Path("reports"),
+    no_page: Annotated[bool, typer.Option("--no-page", help="Write the merged snapshot, no page.")] = False,
+    no_charts: NoChartsOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Merge the snapshots of one runtime from many machines into one snapshot and page: counts summed, what fewer than `--min-machines` machines saw counted, never named."""
+    from survey.merge.engines import EngineMissing
+    from survey.merge.merge import MergeRefused, find_snapshots
+    from survey.merge.merge import merge as do_merge
+    from survey.snapshot.store import SnapshotExists
+
+    if runtime:
+        _profiles([runtime])
+    if min_machines < 1:
+        fail(f"--min-machines must be 1 or more (got {min_machines})", 2)
+    try:
+        snaps, rt = find_snapshots(sources, runtime)
+    except MergeRefused as exc:
+        fail(str(exc), 2)
+        return
+    from survey.pipeline import today
+
+    when = date or today()
+    target = out_dir if out_dir is not None else snapshots / when / f"{rt}-merged"
+    _check(date=when, folders={"--out's folder": target.parent,
+                               **({"--reports": reports} if reports is not None and not no_page else {})})
+    try:
+        res = do_merge(snaps, target, min_machines=min_machines, engine=engine.value, date=when,
+                       reports=None if no_page else reports, charts=not no_charts)
+    except (MergeRefused, EngineMissing) as exc:
+        fail(str(exc), 2)
+        return
+    except SnapshotExists as exc:
+        fail(str(exc), 1)
+        return
+    if json:
+        emit_json(res.to_json())
+        return
+    m = res.masked
+    out.print(f"{res.runtime}: {res.machines} machines, {res.files:,} files merged on {res.engine} -> {res.snapshot}",
+              markup=False, highlight=False)
+    out.print(f"seen on fewer than {res.min_machines} machines, counted not named: {m['keys']} keys, "
+              f"{m['values']} values, {m['shapes']} key sets", markup=False, highlight=False)
+    if res.page:
+        out.print(f"page: {res.page}", markup=False, highlight=False)
+
+
 def _demo_history(p: Profile, snapshots: Path) -> list[str]:
     """The demo's dated snapshots of ``p`` (its planted history's epochs), each taken of the
     demo corpus as it stood at the epoch's end, where missing; the demo is then whole again.

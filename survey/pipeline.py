@@ -43,7 +43,7 @@ from survey.reuse import (
     load_inventory_parts,
     write_walk_tables,
 )
-from survey.runtimes.base import Profile
+from survey.runtimes.base import Profile, vocab_version
 from survey.schedule import (
     GrepsBesideWalk,
     census_and_greps,
@@ -448,26 +448,32 @@ def claims_stage(run: Run, writer: SnapshotWriter, snap: Snap, census: dict, evi
     evidence["duckdb_version"] = duckdb.__version__  # (the pages print it beside the commands)
     writer.write_json("evidence", evidence)
     manifest = snap.manifest
-    kit = Kit(census, evidence, manifest)
-    if run.profile.claims:
-        run.profile.claims(kit)
-    kit.skeletons(run.profile.record_class)
-    kit.keysets_masking()
-    kit.value_formats(FORMATS_EXPECTED.get(run.profile.name, ()))
-    kit.key_gate()
-    nested_keysets(kit, run.profile.nested_keysets)
-    tool_input_keysets(kit)
-    text_markers(kit, run.profile.markers, run.profile.probes)
-    link_claims(kit, run.profile.declared_links)
-    drift_claims(kit)
-    kit.notes(run.profile.notes)
-    writer.write_json("claims", [c.to_json() for c in kit.claims])
+    writer.write_json("claims", state_claims(run.profile, census, evidence, manifest))
     manifest["disagreements"] = [p["id"] for p in evidence["probes"] if not p["agree"]]
     manifest["timings"] = {k: round(v, 3) for k, v in run.timings.items()}
     writer.write_json("manifest", manifest)  # last: a folder without it is no snapshot
     final = writer.commit()
     keep_inventory_parts(run.cache_dir, snap.parts_written)
     return final
+
+
+def state_claims(profile: Profile, census: dict, evidence: dict, manifest: dict) -> list[dict]:
+    """Every sentence of the page, from the census, the evidence and the manifest (a survey's
+    and a merge's alike)."""
+    kit = Kit(census, evidence, manifest)
+    if profile.claims:
+        profile.claims(kit)
+    kit.skeletons(profile.record_class)
+    kit.keysets_masking()
+    kit.value_formats(FORMATS_EXPECTED.get(profile.name, ()))
+    kit.key_gate()
+    nested_keysets(kit, profile.nested_keysets)
+    tool_input_keysets(kit)
+    text_markers(kit, profile.markers, profile.probes)
+    link_claims(kit, profile.declared_links)
+    drift_claims(kit)
+    kit.notes(profile.notes)
+    return [c.to_json() for c in kit.claims]
 
 
 def render_stage(run: Run, final: Path) -> str | None:
@@ -525,6 +531,7 @@ def make_manifest(run: Run, date: str, fp: str, full: pl.DataFrame, found: Probl
         "problems": found.counts,
         "root_check": root_check,
         "privacy": {"rare_keys_collapsed": rare, "min_files": o.min_key_files},
+        "vocab": vocab_version(run.profile.name),
     }
 
 

@@ -237,12 +237,14 @@ def test_another_root_tool_or_vocabulary_is_named(snaps: dict[str, Path], tmp_pa
     assert not d.drifted  # the same files under another root
     other = copy(snaps["planted"], tmp_path, "2026-09-01")
     edit(other, "manifest", lambda m: {**m, "tool_version": "9.9.9", "vocab": "v2", "snapshot_schema": 99})
+    vocab = json.loads((snaps["planted"] / "manifest.json").read_text())["vocab"]  # (the survey records it)
+    assert vocab
     d = diff(snaps["planted"], other)
     assert {s["field"]: (s["old"], s["new"]) for s in d.scope_differences} == {
         "tool_version": (json.loads((snaps["planted"] / "manifest.json").read_text())["tool_version"], "9.9.9"),
-        "vocab": (None, "v2"), "snapshot_schema": (SCHEMA_VERSION, 99)}
+        "vocab": (vocab, "v2"), "snapshot_schema": (SCHEMA_VERSION, 99)}
     s = sections(to_markdown(d))["Scope"]
-    assert "- tool version: `" in "\n".join(s) and "- vocabulary version: `None` → `v2`" in s
+    assert "- tool version: `" in "\n".join(s) and f"- vocabulary version: `{vocab}` → `v2`" in s
     assert f"- snapshot schema: `{SCHEMA_VERSION}` → `99`" in s
 
 

@@ -45,7 +45,7 @@ def test_a_fence_of_four_backticks_hides_the_fences_inside_it() -> None:
 def test_the_docs_are_the_reference_set() -> None:
     """The docs folder is reference, one short file a subject, each linked from the README."""
     want = {"architecture.md", "privacy.md", "evidence.md", "adding-a-runtime.md", "performance.md",
-            "known-limits.md", "cli.md"}
+            "known-limits.md", "cli.md", "fleet.md"}
     have = {p.name for p in (REPO / "docs").glob("*.md")}
     assert have == want
     readme = (REPO / "README.md").read_text()

@@ -270,3 +270,13 @@ def load_vocab(name: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     keys = frozenset(data.get("keys", []))
     values = {p: frozenset(v) for p, v in data.get("values", {}).items()}
     return keys, values
+
+
+def vocab_version(name: str) -> str:
+    """The reviewed vocabulary's version: the first 16 hex digits of sha256 over its file
+    (snapshots of one version gate keys and values alike: ``survey merge`` checks it)."""
+    import hashlib
+
+    from survey.runtimes import get
+
+    return hashlib.sha256((get(name).folder / "vocab.json").read_bytes()).hexdigest()[:16]

@@ -1,0 +1,152 @@
+"""``python -m bench.merge``: the time and peak memory of ``survey merge`` from 10 to 1,000 machines.
+
+A few machines' Cursor corpora are generated (``survey/synth``, one seed each) and surveyed
+once; the fleet is those snapshots cloned (their tables hard-linked, each clone's manifest
+given a root pseudonym of its own: a machine of its own), as many as each step asks. Each
+merge runs in a child process of its own (its peak resident memory is the child's, or for
+Spark the larger of the child and its JVM), on DuckDB and on Spark in local mode where
+pyspark and Java are here. Results: a table on stdout and ``bench/results/<date>-merge.json``.
+``make bench MERGE=1`` adds it to the bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = """examples:
+  python -m bench.merge                                   # 10, 100, 1000 machines on both engines
+  python -m bench.merge --machines 10,100 --engines duckdb
+  python -m bench.merge --machines 10 --spark-machines 10 --seeds 2 --sessions 2   # a smoke run
+"""
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not whole numbers: {text!r}") from None
+    if not out or min(out) < 1:
+        raise argparse.ArgumentTypeError(f"each must be at least 1: {text!r}")
+    return out
+
+
+def base_snapshots(where: Path, seeds: int, sessions: int) -> list[Path]:
+    """``seeds`` machines' snapshots, each of its own generated corpus."""
+    from survey.pipeline import run_survey
+    from survey.runtimes import get
+    from survey.synth.cursor import generate
+
+    out = []
+    for i in range(seeds):
+        root = where / f"base{i}" / "projects"
+        root.mkdir(parents=True)
+        generate(root, seed=100 + i, sessions=sessions)
+        res = run_survey(get("cursor"), root, snapshots=where / f"base{i}" / "snapshots", reports=None,
+                         date="2026-01-01", cache=False)
+        out.append(Path(res.snapshot))
+    return out
+
+
+def clone(base: Path, dst: Path, n: int) -> None:
+    """``base`` as the snapshot of machine ``n``: its files hard-linked, its manifest's root new."""
+    for src in base.rglob("*"):
+        rel = src.relative_to(base)
+        if src.is_dir():
+            (dst / rel).mkdir(parents=True, exist_ok=True)
+        elif src.name != "manifest.json":
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.link(src, dst / rel)
+    m = orjson.loads((base / "manifest.json").read_bytes())
+    m["root"] = f"r-{n:016x}"
+    (dst / "manifest.json").write_bytes(orjson.dumps(m))
+
+
+def fleet(bases: list[Path], where: Path, machines: int) -> list[Path]:
+    out = []
+    for n in range(machines):
+        d = where / f"machine={n:05d}" / "cursor"
+        if not (d / "manifest.json").exists():
+            clone(bases[n % len(bases)], d, n)
+        out.append(d)
+    return out
+
+
+def child(snaps_file: Path, out: Path, engine: str) -> None:
+    """One merge, in this (child) process; its figures as JSON on stdout."""
+    from survey.merge.merge import merge
+
+    snaps = [Path(p) for p in snaps_file.read_text().splitlines()]
+    t = time.perf_counter()
+    res = merge(snaps, out, min_machines=3, engine=engine)
+    took = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # (Spark's JVM)
+    sys.stdout.write(orjson.dumps({"seconds": round(took, 2), "peak_rss_mb": round(max(rss, kids) / 1024, 1),
+                                   "files": res.files, "stages": res.timings}).decode() + "\n")
+
+
+def one(snaps: list[Path], engine: str, work: Path) -> dict:
+    listing = work / f"snaps-{engine}-{len(snaps)}.txt"
+    listing.write_text("\n".join(map(str, snaps)))
+    out = work / "merged" / f"{engine}-{len(snaps)}" / "cursor-merged"
+    shutil.rmtree(out.parent, ignore_errors=True)
+    p = subprocess.run([sys.executable, "-m", "bench.merge", "--child", str(listing), str(out), engine],
+                       capture_output=True, text=True, cwd=REPO, check=False)
+    shutil.rmtree(out.parent, ignore_errors=True)
+    if p.returncode != 0:
+        return {"error": (p.stderr.strip().splitlines() or ["failed"])[-1][:200]}
+    return orjson.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.merge", description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+    ap.add_argument("--machines", type=_counts, default=[10, 100, 1000], help="fleet sizes (default 10,100,1000)")
+    ap.add_argument("--spark-machines", type=_counts, help="fleet sizes for Spark (default: --machines)")
+    ap.add_argument("--engines", default="duckdb,spark", help="comma-separated (default duckdb,spark)")
+    ap.add_argument("--seeds", type=int, default=5, help="distinct generated machines the fleet is cloned from")
+    ap.add_argument("--sessions", type=int, default=4, help="sessions per generated machine")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        child(Path(args.child[0]), Path(args.child[1]), args.child[2])
+        return 0
+    from survey.merge.engines import java_missing
+
+    engines = [e for e in args.engines.split(",") if e]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="survey-bench-merge-") as tmp:
+        os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
+        os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
+        work = Path(tmp)
+        bases = base_snapshots(work / "bases", args.seeds, args.sessions)
+        for engine in engines:
+            sizes = (args.spark_machines or args.machines) if engine == "spark" else args.machines
+            why = java_missing() if engine == "spark" else None
+            for n in sizes:
+                got = {"skipped": why} if why else one(fleet(bases, work / "fleet", n), engine, work)
+                rows.append({"engine": engine, "machines": n, **got})
+                print(f"{engine:7} {n:6,} machines  " + (
+                    f"{got['seconds']:8.2f} s  {got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
+                    if "seconds" in got else str(got)), flush=True)
+    out = REPO / "bench" / "results" / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
+    out.write_bytes(orjson.dumps({"seeds": args.seeds, "sessions": args.sessions, "rows": rows},
+                                 option=orjson.OPT_INDENT_2))
+    print(f"written to {out.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,174 @@
+"""``survey merge``: many machines' snapshots of one runtime as one, named only past k machines.
+
+Four machines' Cursor corpora are generated with different seeds (``survey/synth``, in
+``tmp_path``), each surveyed into its own snapshot under its own root (its own machine id).
+Two of them also hold a planted transcript whose tool call has a name (``FetchRules``) and
+an input key (``excludePattern``) that the reviewed vocabulary holds and the generator never
+writes: seen on 2 machines, they are counted and never named at ``--min-machines 3``, and
+named at 2. Expected figures are computed from the machines' own tables, not by the merge.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from survey.cli import app
+from survey.merge.merge import MergeRefused, check, machine_id, merge
+from survey.pipeline import run_survey
+from survey.runtimes import get
+from survey.synth.cursor import generate
+
+KEY, VALUE = "excludePattern", "FetchRules"
+MACHINES, PLANTED = 4, 2
+
+
+def plant(root: Path) -> None:
+    d = root / "proj-fleet" / "agent-transcripts" / "fleet-1"
+    d.mkdir(parents=True)
+    recs = [{"role": "user", "message": {"content": [{"type": "text", "text": "x"}]}},
+            {"role": "assistant", "message": {"content": [
+                {"type": "tool_use", "name": VALUE, "input": {KEY: "*.tmp"}}]}}]
+    (d / "fleet-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Four machines' snapshots (seeds 21..24); the first two hold the planted transcript."""
+    snaps = []
+    for i in range(MACHINES):
+        base = tmp_path_factory.mktemp(f"machine{i}")
+        root = base / "projects"
+        root.mkdir()
+        generate(root, seed=21 + i, sessions=4)
+        if i < PLANTED:
+            plant(root)
+        res = run_survey(get("cursor"), root, snapshots=base / "snapshots", reports=None, date="2026-05-01",
+                         cache=False)
+        snaps.append(Path(res.snapshot))
+    return snaps
+
+
+def strings_of(folder: Path) -> str:
+    """Every byte a reader gets from the folder: its text files as they are, its Parquet
+    tables' column names and every value as text (their pages are compressed)."""
+    out = []
+    for f in sorted(folder.rglob("*")):
+        if f.is_dir():
+            continue
+        if f.suffix == ".parquet":
+            df = pl.read_parquet(f)
+            out.append(" ".join(df.columns))
+            out += [" ".join(map(str, df[c].cast(pl.String).drop_nulls().to_list())) for c in df.columns]
+        else:
+            out.append(f.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(out)
+
+
+def test_canary_planted_below_k_never_reaches_an_output_byte(fleet: list[Path], tmp_path: Path) -> None:
+    # the canary can fail: the planted machines' own snapshots hold both, the others neither
+    for i, s in enumerate(fleet):
+        assert (KEY in strings_of(s)) == (i < PLANTED) and (VALUE in strings_of(s)) == (i < PLANTED)
+    res = merge(fleet, tmp_path / "snaps" / "2026-05-02" / "cursor-merged", min_machines=PLANTED + 1,
+                reports=tmp_path / "reports")
+    text = strings_of(Path(res.snapshot)) + strings_of(tmp_path / "reports")
+    assert KEY not in text and VALUE not in text
+    assert res.masked["keys"] >= 1 and res.masked["values"] >= 1
+    # at k = 2 the same merge names both
+    named = merge(fleet, tmp_path / "snaps" / "2026-05-03" / "cursor-merged", min_machines=PLANTED)
+    assert KEY in strings_of(Path(named.snapshot)) and VALUE in strings_of(Path(named.snapshot))
+
+
+def test_counts_summed_and_file_ids_distinct(fleet: list[Path], tmp_path: Path) -> None:
+    res = merge(fleet, tmp_path / "2026-05-02" / "cursor-merged", min_machines=1)
+    snap = Path(res.snapshot)
+    man = json.loads((snap / "manifest.json").read_text())
+    mans = [json.loads((s / "manifest.json").read_text()) for s in fleet]
+    for c in ("files", "bytes", "walked_files", "frames"):
+        assert man["counts"][c] == sum(m["counts"][c] for m in mans)
+    assert man["merged"]["machines"] == MACHINES and man["merged"]["min_machines"] == 1
+    assert man["merged"]["machine_ids"] == sorted(machine_id(m) for m in mans)
+    inv = pl.read_parquet(snap / "inventory" / "*" / "*.parquet")
+    assert inv.height == sum(m["counts"]["files"] for m in mans) == inv["file_id"].n_unique()
+    assert dict(inv.group_by("machine").len().iter_rows()) == {machine_id(m): m["counts"]["files"] for m in mans}
+    # frame statuses: the machines' census rows summed
+    census = json.loads((snap / "census.json").read_text())["frame_status"]
+    got = {r[0]: r[1] for r in census["rows"]}
+    want: dict[str, int] = {}
+    for s in fleet:
+        q = json.loads((s / "census.json").read_text())["frame_status"]
+        for r in q["rows"]:
+            want[r[0]] = want.get(r[0], 0) + r[1]
+    assert got == want
+
+
+def nearest_rank(xs: list[int], q: float) -> int:
+    return sorted(xs)[max(1, math.ceil(len(xs) * q)) - 1]
+
+
+def test_percentiles_exact_over_the_union(fleet: list[Path], tmp_path: Path) -> None:
+    res = merge(fleet, tmp_path / "2026-05-02" / "cursor-merged", min_machines=1)
+    lens: list[int] = []
+    for s in fleet:  # each machine's assistant payload lengths, from its own tables
+        blocks = pl.read_parquet(s / "walk" / "blocks.parquet" / "*.parquet")
+        frames = pl.read_parquet(s / "walk" / "frames.parquet" / "*.parquet")
+        fa = frames.filter(pl.col("role").cast(pl.String) == "assistant").select("file_key", "line_no").unique()
+        lens += blocks.join(fa, on=["file_key", "line_no"]).drop_nulls("payload_len")["payload_len"].to_list()
+    q = json.loads((Path(res.snapshot) / "census.json").read_text())["payload_lengths"]
+    row = dict(zip(q["columns"], q["rows"][0], strict=True))
+    assert row["assistant_payloads"] == len(lens) > 0
+    assert (row["p50"], row["p90"], row["p99"], row["max"]) == (
+        nearest_rank(lens, 0.5), nearest_rank(lens, 0.9), nearest_rank(lens, 0.99), max(lens))
+
+
+def altered(snap: Path, where: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    dst = where / "snapshots" / "2026-05-01" / "cursor"
+    shutil.copytree(snap, dst)
+    p = dst / "manifest.json"
+    p.write_text(json.dumps(change(json.loads(p.read_text()))))
+    return dst
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda m: {**m, "runtime": "codex"}, "runtime codex"),
+    (lambda m: {**m, "snapshot_schema": 1}, "snapshot format 1"),
+    (lambda m: {**m, "vocab": "0000000000000000"}, "vocabulary version 0000000000000000"),
+    (lambda m: {**m, "mode": "discover"}, "discover mode"),
+    (lambda m: {**m, "merged": {"machines": 2}}, "is itself a merge"),
+    (lambda m: {k: v for k, v in m.items() if k != "vocab"}, "no vocabulary version"),
+])
+def test_incompatible_snapshots_refused(fleet: list[Path], tmp_path: Path, change, said: str) -> None:  # type: ignore[no-untyped-def]
+    bad = altered(fleet[1], tmp_path / "other", lambda m: {**change(m), "root": "r-0000000000000001"})
+    with pytest.raises(MergeRefused, match=said):
+        check([fleet[0], bad])
+    r = CliRunner().invoke(app, ["merge", str(fleet[0]), str(bad), "--out", str(tmp_path / "d" / "m"), "--no-page"])
+    cli_said = "several runtimes (codex, cursor)" if said == "runtime codex" else said  # (found before checked)
+    assert r.exit_code == 2 and cli_said in " ".join(r.output.split())
+    assert not (tmp_path / "d" / "m").exists()
+
+
+def test_one_machine_twice_refused(fleet: list[Path]) -> None:
+    with pytest.raises(MergeRefused, match="one machine"):
+        check([fleet[0], fleet[0]])
+
+
+def test_cli_json_is_the_result(fleet: list[Path], tmp_path: Path) -> None:
+    where = tmp_path / "collected"
+    for i, s in enumerate(fleet):  # a fleet's layout: machine=<n>/date=<d>/<runtime>
+        shutil.copytree(s, where / f"machine={i}" / "date=2026-05-01" / "cursor")
+    out = tmp_path / "snapshots" / "2026-05-02" / "cursor-merged"
+    r = CliRunner().invoke(app, ["merge", str(where), "--out", str(out), "--reports", str(tmp_path / "rep"),
+                                 "--no-charts", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    man = json.loads((out / "manifest.json").read_text())
+    assert got["snapshot"] == str(out) and got["machines"] == MACHINES == man["merged"]["machines"]
+    assert got["masked"] == man["merged"]["masked"] and got["min_machines"] == 3
+    page = Path(got["page"]).read_text()
+    assert f"{MACHINES} machines" in page

@@ -1,0 +1,72 @@
+"""The merge's SQL on Spark (local mode) gives exactly DuckDB's merge.
+
+Three machines' Cursor corpora (``survey/synth``, seeds 31..33, in ``tmp_path``) are
+surveyed and merged twice, once per engine: every table of the two merged snapshots holds
+the same rows in the same types, and the census over them the same rows. Both engines ran
+one SQL text (``union_sql``): the test holds it to the file it comes from. Spark is started
+in local mode here; without Java (or pyspark) the test is skipped and says which is absent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from survey.merge import engines
+from survey.merge.merge import merge
+from survey.pipeline import run_survey
+from survey.runtimes import get
+from survey.synth.cursor import generate
+
+WHY = engines.java_missing()
+pytestmark = pytest.mark.skipif(WHY is not None, reason=f"Spark cannot start here: {WHY}")
+
+
+def table(snap: Path, name: str) -> pl.DataFrame:
+    p = snap / "inventory" if name == "inventory" else snap / "walk" / f"{name}.parquet"
+    df = pl.read_parquet(p / "**" / "*.parquet" if p.is_dir() else p)
+    return df.sort(df.columns)
+
+
+def plain(df: pl.DataFrame) -> pl.DataFrame:
+    return df.with_columns(pl.col(pl.Categorical).cast(pl.String))
+
+
+def test_spark_and_duckdb_merge_alike(tmp_path: Path) -> None:
+    snaps = []
+    for i in range(3):
+        root = tmp_path / f"m{i}" / "projects"
+        root.mkdir(parents=True)
+        generate(root, seed=31 + i, sessions=3)
+        snaps.append(Path(run_survey(get("cursor"), root, snapshots=tmp_path / f"m{i}" / "snapshots",
+                                     reports=None, date="2026-06-01", cache=False).snapshot))
+    seen: list[str] = []
+    real = engines.union_sql
+
+    def spy(columns: list[str]) -> str:
+        seen.append(real(columns))
+        return seen[-1]
+
+    engines.union_sql = spy  # type: ignore[assignment]
+    try:
+        d = merge(snaps, tmp_path / "out" / "2026-06-02" / "duck", min_machines=2, engine="duckdb")
+        n = len(seen)
+        s = merge(snaps, tmp_path / "out" / "2026-06-02" / "spark", min_machines=2, engine="spark")
+    finally:
+        engines.union_sql = real  # type: ignore[assignment]
+    assert seen[:n] == seen[n:] and n > 0  # one SQL text, table by table, on both engines
+    sql = engines.UNION_SQL.read_text().split("{columns}")
+    assert all(t.startswith(sql[0]) and t.endswith(sql[1]) for t in seen)
+    a, b = Path(d.snapshot), Path(s.snapshot)
+    names = ["inventory", *sorted(p.name.removesuffix(".parquet") for p in (a / "walk").iterdir())]
+    assert names == ["inventory", *sorted(p.name.removesuffix(".parquet") for p in (b / "walk").iterdir())]
+    for name in names:
+        x, y = table(a, name), table(b, name)
+        assert x.schema == y.schema, name
+        assert plain(x).equals(plain(y)), name
+    assert d.masked == s.masked and d.files == s.files
+    ca, cb = (json.loads((p / "census.json").read_text()) for p in (a, b))
+    assert {k: v["rows"] for k, v in ca.items()} == {k: v["rows"] for k, v in cb.items()}
