@@ -24,6 +24,8 @@ DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # a line that cannot run on a generated corpus -> why
 NEEDS_A_REAL_STORE = {
     "survey locate": "maps a pseudonym made from a real store back to its file, on the machine that made it",
+    "survey merge": "takes snapshots of several machines (one machine's are refused as the same machine twice); "
+                    "tests/test_merge.py merges generated machines' snapshots through the same command",
 }
 
 
