@@ -16,8 +16,11 @@ from one corpus's census with one probe's verdict turned, as the evidence record
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
+import os
+import pickle
 import re
 from collections import Counter
 from pathlib import Path
@@ -31,7 +34,9 @@ from survey.evidence.kit import Kit
 from survey.runtimes import get
 from survey.snapshot.store import dumps
 
-from .claims_util import KEPT, surveyed_claims
+from .claims_util import KEPT, corpus_key, surveyed_claims
+
+GENERATOR = Path(__file__).parents[1] / "survey/synth/cursor.py"
 
 SEG = r"[^/]+"
 SURFACES = (("transcript", rf"^{SEG}/agent-transcripts/{SEG}/[^/]+\.jsonl$"),
@@ -528,18 +533,14 @@ def expected_value(t: dict[str, Any]) -> dict[str, Any]:
 
 def snapshot_of(runtime: str, root: Path, base: Path) -> Path:
     """The folder holding the census, evidence and manifest ``surveyed_claims`` computed from."""
-    import os
-
-    from .claims_util import corpus_key
-
     shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
     if shared:
         return Path(shared) / corpus_key(runtime, root)
     return next(p.parent for p in sorted((base / "s").rglob("census.json")))
 
 
-def claims_from(snap: Path, turn: str) -> dict[str, dict]:
-    """The claims computed from a snapshot whose probe ``turn`` DuckDB and rg disagree on."""
+def claims_from(snap: Path, turn: str | None) -> dict[str, dict]:
+    """The claims computed from a snapshot (whose probe ``turn``, if any, DuckDB and rg disagree on)."""
     census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
     evidence = copy.deepcopy(evidence)
     for p in evidence["probes"]:
@@ -549,6 +550,31 @@ def claims_from(snap: Path, turn: str) -> dict[str, dict]:
     kit = Kit(census, evidence, manifest)
     get("cursor").claims(kit)  # type: ignore[misc]
     return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
+
+
+def kept_corpus(name: str, build: Any, base: Path) -> tuple[dict[str, Any], dict[str, dict], Any, Path]:
+    """A corpus built by ``build(root)`` (which returns what it planted), its figures, its claims
+    and its snapshot folder. Where ``SURVEY_MUTATE_SNAPSHOTS`` names a folder, the figures and
+    the snapshot's key are kept there on the first run (keyed by this file's and the generator's
+    bytes), and later runs compute the claims from the kept snapshot alone: neither the corpus
+    nor its figures depend on the module under test."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    digest = hashlib.sha256(Path(__file__).read_bytes() + GENERATOR.read_bytes() + name.encode()).hexdigest()[:24]
+    memo = Path(shared) / f"figures-cursor-{digest}.pickle" if shared else None
+    if memo is not None and memo.is_file():
+        t, planted, key = pickle.loads(memo.read_bytes())
+        snap = Path(shared) / key  # type: ignore[arg-type]
+        return t, claims_from(snap, None), planted, snap
+    root = base / "corpus"
+    planted = build(root)
+    t = figures(root)
+    claims = surveyed_claims("cursor", root, base)
+    snap = snapshot_of("cursor", root, base)
+    if memo is not None:
+        tmp = memo.with_name(memo.name + f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps((t, planted, snap.name)))
+        os.replace(tmp, memo)
+    return t, claims, planted, snap
 
 
 def _write(path: Path, frames: list[dict], tail: bytes = b"") -> None:
@@ -572,9 +598,15 @@ def _call(name: str, inp: Any, **more: Any) -> dict:
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict], dict, Path]:
     from survey.synth.cursor import generate
 
-    base = tmp_path_factory.mktemp("cursor")
-    root = base / "corpus"
-    planted = generate(root, seed=7)
+    def build(root: Path) -> dict:
+        planted = generate(root, seed=7, sessions=27)  # the generator's fixed edge cases lie in the first 27
+        _edge(root)
+        return planted
+
+    return kept_corpus("generated", build, tmp_path_factory.mktemp("cursor"))
+
+
+def _edge(root: Path) -> None:
     edge = root / "Users-edge" / "agent-transcripts"
     _write(edge / "e1" / "e1.jsonl", [
         {"role": "user", "id": "u1", "message": {"content": [{"type": "text", "text": "a"}]}},
@@ -588,17 +620,16 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     ])
     _write(edge / "e2" / "other.jsonl", [_user("b"), _asst({"type": "text", "text": "c"})])
     (edge / "e3.txt").write_text("user:\nq\n[Tool call] Frobnicate\n  path: x\n[Tool call] Shell\n  command: y\n")
-    return figures(root), surveyed_claims("cursor", root, base), planted, snapshot_of("cursor", root, base)
 
 
 @pytest.fixture(scope="module")
 def text_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
     """One flat transcript of text frames: no call, no status, no sidecar, no legacy transcript."""
-    base = tmp_path_factory.mktemp("cursor-text")
-    root = base / "corpus"
-    _write(root / "p" / "agent-transcripts" / "t1.jsonl", [_user("q"), _asst({"type": "text", "text": "r"}), _user("s")],
-           tail=orjson.dumps(_asst({"type": "text", "text": "t"})))
-    return figures(root), surveyed_claims("cursor", root, base)
+    def build(root: Path) -> None:
+        _write(root / "p" / "agent-transcripts" / "t1.jsonl", [_user("q"), _asst({"type": "text", "text": "r"}), _user("s")],
+               tail=orjson.dumps(_asst({"type": "text", "text": "t"})))
+
+    return kept_corpus("text_only", build, tmp_path_factory.mktemp("cursor-text"))[:2]
 
 
 @pytest.fixture(scope="module")
@@ -606,8 +637,10 @@ def exact(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
     """ApplyPatch calls alone, each block exactly {input, name, type}, two in one frame; every status
     frame keeps the error-iff-status relation; a subagent whose id its parent never names; a sidecar
     nothing reads back."""
-    base = tmp_path_factory.mktemp("cursor-exact")
-    root = base / "corpus"
+    return kept_corpus("exact", _exact, tmp_path_factory.mktemp("cursor-exact"))[:2]
+
+
+def _exact(root: Path) -> None:
     tr = root / "p" / "agent-transcripts"
     _write(tr / "a1" / "a1.jsonl", [
         _user("q"), _asst(_call("ApplyPatch", "*** Begin Patch"), _call("ApplyPatch", "*** End Patch")),
@@ -618,7 +651,6 @@ def exact(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
     (root / "p" / "agent-tools" / "s1.txt").write_bytes(b"x" * 2000)
     (root / "p" / "agent-tools" / "s2.txt").write_bytes(b"x" * 900)
     (root / "p" / "agent-tools" / "s3.txt").write_bytes(b"x" * 1500)
-    return figures(root), surveyed_claims("cursor", root, base)
 
 
 @pytest.fixture
