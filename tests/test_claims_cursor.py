@@ -629,7 +629,7 @@ def text_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
         _write(root / "p" / "agent-transcripts" / "t1.jsonl", [_user("q"), _asst({"type": "text", "text": "r"}), _user("s")],
                tail=orjson.dumps(_asst({"type": "text", "text": "t"})))
 
-    return kept_corpus("text_only", build, tmp_path_factory.mktemp("cursor-text"))[:2]
+    return kept_corpus("text_only", build, tmp_path_factory.mktemp("cursor-text"))
 
 
 @pytest.fixture(scope="module")
@@ -653,12 +653,36 @@ def _exact(root: Path) -> None:
     (root / "p" / "agent-tools" / "s3.txt").write_bytes(b"x" * 1500)
 
 
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """A string message.content beside arrays; an ApplyPatch object input beside a string input of
+    another tool; a tool_use block with a key beyond {input, name, type} but no id; four calls in
+    one frame; a tool_result without is_error; a sidecar named only inside a command; a background
+    shell without AwaitShell; questions[] outside AskQuestion, one of them not an object; model
+    only at the message level; only turn_ended frames without a status."""
+    return kept_corpus("mixed", _mixed, tmp_path_factory.mktemp("cursor-mixed"))[:2]
+
+
+def _mixed(root: Path) -> None:
+    _write(root / "q" / "agent-transcripts" / "m1" / "m1.jsonl", [
+        {"role": "user", "message": {"content": "hi"}},
+        _asst(_call("ApplyPatch", {"path": "x"}), _call("Shell", "ls"), _call("ReadFile", {"path": "a/SKILL.md"}),
+              {**_call("Grep", {"pattern": "p"}), "signature": "s"}),
+        {"role": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}]}},
+        {"role": "assistant", "message": {"model": "m", "content": [
+            _call("Shell", {"command": "cat /h/agent-tools/a.txt", "run_in_background": True}),
+            _call("Task", {"questions": [{"prompt": "q", "options": [{"label": "l"}]}]}),
+            _call("Task", {"questions": ["q"]})]}},
+        {"type": "turn_ended"},
+    ])
+
+
 @pytest.fixture
-def corpora(generated, text_only, exact) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated[:2], text_only, exact]
+def corpora(generated, text_only, exact, mixed) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated[:2], text_only[:2], exact, mixed]
 
 
-def test_the_planted_corpus_shows_every_case(generated, text_only, exact) -> None:
+def test_the_planted_corpus_shows_every_case(generated, text_only, exact, mixed) -> None:
     """The figures the sentences turn on are non-zero here, so each branch is taken."""
     t, _, planted, _ = generated
     assert t["frames"] > planted["frames"]["ok"] and t["pairs"] == Counter(planted["assistant_pairs"])
@@ -670,8 +694,13 @@ def test_the_planted_corpus_shows_every_case(generated, text_only, exact) -> Non
     assert e["tu"][0] == e["tu"][1] > 1 and not e["tu"][2] and e["parallel"][0] > 1
     assert e["iff"] and all((st == "success") != has for (st, has) in e["iff"])
     assert e["lineage"] == (0, 1) and e["itypes"] == {"ApplyPatch": Counter(string=3)}
-    x, _ = text_only
+    x = text_only[0]
     assert not x["tu"][1] and not x["iff"] and not x["sidecars"] and not x["statuses"]
+    m, _ = mixed
+    assert len(m["content"]) == 2 and 0 == m["tu"][2] < m["tu"][0] < m["tu"][1] and m["parallel"] == (4, 1)
+    assert m["itypes"]["ApplyPatch"] == Counter(object=1) and m["itypes"]["Shell"]["string"] == 1
+    assert m["tr_keys"] and not m["key_files"]["is_error"] and m["readback"]["agent_tools_path"][0] == 0
+    assert m["models"] == ["$.message.model"] and "AwaitShell" not in m["ncalls"] and m["questions"]
 
 
 @pytest.mark.parametrize("cid", SENTENCES)
@@ -741,13 +770,13 @@ def expected_evidence(t: dict[str, Any]) -> dict[str, list[tuple[str, str | None
         "turn_outcome": [(f"{fmt(sum(n for k, n in st.items() if k is not None))}/{fmt(sum(st.values()))} frames with a status",
                           walked)],
         "turn_status": [("; ".join(f"{k} {n}" for k, n in _by(st, lambda kv: (-kv[1], kv[0] is None, str(kv[0])))), walked)],
-        "assistant_pairs": [(f"{ {'pairs': sum(pr.values()), 'duplicate': pr['duplicate'], 'prefix_extension': pr['prefix_extension'], 'reverse_prefix': pr['reverse_prefix'], 'unrelated': pr['unrelated']} }",  # noqa: E501
+        "assistant_pairs": [(f"{ {'pairs': sum(pr.values()), 'duplicate': pr['duplicate'], 'prefix_extension': pr['prefix_extension'], 'reverse_prefix': pr['reverse_prefix'], 'unrelated': pr['unrelated']} }",
                              walked)],
         "child_in_parent": [(f"{t['lineage'][0]}/{t['lineage'][1]}", whole)],
         "dir_equals_file": [(f"{t['dir_equals_file'][0]}/{t['dir_equals_file'][1]}", whole)],
         "one_user_frame": [(f"{t['users'][0]}/{t['users'][1]}", walked)],
         "stratify_basis": [("probe:no_version", None), ("probe:no_timestamp", None), ("probe:no_model_meta", None)],
-        "payload_percentiles": [(f"{ {k: pl[k] for k in ('assistant_payloads', 'p50', 'p90', 'p99', 'max', 'max_including_user', 'payloads')} }",  # noqa: E501
+        "payload_percentiles": [(f"{ {k: pl[k] for k in ('assistant_payloads', 'p50', 'p90', 'p99', 'max', 'max_including_user', 'payloads')} }",
                                  walked)],
         "legacy_headings": [(f"{len(t['heads'])} names", f"{fmt(t['surfaces']['legacy_txt'])} legacy .txt files")],
     }
@@ -805,9 +834,21 @@ def test_a_disagreement_leaves_tool_results_not_determined(generated, turn: str)
 
 
 def test_with_no_tool_result_at_all_the_sentence_says_none_of_the_files(text_only) -> None:
-    t, claims = text_only
+    t, claims, _, snap = text_only
     assert not sum(t["grep"].values())
     c = claims["no_tool_results"]
     assert (c["text"], c["value"], c["provenance"]) == (
         f"No tool results corpus-wide: 0 of {fmt(t['jsonl_files'])} files contain tool_result, tool_use_id, or is_error.",
         True, "observed")
+    turned = claims_from(snap, "no_is_error")["no_tool_results"]  # no hit, but the greps disagree: nothing is shown
+    assert (turned["value"], turned["provenance"]) == (False, "not determined")
+
+
+def test_the_shared_sentences_are_stated_for_this_page(corpora) -> None:
+    """The walk's basis counts frames; the tool-name map and the relation claims are stated."""
+    for t, claims in corpora:
+        assert f"walked ({human_bytes(t['walked_bytes'])}): {fmt(t['frames'])} frames parsed; " in claims["basis_frames"]["text"]
+        names = Counter(b for n, c in t["itypes"].items() for b in [n] * sum(c.values()))
+        assert claims["tool_names"]["text"].startswith(f"{len(names)} reviewed tool names observed over "
+                                                       f"{fmt(sum(names.values()))} calls. ")
+        assert {"link_sidecar_writes", "link_subagent_schema"} <= set(claims)
