@@ -610,6 +610,8 @@ def _edge(root: Path) -> None:
     edge = root / "Users-edge" / "agent-transcripts"
     _write(edge / "e1" / "e1.jsonl", [
         {"role": "user", "id": "u1", "message": {"content": [{"type": "text", "text": "a"}]}},
+        _asst(_call("Shell", {"command": "pwd"}, tool_use_id="c0")),  # a call carrying an id key as *_id
+        {"role": "user", "shellId": "s1", "message": {"content": [{"type": "text", "text": "b"}]}},  # an id key as *Id
         {"role": "assistant", "model": "m", "timestamp": 1,
          "message": {"content": [_call("Shell", {"command": "ls"}, id="c1"), _call("CallMcpTool", "raw"),
                                  {"type": "tool_use", "name": "CallDynamicTool"}]}},
@@ -687,6 +689,7 @@ def test_the_planted_corpus_shows_every_case(generated, text_only, exact, mixed)
     t, _, planted, _ = generated
     assert t["frames"] > planted["frames"]["ok"] and t["pairs"] == Counter(planted["assistant_pairs"])
     assert t["tu"][2] and t["id_top"][0] and t["key_files"]["is_error"] and t["model_meta_files"]
+    assert t["id_top"][1] == ["id", "shellId"] and t["tu_id_keys"] == ["id", "tool_use_id"]
     assert sorted(t["iff"].values()) and any((st == "success") == has for (st, has) in t["iff"])
     assert None in t["statuses"] and len({j for _, j in t["err"]}) > 1 and t["heads"]["<withheld>"]
     assert 0 < t["lineage"][0] < t["lineage"][1] and 0 < t["dir_equals_file"][0] < t["dir_equals_file"][1]
