@@ -679,12 +679,27 @@ def _mixed(root: Path) -> None:
     ])
 
 
+@pytest.fixture(scope="module")
+def solo(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """One call per frame, none with an id; a sidecar named only as an input.path; two tools run
+    in the background."""
+    def build(root: Path) -> None:
+        frames: list[dict] = []
+        for c in (_call("ApplyPatch", {"path": "p"}), _call("ReadFile", {"path": "/h/agent-tools/a.txt"}),
+                  _call("Shell", {"command": "x", "run_in_background": True}),
+                  _call("Task", {"prompt": "p", "run_in_background": True})):
+            frames += [_user("q"), _asst(c)]
+        _write(root / "s" / "agent-transcripts" / "o1" / "o1.jsonl", frames)
+
+    return kept_corpus("solo", build, tmp_path_factory.mktemp("cursor-solo"))[:2]
+
+
 @pytest.fixture
-def corpora(generated, text_only, exact, mixed) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated[:2], text_only[:2], exact, mixed]
+def corpora(generated, text_only, exact, mixed, solo) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated[:2], text_only[:2], exact, mixed, solo]
 
 
-def test_the_planted_corpus_shows_every_case(generated, text_only, exact, mixed) -> None:
+def test_the_planted_corpus_shows_every_case(generated, text_only, exact, mixed, solo) -> None:
     """The figures the sentences turn on are non-zero here, so each branch is taken."""
     t, _, planted, _ = generated
     assert t["frames"] > planted["frames"]["ok"] and t["pairs"] == Counter(planted["assistant_pairs"])
@@ -704,6 +719,9 @@ def test_the_planted_corpus_shows_every_case(generated, text_only, exact, mixed)
     assert m["itypes"]["ApplyPatch"] == Counter(object=1) and m["itypes"]["Shell"]["string"] == 1
     assert m["tr_keys"] and not m["key_files"]["is_error"] and m["readback"]["agent_tools_path"][0] == 0
     assert m["models"] == ["$.message.model"] and "AwaitShell" not in m["ncalls"] and m["questions"]
+    o, _ = solo
+    assert o["parallel"] == (1, 0) and o["tu"][0] == o["tu"][1] and o["readback"]["agent_tools_command"][0] == 0
+    assert o["readback"]["agent_tools_path"][0] and sum(1 for _, key in o["ikeys"] if key == "run_in_background") == 2
 
 
 @pytest.mark.parametrize("cid", SENTENCES)
