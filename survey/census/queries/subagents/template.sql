@@ -3,9 +3,12 @@
 -- Inputs: inventory, walk/nodes.parquet{inputs}
 -- Made from survey/census/queries/subagents/template.sql and the profile's subagent pairs (python -m survey.evidence.subagents writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/{runtime}'" -c ".read survey/runtimes/{runtime}/queries/links_subagent_schema.sql"
-WITH inv AS (SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled),
+WITH inv AS MATERIALIZED (
+    SELECT file_id, surface, session_id, parent_id
+    FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled
+),
 {pairs}
-shapes AS (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
+shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
     SELECT DISTINCT file_id, rclass, path, jtype, coalesce(keyset, '') AS keyset
     FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
     SEMI JOIN (SELECT file_id FROM kids UNION SELECT file_id FROM tops) USING (file_id)

@@ -3,7 +3,10 @@
 -- Inputs: inventory, walk/nodes.parquet
 -- Made from survey/census/queries/subagents/template.sql and the profile's subagent pairs (python -m survey.evidence.subagents writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/links_subagent_schema.sql"
-WITH inv AS (SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled),
+WITH inv AS MATERIALIZED (
+    SELECT file_id, surface, session_id, parent_id
+    FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled
+),
 kids AS (   -- each walked subagent file (by its surface) and its path's parent id
     SELECT file_id, parent_id FROM inv WHERE surface IN ('subagent', 'workflow_agent')
 ), tops AS (
@@ -11,7 +14,7 @@ kids AS (   -- each walked subagent file (by its surface) and its path's parent 
 ), pairs AS (   -- each walked child and its walked parent (lineage by directory: the path's ids)
     SELECT k.file_id AS child, t.file_id AS parent FROM kids AS k JOIN tops AS t ON k.parent_id = t.session_id
 ),
-shapes AS (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
+shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
     SELECT DISTINCT file_id, rclass, path, jtype, coalesce(keyset, '') AS keyset
     FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
     SEMI JOIN (SELECT file_id FROM kids UNION SELECT file_id FROM tops) USING (file_id)

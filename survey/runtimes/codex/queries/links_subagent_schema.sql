@@ -3,7 +3,10 @@
 -- Inputs: inventory, walk/nodes.parquet, walk/frames.parquet, walk/links.parquet
 -- Made from survey/census/queries/subagents/template.sql and the profile's subagent pairs (python -m survey.evidence.subagents writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/links_subagent_schema.sql"
-WITH inv AS (SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled),
+WITH inv AS MATERIALIZED (
+    SELECT file_id, surface, session_id, parent_id
+    FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled
+),
 heads AS (   -- each walked file's first session_meta record, with its own id and its parent's
     SELECT h.file_id,
            any_value(l.ref) FILTER (WHERE l.kind = 'payload_id') AS own,
@@ -23,7 +26,7 @@ heads AS (   -- each walked file's first session_meta record, with its own id an
     SELECT k.file_id AS child, h.file_id AS parent
     FROM kids AS k JOIN heads AS h ON h.own = k.up SEMI JOIN tops AS t ON t.file_id = h.file_id
 ),
-shapes AS (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
+shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the walk's gated paths and key sets)
     SELECT DISTINCT file_id, rclass, path, jtype, coalesce(keyset, '') AS keyset
     FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
     SEMI JOIN (SELECT file_id FROM kids UNION SELECT file_id FROM tops) USING (file_id)
