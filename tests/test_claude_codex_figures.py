@@ -326,8 +326,10 @@ def test_real_claude_code_figures_equal_a_plain_pass(tmp_path: Path) -> None:
     # a subagent file against its parent: the samples hold none, and the page says the comparison is not made
     ss = c["link_subagent_schema"]
     assert ss["value"]["subagent_files"] == len(kind) - len(parents)
-    if len(kind) == len(parents):
+    if len(kind) == len(parents):  # no child: every figure of the comparison is 0, no path is a child's alone
         assert ss["provenance"] == "not determined" and "No subagent file was walked" in s.page
+        assert ss["value"]["paths_in_no_transcript"] == [] and not any(
+            v for k, v in ss["value"].items() if k != "paths_in_no_transcript")
 
 
 def test_real_codex_figures_equal_a_plain_pass(tmp_path: Path) -> None:
@@ -359,5 +361,7 @@ def test_real_codex_figures_equal_a_plain_pass(tmp_path: Path) -> None:
     kids = [f for f, p in firsts.items() if p.get("session_id", p.get("id")) != p.get("id")]
     ss = c["link_subagent_schema"]
     assert ss["value"]["subagent_files"] == len(kids)
-    if not kids:
+    if not kids:  # no child: every figure of the comparison is 0, no path is a child's alone
         assert ss["provenance"] == "not determined" and "No subagent file was walked" in s.page
+        assert ss["value"]["paths_in_no_transcript"] == [] and not any(
+            v for k, v in ss["value"].items() if k != "paths_in_no_transcript")
