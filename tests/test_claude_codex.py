@@ -192,6 +192,40 @@ def test_claude_claims_carry_the_planted_figures(cc) -> None:
     assert "No cap or cliff was observed" in page
 
 
+def test_claude_agent_id_by_file_kind_matches_the_planted_files(cc) -> None:
+    """agentId is counted by where it sits: at a record's top level in every child file and in
+    the parents planted with one; nested (a Task result, an agent mirror) elsewhere."""
+    planted, _res, snap, _root = cc
+    want = planted["agent_id_by_surface"]
+    got = {r["surface"]: r for r in rows(snap, "links_agent_id")}
+    assert {s: got[s]["walked"] for s in got} == {s: w["files"] for s, w in want.items() if w["files"]}
+    assert {s: got[s]["files_top_level"] for s in got} == {s: w["top_level"] for s, w in want.items() if w["files"]}
+    assert {s: got[s]["files_nested"] for s in got} == {s: w["nested"] for s, w in want.items() if w["files"]}
+    assert 0 < want["parent"]["top_level"] < want["parent"]["files"]  # the planted violation, not every parent
+    kids = sum(want[s]["files"] for s in ("subagent", "workflow_agent"))
+    assert want["subagent"]["top_level"] + want["workflow_agent"]["top_level"] == kids
+    v = claims(snap)["link_agent_id"]
+    assert (v.value["parent_top_level"], v.value["subagent_top_level"], v.value["subagent_files"]) == (
+        want["parent"]["top_level"], kids, kids)
+    assert f"{want['parent']['top_level']} of {want['parent']['files']} parent transcripts; so not only" in v.text
+
+
+def test_claude_subagent_schema_matches_the_planted_shapes(cc) -> None:
+    """Child files against their parents: the top-level paths only children hold are the
+    planted ones (agentId everywhere; gitBranch as null in every RETYPE_EVERY-th subagent)."""
+    planted, _res, snap, _root = cc
+    want = planted["subagent_schema"]
+    ss = one(snap, "links_subagent_schema")
+    assert ss["subagent_files"] == ss["pairs"] == want["children"]
+    assert want["retyped_children"] >= 1 and "$.gitBranch" in want["top_level_paths_alone"]
+    top_level = [p for p in ss["paths_in_no_transcript"] if re.fullmatch(r"\$\.[A-Za-z_]+", p)]
+    assert top_level == want["top_level_paths_alone"]
+    # every child holds agentId at its top level, which no parent but the planted ones does per class
+    assert ss["subagents_all_paths_in_transcripts"] <= want["children"] - want["children_with_top_level_shape_alone"]
+    c = claims(snap)["link_subagent_schema"]
+    assert c.value["subagent_files"] == want["children"] and "`$.gitBranch`" in c.text
+
+
 # -- Codex round trip ----------------------------------------------------------------------------
 def test_codex_files_records_keysets_and_versions(cx) -> None:
     planted, _res, snap, _root = cx
@@ -259,6 +293,22 @@ def test_codex_claims_and_page(cx) -> None:
     assert "## Not observed" in page and "## Evidence" in page
     assert f"probable silent cap at {cx_synth.CAP:,} bytes" in page
     assert "custom_tool_call.status is `completed`" in page and "a constant, not evidence of success" in page
+
+
+def test_codex_subagent_schema_matches_the_planted_shapes(cx) -> None:
+    """Child rollouts against their parents: the paths (top level and payload) only children
+    hold are the planted ones (the child header's fields, the top-level ordinal)."""
+    planted, _res, snap, _root = cx
+    want = planted["subagent_schema"]
+    assert want["children"] == planted["subagent_files"] > 0
+    ss = one(snap, "links_subagent_schema")
+    assert ss["subagent_files"] == ss["pairs"] == want["children"]
+    shallow = [p for p in ss["paths_in_no_transcript"] if re.fullmatch(r"\$\.(payload\.)?[A-Za-z_]+", p)]
+    assert shallow == want["paths_alone"]
+    assert "$.ordinal" in shallow
+    assert ss["pairs_all_paths_in_parent"] == want["children"] - want["children_with_shape_alone"] == 0
+    c = claims(snap)["link_subagent_schema"]
+    assert c.value["pairs"] == want["children"] and "`$.ordinal`" in c.text
 
 
 # -- re-check and index ---------------------------------------------------------------------------

@@ -313,6 +313,23 @@ def test_real_claude_code_figures_equal_a_plain_pass(tmp_path: Path) -> None:
     assert set().union(*(v["paths"] for v in seen.values())) == exit_paths if seen else not exit_paths
     v = c["tool_names"]["value"]
     assert (v["withheld_mcp"], v["withheld_unreviewed"]) == (mcp, unreviewed)
+    # agentId by file kind: at a record's top level, and in nested objects (by path, never the value)
+    kind = {f: ("subagent" if "subagents" in f.parts else "parent") for f, _r in recs if f.suffix == ".jsonl"}
+    top = {f for f, r in recs if f in kind and "agentId" in r}
+    nested = {f for f, r in recs if f in kind and any("agentId" in o for p, o in _objects(r) if p != "$")}
+    a = c["link_agent_id"]["value"]
+    parents = [f for f, k in kind.items() if k == "parent"]
+    assert (a["parent_files"], a["subagent_files"]) == (len(parents), len(kind) - len(parents))
+    assert a["parent_top_level"] == sum(1 for f in parents if f in top)
+    assert a["parent_nested"] == sum(1 for f in parents if f in nested)
+    assert a["subagent_top_level"] == sum(1 for f in top if kind[f] == "subagent")
+    # a subagent file against its parent: the samples hold none, and the page says the comparison is not made
+    ss = c["link_subagent_schema"]
+    assert ss["value"]["subagent_files"] == len(kind) - len(parents)
+    if len(kind) == len(parents):  # no child: every figure of the comparison is 0, no path is a child's alone
+        assert ss["provenance"] == "not determined" and "No subagent file was walked" in s.page
+        assert ss["value"]["paths_in_no_transcript"] == [] and not any(
+            v for k, v in ss["value"].items() if k != "paths_in_no_transcript")
 
 
 def test_real_codex_figures_equal_a_plain_pass(tmp_path: Path) -> None:
@@ -336,3 +353,15 @@ def test_real_codex_figures_equal_a_plain_pass(tmp_path: Path) -> None:
     assert (nc["calls"], nc["calls_with_id"]) == (len(calls), sum(1 for p in calls if "call_id" in p))
     assert c["record_totals"]["value"]["ok"] == len(recs)
     assert (c["no_is_error"]["value"] is True) == (not is_error_files)
+    # child rollouts (first header's session_id other than its id) against their parents
+    firsts: dict[Path, dict] = {}
+    for f, r in recs:
+        if r.get("type") == "session_meta" and f not in firsts:
+            firsts[f] = r["payload"]
+    kids = [f for f, p in firsts.items() if p.get("session_id", p.get("id")) != p.get("id")]
+    ss = c["link_subagent_schema"]
+    assert ss["value"]["subagent_files"] == len(kids)
+    if not kids:  # no child: every figure of the comparison is 0, no path is a child's alone
+        assert ss["provenance"] == "not determined" and "No subagent file was walked" in s.page
+        assert ss["value"]["paths_in_no_transcript"] == [] and not any(
+            v for k, v in ss["value"].items() if k != "paths_in_no_transcript")

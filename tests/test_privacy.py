@@ -72,6 +72,11 @@ def written_text(folder: Path) -> str:
     return "\n".join(parts)
 
 
+# census tables whose rows name gated paths: each must be in the snapshot the search reads
+CENSUS_TABLES = {"cursor": ("links_subagent_schema",), "claude_code": ("links_subagent_schema", "links_agent_id"),
+                 "codex": ("links_subagent_schema",)}
+
+
 def runtimes_with_generators() -> list[str]:
     out = []
     for n in NAMES:
@@ -122,6 +127,10 @@ def test_no_canary_leaves_in_either_mode(runtime: str, tmp_path: Path, monkeypat
         snap = next((tmp_path / "snapshots").rglob("walk/markers.parquet")).parent
         assert "tool_result" in pl.read_parquet(snap / "markers.parquet")["name"].to_list()
         assert "composers_without_bubbles" in pl.read_parquet(snap / "stores.parquet").columns
+    # the subagent-schema comparison (gated paths only children hold) and agentId by file kind
+    census = "\n".join(p.read_text() for p in (tmp_path / "snapshots").rglob("census.json"))
+    for query in CENSUS_TABLES.get(runtime, ()):
+        assert f'"{query}"' in census, f"no {query} rows to search"
     haystack = "\n".join([written_text(tmp_path / "snapshots"), written_text(tmp_path / "reports"),
                           written_text(tmp_path / "discover"), written_text(tmp_path / "cache"), *printed])
     leaked = sorted(leaks(canaries, haystack))

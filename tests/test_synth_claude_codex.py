@@ -305,6 +305,7 @@ def test_recount_claude(corpora: dict[str, tuple[Path, dict[str, Any]]]) -> None
     persisted: Counter[str] = Counter()
     parent_tool_ids: dict[str, set[str]] = {}
     msg_ids: Counter[tuple[str, str]] = Counter()
+    agent_id_parents: set[str] = set()
     for rel, p in files_of(root):
         surface = claude_surface(rel)
         if surface not in ("parent", "subagent", "workflow_agent"):
@@ -318,7 +319,10 @@ def test_recount_claude(corpora: dict[str, tuple[Path, dict[str, Any]]]) -> None
         for o in recs:
             if "isSidechain" in o:
                 side[surface][str(o["isSidechain"]).lower()] += 1
-            assert ("agentId" in o) == (surface != "parent") or "isSidechain" not in o, rel
+            if surface == "parent" and "agentId" in o:  # the planted violation: a parent record carrying one
+                agent_id_parents.add(rel)
+            else:
+                assert ("agentId" in o) == (surface != "parent") or "isSidechain" not in o, rel
             u = o.get("uuid")
             if u in seen:
                 dups.append({"file": rel, "uuid": u})
@@ -380,6 +384,7 @@ def test_recount_claude(corpora: dict[str, tuple[Path, dict[str, Any]]]) -> None
     assert planted["persisted"] == dict(persisted) and persisted["present"] and persisted["missing"]
     assert (planted["meta_tooluse_joined"], planted["meta_total"]) == (joined, total)
     assert 0 < joined < total
+    assert planted["agent_id_by_surface"]["parent"]["top_level"] == len(agent_id_parents) == 2
 
 
 def test_recount_codex(corpora: dict[str, tuple[Path, dict[str, Any]]]) -> None:

@@ -133,6 +133,30 @@ class Link:
 
 
 @dataclass(frozen=True)
+class SubagentPairs:
+    """How a runtime's subagent files pair with their parents, so that their shapes (record
+    class, path, JSON type, key set: ``walk/nodes.parquet``) can be compared
+    (``evidence/subagents.py`` makes one query a runtime from one template).
+
+    ``tops``: the surfaces of top-level transcripts. A child is found either by its path
+    (``children``: its surfaces; its parent is the top file whose path id is the child's
+    path parent id) or by its first header (``header = (record class, parent kind, own
+    kind)``, kinds of ``Profile.links``: a file whose first record of that class carries a
+    parent id other than its own id is a child, and its parent is the file whose first such
+    record's own id is that parent id). Ids are compared as salted pseudonyms; only counts
+    and paths leave.
+    """
+
+    tops: tuple[str, ...]
+    children: tuple[str, ...] = ()
+    header: tuple[str, str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.children) == (self.header is not None):
+            raise ValueError("subagent pairs: children surfaces or a header, one of the two")
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     title: str
@@ -152,6 +176,8 @@ class Profile:
     links: dict[str, str] = field(default_factory=dict)  # kind -> path (hashed ids)
     # links evaluated as joins over those ids (``evidence/links.py``): a rate and its evidence each
     declared_links: tuple[Link, ...] = ()
+    # subagent files and their parents, whose shapes are compared (None: no subagent files)
+    subagent_pairs: SubagentPairs | None = None
     # name -> path: numeric values recorded per frame (walk/numbers.parquet: file_id, line_no,
     # name, value), e.g. token counts for the usage double-count factor
     numbers: dict[str, str] = field(default_factory=dict)

@@ -53,6 +53,15 @@ bytes, mtime months, canaries, and the Claude-specific figures:
   ``usage.dedup_output_tokens`` keeps, per (sessionId, message.id), the last record's value
   (usage may grow across the records of one streamed message, never shrink).
 - ``sidechain_by_surface``: records carrying ``isSidechain``, by surface and value.
+- ``agent_id_by_surface``: per transcript surface, files, files with ``agentId`` at the top
+  level of a record, files with it in a nested object. Subagent and workflow records carry
+  it; two parent transcripts (edge-case slots 2 and 6) carry one on their first prompt, a
+  planted violation of "agentId only in subagent files".
+- ``subagent_schema``: child files (subagents and workflow agents; each has its session's
+  parent) and their top-level shapes (record class, ``$.key``, JSON type) no parent
+  transcript has: how many children hold one, and which ``$.key`` paths. Every
+  ``RETYPE_EVERY``-th subagent file writes its first prompt's ``gitBranch`` as null (a
+  planted schema difference; ``retyped_children``).
 - ``persisted``: tool results carrying the ``<persisted-output>`` marker and
   ``toolUseResult.persistedOutputPath``; the path is absolute under a synthetic home
   (``/home/<user>/.claude/projects/...``) and the part after ``projects/`` is relative to
@@ -117,6 +126,7 @@ SPAN_DAYS = 240
 VERSIONS = ("1.0.111", "2.0.69", "2.0.76", "2.1.2", "2.1.20", "2.1.29", "2.1.62", "2.1.80")
 DEFAULT_SESSIONS = 30
 MIN_SESSIONS_FOR_PLANTS = 8
+RETYPE_EVERY = 4  # every 4th subagent file carries a retyped key (see _Gen.retype)
 SURFACES = ("parent", "subagent", "subagent_meta", "workflow_agent", "workflow_meta", "journal",
             "tool_result_txt", "other")
 TRANSCRIPT_SURFACES = ("parent", "subagent", "workflow_agent")
@@ -164,6 +174,15 @@ def _jtype(v: Any) -> str:
     return "number"
 
 
+def _has_key(v: Any, key: str) -> bool:
+    """Does ``key`` name a member of an object anywhere in ``v``?"""
+    if isinstance(v, dict):
+        return key in v or any(_has_key(x, key) for x in v.values())
+    if isinstance(v, list):
+        return any(_has_key(x, key) for x in v)
+    return False
+
+
 def _png(payload: bytes) -> bytes:
     """A valid 1x1 PNG whose tEXt chunk carries ``payload``."""
 
@@ -203,6 +222,14 @@ class _Corpus(JsonlCorpus):
         self.thinking: Counter[str] = Counter({"signature_only": 0, "with_text": 0})
         self.sidechain: dict[str, Counter[str]] = {
             s: Counter({"true": 0, "false": 0}) for s in TRANSCRIPT_SURFACES}
+        # agentId by surface: files, files with it at the top level, files with it nested
+        self.agent_id: dict[str, Counter[str]] = {
+            s: Counter({"files": 0, "top_level": 0, "nested": 0}) for s in TRANSCRIPT_SURFACES}
+        # top-level shapes (record class, $.key, JSON type): all parents', and each child file's
+        self.parent_shapes: set[tuple[str, str, str]] = set()
+        self.child_shapes: list[frozenset[tuple[str, str, str]]] = []
+        self.children_written = 0
+        self.retyped_children = 0
 
     # -- files ----------------------------------------------------------------------------
     def write_blob(self, rel: str, surface: str, data: bytes, mtime_ms: int) -> None:
@@ -224,6 +251,7 @@ class _Corpus(JsonlCorpus):
         results: list[str] = []
         last_usage: dict[tuple[str, str], int] = {}
         side = self.sidechain[surface]
+        self._shapes(surface, recs)
         for r in recs:
             if not isinstance(r, dict):
                 continue
@@ -276,6 +304,28 @@ class _Corpus(JsonlCorpus):
         for v in versions:
             self.versions[v] += 1
 
+    def _shapes(self, surface: str, recs: list[Any]) -> None:
+        """The file's top-level shapes and where it carries an agentId key."""
+        shapes = {(_record_class(r), f"$.{key}", _jtype(v)) for r in recs if isinstance(r, dict)
+                  for key, v in r.items()}
+        if surface == "parent":
+            self.parent_shapes |= shapes
+        else:
+            self.child_shapes.append(frozenset(shapes))
+        a = self.agent_id[surface]
+        a["files"] += 1
+        a["top_level"] += any(isinstance(r, dict) and "agentId" in r for r in recs)
+        a["nested"] += any(isinstance(r, dict) and any(_has_key(v, "agentId") for v in r.values()) for r in recs)
+
+    def subagent_schema(self) -> dict[str, Any]:
+        """Child files (subagents and workflow agents, each paired with its session's parent)
+        against the parents' top-level shapes."""
+        alone = [s - self.parent_shapes for s in self.child_shapes]
+        return {"children": len(self.child_shapes),
+                "children_with_top_level_shape_alone": sum(1 for a in alone if a),
+                "top_level_paths_alone": sorted({p for a in alone for _, p, _ in a}),
+                "retyped_children": self.retyped_children}
+
     def planted(self) -> dict[str, Any]:
         return {
             **self.base_planted(RUNTIME),
@@ -291,6 +341,8 @@ class _Corpus(JsonlCorpus):
                       "dedup_output_tokens": self.dedup_out},
             "thinking": dict(self.thinking),
             "sidechain_by_surface": {s: dict(c) for s, c in self.sidechain.items()},
+            "agent_id_by_surface": {s: dict(c) for s, c in self.agent_id.items()},
+            "subagent_schema": self.subagent_schema(),
         }
 
 
@@ -313,6 +365,7 @@ class _Plan(FramingPlan):
 
     dup_and_dangling: bool = False
     orphan: bool = False
+    agent_id: bool = False
 
 
 class _S(Coverage):
@@ -605,6 +658,9 @@ class _Gen:
         recs = s.recs
         final_lf = True
         partial: bytes | None = None
+        if plan.agent_id:  # a parent transcript record carrying a (child's) agentId at its top level
+            first = next(r for r in recs if isinstance(r, dict) and r.get("type") == "user")
+            first["agentId"] = sid.replace("-", "")[:7]
         if plan.blank and len(recs) > 4:
             recs.insert(len(recs) // 2, BLANK)
         if plan.malformed and len(recs) > 4:
@@ -1041,6 +1097,7 @@ class _Gen:
         child.assistant([{"type": "text", "text": child.txt(ri(rng, 100, 700))}], final=True)
         s.clock = child.clock
         rel = f"{s.rel_dir}/subagents/agent-{aid}.jsonl"
+        self.retype(child.recs)
         self.c.write_jsonl(rel, "subagent", child.recs, child.clock)
         meta: dict[str, Any] = {"agentType": agent_type, "description": description or s.txt(20)}
         if s.side or not ((s.cover and s.vi == 2 and s.once("meta_legacy", 0))
@@ -1081,6 +1138,19 @@ class _Gen:
                          "uuid": r["uuid"], "timestamp": r["timestamp"]}
             s.progress({"message": inner, "normalizedMessages": [], "type": "agent_progress",
                         "prompt": prompt, "agentId": aid}, "agent_msg_01" + s.b62(22), tid)
+
+    def retype(self, recs: list[Any]) -> None:
+        """Every ``RETYPE_EVERY``-th subagent file: its first prompt's gitBranch is null (a
+        shape no parent transcript writes: a child whose schema differs from its parent's)."""
+        c = self.c
+        c.children_written += 1
+        if c.children_written % RETYPE_EVERY:
+            return
+        for r in recs:
+            if isinstance(r, dict) and r.get("type") == "user" and "gitBranch" in r:
+                r["gitBranch"] = None
+                c.retyped_children += 1
+                return
 
     def workflow(self, s: _S) -> None:
         rng = s.rng
@@ -1287,5 +1357,6 @@ def generate(root: Path, *, seed: int = 7, sessions: int | None = None,
         plan.malformed = idx == at(4)
         plan.partial = idx == at(5)
         plan.no_final_lf = idx in (at(6), at(7)) and not plan.partial
+        plan.agent_id = idx in (at(2), at(6))
         gen.session(idx, plan)
     return gen.c.planted()

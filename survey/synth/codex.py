@@ -60,6 +60,11 @@ bytes, mtime months, canaries, and:
   outputs are silently capped (several files, one of them twice; a child that inherits a
   capped output holds it too); other outputs stay small (a heavy tail up to ~30 KB).
 - ``token_resets``: cumulative-counter drops, all at compaction boundaries.
+- ``subagent_schema``: child rollouts (each with its parent rollout here) and their shapes at
+  the top level and in ``payload`` (record class, ``$.key`` / ``$.payload.key``, JSON type)
+  that no top-level rollout has: how many children hold one, and which paths. Every child
+  differs: its records carry the top-level ``ordinal`` and its first header the child's
+  fields (``parent_thread_id``, ``agent_*``, an object ``source``) that no parent writes.
 
 With ``canaries=True`` every free text, every argument/input string value, every key of a
 data-keyed map (MCP ``arguments``, patch ``changes``, ``structuredContent``, tool-search
@@ -79,6 +84,7 @@ import base64
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,6 +140,22 @@ def _fit(text: str, nbytes: int) -> str:
 
 
 
+def _jtype(v: Any) -> str:
+    return ("object" if isinstance(v, dict) else "array" if isinstance(v, list) else "string" if isinstance(v, str)
+            else "boolean" if isinstance(v, bool) else "null" if v is None else "number")
+
+
+def _shapes(r: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """A record's shapes at its top level and in its payload: (record class, path, JSON type)."""
+    rc = _record_class(r)
+    for key, v in r.items():
+        yield rc, f"$.{key}", _jtype(v)
+    p = r.get("payload")
+    if isinstance(p, dict):
+        for key, v in p.items():
+            yield rc, f"$.payload.{key}", _jtype(v)
+
+
 def _record_class(r: dict[str, Any]) -> str:
     """``type`` plus ``payload.type`` where the payload has one."""
     t = r["type"]
@@ -155,6 +177,9 @@ class _Corpus(JsonlCorpus):
         self.exit_codes: Counter[str] = Counter()
         self.caps: Counter[str] = Counter()
         self.token_resets = 0
+        # shapes (record class, $.key or $.payload.key, JSON type): all top-level rollouts', each child's
+        self.top_shapes: set[tuple[str, str, str]] = set()
+        self.child_shapes: list[frozenset[tuple[str, str, str]]] = []
 
     def write_rollout(self, rel: str, file_uuid: str, recs: list[Any], mtime_ms: int, *,
                       final_lf: bool = True, partial: bytes | None = None) -> None:
@@ -198,6 +223,11 @@ class _Corpus(JsonlCorpus):
         self.joins["paired"] += sum(1 for c in outputs if c in calls)
         self.joins["unpaired_outputs"] += sum(1 for c in outputs if c not in calls)
         self.joins["unpaired_calls"] += len(calls - answered)
+        shapes = {s for r in recs if isinstance(r, dict) for s in _shapes(r)}
+        if metas and metas[0].get("session_id", metas[0].get("id")) != metas[0].get("id"):
+            self.child_shapes.append(frozenset(shapes))
+        else:
+            self.top_shapes |= shapes
         if metas:
             self.files_with_meta += 1
             if metas[0].get("id") == file_uuid:
@@ -219,7 +249,15 @@ class _Corpus(JsonlCorpus):
             "exit_codes": dict(sorted(self.exit_codes.items())),
             "caps": dict(self.caps),
             "token_resets": self.token_resets,
+            "subagent_schema": self.subagent_schema(),
         }
+
+    def subagent_schema(self) -> dict[str, Any]:
+        """Child rollouts (each with its parent here) against the top-level rollouts' shapes."""
+        alone = [s - self.top_shapes for s in self.child_shapes]
+        return {"children": len(self.child_shapes),
+                "children_with_shape_alone": sum(1 for a in alone if a),
+                "paths_alone": sorted({p for a in alone for _, p, _ in a})}
 
 
 @dataclass

@@ -20,7 +20,7 @@ are counted, never described.
 
 from __future__ import annotations
 
-from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, SubagentPairs, Surface
 from survey.runtimes.claude_code.claims import claims
 from survey.runtimes.claude_code.notes import NOTES
 
@@ -91,6 +91,8 @@ PROFILE = Profile(
         Link("meta_names_parent_call", ("*", "meta_tool_use"), ("assistant", "tool_use"), scope="corpus",
              expect="all", about="A subagent .meta.json toolUseId names a tool_use of a transcript"),
     ),
+    # a subagent or workflow agent's path names its parent transcript's session id
+    subagent_pairs=SubagentPairs(tops=("parent",), children=("subagent", "workflow_agent")),
     numbers={
         "input_tokens": "$.message.usage.input_tokens",
         "output_tokens": "$.message.usage.output_tokens",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from survey.evidence.claims import as_int, fmt, human_bytes, pct
 from survey.evidence.kit import Kit, key_absence
+from survey.runtimes.claude_code.relations import relation_claims
 
 TRANSCRIPTS = ("parent", "subagent", "workflow_agent")
 MASKS = ("<unreviewed-key>", "<dynamic-key>", "<rare-key>")
@@ -24,6 +25,7 @@ def claims(k: Kit) -> None:
     _usage(k)
     _absences(k)
     _model_and_fixtures(k)
+    relation_claims(k)  # (links section: agentId by file kind, subagent shapes)
 
 
 def _surfaces() -> dict[str, str]:

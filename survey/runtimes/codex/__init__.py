@@ -22,7 +22,7 @@ as maps, never described; so are patch ``changes`` (keyed by file path), MCP
 
 from __future__ import annotations
 
-from survey.runtimes.base import Link, Probe, Profile, Scope, Surface
+from survey.runtimes.base import Link, Probe, Profile, Scope, SubagentPairs, Surface
 from survey.runtimes.codex.claims import claims
 from survey.runtimes.codex.notes import NOTES
 
@@ -97,6 +97,8 @@ PROFILE = Profile(
         Link("spawn_names_child", ("*", "new_thread"), ("session_meta", "payload_id"), scope="corpus",
              expect="all", about="A spawn's new_thread_id names a session_meta id"),
     ),
+    # a child rollout's first session_meta names its parent's id as session_id
+    subagent_pairs=SubagentPairs(tops=ROLLOUTS, header=("session_meta", "session_id", "payload_id")),
     numbers={
         "ordinal": "$.ordinal",
         "history_start": "$.payload.subagent_history_start_ordinal",

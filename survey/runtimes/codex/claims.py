@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit, key_absence
+from survey.evidence.subagents import subagent_schema_claim
 
 ROLLOUTS = ("rollout", "archived_rollout", "rollout_unnamed")
 OUTPUT_PATH = "$.payload.output"
@@ -25,6 +26,7 @@ def claims(k: Kit) -> None:
     _sizes(k)
     _absences(k)
     _model_and_fixtures(k)
+    subagent_schema_claim(k)  # (links section: a child rollout's shapes against its parent's)
 
 
 def _surfaces() -> dict[str, str]:

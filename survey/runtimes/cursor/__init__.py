@@ -9,7 +9,7 @@ sized, never read out). Everything else in a project folder is ``other``, by ext
 
 from __future__ import annotations
 
-from survey.runtimes.base import Probe, Profile, Scope, Surface
+from survey.runtimes.base import Probe, Profile, Scope, SubagentPairs, Surface
 from survey.runtimes.cursor.claims import claims
 from survey.runtimes.cursor.notes import NOTES
 
@@ -49,6 +49,8 @@ PROFILE = Profile(
         "agent_tools_patch": (f"{BLOCK}.input", "/agent-tools/"),
         "skill_md_path": (f"{BLOCK}.input.path", "SKILL.md"),
     },
+    # a subagent file's path names its parent transcript's id (links_subagent_schema.sql)
+    subagent_pairs=SubagentPairs(tops=("transcript", "transcript_flat"), children=("subagent",)),
     text_headings={"tool_call": r"^\[Tool call\] (\S+)"},
     scopes=(
         Scope("jsonl", ("**/*.jsonl",), ("*.jsonl",), ("transcript", "transcript_flat", "subagent")),

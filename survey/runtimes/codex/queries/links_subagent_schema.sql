@@ -1,0 +1,64 @@
+-- Question: Does a subagent file use its parent's schema: which of its shapes (record class, path, JSON type, key set) occur in its parent, which in no top-level transcript, and which paths (record class, path, JSON type) occur in subagent files alone?
+-- Used by: codex page: Links between records and files (subagents)
+-- Inputs: inventory, walk/nodes.parquet, walk/frames.parquet, walk/links.parquet
+-- Made from survey/census/queries/subagents/template.sql and the profile's subagent pairs (python -m survey.evidence.subagents writes it; a test holds it equal)
+-- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/links_subagent_schema.sql"
+WITH inv AS MATERIALIZED (
+    SELECT file_id, surface, session_id, parent_id
+    FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE sampled
+),
+heads AS (   -- each walked file's first session_meta record, with its own id and its parent's
+    SELECT h.file_id,
+           any_value(l.ref) FILTER (WHERE l.kind = 'payload_id') AS own,
+           any_value(l.ref) FILTER (WHERE l.kind = 'session_id')  AS up
+    FROM (SELECT f.file_id, min(f.line_no) AS line_no
+          FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
+          SEMI JOIN (SELECT file_id FROM inv WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed')) AS i USING (file_id)
+          WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta' GROUP BY f.file_id) AS h
+    LEFT JOIN read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
+      ON l.file_id = h.file_id AND l.line_no = h.line_no AND l.kind IN ('payload_id', 'session_id')
+    GROUP BY h.file_id
+), kids AS (   -- a child: its first header names a parent other than itself
+    SELECT file_id, up FROM heads WHERE up IS NOT NULL AND own IS NOT NULL AND up <> own
+), tops AS (
+    SELECT file_id FROM inv WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND file_id NOT IN (SELECT file_id FROM kids)
+), pairs AS (   -- each walked child and the walked top-level file whose own id it names
+    SELECT k.file_id AS child, h.file_id AS parent
+    FROM kids AS k JOIN heads AS h ON h.own = k.up SEMI JOIN tops AS t ON t.file_id = h.file_id
+),
+shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the walk's gated paths and key sets: one row a
+                           -- file and shape), compared as 64-bit hashes: sk of (record class, path, JSON type, key set),
+                           -- pk of the first three
+    SELECT file_id, hash(rclass, path, jtype, coalesce(keyset, '')) AS sk, hash(rclass, path, jtype) AS pk, path
+    FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
+    SEMI JOIN (SELECT file_id FROM kids UNION ALL SELECT file_id FROM tops) USING (file_id)
+), top AS MATERIALIZED (
+    SELECT DISTINCT sk, pk FROM shapes SEMI JOIN tops USING (file_id)
+), sub AS MATERIALIZED (   -- each child shape: is it a top-level transcript's (with its key set; by path and type)?
+    SELECT file_id, sk, pk, path, sk IN (SELECT sk FROM top) AS in_top, pk IN (SELECT pk FROM top) AS path_in_top
+    FROM shapes SEMI JOIN kids USING (file_id)
+), child_shapes AS MATERIALIZED (
+    SELECT pr.child, pr.parent, c.sk, c.pk FROM pairs AS pr JOIN sub AS c ON c.file_id = pr.child
+), not_in_parent AS (
+    SELECT c.child, count(*) AS n FROM child_shapes AS c
+    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.sk = c.sk
+    GROUP BY c.child, c.parent
+), paths_not_in_parent AS (   -- the same, by record class, path and JSON type (key sets aside)
+    SELECT c.child, count(DISTINCT c.pk) AS n FROM child_shapes AS c
+    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.pk = c.pk
+    GROUP BY c.child, c.parent
+), per_child AS (
+    SELECT file_id, count(*) FILTER (WHERE NOT in_top) AS shapes_alone, bool_or(NOT path_in_top) AS path_alone
+    FROM sub GROUP BY file_id
+)
+SELECT
+    (SELECT count(*) FROM per_child)                                               AS subagent_files,
+    (SELECT count(*) FROM pairs)                                                   AS pairs,
+    (SELECT count(*) FROM pairs) - (SELECT count(*) FROM not_in_parent)            AS pairs_all_shapes_in_parent,
+    (SELECT coalesce(sum(n), 0) FROM not_in_parent)::BIGINT                        AS child_shapes_not_in_parent,
+    (SELECT count(*) FILTER (WHERE shapes_alone = 0) FROM per_child)               AS subagents_all_shapes_in_transcripts,
+    (SELECT coalesce(sum(shapes_alone), 0) FROM per_child)::BIGINT                 AS subagent_shapes_in_no_transcript,
+    (SELECT count(*) FROM pairs) - (SELECT count(*) FROM paths_not_in_parent)      AS pairs_all_paths_in_parent,
+    (SELECT coalesce(sum(n), 0) FROM paths_not_in_parent)::BIGINT                  AS child_paths_not_in_parent,
+    (SELECT count(*) FILTER (WHERE NOT path_alone) FROM per_child)                 AS subagents_all_paths_in_transcripts,
+    (SELECT coalesce(list(DISTINCT path ORDER BY path), []) FROM sub WHERE NOT path_in_top) AS paths_in_no_transcript;
