@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -420,3 +422,75 @@ def test_scrubber_keys_maps_and_json_carriers() -> None:
     assert cp.record({"payload": {"arguments": "{not json"}})["payload"]["arguments"] == "s1" + "x" * 14
     assert cp.record({"payload": {"arguments": ""}})["payload"]["arguments"] == ""
     assert cp.record({"payload": {"arguments": "plain"}})["payload"]["arguments"] == "s3xxxxxx"  # the third string
+
+
+# -- audit -----------------------------------------------------------------------------------
+
+HAND = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "allOf": [{"$ref": "#/$defs/a~1b"}, {"$ref": "#/$defs/u%20v"}, {"$ref": "#/$defs/loop"}, {"$ref": "other.json#/x"}],
+    "if": {"properties": {"ifonly": {"type": "string"}}},
+    "then": {"properties": {"thenkey": {"type": "string"}}},
+    "properties": {
+        "type": {"enum": ["system", "user", "tool_call", "result", "assistant", "retry"]},
+        "subtype": {"type": "string"}, "session_id": {"type": ["string", "null"]}, "model": {"type": "string"},
+        "call_id": {"type": "string"}, "is_error": {"type": "boolean"}, "result": {"type": "string"},
+        "duration_ms": {"type": "integer"}, "never": False,
+        "tool_call": {"type": "object", "properties": {"shellToolCall": {"type": "object"}}},
+        "message": {"type": "object", "properties": {
+            "role": {"const": "user"},
+            "content": {"type": "array", "items": {"oneOf": [{"properties": {"type": {"const": "image"}}}]}}}},
+    },
+    "$defs": {"a/b": {"properties": {"usage": {"type": "object"}}}, "u v": {"properties": {"spaced": {}}},
+              "loop": {"$ref": "#/$defs/loop"}},
+}
+
+
+def test_audit(planted: tuple[Path, Path], schema: dict) -> None:
+    from survey.export.audit import audit, iter_lines
+
+    _root, snap = planted
+    recs = [r for _f, r in records()]
+    got = audit(HAND, snap)
+    texts = [b for r in recs for b in (r.get("message") or {}).get("content", [])]
+    results = Counter(jtype(r["result"]) for r in recs if "result" in r)
+    assert results == {"string": 1, "number": 1}
+    want = [
+        ("never_observed", "$.message.content[type=image]", None), ("never_observed", "$.message.content[type=image].type", None),
+        ("never_observed", "$.spaced", None), ("never_observed", "$.thenkey", None), ("never_observed", "$.usage", None),
+        ("type_never_observed", "$.session_id", "null"),
+        ("value_never_observed", "$.type", "retry"),  # every other value documented is seen
+        ("missing_key", "$.cwd", None),  # the closed root does not name it
+        ("missing_type", "$.result", "number"),
+        ("missing_element", "$.message.content[type=text]", None),
+    ]
+    assert [(f["kind"], f["path"], f.get("type", f.get("value"))) for f in got["findings"]] == want
+    by = {(f["kind"], f["path"]): f for f in got["findings"]}
+    assert by[("missing_key", "$.cwd")]["evidence"] == {"occurrences": sum("cwd" in r for r in recs)}
+    assert by[("missing_key", "$.cwd")]["masked"] is False
+    assert by[("missing_type", "$.result")]["evidence"] == {"occurrences": results["number"], "files": 1}
+    assert by[("missing_element", "$.message.content[type=text]")]["evidence"] == {"occurrences": len(texts)}
+    assert by[("type_never_observed", "$.session_id")]["evidence"] == {"observed_types": {"string": len(recs)}}
+    assert by[("value_never_observed", "$.type")]["evidence"] == {"observed_values": sorted({r["type"] for r in recs})}
+    assert by[("never_observed", "$.usage")]["schema_at"] == ["#/$defs/a~1b/properties/usage"]
+    assert by[("never_observed", "$.usage")]["evidence"] == {"occurrences": 0, "files": 0}
+    for f in got["findings"]:
+        assert f["command"].startswith("duckdb -c \"") and str(snap) in f["command"]
+    cmd = by[("never_observed", "$.usage")]["command"]
+    sql = subprocess.run(["bash", "-c", "printf %s " + cmd.removeprefix("duckdb -c ")], capture_output=True, text=True,
+                         check=True).stdout  # what bash hands DuckDB
+    assert f"regexp_matches(path, '^{re.escape('$.usage')}$')" in sql and str(snap) + "/walk/nodes.parquet" in sql
+    assert got["counts"] == dict(Counter(k for k, _p, _x in want)) and got["ok"] is False
+    assert (got["runtime"], got["snapshot"], got["not_judged_under_opaque_or_map"]) == (RT, str(snap), 0)
+    # "$", usage, spaced, thenkey, the ten properties but "never", shellToolCall, role, content, image, its type
+    assert got["documented_paths"] == 1 + 3 + 10 + 1 + 2 + 2
+    lines = list(iter_lines(got))
+    assert len(lines) == len(want)
+    assert "$.cwd: observed key the schema does not name {\"occurrences\":2}" in lines
+    assert "$.type: value 'retry' allowed, never observed {\"observed_values\":" + json.dumps(
+        sorted({r["type"] for r in recs}), separators=(",", ":")) + "}" in lines
+    assert any(ln.startswith("$.result: observed type number the schema does not allow") for ln in lines)
+    clean = audit(schema, snap)  # the schema derived from the same snapshot: nothing to say
+    assert clean["findings"] == [] and clean["ok"] is True and clean["counts"] == {}
