@@ -280,7 +280,10 @@ def test_validation_counts_every_record_and_each_failure_by_place(validated: tup
     n = sum(len(b) for b in PLANTED_BAD["b.jsonl"] + PLANTED_BAD["c.jsonl"]) - len(b"not json at all\n[1, 2]\n")
     assert got["bytes"] == sum(len(json.dumps(r)) for _f, r in records()) + n - 4  # each line without its LF
     side = snap.parent / f"{snap.name}.validation.json"
-    assert got["written"] == str(side) and json.loads(side.read_text())["invalid"] == 4
+    assert got["written"] == str(side)
+    written = {k: v for k, v in got.items() if k != "written"}
+    assert side.read_bytes() == orjson.dumps(written, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    assert all(round(got[k], 3) == got[k] >= 0 for k in ("seconds", "validate_seconds"))
     assert not list(snap.parent.glob(".*.tmp"))
     assert got["root_matches_snapshot"] is False  # another root than the one surveyed
     assert got["command"] == f'survey validate {snap} --root "$ROOT" --json'
@@ -430,7 +433,8 @@ HAND = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "additionalProperties": False,
-    "allOf": [{"$ref": "#/$defs/a~1b"}, {"$ref": "#/$defs/u%20v"}, {"$ref": "#/$defs/loop"}, {"$ref": "other.json#/x"}],
+    "allOf": [{"$ref": "#/$defs/a~1b"}, {"$ref": "#/$defs/u%20v"}, {"$ref": "#/$defs/loop"}, {"$ref": "other.json#/x"},
+              {"$ref": "#/$defs/missing"}],  # a ref outside the file, and one to nothing: followed nowhere
     "if": {"properties": {"ifonly": {"type": "string"}}},
     "then": {"properties": {"thenkey": {"type": "string"}}},
     "properties": {
@@ -494,3 +498,131 @@ def test_audit(planted: tuple[Path, Path], schema: dict) -> None:
     assert any(ln.startswith("$.result: observed type number the schema does not allow") for ln in lines)
     clean = audit(schema, snap)  # the schema derived from the same snapshot: nothing to say
     assert clean["findings"] == [] and clean["ok"] is True and clean["counts"] == {}
+
+
+# -- the odd cases: classes the gate withholds, no class at all, an empty object, depth ------
+
+DEEP: Any = "leaf"
+for _ in range(16):  # deeper than the walk's limit (the profile's max_depth)
+    DEEP = [DEEP]
+ODD: dict[str, list[dict]] = {
+    "x.jsonl": [{"type": CANARIES[0], "subtype": "init", "session_id": "S4"}, {"type": CANARIES[1]},
+                {"session_id": "S6"}, {"type": "system", "subtype": "init", "session_id": "S5", "args": {}, "result": DEEP}],
+    "y.jsonl": [{"type": CANARIES[0], "subtype": "init", "session_id": "S7"}, {"subtype": CANARIES[1]}],
+}
+
+
+@pytest.fixture(scope="module")
+def odd(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+    from survey.export.schema import derive
+
+    base = tmp_path_factory.mktemp("odd")
+    root = base / "corpus"
+    root.mkdir()
+    for i, (name, recs) in enumerate(sorted(ODD.items())):
+        (root / name).write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in recs))
+        os.utime(root / name, ns=(T0 + i * DAY, T0 + i * DAY))
+    snap = survey_root(RT, root, base)
+    return root, snap, derive(snap)
+
+
+def test_withheld_absent_and_undiscriminated_classes(odd: tuple[Path, Path, dict]) -> None:
+    _root, _snap, s = odd
+    assert get(RT).max_depth < 16
+    # a class name the gate withholds: "<withheld>/init", two records in two files with one key set
+    d = s["$defs"]["<withheld>/init"]
+    assert d["x-discriminator"] == {"$.type": "<withheld>", "$.subtype": "init"}
+    assert d["properties"]["type"]["not"] == {"enum": ["system"]}  # any type but the reviewed ones seen
+    assert d["properties"]["subtype"]["const"] == "init" and d["additionalProperties"] is False
+    assert d["required"] == ["session_id", "subtype", "type"] and d["x-observed"]["files"] == 2
+    # "<withheld>": one record has a type, the other a subtype; neither path is in every record
+    assert s["$defs"]["<withheld>"]["x-discriminator"] == {}
+    assert "required" not in s["$defs"]["<withheld>"]  # no key in both
+    # no class-making key at all
+    none = s["$defs"]["<none>"]
+    assert none["properties"]["type"] is False and none["properties"]["subtype"] is False
+    assert none["x-discriminator"] == {"$.type": "(absent)", "$.subtype": "(absent)"}
+    # one class without discriminator: the root says so, and takes any branch
+    assert s["x-discriminated"] is False and "oneOf" not in s
+    assert [x["$ref"] for x in s["anyOf"]] == ["#/$defs/%3Cnone%3E", "#/$defs/%3Cwithheld%3E",
+                                               "#/$defs/%3Cwithheld%3E~1init", "#/$defs/system~1init"]
+    # an object never seen with a key: typed, neither closed nor given properties
+    sysd = s["$defs"]["system/init"]
+    assert sysd["properties"]["args"] == {"type": "object", "x-observed": sysd["properties"]["args"]["x-observed"]}
+    assert "additionalProperties" not in sysd  # one file
+    # depth beyond the walk's limit: an array of arrays, then a node whose type was not seen
+    node, depth = sysd["properties"]["result"], 0
+    while "items" in node:
+        node, depth = node["items"], depth + 1
+    assert "type" not in node and node["x-observed"]["below_depth_limit"] == 1
+    assert 0 < depth < 16
+
+
+def test_odd_records_validate_and_audit_clean(odd: tuple[Path, Path, dict]) -> None:
+    import jsonschema_rs
+
+    from survey.export.audit import audit
+
+    _root, snap, s = odd
+    v = jsonschema_rs.validator_for(s)
+    for name, recs in ODD.items():
+        for r in recs:
+            assert v.is_valid(r), (name, r)
+    got = audit(s, snap)
+    assert got["findings"] == [] and got["ok"] is True
+    from survey.export.validate import load
+
+    assert load(snap) is None  # never validated: nothing beside it
+
+
+# -- the generated corpora: JSON-carrying strings and opaque objects -------------------------
+
+def nodes_with(s: Any, key: str, out: list | None = None) -> list[dict]:
+    out = [] if out is None else out
+    if isinstance(s, dict):
+        if key in s:
+            out.append(s)
+        for v in s.values():
+            nodes_with(v, key, out)
+    elif isinstance(s, list):
+        for v in s:
+            nodes_with(v, key, out)
+    return out
+
+
+def test_json_carried_in_a_string_is_described_inside(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from survey.export.schema import derive
+
+    from .export_util import jsonl_records, survey
+
+    _p, root, snap = survey("codex", tmp_path_factory.mktemp("codex"))
+    assert get("codex").json_carriers == {"$.payload.arguments"}
+    carried = 0
+    for _f, _i, o in jsonl_records(root):
+        a = (o.get("payload") or {}).get("arguments") if isinstance(o.get("payload"), dict) else None
+        if isinstance(a, str):
+            try:
+                json.loads(a)
+            except ValueError:
+                continue
+            carried += 1
+    assert carried > 0
+    got = nodes_with(derive(snap), "contentMediaType")
+    assert got and {n["contentMediaType"] for n in got} == {"application/json"}
+    assert sum(n["contentSchema"]["x-observed"]["occurrences"] for n in got) == carried
+
+
+def test_an_opaque_object_is_typed_never_entered(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from survey.export.schema import derive
+
+    from .export_util import jsonl_records, survey
+
+    _p, root, snap = survey("cursor", tmp_path_factory.mktemp("cursor"))
+    assert "$.message.content[type=tool_use].input.arguments" in get("cursor").opaque_paths
+    held = sum(isinstance(b.get("input"), dict) and isinstance(b["input"].get("arguments"), dict)
+               for _f, _i, o in jsonl_records(root) if isinstance(o.get("message"), dict)
+               for b in o["message"].get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use")
+    assert held > 0
+    got = [n for n in nodes_with(derive(snap), "x-opaque") if n.get("type") == "object"]
+    assert got and all("properties" not in n and "additionalProperties" not in n for n in got)
+    assert sum(n["x-observed"]["occurrences"] for n in got) == held
