@@ -177,6 +177,9 @@ def test_root_lists_every_class_by_an_escaped_ref_and_counts_the_corpus(schema: 
     assert (o["runtime"], o["files"], o["walked_files"], o["records"], o["classes"]) == (
         RT, len(FILES), len(FILES), sum(map(len, FILES.values())), len(classes))
     assert o["client_versions"] == "not recorded" and o["snapshot"] == "2026-01-01"
+    manifest = json.loads((planted[1] / "manifest.json").read_text())
+    assert [o[k] for k in ("sample", "fingerprint", "snapshot_schema")] == [
+        manifest[k] for k in ("sample", "fingerprint", "snapshot_schema")]
     assert str(planted[1]) in o["command"] and o["query"].endswith("schema_nodes.sql")
     assert schema["title"].startswith(get(RT).title)
 
@@ -434,18 +437,21 @@ HAND = {
     "type": "object",
     "additionalProperties": False,
     "allOf": [{"$ref": "#/$defs/a~1b"}, {"$ref": "#/$defs/u%20v"}, {"$ref": "#/$defs/loop"}, {"$ref": "other.json#/x"},
-              {"$ref": "#/$defs/missing"}],  # a ref outside the file, and one to nothing: followed nowhere
+              {"$ref": "#/$defs/missing"},  # a ref outside the file, and one to nothing: followed nowhere
+              {"properties": {"tool_call": {"const": {"shellToolCall": {}}}}}],  # an object by its const
     "if": {"properties": {"ifonly": {"type": "string"}}},
     "then": {"properties": {"thenkey": {"type": "string"}}},
     "properties": {
         "type": {"enum": ["system", "user", "tool_call", "result", "assistant", "retry"]},
-        "subtype": {"type": "string"}, "session_id": {"type": ["string", "null"]}, "model": {"type": "string"},
+        "subtype": {"type": "string"}, "model": {"type": "string"},
+        "session_id": {"type": ["string", "null"], "enum": ["S1"]},  # values are not known here: not judged
         "call_id": {"type": "string"}, "is_error": {"type": "boolean"}, "result": {"type": "string"},
         "duration_ms": {"type": "integer"}, "never": False,
         "tool_call": {"type": "object", "properties": {"shellToolCall": {"type": "object"}}},
         "message": {"type": "object", "properties": {
             "role": {"const": "user"},
-            "content": {"type": "array", "items": {"oneOf": [{"properties": {"type": {"const": "image"}}}]}}}},
+            "content": {"type": "array", "items": {"oneOf": [{"properties": {"type": {"const": "image"}}}]},
+                        "prefixItems": [{"properties": {"type": {"enum": ["video"]}}}]}}},
     },
     "$defs": {"a/b": {"properties": {"usage": {"type": "object"}}}, "u v": {"properties": {"spaced": {}}},
               "loop": {"$ref": "#/$defs/loop"}},
@@ -463,6 +469,7 @@ def test_audit(planted: tuple[Path, Path], schema: dict) -> None:
     assert results == {"string": 1, "number": 1}
     want = [
         ("never_observed", "$.message.content[type=image]", None), ("never_observed", "$.message.content[type=image].type", None),
+        ("never_observed", "$.message.content[type=video]", None), ("never_observed", "$.message.content[type=video].type", None),
         ("never_observed", "$.spaced", None), ("never_observed", "$.thenkey", None), ("never_observed", "$.usage", None),
         ("type_never_observed", "$.session_id", "null"),
         ("value_never_observed", "$.type", "retry"),  # every other value documented is seen
@@ -488,14 +495,25 @@ def test_audit(planted: tuple[Path, Path], schema: dict) -> None:
     assert f"regexp_matches(path, '^{re.escape('$.usage')}$')" in sql and str(snap) + "/walk/nodes.parquet" in sql
     assert got["counts"] == dict(Counter(k for k, _p, _x in want)) and got["ok"] is False
     assert (got["runtime"], got["snapshot"], got["not_judged_under_opaque_or_map"]) == (RT, str(snap), 0)
-    # "$", usage, spaced, thenkey, the ten properties but "never", shellToolCall, role, content, image, its type
-    assert got["documented_paths"] == 1 + 3 + 10 + 1 + 2 + 2
+    # "$", usage, spaced, thenkey, the ten properties but "never", shellToolCall, role, content, image, video, their type
+    assert got["documented_paths"] == 1 + 3 + 10 + 1 + 2 + 4
     lines = list(iter_lines(got))
     assert len(lines) == len(want)
     assert "$.cwd: observed key the schema does not name {\"occurrences\":2}" in lines
     assert "$.type: value 'retry' allowed, never observed {\"observed_values\":" + json.dumps(
         sorted({r["type"] for r in recs}), separators=(",", ":")) + "}" in lines
     assert any(ln.startswith("$.result: observed type number the schema does not allow") for ln in lines)
+    # a snapshot under a folder whose name a shell would expand: the command still names it
+    import shutil
+
+    odd_base = snap.parents[2].with_name(snap.parents[2].name + "-$HOME")
+    if not odd_base.exists():
+        shutil.copytree(snap, odd_base / snap.relative_to(snap.parents[2]))
+    moved = odd_base / snap.relative_to(snap.parents[2])
+    f = next(x for x in audit(HAND, moved)["findings"] if x["path"] == "$.usage")
+    sql = subprocess.run(["bash", "-c", "printf %s " + f["command"].removeprefix("duckdb -c ")], capture_output=True,
+                         text=True, check=True).stdout
+    assert f"read_parquet('{moved}/walk/nodes.parquet')" in sql
     clean = audit(schema, snap)  # the schema derived from the same snapshot: nothing to say
     assert clean["findings"] == [] and clean["ok"] is True and clean["counts"] == {}
 
@@ -507,7 +525,8 @@ for _ in range(16):  # deeper than the walk's limit (the profile's max_depth)
     DEEP = [DEEP]
 ODD: dict[str, list[dict]] = {
     "x.jsonl": [{"type": CANARIES[0], "subtype": "init", "session_id": "S4"}, {"type": CANARIES[1]},
-                {"session_id": "S6"}, {"type": "system", "subtype": "init", "session_id": "S5", "args": {}, "result": DEEP}],
+                {"session_id": "S6"}, {"type": "system", "subtype": "init", "session_id": "S5", "args": {}, "result": DEEP,
+                 CANARIES[2]: 1}],  # a key the gate masks
     "y.jsonl": [{"type": CANARIES[0], "subtype": "init", "session_id": "S7"}, {"subtype": CANARIES[1]}],
 }
 
@@ -573,6 +592,15 @@ def test_odd_records_validate_and_audit_clean(odd: tuple[Path, Path, dict]) -> N
     from survey.export.validate import load
 
     assert load(snap) is None  # never validated: nothing beside it
+    # a masked key is reported by its mask where the documenting object is closed, never where open;
+    # values at a path where the gate withheld one are not judged
+    keys = {k for rs in ODD.values() for r in rs for k in r} - {CANARIES[2]}
+    hand = {"additionalProperties": False, "properties": {k: {} for k in sorted(keys)}}
+    hand["properties"]["type"] = {"enum": ["never-seen"]}
+    got = audit(hand, snap)
+    assert [(f["kind"], f["path"], f["masked"], f["evidence"]) for f in got["findings"]] == [
+        ("missing_key", "$.<unreviewed-key>", True, {"occurrences": 1})]
+    assert audit({**hand, "additionalProperties": True}, snap)["findings"] == []
 
 
 # -- the generated corpora: JSON-carrying strings and opaque objects -------------------------
@@ -626,3 +654,13 @@ def test_an_opaque_object_is_typed_never_entered(tmp_path_factory: pytest.TempPa
     got = [n for n in nodes_with(derive(snap), "x-opaque") if n.get("type") == "object"]
     assert got and all("properties" not in n and "additionalProperties" not in n for n in got)
     assert sum(n["x-observed"]["occurrences"] for n in got) == held
+    # a path documented under it is not judged (its keys were never described), and counted
+    from survey.export.audit import audit
+
+    inside = {"properties": {"arguments": {"properties": {"deep": {"type": "string"}}}}}
+    hand = {"properties": {"message": {"properties": {"content": {"items": {
+        "properties": {"type": {"const": "tool_use"}, "input": inside}}}}}}}
+    got2 = audit(hand, snap)
+    assert got2["not_judged_under_opaque_or_map"] == 1
+    assert not [f for f in got2["findings"] if ".arguments" in f["path"]]
+    assert {f["kind"] for f in got2["findings"]} <= {"missing_key", "missing_element"}
