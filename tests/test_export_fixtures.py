@@ -147,6 +147,9 @@ def test_cursor_counts_match_an_independent_reading(made: dict) -> None:
     with_parent = [k for k in kids if (k.parents[1] / f"{k.parents[1].name}.jsonl").exists()
                    or (k.parents[2] / f"{k.parents[1].name}.jsonl").exists()]
     assert m["subagent_with_parent"] == len(with_parent) > 0
+    fam = next(e for e in result["predicates"] if e["predicate"] == "subagent_with_parent")
+    assert fam["source"]["child_surface"] == "subagent"  # a subagents/ file, its parent a transcript beside it
+    assert fam["source"]["parent_surface"] in ("transcript", "transcript_flat")
 
 
 def test_claude_code_joins_survive_scrubbing(made: dict) -> None:

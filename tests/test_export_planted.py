@@ -198,6 +198,7 @@ def test_every_planted_record_validates_and_a_wrong_one_does_not(schema: dict) -
 def test_version_order_pointer_count_and_latest(tmp_path: Path, schema: dict, planted: tuple[Path, Path]) -> None:
     from survey.export.schema import (
         count_properties,
+        derive,
         dumps,
         latest,
         pointer,
@@ -208,6 +209,16 @@ def test_version_order_pointer_count_and_latest(tmp_path: Path, schema: dict, pl
     got = sorted(["2.1.20", "2.1.2", "10.0.0", "1.0.111", "2.0.0", "2.1.2-beta", "2.1.3"], key=version_key)
     assert got == ["1.0.111", "2.0.0", "2.1.2", "2.1.2-beta", "2.1.3", "2.1.20", "10.0.0"]
     assert pointer("a~b/c") == "a~0b~1c"
+    # a snapshot without its census: the same classes and types, and no value named (none is known)
+    import shutil
+
+    bare = tmp_path / "bare" / RT
+    shutil.copytree(planted[1], bare, ignore=shutil.ignore_patterns("census.json"))
+    assert not (bare / "census.json").exists()
+    no_values = derive(bare)
+    assert sorted(no_values["$defs"]) == sorted(schema["$defs"])
+    assert not nodes_with(no_values["$defs"], "enum")
+    assert nodes_with(schema["$defs"], "enum")
 
     def props(x: Any) -> int:
         if isinstance(x, dict):
