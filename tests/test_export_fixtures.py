@@ -26,17 +26,26 @@ from .export_util import RUNTIMES, jsonl_records, survey
 from .test_privacy import leaks, written_text
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, Path, Path, dict, Path]]:
-    """Each runtime's canary-planted corpus, surveyed, and its fixtures made (CLI, --json)."""
-    out = {}
-    for rt in RUNTIMES:
-        base = tmp_path_factory.mktemp(rt)
+class Made(dict):
+    """Each runtime's canary-planted corpus, surveyed, and its fixtures made (CLI, --json), on
+    first use: a run of one runtime's tests surveys that runtime alone."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.factory = factory
+
+    def __missing__(self, rt: str) -> tuple[dict, Path, Path, dict, Path]:
+        base = self.factory.mktemp(rt)
         planted, root, snap = survey(rt, base, seed=11, canaries=True)
         r = CliRunner().invoke(app, ["fixtures", "-r", rt, "--root", str(root), "--out", str(base / "fixtures"), "--json"])
         assert r.exit_code == 0, r.output
-        out[rt] = (planted, root, snap, json.loads(r.output), base / "fixtures")
-    return out
+        got = self[rt] = (planted, root, snap, json.loads(r.output), base / "fixtures")
+        return got
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
+    return Made(tmp_path_factory)
 
 
 def surveyed_keys(walker: Walker, rclass: str, objs: list[Any]) -> set[tuple]:
@@ -138,6 +147,9 @@ def test_cursor_counts_match_an_independent_reading(made: dict) -> None:
     with_parent = [k for k in kids if (k.parents[1] / f"{k.parents[1].name}.jsonl").exists()
                    or (k.parents[2] / f"{k.parents[1].name}.jsonl").exists()]
     assert m["subagent_with_parent"] == len(with_parent) > 0
+    fam = next(e for e in result["predicates"] if e["predicate"] == "subagent_with_parent")
+    assert fam["source"]["child_surface"] == "subagent"  # a subagents/ file, its parent a transcript beside it
+    assert fam["source"]["parent_surface"] in ("transcript", "transcript_flat")
 
 
 def test_claude_code_joins_survive_scrubbing(made: dict) -> None:

@@ -20,10 +20,21 @@ from .conftest import corpora
 from .export_util import RUNTIMES, all_keys, jsonl_records, property_names, schema_nodes, survey
 
 
+class Surveyed(dict):
+    """Each runtime's corpus, generated with the demo's seed (7), surveyed once, on first use."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.factory = factory
+
+    def __missing__(self, rt: str) -> tuple[dict, Path, Path]:
+        got = self[rt] = survey(rt, self.factory.mktemp(rt))
+        return got
+
+
 @pytest.fixture(scope="module")
-def surveyed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, Path, Path]]:
-    """Each runtime's corpus, generated with the demo's seed (7), surveyed once."""
-    return {rt: survey(rt, tmp_path_factory.mktemp(rt)) for rt in RUNTIMES}
+def surveyed(tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
+    return Surveyed(tmp_path_factory)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
