@@ -42,7 +42,7 @@ def _q(s: str) -> str:
 
 def render_sql(profile: Profile) -> str:
     """The runtime's ``links.sql``: the template with its declarations written in."""
-    rows = []
+    rows: list[str] = []
     for ln in profile.declared_links:
         if ln.compared_by != "sql":
             continue
