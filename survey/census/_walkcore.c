@@ -5008,33 +5008,45 @@ static int take_row(Table *t, PyObject *key, PyObject *keys, int64_t cnt, int64_
     return 0;
 }
 
-/* Core.take(res, file_id, nodes, node_keys, values, value_keys, nodes_from, values_from): the
- * node and value counts held for res (Core.hold) go straight into a batch's two count
- * Tables, as Table.add_counts(file_id, res.nodes / res.values, keys) would add them after
- * release(res): the same key numbers, the same rows, a key met twice summed into one row
- * (two slots for one key, after an intern cache was cleared; or a key the core also wrote
- * to res.nodes or res.values directly, whose rows the caller added from row *_from on). No
- * dict, list or int is made per key: walk and table work of 100 MB of cursor_stream
- * captures, 1.32-1.37 -> 1.17-1.22 CPU s. */
+/* Core.take(res, file_id, nodes, node_keys, values, value_keys, rawsets, rawset_keys, formats,
+ * format_keys, nodes_from, values_from, rawsets_from, formats_from): the node, value, raw
+ * key set and format counts held for res (Core.hold) go straight into a batch's four count
+ * Tables, as Table.add_counts(file_id, res.nodes / res.values / res.rawsets / res.formats,
+ * keys) would add them after release(res): the same key numbers, the same rows, a key met
+ * twice summed into one row (two slots for one key, after an intern cache was cleared; or a
+ * key the core also wrote to res's dicts directly, whose rows the caller added from row
+ * *_from on). No dict, list or int is made per key: walk and table work of 100 MB of
+ * cursor_stream captures, 1.32-1.37 -> 1.17-1.22 CPU s. */
+#define TAKE_TABS 4
 static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 8 || !PyObject_TypeCheck(args[2], &TableType) || !PyDict_Check(args[3])
-            || !PyObject_TypeCheck(args[4], &TableType) || !PyDict_Check(args[5])) {
+    if (nargs != 2 + 3 * TAKE_TABS) {
         PyErr_SetString(PyExc_TypeError, "take(res, file_id, nodes: Table, node_keys: dict, values: Table, "
-                        "value_keys: dict, nodes_from: int, values_from: int)");
+                        "value_keys: dict, rawsets: Table, rawset_keys: dict, formats: Table, format_keys: dict, "
+                        "nodes_from: int, values_from: int, rawsets_from: int, formats_from: int)");
         return NULL;
     }
-    int64_t from[2] = {PyLong_AsLongLong(args[6]), PyLong_AsLongLong(args[7])};
+    for (int i = 0; i < TAKE_TABS; i++)
+        if (!PyObject_TypeCheck(args[2 + 2 * i], &TableType) || !PyDict_Check(args[3 + 2 * i])) {
+            PyErr_SetString(PyExc_TypeError, "take: a Table and its keys' dict each");
+            return NULL;
+        }
+    int64_t from[TAKE_TABS];
+    for (int i = 0; i < TAKE_TABS; i++) from[i] = PyLong_AsLongLong(args[2 + 2 * TAKE_TABS + i]);
     if (PyErr_Occurred()) return NULL;
     if (args[0] != c->lines_res) {
         PyErr_SetString(PyExc_RuntimeError, "take(res): res is not the one held");
         return NULL;
     }
     c->lines_res = NULL;
-    PyObject *fid = args[1], *nkeys = args[3], *vkeys = args[5];
-    Table *tabs[2] = {(Table *)args[2], (Table *)args[4]};
-    PyObject *kd[2] = {nkeys, vkeys};
-    for (int i = 0; i < 2; i++) {
-        Table *t = tabs[i];
+    PyObject *fid = args[1];
+    /* 0 nodes (count, max), 1 values, 2 raw key sets, 3 formats (a count each) */
+    Table *tabs[TAKE_TABS];
+    PyObject *kd[TAKE_TABS];
+    int64_t rows0[TAKE_TABS], *seen[TAKE_TABS] = {NULL};
+    Py_ssize_t cap[TAKE_TABS];
+    for (int i = 0; i < TAKE_TABS; i++) {
+        Table *t = tabs[i] = (Table *)args[2 + 2 * i];
+        kd[i] = args[3 + 2 * i];
         if (t->ncols != (i ? 3 : 4) || t->cols[1].kind != 'i' || t->cols[2].kind != 'i' || (!i && t->cols[3].kind != 'i')) {
             PyErr_SetString(PyExc_ValueError, "take: Tables of file_id, key number and counts");
             tab_flush(c, NULL);
@@ -5045,15 +5057,14 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             t->kd = Py_NewRef(kd[i]);
         }
     }
-    int64_t rows0[2] = {tabs[0]->rows, tabs[1]->rows};
-    table_mark(tabs[0]);
-    table_mark(tabs[1]);
-    int64_t *seen[2] = {NULL, NULL};
-    Py_ssize_t cap[2];
+    for (int i = 0; i < TAKE_TABS; i++) {
+        rows0[i] = tabs[i]->rows;
+        table_mark(tabs[i]);
+    }
     int rc = 0;
-    for (int i = 0; i < 2; i++) {
-        /* the file's rows added before (from res.nodes / res.values, which the core writes
-         * some counts to directly) are its rows too: a key there is summed into them */
+    for (int i = 0; i < TAKE_TABS; i++) {
+        /* the file's rows added before (from res's dicts, which the core writes some counts
+         * to directly) are its rows too: a key there is summed into them */
         if (from[i] < 0 || from[i] > rows0[i]) {
             PyErr_SetString(PyExc_ValueError, "take: the file's first row is outside the table");
             rc = -1;
@@ -5067,43 +5078,37 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             if (!e[0]) e[0] = kid + 1, e[1] = row;
         }
     }
-    PyObject *rawsets = NULL, *formats = NULL;  /* res's: these counts go there, not to a Table */
     for (Py_ssize_t e = 0; rc == 0 && e < c->used; e++) {
         Slot *sl = &c->tab[e];
         PyObject *nk[4], *xk[4];
         int u = unfold(c, sl->k, nk, xk);
         if (u < 0) {
             rc = -1;
-        } else if (u) {  /* the node's row, then the format's or raw key set's in res */
-            PyObject *key = key_tuple(c, nk), **d = u == 1 ? &formats : &rawsets;
-            rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
+        } else if (u) {  /* the node's row, then the format's or raw key set's */
+            PyObject *key = key_tuple(c, nk);
+            rc = key ? take_row(tabs[0], key, kd[0], sl->count, sl->max, seen[0], cap[0]) : -1;
             Py_XDECREF(key);
-            if (rc == 0 && !*d && !(*d = dict_attr(args[0], u == 1 ? S_formats : S_rawsets))) rc = -1;
-            if (rc == 0) rc = merge_count(c, *d, xk, sl->count);
-        } else if (sl->k[0] == M_RAW) {
-            if (!rawsets) rawsets = dict_attr(args[0], S_rawsets);
-            rc = rawsets ? merge_count(c, rawsets, sl->k, sl->count) : -1;
-        } else if (sl->k[0] != M_VALUE) {
+            int x = u == 1 ? 3 : 2;
+            if (rc == 0) {
+                key = key_tuple(c, xk);
+                rc = key ? take_row(tabs[x], key, kd[x], sl->count, 0, seen[x], cap[x]) : -1;
+                Py_XDECREF(key);
+            }
+        } else {  /* a node, a raw key set counted on its own, or a value (path, value, None):
+                   * each key cached as a node's is, found by its address */
+            int x = sl->k[0] == M_RAW ? 2 : sl->k[0] == M_VALUE ? 1 : 0;
             PyObject *key = key_tuple(c, sl->k);
-            rc = key ? take_row(tabs[0], key, nkeys, sl->count, sl->max, seen[0], cap[0]) : -1;
-            Py_XDECREF(key);
-        } else {  /* (path, value, None), cached as a node's key is: found by its address */
-            PyObject *key = key_tuple(c, sl->k);
-            rc = key ? take_row(tabs[1], key, vkeys, sl->count, 0, seen[1], cap[1]) : -1;
+            rc = key ? take_row(tabs[x], key, kd[x], sl->count, x ? 0 : sl->max, seen[x], cap[x]) : -1;
             Py_XDECREF(key);
         }
     }
-    for (int i = 0; rc == 0 && i < 2; i++)
+    for (int i = 0; rc == 0 && i < TAKE_TABS; i++)
         if (tabs[i]->rows > rows0[i] && col_put(&tabs[i]->cols[0], fid, (Py_ssize_t)(tabs[i]->rows - rows0[i])) < 0)
             rc = -1;
-    Py_XDECREF(rawsets);
-    Py_XDECREF(formats);
-    PyMem_Free(seen[0]);
-    PyMem_Free(seen[1]);
+    for (int i = 0; i < TAKE_TABS; i++) PyMem_Free(seen[i]);
     tab_flush(c, NULL);  /* the table empty for the next file */
     if (rc < 0) {
-        table_cut(tabs[0], rows0[0]);
-        table_cut(tabs[1], rows0[1]);
+        for (int i = 0; i < TAKE_TABS; i++) table_cut(tabs[i], rows0[i]);
         return NULL;
     }
     Py_RETURN_NONE;

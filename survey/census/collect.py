@@ -694,8 +694,11 @@ def walk_batch(walker: W.Walker, batch: list[tuple], spill: str, index: int,
 # str per cell (at 1 GB of cursor_stream captures, 15 M node rows).
 AGGREGATES = {"nodes": 4, "values": 3, "headings": 2,  # table -> columns in its key tuple
               "rawsets": 3, "formats": 3}
-# aggregates the C core hands to res (not to the batch's tables) when a file's counts are taken
-LATE_AGGREGATES = ("rawsets", "formats")
+# the aggregates whose counts the C core holds for a file and puts straight into the batch's
+# tables when the file's counts are taken (``Core.take``), in its order of arguments: the raw
+# key sets and formats there too, not through res's dicts, cost 100 MB of Claude Code
+# transcripts a dict entry and an int per key and file
+TAKEN = ("nodes", "values", "rawsets", "formats")
 _KINDS = {pl.Int64: "i", pl.UInt64: "u", pl.Float64: "f", pl.Boolean: "b"}  # str columns: 'd' (``_kind``)
 
 
@@ -972,19 +975,17 @@ class _BatchTables:
                 rows.clear()
         if rows_only:
             return
-        nodes, values = self.aggs["nodes"], self.aggs["values"]
-        start = len(nodes.table), len(values.table)
+        taken = [self.aggs[name] for name in TAKEN]
+        start = [len(agg.table) for agg in taken]
         for name, agg in self.aggs.items():
-            if name not in LATE_AGGREGATES:
-                agg.add(fid, getattr(r, name))
+            agg.add(fid, getattr(r, name))
         if r.held is not None:
             # the counts the core holds after those it wrote to res (truncations, withheld
-            # values), summed into the file's rows where a key is in both: the rows of
-            # release() and add_counts, in their order (for a file walked in one piece)
-            r.held.take(r, fid, nodes.table, nodes.keys, values.table, values.keys, *start)
+            # values, a table's worth flushed mid-file), summed into the file's rows where a
+            # key is in both: the rows of release() and add_counts, in their order (for a
+            # file walked in one piece)
+            r.held.take(r, fid, *(x for agg in taken for x in (agg.table, agg.keys)), *start)
             r.held = None
-        for name in LATE_AGGREGATES:  # (take put the core's into res)
-            self.aggs[name].add(fid, getattr(r, name))
 
     def take_sunk(self, r: W.FileResult, src: _BatchTables, starts: dict[str, int]) -> None:
         """A file's rows that went straight into ``src``'s tables (its row sinks) from rows

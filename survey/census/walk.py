@@ -449,8 +449,9 @@ class FileResult:
     # rows (not its markers or per-file counts) while the walk goes on: a 1.5 GB store's
     # 543k records' rows would otherwise all be held until its end
     spill: Any = field(default=None, repr=False, compare=False)
-    # the C core holding this file's node and value counts (``Walker.hold_counts``): they are
-    # not in ``nodes``/``values`` but go from the core to the batch's tables (``Core.take``)
+    # the C core holding this file's node, value, raw key set and format counts
+    # (``Walker.hold_counts``): they are not in ``nodes``/``values``/``rawsets``/``formats``
+    # but go from the core to the batch's tables (``Core.take``)
     held: Any = field(default=None, repr=False, compare=False)
 
 

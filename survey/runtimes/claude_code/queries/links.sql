@@ -3,13 +3,14 @@
 -- Inputs: inventory, walk/links.parquet, walk/frames.parquet
 -- Made from survey/census/queries/links/template.sql and the profile's declared links (python -m survey.evidence.links writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/links.sql"
-WITH decl AS (   -- link, source (record class, id kind), target (record class, id kind), scope, expectation
+WITH decl AS (   -- number (the ids' grouping key), link, source (record class, id kind), target (record class, id kind),
+                 -- scope, expectation
     SELECT * FROM (VALUES
-        ('tool_result_pairing', 'user', 'tool_result', 'assistant', 'tool_use', 'file', 'unique'),
-        ('parent_uuid_in_file', '*', 'parent_uuid', '*', 'uuid', 'file', 'all'),
-        ('session_id_constant', '*', 'session', '', '', 'file', 'constant'),
-        ('meta_names_parent_call', '*', 'meta_tool_use', 'assistant', 'tool_use', 'corpus', 'all')
-    ) AS v(link, src_class, src_kind, dst_class, dst_kind, scope, expect) WHERE link <> ''
+        (1, 'tool_result_pairing', 'user', 'tool_result', 'assistant', 'tool_use', 'file', 'unique'),
+        (2, 'parent_uuid_in_file', '*', 'parent_uuid', '*', 'uuid', 'file', 'all'),
+        (3, 'session_id_constant', '*', 'session', '', '', 'file', 'constant'),
+        (4, 'meta_names_parent_call', '*', 'meta_tool_use', 'assistant', 'tool_use', 'corpus', 'all')
+    ) AS v(n, link, src_class, src_kind, dst_class, dst_kind, scope, expect) WHERE link <> ''
 ),
 inv AS (   -- each walked file as the walk tables key it (its id as a number), its store (the path's id, where
            -- the path has one, else the file) and the path's id as the links keep ids
@@ -37,38 +38,38 @@ l AS (   -- with its record's class (for the classed kinds) and its file's store
     ) AS x LEFT JOIN inv AS i ON i.file_key = x.file_key
 ),
 side AS (   -- each id on each side of each link, with the unit its target is looked for in (0: the corpus)
-    SELECT d.link, true AS is_source, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END AS grp, l.ref
+    SELECT d.n, true AS is_source, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END AS grp, l.ref
     FROM l JOIN decl AS d ON l.kind = d.src_kind
     WHERE d.src_class = '*' OR l.rclass = d.src_class
     UNION ALL
-    SELECT d.link, false, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END, l.ref
+    SELECT d.n, false, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END, l.ref
     FROM l JOIN decl AS d ON l.kind = d.dst_kind
     WHERE d.dst_class = '*' OR l.rclass = d.dst_class
     UNION ALL   -- a target that is a file's own path id (files holding a source id only)
-    SELECT d.link, false, CASE d.scope WHEN 'file' THEN i.file_key WHEN 'store' THEN i.path_ref ELSE 0 END, i.path_ref
+    SELECT d.n, false, CASE d.scope WHEN 'file' THEN i.file_key WHEN 'store' THEN i.path_ref ELSE 0 END, i.path_ref
     FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l) AS h ON h.file_key = i.file_key
     JOIN decl AS d ON d.src_kind = h.kind AND d.dst_class = '<path>' AND d.dst_kind = 'session'
     WHERE i.path_ref IS NOT NULL
 ),
 ids AS (   -- per link, unit and id: how often it is a source, how often a target
-    SELECT link, grp, ref, count(*) FILTER (WHERE is_source) AS s, count(*) FILTER (WHERE NOT is_source) AS t
-    FROM side GROUP BY link, grp, ref
+    SELECT n, grp, ref, count(*) FILTER (WHERE is_source) AS s, count(*) FILTER (WHERE NOT is_source) AS t
+    FROM side GROUP BY n, grp, ref
 ),
 joined AS (
-    SELECT link,
+    SELECT n,
            sum(s)                                   AS sources,
            sum(s) FILTER (WHERE t > 0)              AS found,
            sum(s) FILTER (WHERE t = 1 AND s = 1)    AS paired,
            sum(s) FILTER (WHERE t = 0)              AS unmatched,
            sum(t)                                   AS targets,
            sum(t) FILTER (WHERE s = 0)              AS targets_unnamed
-    FROM ids GROUP BY link
+    FROM ids GROUP BY n
 ),
 const AS (   -- a constant: the units whose source ids are one value
-    SELECT link, count(*) AS units, count(*) FILTER (WHERE n = 1) AS one, count(*) FILTER (WHERE n > 1) AS several
-    FROM (SELECT link, grp, count(*) AS n FROM ids
-          WHERE s > 0 AND link IN (SELECT link FROM decl WHERE expect = 'constant') GROUP BY link, grp)
-    GROUP BY link
+    SELECT n, count(*) AS units, count(*) FILTER (WHERE k = 1) AS one, count(*) FILTER (WHERE k > 1) AS several
+    FROM (SELECT n, grp, count(*) AS k FROM ids
+          WHERE s > 0 AND n IN (SELECT n FROM decl WHERE expect = 'constant') GROUP BY n, grp)
+    GROUP BY n
 )
 SELECT link, scope, expect, unit, total, holds, several, unmatched, targets, targets_unnamed,
        round(100.0 * holds / nullif(total, 0), 1) AS rate_pct
@@ -82,6 +83,6 @@ FROM (
            coalesce(CASE WHEN d.expect = 'constant' THEN 0 ELSE j.unmatched END, 0)::BIGINT                  AS unmatched,
            CASE WHEN d.expect <> 'constant' THEN coalesce(j.targets, 0) END::BIGINT                          AS targets,
            CASE WHEN d.expect <> 'constant' AND d.dst_class <> '<path>' THEN coalesce(j.targets_unnamed, 0) END::BIGINT AS targets_unnamed
-    FROM decl AS d LEFT JOIN joined AS j USING (link) LEFT JOIN const AS c USING (link)
+    FROM decl AS d LEFT JOIN joined AS j USING (n) LEFT JOIN const AS c USING (n)
 )
 ORDER BY link;
