@@ -314,16 +314,16 @@ def _child_survey(spec: dict) -> dict:
     from survey.census.pool import prestart
 
     prestart(spec["jobs"], [spec["runtime"]])  # as ``survey run`` does, before the survey's imports
-    import survey.evidence.grep as G
     import survey.pipeline as P
     import survey.render.render as R
+    from survey.evidence.grep import duck, keyhits, rg
     from survey.runtimes import get
 
     src = source_hash()
     ins = Instrument(spec["out"] + ".stage")
     # the evidence stage's parts (wall only; they run inside run_probes)
-    for name in ("duckdb_grep", "rg_grep", "key_hits"):
-        setattr(G, name, ins.wrap(getattr(G, name), name, cpu=False, mem=False))
+    for part, name in ((duck, "duckdb_grep"), (rg, "rg_grep"), (keyhits, "key_hits")):
+        setattr(part, name, ins.wrap(getattr(part, name), name, cpu=False, mem=False))
     # stages: wall, CPU (survey process + reaped workers/rg) and peak RSS of the survey process
     for name in ("crawl", "collect", "run_census", "run_probes"):
         setattr(P, name, ins.wrap(getattr(P, name), name))

@@ -486,6 +486,7 @@ def recheck(
     since: Annotated[str | None, typer.Option(help="Only files modified since this date (YYYY-MM-DD).")] = None,
     snapshots: SnapDirOpt = Path("snapshots"),
     reports: Annotated[Path, typer.Option(help="Re-render the page here with the verdicts.")] = Path("reports"),
+    no_charts: NoChartsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Re-verify headline claims by an independent code path, on the files the snapshot walked; store verdicts beside it."""
@@ -524,7 +525,7 @@ def recheck(
     except (NotComparable, NoRecheck) as exc:
         fail(str(exc), 2)
         return
-    page = render_page(snap, reports / f"{result['runtime']}.md")
+    page = render_page(snap, reports / f"{result['runtime']}.md", charts=not no_charts)
     if json:
         emit_json({**result, "page": str(page)})
     else:

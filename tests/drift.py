@@ -125,6 +125,15 @@ def page_texts(claims: dict[str, dict], *ids: str) -> list[str]:
     return [claims[i]["text"].replace("<", "&lt;").replace(">", "&gt;") for i in ids]
 
 
+def generated(factory: pytest.TempPathFactory, tmp: str, folder: str, generate: Callable[..., Any], *,
+              seed: int, sessions: int) -> Path:
+    """A corpus from a seeded generator, in ``folder`` of a fresh temp folder named ``tmp``."""
+    root = factory.mktemp(tmp) / folder
+    root.mkdir()
+    generate(root, seed=seed, sessions=sessions)
+    return root
+
+
 def corpus_fixtures(runtime: str, generate: Callable[..., Any], folder: str, sessions: int,
                     seed: int = 5) -> tuple[Any, Any, Any]:
     """Module fixtures for a drift module: ``base`` (a generated corpus under ``folder``),
@@ -132,10 +141,7 @@ def corpus_fixtures(runtime: str, generate: Callable[..., Any], folder: str, ses
     to module names so that pytest finds them."""
     @pytest.fixture(scope="module", name="base")
     def base_(tmp_path_factory: pytest.TempPathFactory) -> Path:
-        root = tmp_path_factory.mktemp(f"{runtime}_base") / folder
-        root.mkdir()
-        generate(root, seed=seed, sessions=sessions)
-        return root
+        return generated(tmp_path_factory, f"{runtime}_base", folder, generate, seed=seed, sessions=sessions)
 
     @pytest.fixture(scope="module", name="surveyed")
     def surveyed_(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Surveyed:
@@ -180,3 +186,15 @@ def check_drift(runtime: str, base: Surveyed, base_root: Path, mutate: Callable[
         assert "statements changed" in " ".join(text.split()), text
         assert all(c in text for c in named), text
     return new
+
+
+def check_call_ids_added(runtime: str, base_root: Path, tmp: Path, folder: str,
+                         strip: Callable[[Path], Any], add: Callable[[Path], Any]) -> Surveyed:
+    """The base corpus with its call ids stripped (in ``folder``) is surveyed; adding them back
+    must change the call-id claims, leave the stripped page's sentences stale, and have the
+    page say that calls carry a native id."""
+    stripped = copy_edited(base_root, tmp / "stripped" / folder, strip)
+    a = check_drift(runtime, survey_once(runtime, stripped, tmp / "base", "2026-01-01"), stripped, add, tmp,
+                    changed=["native_call_id", "model_call_id"], stale=["Calls carry no native id", "none observed ("])
+    assert "Calls carry a native id" in a.page
+    return a

@@ -237,7 +237,7 @@ def t_holding(data: bytes) -> None:
 
 
 def t_utf8(data: bytes) -> None:
-    from survey.evidence.grep import _blanked_py, _utf8_valid_py
+    from survey.evidence.grep.reads import _blanked_py, _utf8_valid_py
 
     W = _state()["W"]
     for blob in (data, data * 9):
@@ -262,12 +262,12 @@ def t_rg_tally(data: bytes) -> None:
         literals[i % len(literals)] + (b"\r" if i % 3 == 0 else b"") for i in range(f.count(b"\n") + 1))
         for f in files) + (b"\n" if files else b"")
     hazards = frozenset(literals[1:2])
-    a = G._rg_tally(Path("/r"), out, literals, hazards)
-    saved, G.NATIVE = G.NATIVE, None
+    a = G.rg._rg_tally(Path("/r"), out, literals, hazards)
+    saved, G.reads.NATIVE = G.reads.NATIVE, None
     try:
-        b = G._rg_tally(Path("/r"), out, literals, hazards)
+        b = G.rg._rg_tally(Path("/r"), out, literals, hazards)
     finally:
-        G.NATIVE = saved
+        G.reads.NATIVE = saved
     _same((list(a[0]), [list(x) for x in a[1]], list(a[2])), (list(b[0]), [list(x) for x in b[1]], list(b[2])),
           "rg_tally")
     assert W.NATIVE is not None

@@ -51,6 +51,19 @@ CODEX_FIRST = r"""WITH inv AS (
     SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
 """
 
+# the last SELECT of the plain classes-by-version queries (over their ``x``)
+BY_VERSION_SELECT = r"""SELECT
+    rclass,
+    arg_min(v, vk)             AS first_version,
+    arg_max(v, vk)             AS last_version,
+    count(DISTINCT v)          AS versions,
+    count(*)                   AS records,
+    count(DISTINCT file_id)    AS files
+FROM x
+GROUP BY rclass
+ORDER BY records DESC, rclass;
+"""
+
 # The plain form of each rewritten query: the SQL as it was before it was made fast.
 PLAIN = {
     "census/queries/key_gate.sql": r"""SELECT 'unreviewed keys (paths)' AS item, count(DISTINCT path) AS n
@@ -278,17 +291,7 @@ ORDER BY variant, events DESC, outcome, has_is_background;
            list_transform(string_split(fv.file_version, '.'), lambda p: try_cast(p AS INTEGER)) AS vk
     FROM f LEFT JOIN fv USING (file_id)
 )
-SELECT
-    rclass,
-    arg_min(v, vk)             AS first_version,
-    arg_max(v, vk)             AS last_version,
-    count(DISTINCT v)          AS versions,
-    count(*)                   AS records,
-    count(DISTINCT file_id)    AS files
-FROM x
-GROUP BY rclass
-ORDER BY records DESC, rclass;
-""",
+""" + BY_VERSION_SELECT,
     "runtimes/claude_code/queries/classes_by_version.sql": r"""WITH f AS (
     SELECT f.*
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f
@@ -388,17 +391,7 @@ ORDER BY surface;
     LEFT JOIN first AS fi USING (file_id)
     WHERE f.frame_status = 'ok'
 )
-SELECT
-    rclass,
-    arg_min(v, vk)             AS first_version,
-    arg_max(v, vk)             AS last_version,
-    count(DISTINCT v)          AS versions,
-    count(*)                   AS records,
-    count(DISTINCT file_id)    AS files
-FROM x
-GROUP BY rclass
-ORDER BY records DESC, rclass;
-""",
+""" + BY_VERSION_SELECT,
     "runtimes/codex/queries/classes_by_version.sql": CODEX_FIRST + r""")
 SELECT version, rclass, records, files
 FROM (

@@ -102,3 +102,27 @@ def test_render_without_charts_removes_an_earlier_renders_images(uncharted: tupl
     assert orjson.loads(out)["page"] == str(reports / page.name)
     assert not list(folder.glob("*.svg")) and (folder / "notes.txt").read_text() == "kept"
     assert (reports / page.name).read_text() == page.read_text()
+
+
+def test_a_recheck_without_charts_draws_nothing_and_never_imports_matplotlib(uncharted: tuple, tmp_path: Path) -> None:
+    import shutil
+
+    _page, snap, _seen = uncharted
+    root = snap.parents[2] / "corpus"
+    # a copy: the verdicts the re-check keeps beside its snapshot stay out of the other tests' pages
+    copy = tmp_path / "snapshots" / snap.parent.name / snap.name
+    shutil.copytree(snap, copy)
+    reports = tmp_path / "reports"
+    seen, out = cli(["recheck", str(copy), "--root", str(root), "--reports", str(reports), "--no-charts", "--json"],
+                    tmp_path)
+    assert seen["matplotlib"] is False
+    got = orjson.loads(out)
+    page = Path(got["page"])
+    assert page.parent == reports and got["verdicts"] and not got["disagreements"]
+    assert not list(reports.rglob("*.svg"))
+    # the page the re-check wrote is the same snapshot's charted page, verdicts and all, less its images
+    charted = render_page(copy, tmp_path / "charted" / page.name)
+    with_images = charted.read_text()
+    assert len(IMAGE.findall(with_images)) == len(charts.KINDS)
+    assert IMAGE.sub("", with_images) == page.read_text()
+    assert "## Charts" in page.read_text() and ".svg)" not in page.read_text()

@@ -86,18 +86,24 @@ def cx(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Any, Path, Path]
     return planted, res, snap, root
 
 
+def assert_records_and_keysets(snap: Path, query: str, planted: dict) -> None:
+    """The records of each class, and of each key set within it, as ``query`` counts them, are
+    the ones planted."""
+    by_class: Counter[str] = Counter()
+    keysets: dict[str, dict[str, int]] = {}
+    for r in rows(snap, query):
+        by_class[r["rclass"]] += r["records"]
+        keysets.setdefault(r["rclass"], {})[r["keyset"]] = r["records"]
+    assert dict(by_class) == planted["records"]
+    assert keysets == planted["keysets"]
+
+
 # -- Claude Code round trip ---------------------------------------------------------------------
 def test_claude_files_records_keysets_and_lines(cc) -> None:
     planted, _res, snap, _root = cc
     got = {r["surface"]: r["files"] for r in rows(snap, "files_by_surface")}
     assert got == nonzero(planted["files"])
-    by_class: Counter[str] = Counter()
-    keysets: dict[str, dict[str, int]] = {}
-    for r in rows(snap, "jsonl_classes"):
-        by_class[r["rclass"]] += r["records"]
-        keysets.setdefault(r["rclass"], {})[r["keyset"]] = r["records"]
-    assert dict(by_class) == planted["records"]
-    assert keysets == planted["keysets"]
+    assert_records_and_keysets(snap, "jsonl_classes", planted)
     fs = {r["frame_status"]: r["frames"] for r in rows(snap, "frame_status")}
     metas = planted["files"]["subagent_meta"] + planted["files"]["workflow_meta"]
     assert fs == nonzero({**planted["lines"], "ok": planted["lines"]["ok"] + metas})
@@ -230,13 +236,7 @@ def test_claude_subagent_schema_matches_the_planted_shapes(cc) -> None:
 def test_codex_files_records_keysets_and_versions(cx) -> None:
     planted, _res, snap, _root = cx
     assert {r["surface"]: r["files"] for r in rows(snap, "files_by_surface")} == nonzero(planted["files"])
-    by_class: Counter[str] = Counter()
-    keysets: dict[str, dict[str, int]] = {}
-    for r in rows(snap, "record_classes"):
-        by_class[r["rclass"]] += r["records"]
-        keysets.setdefault(r["rclass"], {})[r["keyset"]] = r["records"]
-    assert dict(by_class) == planted["records"]
-    assert keysets == planted["keysets"]
+    assert_records_and_keysets(snap, "record_classes", planted)
     fs = {r["frame_status"]: r["frames"] for r in rows(snap, "frame_status")}
     assert fs == nonzero(planted["lines"])
     assert {r["version"]: r["files"] for r in rows(snap, "versions")} == planted["versions"]

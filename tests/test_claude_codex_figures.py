@@ -17,7 +17,7 @@ from survey.runtimes.base import HERE as RUNTIMES
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
 from tests.conftest import corpora
-from tests.drift import Surveyed, records, rewrite, survey_once
+from tests.drift import Surveyed, generated, records, rewrite, survey_once
 
 CC_VOCAB = json.loads((RUNTIMES / "claude_code" / "vocab.json").read_text())
 CX_VOCAB = json.loads((RUNTIMES / "codex" / "vocab.json").read_text())
@@ -26,18 +26,12 @@ MASK = "<unreviewed-key>"
 
 @pytest.fixture(scope="module")
 def cc_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ccf") / "projects"
-    root.mkdir()
-    cc_synth.generate(root, seed=11, sessions=8)
-    return root
+    return generated(tmp_path_factory, "ccf", "projects", cc_synth.generate, seed=11, sessions=8)
 
 
 @pytest.fixture(scope="module")
 def cx_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("cxf") / "sessions"
-    root.mkdir()
-    cx_synth.generate(root, seed=11, sessions=10)
-    return root
+    return generated(tmp_path_factory, "cxf", "sessions", cx_synth.generate, seed=11, sessions=10)
 
 
 def _copy(src: Path, tmp: Path) -> Path:

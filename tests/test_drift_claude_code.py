@@ -13,6 +13,7 @@ from survey.synth.claude_code import generate
 from tests.drift import (
     Surveyed,
     blocks,
+    check_call_ids_added,
     check_drift,
     copy_edited,
     corpus_fixtures,
@@ -138,10 +139,7 @@ def test_call_ids_removed(base: Path, surveyed: Surveyed, base_claims: dict, tmp
 
 
 def test_call_ids_added(base: Path, tmp_path: Path) -> None:
-    stripped = copy_edited(base, tmp_path / "stripped" / "projects", strip_call_ids)
-    a = check_drift(RT, _survey(stripped, tmp_path), stripped, add_call_ids, tmp_path, changed=["native_call_id", "model_call_id"],
-                        stale=["Calls carry no native id", "none observed ("])
-    assert "Calls carry a native id" in a.page
+    check_call_ids_added(RT, base, tmp_path, "projects", strip_call_ids, add_call_ids)
 
 
 def test_result_blocks_vanish(base: Path, surveyed: Surveyed, base_claims: dict, tmp_path: Path) -> None:

@@ -187,7 +187,7 @@ def test_key_figures_of_all_probes_at_once_are_each_probes_own_query(cursor_surv
     at any path and at given ones."""
     import duckdb
 
-    from survey.evidence.grep import KEY_ALL_SQL, KEY_SQL
+    from survey.evidence.grep.commands import KEY_ALL_SQL, KEY_SQL
     from survey.synth.claude_code import generate as generate_claude
 
     generate_claude(tmp_path / "c", seed=5, sessions=6)

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,11 @@ from hypothesis import strategies as st
 import survey.evidence.grep as G
 import survey.schedule as S
 from survey.corpus.crawl import crawl
-from survey.corpus.privacy import file_key
+from survey.corpus.privacy import file_key, pseudonym
 from survey.pipeline import known_files, run_survey
 from survey.runtimes import get
 from survey.runtimes.base import Probe, Profile, Scope
+from survey.shared import rel as rel_path
 from survey.snapshot.store import load_json
 from survey.synth.cursor import generate
 
@@ -73,25 +75,25 @@ def test_duckdb_rg_and_bytes_agree_on_tricky_content(tmp_path: Path, monkeypatch
     root = tmp_path / "c"
     plant(root, FILES)
     want, n_files, n_bytes = reference(root, LITERALS)
-    dd, from_cache = G.duckdb_grep(root, SCOPE, LITERALS)
+    dd, from_cache = G.duck.duckdb_grep(root, SCOPE, LITERALS)
     # the same, read in three concurrent parts
-    monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(G, "_cores", lambda: 3)
-    parts, at_once = G._parts(list(FILES), {f: 1 for f in FILES})
+    monkeypatch.setattr(G.duck, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(G.duck, "_cores", lambda: 3)
+    parts, at_once = G.duck._parts(list(FILES), {f: 1 for f in FILES})
     assert len(parts) == 3 and at_once == 3
-    assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
+    assert G.duck.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
     # and in parts of at most two files (a long list of names is cut: DuckDB slows with it)
-    monkeypatch.setattr(G, "PART_FILES", 2)
-    parts, at_once = G._parts(list(FILES), {f: 1 for f in FILES})
+    monkeypatch.setattr(G.duck, "PART_FILES", 2)
+    parts, at_once = G.duck._parts(list(FILES), {f: 1 for f in FILES})
     assert len(parts) == -(-len(FILES) // 2) and max(map(len, parts)) == 2 and at_once == 3
     assert sorted(g for p in parts for g, _, _ in p) == sorted(FILES)
-    assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
+    assert G.duck.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
     # files read by DuckDB's read_blob instead of handed over as blobs, all or some of them
     sizes = sorted({len(v) for v in FILES.values()})
     for cut in (-1, sizes[len(sizes) // 2]):
-        monkeypatch.setattr(G, "FEED_MAX_FILE", cut)
-        assert G.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
-    rg = G.rg_grep(root, SCOPE, LITERALS)
+        monkeypatch.setattr(G.duck, "FEED_MAX_FILE", cut)
+        assert G.duck.duckdb_grep(root, SCOPE, LITERALS) == (dd, 0)
+    rg = G.rg.rg_grep(root, SCOPE, LITERALS)
     assert from_cache == 0 and rg["files_from_cache"] == 0
     for lit in LITERALS:
         got = {k: dd[lit][k] for k in ("files_matched", "occurrences")}
@@ -104,13 +106,13 @@ def test_duckdb_rg_and_bytes_agree_on_tricky_content(tmp_path: Path, monkeypatch
 def test_rg_counts_raw_bytes_after_a_leading_utf16_bom(tmp_path: Path) -> None:
     root = tmp_path / "c"
     plant(root, {"bom.txt": b'\xff\xfe "tool_result" aa'})
-    dd, _ = G.duckdb_grep(root, SCOPE, LITERALS)
-    rg = G.rg_grep(root, SCOPE, LITERALS)
+    dd, _ = G.duck.duckdb_grep(root, SCOPE, LITERALS)
+    rg = G.rg.rg_grep(root, SCOPE, LITERALS)
     assert dd['"tool_result"']["occurrences"] == 1
     assert rg["per_literal"]['"tool_result"']["occurrences"] == 1
 
 
-# printable, no backslash: searched as pieces of the raw bytes (G.raw_exact)
+# printable, no backslash: searched as pieces of the raw bytes (G.reads.raw_exact)
 RAW_LITERALS = sorted(['aa', '"tool_result"', "it's", "[...]", "never-there", "CREATE TABLE t"])
 RAW_FILES: dict[str, bytes] = {
     **{k: v for k, v in FILES.items() if k != "ignored.json"},
@@ -129,32 +131,32 @@ def test_pieces_count_what_the_whole_files_count(tmp_path: Path, monkeypatch: py
     what rg and the raw bytes count."""
     root = tmp_path / "c"
     plant(root, RAW_FILES)
-    assert G.raw_exact(RAW_LITERALS) and not G.raw_exact(LITERALS)
-    monkeypatch.setattr(G, "raw_exact", lambda lits: False)
-    whole, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+    assert G.reads.raw_exact(RAW_LITERALS) and not G.reads.raw_exact(LITERALS)
+    monkeypatch.setattr(G.reads, "raw_exact", lambda lits: False)
+    whole, _ = G.duck.duckdb_grep(root, SCOPE, RAW_LITERALS)
     monkeypatch.undo()
     want, n_files, n_bytes = reference(root, ["aa", "[...]", '"tool_result"', "CREATE TABLE t"])
     cuts = []
-    real_cut = G._cut
-    monkeypatch.setattr(G, "_cut", lambda *a: cuts.append(real_cut(*a)) or cuts[-1])
-    for piece, batch in ((G.PIECE_BYTES, G.FEED_BATCH_BYTES), (16, 64), (7, 1)):
-        monkeypatch.setattr(G, "PIECE_BYTES", piece)
-        monkeypatch.setattr(G, "FEED_BATCH_BYTES", batch)
-        got, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+    real_cut = G.reads._cut
+    monkeypatch.setattr(G.reads, "_cut", lambda *a: cuts.append(real_cut(*a)) or cuts[-1])
+    for piece, batch in ((G.reads.PIECE_BYTES, G.reads.FEED_BATCH_BYTES), (16, 64), (7, 1)):
+        monkeypatch.setattr(G.reads, "PIECE_BYTES", piece)
+        monkeypatch.setattr(G.reads, "FEED_BATCH_BYTES", batch)
+        got, _ = G.duck.duckdb_grep(root, SCOPE, RAW_LITERALS)
         assert got == whole, piece
     assert len(cuts) > 100 and 0 in cuts  # pieces were cut, and one file had nowhere to cut
     # larger files cut in one span per core, searched side by side and added up
     spans: list[tuple[str, int, int]] = []
-    real_of = G.Pieces.of
-    monkeypatch.setattr(G.Pieces, "of", lambda self, path, size, start=0, end=-1: spans.append(
+    real_of = G.reads.Pieces.of
+    monkeypatch.setattr(G.reads.Pieces, "of", lambda self, path, size, start=0, end=-1: spans.append(
         (os.path.relpath(path, root), start, end)) or real_of(self, path, size, start, end))
-    monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
-    for cores, split, piece in ((3, 100, G.PIECE_BYTES), (2, 50, 16), (5, 1, 7)):
-        monkeypatch.setattr(G, "_cores", lambda cores=cores: cores)
-        monkeypatch.setattr(G, "SPLIT_MIN_BYTES", split)
-        monkeypatch.setattr(G, "PIECE_BYTES", piece)
+    monkeypatch.setattr(G.duck, "PARALLEL_MIN_BYTES", 0)
+    for cores, split, piece in ((3, 100, G.reads.PIECE_BYTES), (2, 50, 16), (5, 1, 7)):
+        monkeypatch.setattr(G.duck, "_cores", lambda cores=cores: cores)
+        monkeypatch.setattr(G.reads, "SPLIT_MIN_BYTES", split)
+        monkeypatch.setattr(G.reads, "PIECE_BYTES", piece)
         spans.clear()
-        got, _ = G.duckdb_grep(root, SCOPE, RAW_LITERALS)
+        got, _ = G.duck.duckdb_grep(root, SCOPE, RAW_LITERALS)
         assert got == whole, (cores, split, piece)
         # every large file in `cores` spans, among them the one with nowhere to cut
         split_files = {f for f, start, _ in spans if start > 0}
@@ -164,7 +166,7 @@ def test_pieces_count_what_the_whole_files_count(tmp_path: Path, monkeypatch: py
         assert {k: whole[lit][k] for k in w} == w, lit
     assert whole["aa"]["files_scanned"] == n_files and whole["aa"]["bytes_scanned"] == n_bytes
     assert whole["aa"]["files_not_utf8"] == 3  # notutf8, escapes-only, store
-    rg = G.rg_grep(root, SCOPE, RAW_LITERALS)
+    rg = G.rg.rg_grep(root, SCOPE, RAW_LITERALS)
     assert all(rg["per_literal"][lit] == {k: whole[lit][k] for k in ("files_matched", "occurrences")}
                for lit in RAW_LITERALS)
 
@@ -174,32 +176,32 @@ def test_a_match_the_escaped_text_makes_is_the_read_blob_querys(tmp_path: Path, 
     of a file that is not UTF-8 where the bytes do not; such a file is searched whole, as the
     pasteable query does, so the figures stay that query's."""
     lits = ["xFFA", "Afoo", "CREATE TABLE t"]
-    assert G.raw_exact(lits)
-    hz = G.escape_hazards(lits)
+    assert G.reads.raw_exact(lits)
+    hz = G.reads.escape_hazards(lits)
     assert hz[b"A"] == {0xFF} and 0x0A in hz[b"foo"] and 0x0C in hz[b"REATE TABLE t"]
     root = tmp_path / "c"
     plant(root, {"bad.txt": b"\xffA \nfoo \x0cREATE TABLE t aa\xfe",  # escaped: \xFFA, \x0Afoo, \x0CREATE
                  "good.txt": b"\nfoo \xc3\xa9A",  # UTF-8: no escapes, no match
                  "clean.txt": b"\xfe CREATE TABLE t"})  # not UTF-8, no hazard: in pieces
-    monkeypatch.setattr(G, "PIECE_BYTES", 4)
-    monkeypatch.setattr(G, "raw_exact", lambda lits: False)
-    whole, _ = G.duckdb_grep(root, SCOPE, lits)
+    monkeypatch.setattr(G.reads, "PIECE_BYTES", 4)
+    monkeypatch.setattr(G.reads, "raw_exact", lambda lits: False)
+    whole, _ = G.duck.duckdb_grep(root, SCOPE, lits)
     monkeypatch.undo()
-    monkeypatch.setattr(G, "PIECE_BYTES", 4)
+    monkeypatch.setattr(G.reads, "PIECE_BYTES", 4)
     searched_whole: list[list[str]] = []
-    real_parts = G._fed_batches
-    monkeypatch.setattr(G, "_fed_batches", lambda root, files, *a: searched_whole.append(files) or real_parts(root, files, *a))
-    got, _ = G.duckdb_grep(root, SCOPE, lits)
+    real_parts = G.duck._fed_batches
+    monkeypatch.setattr(G.duck, "_fed_batches", lambda root, files, *a: searched_whole.append(files) or real_parts(root, files, *a))
+    got, _ = G.duck.duckdb_grep(root, SCOPE, lits)
     assert got == whole
     assert searched_whole == [["bad.txt"]]
     assert {lit: got[lit]["occurrences"] for lit in lits} == {"xFFA": 1, "Afoo": 1, "CREATE TABLE t": 2}
     # the same when the files are cut in spans searched side by side: the hazard found in
     # one span of bad.txt sends the whole file to the read_blob query
     searched_whole.clear()
-    monkeypatch.setattr(G, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(G, "SPLIT_MIN_BYTES", 1)
-    monkeypatch.setattr(G, "_cores", lambda: 3)
-    assert G.duckdb_grep(root, SCOPE, lits)[0] == whole
+    monkeypatch.setattr(G.duck, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(G.reads, "SPLIT_MIN_BYTES", 1)
+    monkeypatch.setattr(G.duck, "_cores", lambda: 3)
+    assert G.duck.duckdb_grep(root, SCOPE, lits)[0] == whole
     assert searched_whole == [["bad.txt"]]
 
 
@@ -219,8 +221,8 @@ def test_pasteable_command_gives_the_pipeline_figures(tmp_path: Path) -> None:
     sums to the same figures the pipeline adds up from per_file, cached or not."""
     root = tmp_path / "c"
     plant(root, FILES)
-    rows = {r["literal"]: r for r in _cli(G.duckdb_command(SCOPE, LITERALS), root)}
-    dd, _ = G.duckdb_grep(root, SCOPE, LITERALS)
+    rows = {r["literal"]: r for r in _cli(G.commands.duckdb_command(SCOPE, LITERALS), root)}
+    dd, _ = G.duck.duckdb_grep(root, SCOPE, LITERALS)
     assert set(rows) == set(LITERALS)
     for lit in LITERALS:
         assert {k: int(v) for k, v in rows[lit].items() if k != "literal"} == dd[lit], lit
@@ -231,7 +233,7 @@ def test_one_query_gives_every_probes_structural_figure(cursor_survey) -> None:
     profile = get("cursor")
     probes = [*profile.probes, Probe("x_type", ("x",), "jsonl", key="type"),
               Probe("x_none", ("x",), "jsonl", key="no-such-key", key_paths=("$",))]
-    got = G.key_hits(snap, probes, "SNAP")
+    got = G.keyhits.key_hits(snap, probes, "SNAP")
     keyed = [p for p in probes if p.key]
     assert set(got) == {p.id for p in keyed}
     con = duckdb.connect()
@@ -239,10 +241,10 @@ def test_one_query_gives_every_probes_structural_figure(cursor_survey) -> None:
         con.execute("SET VARIABLE snap = ?", [str(snap)])
         con.execute("SET VARIABLE key = ?", [p.key])
         con.execute("SET VARIABLE paths = ?::VARCHAR[]", [list(p.key_paths)])
-        files, objects, paths = con.execute(G.KEY_SQL.read_text()).fetchone()
+        files, objects, paths = con.execute(G.commands.KEY_SQL.read_text()).fetchone()
         assert (got[p.id]["files_with_key"], got[p.id]["objects_with_key"]) == (files, objects), p.id
         assert got[p.id]["paths_seen"] == paths, p.id
-        assert got[p.id]["command"].endswith(f'-c ".read {G.rel(G.KEY_SQL)}"')
+        assert got[p.id]["command"].endswith(f'-c ".read {rel_path(G.commands.KEY_SQL)}"')
     assert got["x_type"]["files_with_key"] > 0 and got["x_none"]["files_with_key"] == 0
     assert "$" in got["x_type"]["paths_seen"] and got["x_none"]["paths_seen"] == []
 
@@ -267,7 +269,7 @@ def _figures(ev: dict) -> dict:
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     seen: dict[str, list] = {"duckdb": [], "rg": [], "keys": []}
-    per_file, rg_run, keys = G._per_file_rows, G._rg_run, G._keys
+    per_file, rg_run, keys = G.duck._per_file_rows, G.rg._rg_run, G.cache._keys
 
     def keys_of(root, files, known, distinct=False):
         seen["keys"].append(1)
@@ -283,9 +285,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
         seen["rg"] += paths
         return rg_run(rg_bin, argv, paths)
 
-    monkeypatch.setattr(G, "_per_file_rows", per_file_rows)
-    monkeypatch.setattr(G, "_rg_run", rg)
-    monkeypatch.setattr(G, "_keys", keys_of)
+    monkeypatch.setattr(G.duck, "_per_file_rows", per_file_rows)
+    monkeypatch.setattr(G.rg, "_rg_run", rg)
+    monkeypatch.setattr(G.cache, "_keys", keys_of)
     return seen
 
 
@@ -327,7 +329,7 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
 
     seen = _spy(monkeypatch)
     joined: list[str] = []  # the engines whose ``served`` joined their keys to the cache's
-    served, keyed = G.GrepCache.served, G.GrepCache._keyed
+    served, keyed = G.cache.GrepCache.served, G.cache.GrepCache._keyed
 
     def served_spy(self, engine, keys):
         self._engine = engine
@@ -338,11 +340,11 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
             joined.append(self._engine)
         return keyed(self, keys, names, at)
 
-    monkeypatch.setattr(G.GrepCache, "served", served_spy)
-    monkeypatch.setattr(G.GrepCache, "_keyed", keyed_spy)
+    monkeypatch.setattr(G.cache.GrepCache, "served", served_spy)
+    monkeypatch.setattr(G.cache.GrepCache, "_keyed", keyed_spy)
     again = survey("2026-01-02", True)
-    monkeypatch.setattr(G.GrepCache, "served", served)
-    monkeypatch.setattr(G.GrepCache, "_keyed", keyed)
+    monkeypatch.setattr(G.cache.GrepCache, "served", served)
+    monkeypatch.setattr(G.cache.GrepCache, "_keyed", keyed)
     fresh_seen = {k: list(v) for k, v in seen.items()}
     seen["duckdb"].clear()
     seen["rg"].clear()
@@ -357,8 +359,8 @@ def test_cached_rerun_reports_exactly_what_a_fresh_run_reports(tmp_path: Path, m
     # only the new and changed files were read again, by both engines
     changed = {added, jsonl[1].parent / "copy-of-a-session.jsonl", same_size, jsonl[3]}
     rels = {str(p.relative_to(root)) for p in changed}
-    assert {G._relative(root, os.fsdecode(p)) for p in fresh_seen["rg"]} == rels
-    assert set(fresh_seen["duckdb"]) == {G._glob_escape(r) for r in rels}
+    assert {G.scopes._relative(root, os.fsdecode(p)) for p in fresh_seen["rg"]} == rels
+    assert set(fresh_seen["duckdb"]) == {G.scopes._glob_escape(r) for r in rels}
     # the same-size rewrite was read again: its "[...]" is counted
     before = {p["id"]: p for p in first["probes"]}["marker_ellipsis"]["duckdb"]["per_literal"]["[...]"]
     after = {p["id"]: p for p in again["probes"]}["marker_ellipsis"]["duckdb"]["per_literal"]["[...]"]
@@ -405,15 +407,15 @@ def test_rg_reuses_duckdbs_join_only_where_its_cached_keys_are_the_same(tmp_path
     names = [f"f{i}.txt" for i in range(6)]
     frame = pl.DataFrame({"file_id": [f"f-{i:016x}" for i in range(6)], "size": [10 * i for i in range(6)],
                           "mtime_ns": [7] * 6, "ctime_ns": [8] * 6, "inode": list(range(100, 106))},
-                         schema={c: t for c, t in G.KNOWN_SCHEMA.items() if c != "path"})
-    keys = G.Keys(names, frame)
+                         schema={c: t for c, t in G.scopes.KNOWN_SCHEMA.items() if c != "path"})
+    keys = G.cache.Keys(names, frame)
     k = len(LITERALS)
 
-    def cache_with(rg_order: list[int], changed: int | None = None) -> G.GrepCache:
-        cache = G.GrepCache(tmp_path / "g", SCOPE, LITERALS, b"s" * 32)
-        per = G.PerFile(k, names[:5], [1] * 5, [False] * 5, [i for i in range(5) for _ in range(k)])
+    def cache_with(rg_order: list[int], changed: int | None = None) -> G.cache.GrepCache:
+        cache = G.cache.GrepCache(tmp_path / "g", SCOPE, LITERALS, b"s" * 32)
+        per = G.cache.PerFile(k, names[:5], [1] * 5, [False] * 5, [i for i in range(5) for _ in range(k)])
         cache.put_many("duckdb", keys, per)
-        cache.put_many("rg", keys, G.PerFile(k, [names[i] for i in rg_order], [], [],
+        cache.put_many("rg", keys, G.cache.PerFile(k, [names[i] for i in rg_order], [], [],
                                              [i for i in rg_order for _ in range(k)]))
         cache.old = {e: cache.new[e] for e in cache.ENGINES}
         if changed is not None:  # a file whose rg row was counted under another key
@@ -421,14 +423,14 @@ def test_rg_reuses_duckdbs_join_only_where_its_cached_keys_are_the_same(tmp_path
                 size=pl.when(pl.col("file_key") == changed).then(-1).otherwise(pl.col("size")))
         return cache
 
-    def own(cache: G.GrepCache, engine: str) -> list[tuple[int, list[int]]]:
+    def own(cache: G.cache.GrepCache, engine: str) -> list[tuple[int, list[int]]]:
         cache._joined = None
         got = cache.served(engine, keys)
         return sorted(zip(got.at.to_list(), got.rows["occ"].to_list(), strict=True))
 
     # rg read its files in its own order: kept in the keys' order, as DuckDB's are
     same = cache_with([4, 0, 3, 1, 2])
-    assert same.new["rg"].select(G.KEY_COLUMNS).equals(same.new["duckdb"].select(G.KEY_COLUMNS))
+    assert same.new["rg"].select(G.cache.KEY_COLUMNS).equals(same.new["duckdb"].select(G.cache.KEY_COLUMNS))
     assert same.served("duckdb", keys).count == 5 and same._joined is not None
     reused = same.served("rg", keys)
     assert same._joined is None  # taken, and let go
@@ -447,10 +449,10 @@ def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
     root = tmp_path / "c"
     plant(root, FILES)
     salt = b"s" * 32
-    folder = G.grep_cache_folder(tmp_path / "cache" / "walk")
-    cache = G.GrepCache(folder, SCOPE, LITERALS, salt)
-    dd, _ = G.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
-    rg = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    folder = G.cache.grep_cache_folder(tmp_path / "cache" / "walk")
+    cache = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
+    dd, _ = G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
+    rg = G.rg.rg_grep(root, SCOPE, LITERALS, cache=cache)
     cache.save()
     (stored_file,) = folder.iterdir()
     assert stored_file == cache.path and stored_file.name == f"t-{cache.sig}.parquet"
@@ -461,22 +463,22 @@ def test_cache_holds_no_path_and_can_be_turned_off(tmp_path: Path) -> None:
     # its only text: the engine, and pseudonyms (read back, not searched for in encoded bytes)
     assert set(rows["engine"]) == {"duckdb", "rg"}
     assert [n for n, t in rows.schema.items() if t == pl.String] == ["engine"]
-    stored = {e: set(rows.filter(pl.col("engine") == e)["file_key"]) for e in G.GrepCache.ENGINES}
-    assert stored["duckdb"] == stored["rg"] == {file_key(G.pseudonym(salt, r, "f")) for r in FILES if r.endswith(".txt")}
+    stored = {e: set(rows.filter(pl.col("engine") == e)["file_key"]) for e in G.cache.GrepCache.ENGINES}
+    assert stored["duckdb"] == stored["rg"] == {file_key(pseudonym(salt, r, "f")) for r in FILES if r.endswith(".txt")}
     # warm: everything from the cache, same figures
-    warm = G.GrepCache(folder, SCOPE, LITERALS, salt)
-    dd2, n = G.duckdb_grep(root, SCOPE, LITERALS, cache=warm)
-    rg2 = G.rg_grep(root, SCOPE, LITERALS, cache=warm)
+    warm = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
+    dd2, n = G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=warm)
+    rg2 = G.rg.rg_grep(root, SCOPE, LITERALS, cache=warm)
     assert dd2 == dd and n == len(stored["duckdb"])
     assert rg2.pop("files_from_cache") == n and rg.pop("files_from_cache") == 0
     assert rg2 == rg
     # another literal set is another cache: nothing reused
-    other = G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
-    assert G.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=other)[1] == 0
+    other = G.cache.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
+    assert G.duck.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=other)[1] == 0
     # a damaged cache file is no cache
     cache.path.write_text("{not parquet")
-    broken = G.GrepCache(folder, SCOPE, LITERALS, salt)
-    assert broken.error and G.duckdb_grep(root, SCOPE, LITERALS, cache=broken) == (dd, 0)
+    broken = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
+    assert broken.error and G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=broken) == (dd, 0)
 
 
 def test_pipeline_without_cache_writes_no_grep_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -497,23 +499,23 @@ def test_files_rg_failed_on_are_read_again_next_time(tmp_path: Path, monkeypatch
     root = tmp_path / "c"
     plant(root, FILES)
     folder = tmp_path / "grep"
-    rg_run = G._rg_run
+    rg_run = G.rg._rg_run
 
     def failing(rg_bin, argv, paths):
         out, _code, _errors = rg_run(rg_bin, argv, paths)
         return out, 2, 1
 
-    monkeypatch.setattr(G, "_rg_run", failing)
-    cache = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
-    G.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
-    first = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    monkeypatch.setattr(G.rg, "_rg_run", failing)
+    cache = G.cache.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=cache)
+    first = G.rg.rg_grep(root, SCOPE, LITERALS, cache=cache)
     cache.save()
     assert (first["exit_code"], first["errors"]) == (2, 1) and cache.new["rg"].height == 0
-    monkeypatch.setattr(G, "_rg_run", rg_run)
-    again = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    monkeypatch.setattr(G.rg, "_rg_run", rg_run)
+    again = G.cache.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
     stored = again.old["duckdb"].height
-    assert G.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == stored > 0
-    second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
+    assert G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=again)[1] == stored > 0
+    second = G.rg.rg_grep(root, SCOPE, LITERALS, cache=again)
     assert second["files_from_cache"] == 0 and (second["exit_code"], second["errors"]) == (0, 0)
     assert second["per_literal"] == first["per_literal"]
 
@@ -525,8 +527,8 @@ def test_literals_that_overlap_each_other_count_as_one_rg_pass(tmp_path: Path) -
     root = tmp_path / "c"
     plant(root, {"a.txt": b"abc abc bc", "b.txt": b"xbcx"})
     lits = ["ab", "bc"]
-    dd, _ = G.duckdb_grep(root, SCOPE, lits)
-    rg = G.rg_grep(root, SCOPE, lits)
+    dd, _ = G.duck.duckdb_grep(root, SCOPE, lits)
+    rg = G.rg.rg_grep(root, SCOPE, lits)
     assert {lit: dd[lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
     assert {lit: rg["per_literal"][lit]["occurrences"] for lit in lits} == {"ab": 2, "bc": 2}
     assert (dd["bc"]["files_matched"], rg["per_literal"]["bc"]["files_matched"]) == (2, 2)
@@ -557,23 +559,23 @@ def test_one_duckdb_walk_lists_each_scope_as_its_own_glob_would(tmp_path: Path) 
     con = duckdb.connect()
     checked = picked = 0
     for root, scopes, profile in corpora:
-        everything = G.duckdb_everything(root)
+        everything = G.scopes.duckdb_everything(root)
         known = known_files(crawl(root, profile, b"s" * 32))
-        crawled = G.crawled_files(known)
+        crawled = G.scopes.crawled_files(known)
         assert everything and crawled, root
         for sc in scopes:
             for g in sc.duckdb_globs:
-                own = G.duckdb_listing(con, root, [g])
-                assert G.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
-                assert sorted(G.duckdb_listing(con, root, [g], crawled)) == sorted(own), (root.name, g)
+                own = G.scopes.duckdb_listing(con, root, [g])
+                assert G.scopes.duckdb_listing(con, root, [g], everything) == own, (root.name, g)
+                assert sorted(G.scopes.duckdb_listing(con, root, [g], crawled)) == sorted(own), (root.name, g)
                 checked += bool(own)
             # a scope listed from the crawl's rows: the same files, in the same order, with
             # the rows ``_keys`` joins to them
             got = known.listing(sc.duckdb_globs)
             if got is not None:
-                listed = G.duckdb_listing(con, root, sc.duckdb_globs, crawled)
+                listed = G.scopes.duckdb_listing(con, root, sc.duckdb_globs, crawled)
                 assert got[0] == listed, (root.name, sc.name)
-                assert got[1].equals(G._keys(root, listed, known, distinct=True).frame), (root.name, sc.name)
+                assert got[1].equals(G.cache._keys(root, listed, known, distinct=True).frame), (root.name, sc.name)
                 picked += bool(listed)
     assert checked >= 8 and picked >= 6
 
@@ -591,7 +593,7 @@ def test_the_crawl_classes_names_with_newlines_as_the_scopes_globs_list_them(tmp
     inv = crawl(root, profile, b"s" * 32)
     captures = inv.paths_of(inv.frame.filter(pl.col("surface") == "capture")["file_id"])
     (scope,) = profile.scopes
-    listed = G.duckdb_listing(duckdb.connect(), root, scope.duckdb_globs)
+    listed = G.scopes.duckdb_listing(duckdb.connect(), root, scope.duckdb_globs)
     assert sorted(map(str, captures)) == sorted(listed)
     assert {"a\nb/c.jsonl", "y\n.jsonl", "d\ne/f.ndjson"} <= set(listed) and "x.jsonl\n" not in listed
 
@@ -604,8 +606,8 @@ def test_rg_counts_each_file_whatever_bytes_its_path_holds(tmp_path: Path) -> No
     plant(root, {"a\n\nb.txt": b'"tool_result" x "tool_result"', "aa\n.txt": b"aa",
                  "plain.txt": b'"tool_result"\naa\n', "none.txt": b"nothing here"})
     want, n_files, _ = reference(root, LITERALS)
-    cache = G.GrepCache(tmp_path / "gc", SCOPE, LITERALS, b"s" * 32)
-    rg = G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    cache = G.cache.GrepCache(tmp_path / "gc", SCOPE, LITERALS, b"s" * 32)
+    rg = G.rg.rg_grep(root, SCOPE, LITERALS, cache=cache)
     assert rg["files_scanned"] == n_files == 4 and rg["errors"] == 0
     for lit in LITERALS:
         assert rg["per_literal"][lit] == want[lit], lit
@@ -659,7 +661,7 @@ def test_one_alternation_per_first_byte_counts_as_one_alternation_for_all(tmp_pa
     for lits in crafted + [sorted({"".join(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 6)))
                                    for _ in range(rnd.randrange(1, 6))}) for _ in range(120)]:
         con.execute("SET VARIABLE literals = ?::VARCHAR[]", [lits])
-        got = {Path(f).name: list(occ) for f, _, _, occ in con.execute(G.per_file_sql()).fetchall()}
+        got = {Path(f).name: list(occ) for f, _, _, occ in con.execute(G.duck.per_file_sql()).fetchall()}
         want = {name: _leftmost_first(data, [lit.encode() for lit in lits]) for name, data in texts.items()}
         assert got == want, lits
         entangled = any(a[0] != b[0] and (b in a or any(a[-k:] == b[:k] for k in range(1, min(len(a), len(b)))))
@@ -678,21 +680,21 @@ def test_a_file_made_between_the_early_listing_and_the_crawl_makes_the_greps_lis
     from survey.pipeline import known_files
     from survey.synth import hostile
 
-    def known(root: Path) -> G.Known:
+    def known(root: Path) -> G.scopes.Known:
         return known_files(crawl(root, get("cursor"), b"s" * 32))
 
     root = tmp_path / "c"
     generate(root, seed=3, sessions=6)
-    early = G.duckdb_everything(root)
-    assert not G.listed_too_early(early, known(root))
+    early = G.scopes.duckdb_everything(root)
+    assert not G.scopes.listed_too_early(early, known(root))
     new = root / "p" / "agent-transcripts" / "late.jsonl"
     new.parent.mkdir(parents=True, exist_ok=True)
     new.write_bytes(b'{"role":"user"}\n')
-    assert G.listed_too_early(early, known(root))
-    assert not G.listed_too_early(G.duckdb_everything(root), known(root))
+    assert G.scopes.listed_too_early(early, known(root))
+    assert not G.scopes.listed_too_early(G.scopes.duckdb_everything(root), known(root))
     odd = tmp_path / "h"
     hostile.generate(odd, seed=7, big_line_mb=1)
-    assert not G.listed_too_early(G.duckdb_everything(odd), known(odd))
+    assert not G.scopes.listed_too_early(G.scopes.duckdb_everything(odd), known(odd))
 
 
 def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -711,7 +713,7 @@ def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, mo
     def lists_then_write(r: Path, profile: Profile) -> dict:
         out = real_lists(r, profile)
         for rl in out.values():  # the early listings lack the file made next
-            def read(rl: G.RgListing = rl, real: Any = rl.read) -> bytes:
+            def read(rl: G.scopes.RgListing = rl, real: Any = rl.read) -> bytes:
                 reads.append(1)
                 return b"\0".join(p for p in real().split(b"\0") if not p.endswith(b"late.jsonl"))
             rl.read = read  # type: ignore[method-assign]
@@ -721,8 +723,8 @@ def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, mo
 
     monkeypatch.setattr(P, "rg_listings", lists_then_write)
     made: list[int] = []
-    real_init = G.RgListing.__init__
-    monkeypatch.setattr(G.RgListing, "__init__", lambda self, *a: made.append(1) or real_init(self, *a))
+    real_init = G.scopes.RgListing.__init__
+    monkeypatch.setattr(G.scopes.RgListing, "__init__", lambda self, *a: made.append(1) or real_init(self, *a))
     res = run_survey(get("cursor"), root, snapshots=tmp_path / "s", reports=None)
     sc = load_json(Path(res.snapshot), "evidence")["scopes"]["jsonl"]
     assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
@@ -744,9 +746,9 @@ def test_the_greps_search_a_file_made_after_the_early_listing(tmp_path: Path, mo
     assert sc["files_duckdb"] == sc["files_rg"] == sc["files_inventory"] > 0
     assert made and len(made) == len(real_lists(root, get("cursor")))  # the early listings only
     # which files a listing started at ``ns`` may lack: those whose ctime is later
-    known = {f"f{i}": (f"f-{i}", (1, 1, G.time.time_ns() - 5_000_000_000, 1)) for i in range(3)}
-    assert G.Known.of(known).since(G.time.time_ns()) == []
-    assert G.Known.of({**known, "new": ("f-9", (1, 1, G.time.time_ns(), 1))}).since(G.time.time_ns()) == ["new"]
+    known = {f"f{i}": (f"f-{i}", (1, 1, time.time_ns() - 5_000_000_000, 1)) for i in range(3)}
+    assert G.scopes.Known.of(known).since(time.time_ns()) == []
+    assert G.scopes.Known.of({**known, "new": ("f-9", (1, 1, time.time_ns(), 1))}).since(time.time_ns()) == ["new"]
 
 
 def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(
@@ -763,15 +765,15 @@ def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(
     plant(root, {**FILES, "hidden.txt": b"xab xab ab", "a.log": b"zz aa [...] zz\nzz xab", "b/c.log": b"[...]",
                  "d.log": b""})
     runs: list[list[bytes]] = []
-    real = G._rg_run
-    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    real = G.rg._rg_run
+    monkeypatch.setattr(G.rg, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
     whole = [os.fsencode(str(root))]
 
     def both(text_lits: list[str], log_lits: list[str], shared: bool) -> list[dict]:
         runs.clear()
         pairs = [(texts, text_lits), (logs, log_lits)]
-        sh = G.SharedRg(root, pairs) if shared else None
-        return [G.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs]
+        sh = G.rg.SharedRg(root, pairs) if shared else None
+        return [G.rg.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs]
 
     for text_lits, log_lits, again in ((LITERALS, ["qq"], 0), (LITERALS, ["zz"], 0), (LITERALS, ["zz", "[...]"], 0),
                                        (LITERALS, ["zz", "a\\"], 3), (["ab", "zz"], ["xa"], 1)):
@@ -783,10 +785,10 @@ def test_scopes_share_one_rg_pass_and_count_what_their_own_passes_would(
         assert got == own, log_lits
     assert got[0]["per_literal"]["ab"] == {"files_matched": 1, "occurrences": 3}
     # a file of the shared pass that the listing lacks still counts, in its own scope only
-    sh = G.SharedRg(root, [(texts, LITERALS), (logs, ["zz"])])
-    real_listing = G.RgListing.read
-    monkeypatch.setattr(G.RgListing, "read", lambda self: real_listing(self).replace(b"a.log\0", b""))
-    assert G.rg_grep(root, logs, ["zz"], shared=sh)["per_literal"]["zz"] == {"files_matched": 1, "occurrences": 3}
+    sh = G.rg.SharedRg(root, [(texts, LITERALS), (logs, ["zz"])])
+    real_listing = G.scopes.RgListing.read
+    monkeypatch.setattr(G.scopes.RgListing, "read", lambda self: real_listing(self).replace(b"a.log\0", b""))
+    assert G.rg.rg_grep(root, logs, ["zz"], shared=sh)["per_literal"]["zz"] == {"files_matched": 1, "occurrences": 3}
 
 
 def test_a_rerun_that_reads_one_file_again_counts_its_matches(tmp_path: Path) -> None:
@@ -795,15 +797,15 @@ def test_a_rerun_that_reads_one_file_again_counts_its_matches(tmp_path: Path) ->
     root = tmp_path / "c"
     plant(root, FILES)
     folder = tmp_path / "grep"
-    cache = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
-    G.rg_grep(root, SCOPE, LITERALS, cache=cache)
+    cache = G.cache.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    G.rg.rg_grep(root, SCOPE, LITERALS, cache=cache)
     cache.save()
     changed = root / "plain.txt"
     changed.write_bytes(changed.read_bytes() + b' "tool_result" aa')
-    again = G.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
-    second = G.rg_grep(root, SCOPE, LITERALS, cache=again)
-    assert second["files_from_cache"] == len(G.in_scope(SCOPE, list(FILES))) - 1
-    assert second["per_literal"] == G.rg_grep(root, SCOPE, LITERALS)["per_literal"]
+    again = G.cache.GrepCache(folder, SCOPE, LITERALS, b"s" * 32)
+    second = G.rg.rg_grep(root, SCOPE, LITERALS, cache=again)
+    assert second["files_from_cache"] == len(G.scopes.in_scope(SCOPE, list(FILES))) - 1
+    assert second["per_literal"] == G.rg.rg_grep(root, SCOPE, LITERALS)["per_literal"]
 
 
 def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -822,36 +824,36 @@ def test_small_files_are_read_at_once_as_python_would_read_them(tmp_path: Path, 
     names = ["a.txt", "empty.txt", "grew.txt", "caf\u00e9.txt", "missing.txt", "dir.txt"]
     got = NATIVE.read_files([str(root / n) for n in names], [5, 0, 10, 2, 3, 0])
     assert got == [b"hello", b"", b"x" * 11, b"\xff\xfe", errno.ENOENT, errno.EISDIR]
-    monkeypatch.setattr(G, "PIECE_BYTES", 4)
-    assert G._read_small([str(root / "a.txt"), str(root / "caf\u00e9.txt")], [5, 2]) == [None, b"\xff\xfe"]
+    monkeypatch.setattr(G.reads, "PIECE_BYTES", 4)
+    assert G.reads._read_small([str(root / "a.txt"), str(root / "caf\u00e9.txt")], [5, 2]) == [None, b"\xff\xfe"]
     # a file that grew since it was listed is counted whole, as a file read by name is
     monkeypatch.undo()
     plant(root, {"grew.txt": b"aa " * 40})
-    real_keys = G._keys
-    def shrunk(r: Path, files: list[str], known: G.Known | None, distinct: bool = False) -> G.Keys:
+    real_keys = G.cache._keys
+    def shrunk(r: Path, files: list[str], known: G.scopes.Known | None, distinct: bool = False) -> G.cache.Keys:
         keys = real_keys(r, files, known, distinct)
         size = pl.when(pl.int_range(pl.len()) == keys.row.get("grew.txt", -1)).then(3).otherwise(pl.col("size"))
-        return G.Keys(keys.names, keys.frame.with_columns(size=size))
+        return G.cache.Keys(keys.names, keys.frame.with_columns(size=size))
 
-    monkeypatch.setattr(G, "_keys", shrunk)
-    dd, _ = G.duckdb_grep(root, SCOPE, ["aa"], files=["grew.txt", "a.txt"])
+    monkeypatch.setattr(G.cache, "_keys", shrunk)
+    dd, _ = G.duck.duckdb_grep(root, SCOPE, ["aa"], files=["grew.txt", "a.txt"])
     assert dd["aa"]["occurrences"] == 40
     # an errno from the C read is the error a Python read would have raised
-    monkeypatch.setattr(G, "_read_small", lambda paths, sizes: [errno.EACCES] * len(paths))
-    with pytest.raises(G.GrepReadError, match="PermissionError"):
-        G.duckdb_grep(root, SCOPE, ["aa"], files=["a.txt"])
+    monkeypatch.setattr(G.reads, "_read_small", lambda paths, sizes: [errno.EACCES] * len(paths))
+    with pytest.raises(G.reads.GrepReadError, match="PermissionError"):
+        G.duck.duckdb_grep(root, SCOPE, ["aa"], files=["a.txt"])
 
 
 def test_runs_of_small_files_are_bounded_in_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The C core reads a run of files into memory at once: a run holds at most READ_RUN
     files and READ_RUN_BYTES of the files it reads (larger ones are read in pieces and not
     counted), every file once, in order."""
-    monkeypatch.setattr(G, "READ_RUN", 4)
-    monkeypatch.setattr(G, "READ_RUN_BYTES", 100)
-    monkeypatch.setattr(G, "PIECE_BYTES", 60)
+    monkeypatch.setattr(G.reads, "READ_RUN", 4)
+    monkeypatch.setattr(G.reads, "READ_RUN_BYTES", 100)
+    monkeypatch.setattr(G.reads, "PIECE_BYTES", 60)
     sizes = {f"f{i}": n for i, n in enumerate([10, 50, 50, 1000, 5, 5, 5, 5, 5, 99, 0])}
     files = list(sizes)
-    runs = list(G._runs(files, sizes))
+    runs = list(G.reads._runs(files, sizes))
     assert [f for _, run in runs for f in run] == files
     assert [s for s, _ in runs] == [sum(len(r) for _, r in runs[:k]) for k in range(len(runs))]
     for _, run in runs:
@@ -865,13 +867,13 @@ def grep_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     import threading
 
     calls: list[str] = []
-    real = G.duckdb_grep
+    real = G.duck.duckdb_grep
 
     def spy(*a: Any, **k: Any) -> Any:
         calls.append(threading.current_thread().name)
         return real(*a, **k)
 
-    monkeypatch.setattr(G, "duckdb_grep", spy)
+    monkeypatch.setattr(G.duck, "duckdb_grep", spy)
     return calls
 
 
@@ -940,13 +942,13 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
 
     def unreadable(*a: Any, **k: Any) -> Any:
         started.set()
-        raise G.GrepReadError("IOException")
+        raise G.reads.GrepReadError("IOException")
 
     def walk_fails(*a: Any, **k: Any) -> Any:
         assert started.wait(30)  # the greps are waiting for the walk's readable files by now
         raise RuntimeError("the walk broke")
 
-    monkeypatch.setattr(G, "duckdb_grep", unreadable)
+    monkeypatch.setattr(G.duck, "duckdb_grep", unreadable)
     monkeypatch.setattr(P, "collect", walk_fails)
     monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
     errors: list[BaseException] = []
@@ -965,9 +967,9 @@ def test_greps_beside_a_walk_that_fails_end_with_it(tmp_path: Path, monkeypatch:
 
     # a walk that ends well hands its readable files over, and the retry searches them
     monkeypatch.undo()
-    real = G.duckdb_grep
+    real = G.duck.duckdb_grep
     monkeypatch.setattr(S, "BESIDE_MIN_BYTES", 0)
-    monkeypatch.setattr(G, "duckdb_grep", lambda r, sc, lits, files=None, **k: (
+    monkeypatch.setattr(G.duck, "duckdb_grep", lambda r, sc, lits, files=None, **k: (
         unreadable() if files is None else real(r, sc, lits, files, **k)))
     done: list[Any] = []
     t = threading.Thread(target=lambda: done.append(run_survey(get("cursor_desktop"), root, snapshots=tmp_path / "t",
@@ -992,21 +994,21 @@ def test_a_scope_duckdb_cannot_read_is_retried_over_the_walks_readable_files(tmp
         asked.append(1)
         return every
 
-    got = G.grep_scopes(root, get("cursor"), readable)
+    got = G.verdicts.grep_scopes(root, get("cursor"), readable)
     assert not asked and all(g.fallback is None for g in got)
-    real = G.duckdb_grep
+    real = G.duck.duckdb_grep
 
     def whole_scope_fails(root_: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
                           **k: Any) -> Any:
         if files is None:
-            raise G.GrepReadError("IOException")
+            raise G.reads.GrepReadError("IOException")
         return real(root_, scope, literals, files, **k)
 
-    monkeypatch.setattr(G, "duckdb_grep", whole_scope_fails)
-    retried = G.grep_scopes(root, get("cursor"), readable)
+    monkeypatch.setattr(G.duck, "duckdb_grep", whole_scope_fails)
+    retried = G.verdicts.grep_scopes(root, get("cursor"), readable)
     assert len(asked) == len(retried) > 0
     for g, before in zip(retried, got, strict=True):
-        assert g.fallback == {"error": "IOException", "files_searched": len(G.in_scope(g.scope, every))}
+        assert g.fallback == {"error": "IOException", "files_searched": len(G.scopes.in_scope(g.scope, every))}
         assert g.duckdb == before.duckdb  # the readable files are every file here
 
 
@@ -1017,21 +1019,21 @@ def test_a_cache_under_another_signature_is_never_read_and_goes_at_the_next_save
     root = tmp_path / "c"
     plant(root, FILES)
     folder, salt = tmp_path / "grep", b"s" * 32
-    first = G.GrepCache(folder, SCOPE, LITERALS, salt)
-    G.duckdb_grep(root, SCOPE, LITERALS, cache=first)
+    first = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
+    G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=first)
     first.save()
     (folder / "t.json").write_text("{}")
     (folder / "tt.json").write_text("{}")
     other_scope = Scope("t-x", ("**/*.txt",), ("*.txt",), ("*",))
-    kept = G.GrepCache(folder, other_scope, LITERALS, salt)
-    G.duckdb_grep(root, other_scope, LITERALS, cache=kept)
+    kept = G.cache.GrepCache(folder, other_scope, LITERALS, salt)
+    G.duck.duckdb_grep(root, other_scope, LITERALS, cache=kept)
     kept.save()
-    second = G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
+    second = G.cache.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt)
     assert second.old["duckdb"].height == 0 and second.error is None
-    assert G.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=second)[1] == 0
+    assert G.duck.duckdb_grep(root, SCOPE, [*LITERALS, "zz"], cache=second)[1] == 0
     second.save()
     assert sorted(p.name for p in folder.iterdir()) == sorted([second.path.name, kept.path.name, "tt.json"])
-    assert G.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt).old["duckdb"].height == second.new["duckdb"].height > 0
+    assert G.cache.GrepCache(folder, SCOPE, [*LITERALS, "zz"], salt).old["duckdb"].height == second.new["duckdb"].height > 0
 
 
 def test_a_file_listed_by_two_globs_counts_twice_when_served_from_the_cache(tmp_path: Path) -> None:
@@ -1042,14 +1044,14 @@ def test_a_file_listed_by_two_globs_counts_twice_when_served_from_the_cache(tmp_
     plant(root, FILES)
     twice = Scope("t2", ("**/*.txt", "**/*a*.txt"), ("*.txt",), ("*",))
     folder, salt = tmp_path / "grep", b"s" * 32
-    plain, _ = G.duckdb_grep(root, twice, LITERALS)
-    first = G.GrepCache(folder, twice, LITERALS, salt)
-    assert G.duckdb_grep(root, twice, LITERALS, cache=first) == (plain, 0)
+    plain, _ = G.duck.duckdb_grep(root, twice, LITERALS)
+    first = G.cache.GrepCache(folder, twice, LITERALS, salt)
+    assert G.duck.duckdb_grep(root, twice, LITERALS, cache=first) == (plain, 0)
     first.save()
     txt = [f for f in FILES if f.endswith(".txt")]
     assert plain["aa"]["files_scanned"] == len(txt) + sum("a" in f.rsplit("/", 1)[-1] for f in txt)
-    again = G.GrepCache(folder, twice, LITERALS, salt)
-    assert G.duckdb_grep(root, twice, LITERALS, cache=again) == (plain, len(txt))
+    again = G.cache.GrepCache(folder, twice, LITERALS, salt)
+    assert G.duck.duckdb_grep(root, twice, LITERALS, cache=again) == (plain, len(txt))
 
 
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(["a", "/", "\n", " ", "\u00e9", "\udcff", "/r/oot/"]),
@@ -1059,7 +1061,7 @@ def test_rg_listing_splits_as_the_plain_form_does(names: list[tuple[bool, str]])
     gives, whether or not every name starts with the root (a name may hold the root's text)."""
     pre = "/r/oot/"
     text = "".join((pre + n if under else n) + "\0" for under, n in names)
-    assert G._listed(text, pre) == [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
+    assert G.rg._listed(text, pre) == [p[len(pre):] if p.startswith(pre) else p for p in text.split("\0") if p]
 
 
 def test_a_duckdb_retry_after_a_failed_read_is_still_served_from_the_cache(
@@ -1069,24 +1071,24 @@ def test_a_duckdb_retry_after_a_failed_read_is_still_served_from_the_cache(
     root = tmp_path / "c"
     plant(root, FILES)
     folder, salt = tmp_path / "grep", b"s" * 32
-    first = G.GrepCache(folder, SCOPE, LITERALS, salt)
-    plain, _ = G.duckdb_grep(root, SCOPE, LITERALS, cache=first)
+    first = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
+    plain, _ = G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=first)
     first.save()
-    again = G.GrepCache(folder, SCOPE, LITERALS, salt)
+    again = G.cache.GrepCache(folder, SCOPE, LITERALS, salt)
     stored = again.old["duckdb"].height
-    real, calls = G._per_file_rows, []
+    real, calls = G.duck._per_file_rows, []
 
     def fails_once(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         if len(calls) == 1:
-            raise G.GrepReadError("IOException")
+            raise G.reads.GrepReadError("IOException")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(G, "_per_file_rows", fails_once)
-    with pytest.raises(G.GrepReadError):
-        G.duckdb_grep(root, SCOPE, LITERALS, cache=again)
-    files = G.in_scope(SCOPE, list(FILES))
-    assert G.duckdb_grep(root, SCOPE, LITERALS, files, cache=again) == (plain, stored) and stored == len(files)
+    monkeypatch.setattr(G.duck, "_per_file_rows", fails_once)
+    with pytest.raises(G.reads.GrepReadError):
+        G.duck.duckdb_grep(root, SCOPE, LITERALS, cache=again)
+    files = G.scopes.in_scope(SCOPE, list(FILES))
+    assert G.duck.duckdb_grep(root, SCOPE, LITERALS, files, cache=again) == (plain, stored) and stored == len(files)
     assert again.old["duckdb"].height == 0  # let go once the grep is done
 
 
@@ -1104,7 +1106,7 @@ def test_a_listing_is_keyed_by_the_crawl_where_it_saw_the_file_else_by_a_fresh_s
     assert sorted(known.paths()) == sorted(["a.jsonl", "b.jsonl", odd])
     crawled = {p: row for p, row in zip(known.paths(), known.rows.drop("path").iter_rows(), strict=True)}
     plant(root, {"a.jsonl": b"{}\n{}\n{}\n", "new.jsonl": b"{}\n"})  # a grew after the crawl
-    keys = G._keys(root, ["b.jsonl", "a.jsonl", odd, "new.jsonl", "gone.jsonl", "a.jsonl"], known)
+    keys = G.cache._keys(root, ["b.jsonl", "a.jsonl", odd, "new.jsonl", "gone.jsonl", "a.jsonl"], known)
     assert list(keys.row) == ["b.jsonl", "a.jsonl", odd, "new.jsonl"]
     assert list(keys.row.values()) == [0, 1, 2, 3]
     rows = keys.frame.rows()
@@ -1114,7 +1116,7 @@ def test_a_listing_is_keyed_by_the_crawl_where_it_saw_the_file_else_by_a_fresh_s
     st = os.stat(root / "new.jsonl")
     assert rows[3] == (None, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     # without the crawl, every file is stat'ed now
-    fresh = G._keys(root, ["a.jsonl", odd], None)
+    fresh = G.cache._keys(root, ["a.jsonl", odd], None)
     assert fresh.frame["file_id"].null_count() == 2 and fresh.size() == [9, 3]
 
 
@@ -1143,7 +1145,7 @@ def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, b
     their sums, each file counted once or as many times as it was listed, are the sums
     over the rows."""
     k, rows = case
-    per = G.PerFile.empty(k)
+    per = G.cache.PerFile.empty(k)
     for i, (size, bad, occ, _) in enumerate(rows):
         per.add(f"f{i}", size, bad, occ if any(occ) or i % 2 else None)  # None: no piece, no match
     for weights in (None, [w for *_, w in rows]):
@@ -1154,7 +1156,7 @@ def test_per_file_counts_sum_as_their_rows_do(case: tuple[int, list[tuple[int, b
                 [sum(x * o[j] for x, (*_, o, _) in zip(w, rows, strict=True)) for j in range(k)])
         assert per.sums(weights) == want
     # rg's counts: occurrences alone (no sizes, nothing known of UTF-8), summed the same way
-    rg = G.PerFile.occurrences(k, {f"f{i}": occ for i, (_, _, occ, _) in enumerate(rows)})
+    rg = G.cache.PerFile.occurrences(k, {f"f{i}": occ for i, (_, _, occ, _) in enumerate(rows)})
     assert rg.sums() == (len(rows), 0, 0, *per.sums()[3:])
 
 
@@ -1170,37 +1172,37 @@ def test_a_scope_of_many_files_is_searched_by_name_in_batches_with_the_same_coun
     logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
     plant(root, {"x.log": b"zz aa"})
     runs: list[list[bytes]] = []
-    real = G._rg_run
-    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
-    walked = G.rg_grep(root, SCOPE, LITERALS)
-    shared_walk = G.rg_grep(root, SCOPE, LITERALS, shared=G.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])]))
+    real = G.rg._rg_run
+    monkeypatch.setattr(G.rg, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    walked = G.rg.rg_grep(root, SCOPE, LITERALS)
+    shared_walk = G.rg.rg_grep(root, SCOPE, LITERALS, shared=G.rg.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])]))
     assert runs == [[os.fsencode(str(root))]] * 2 and shared_walk == walked
-    monkeypatch.setattr(G, "RG_ARGV_BYTES", 600)  # a few files per batch
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 40)  # the widest folder (flat/) holds 40
+    monkeypatch.setattr(G.rg, "RG_ARGV_BYTES", 600)  # a few files per batch
+    monkeypatch.setattr(G.rg, "RG_WALK_MAX_FILES", 40)  # the widest folder (flat/) holds 40
     runs.clear()
-    assert G.rg_grep(root, SCOPE, LITERALS) == walked and runs == [[os.fsencode(str(root))]]
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 39)
+    assert G.rg.rg_grep(root, SCOPE, LITERALS) == walked and runs == [[os.fsencode(str(root))]]
+    monkeypatch.setattr(G.rg, "RG_WALK_MAX_FILES", 39)
     runs.clear()
-    named = G.rg_grep(root, SCOPE, LITERALS)
+    named = G.rg.rg_grep(root, SCOPE, LITERALS)
     assert len(runs) > 3 and all(os.fsencode(str(root)) not in r for r in runs)
     assert sorted(p for r in runs for p in r) == sorted(
-        os.fsencode(str(root / f)) for f in G.in_scope(SCOPE, [*FILES, *(f"flat/n{i:03d}.txt" for i in range(40))]))
+        os.fsencode(str(root / f)) for f in G.scopes.in_scope(SCOPE, [*FILES, *(f"flat/n{i:03d}.txt" for i in range(40))]))
     assert named == walked and named["per_literal"]["aa"]["files_matched"] > 20
     runs.clear()
-    assert G.rg_grep(root, SCOPE, LITERALS, shared=G.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])])) == walked
+    assert G.rg.rg_grep(root, SCOPE, LITERALS, shared=G.rg.SharedRg(root, [(SCOPE, LITERALS), (logs, ["zz"])])) == walked
     assert len(runs) > 3
     # listed, then gone before its batch ran: no error, no count
-    listing = G.RgListing(root, SCOPE)
+    listing = G.scopes.RgListing(root, SCOPE)
     listing.read()
     (root / "flat/n001.txt").unlink()
-    gone = G.rg_grep(root, SCOPE, LITERALS, listing=listing)
+    gone = G.rg.rg_grep(root, SCOPE, LITERALS, listing=listing)
     listing.close()
     assert (gone["errors"], gone["exit_code"]) == (0, 0)
     assert gone["per_literal"]["aa"]["occurrences"] == walked["per_literal"]["aa"]["occurrences"] - 1
     # any other failure is counted (here a name too long to open)
-    argv, ok = G.rg_args(SCOPE, LITERALS), os.fsencode(str(root / "plain.txt"))
-    assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / "flat/n001.txt"))])[1:] == (2, 0)
-    assert G._rg_run(G.rg_binary(), argv, [ok, os.fsencode(str(root / ("n" * 300)))])[1:] == (2, 1)
+    argv, ok = G.commands.rg_args(SCOPE, LITERALS), os.fsencode(str(root / "plain.txt"))
+    assert G.rg._rg_run(G.commands.rg_binary(), argv, [ok, os.fsencode(str(root / "flat/n001.txt"))])[1:] == (2, 0)
+    assert G.rg._rg_run(G.commands.rg_binary(), argv, [ok, os.fsencode(str(root / ("n" * 300)))])[1:] == (2, 1)
 
 
 def test_no_shared_walk_queues_a_sharing_scopes_wide_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1212,23 +1214,23 @@ def test_no_shared_walk_queues_a_sharing_scopes_wide_folder(tmp_path: Path, monk
     plant(root, {**FILES, **{f"flat/n{i:03d}.log": b"zz aa" * (i % 2) for i in range(30)}, "x/y.log": b"zz"})
     logs = Scope("logs", ("**/*.log",), ("*.log",), ("*",))
     runs: list[list[bytes]] = []
-    real = G._rg_run
-    monkeypatch.setattr(G, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
+    real = G.rg._rg_run
+    monkeypatch.setattr(G.rg, "_rg_run", lambda rg, argv, paths: runs.append(paths) or real(rg, argv, paths))
     whole = [os.fsencode(str(root))]
     pairs = [(SCOPE, LITERALS), (logs, ["zz", "aa"])]
-    alone = [G.rg_grep(root, sc, lits) for sc, lits in pairs]
-    n_txt = len(G.in_scope(SCOPE, list(FILES)))
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 31 + n_txt)  # the two listings (31 and n_txt), summed
+    alone = [G.rg.rg_grep(root, sc, lits) for sc, lits in pairs]
+    n_txt = len(G.scopes.in_scope(SCOPE, list(FILES)))
+    monkeypatch.setattr(G.rg, "RG_WALK_MAX_FILES", 31 + n_txt)  # the two listings (31 and n_txt), summed
     runs.clear()
-    sh = G.SharedRg(root, pairs)
-    assert [G.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs] == alone
+    sh = G.rg.SharedRg(root, pairs)
+    assert [G.rg.rg_grep(root, sc, lits, shared=sh) for sc, lits in pairs] == alone
     assert runs == [whole] and sh.shared  # one shared walk
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 29)  # flat/ is wide: logs is named, txt walks alone
+    monkeypatch.setattr(G.rg, "RG_WALK_MAX_FILES", 29)  # flat/ is wide: logs is named, txt walks alone
     for order in (pairs, pairs[::-1]):
         runs.clear()
-        listings = {sc.name: G.RgListing(root, sc) for sc, _ in pairs}
-        sh = G.SharedRg(root, order, listings)
-        got = {sc.name: G.rg_grep(root, sc, lits, shared=sh, listing=listings[sc.name]) for sc, lits in order}
+        listings = {sc.name: G.scopes.RgListing(root, sc) for sc, _ in pairs}
+        sh = G.rg.SharedRg(root, order, listings)
+        got = {sc.name: G.rg.rg_grep(root, sc, lits, shared=sh, listing=listings[sc.name]) for sc, lits in order}
         for lst in listings.values():
             lst.close()
         assert [got[sc.name] for sc, _ in pairs] == alone
@@ -1240,11 +1242,11 @@ def test_no_shared_walk_queues_a_sharing_scopes_wide_folder(tmp_path: Path, monk
 def test_rgs_listing_reuses_duckdbs_keys_only_for_exactly_the_same_files() -> None:
     """rg's grep takes DuckDB's keys of its listing only when rg listed those very files,
     each once, in any order; a name listed twice in place of another is not the same."""
-    keys = G.Keys(["a", "b"], G.KNOWN_SCHEMA.to_frame())
-    assert G._same_files(keys, ["b", "a"])
-    assert not G._same_files(keys, ["a", "a"])
-    assert not G._same_files(keys, ["a"]) and not G._same_files(keys, ["a", "c"])
-    assert not G._same_files(None, ["a", "b"])
+    keys = G.cache.Keys(["a", "b"], G.scopes.KNOWN_SCHEMA.to_frame())
+    assert G.cache._same_files(keys, ["b", "a"])
+    assert not G.cache._same_files(keys, ["a", "a"])
+    assert not G.cache._same_files(keys, ["a"]) and not G.cache._same_files(keys, ["a", "c"])
+    assert not G.cache._same_files(None, ["a", "b"])
 
 
 def test_rgs_raw_listing_is_told_the_same_files_from_its_bytes() -> None:
@@ -1263,16 +1265,16 @@ def test_rgs_raw_listing_is_told_the_same_files_from_its_bytes() -> None:
 
     for listed, same in [(names[::-1], True), (names[:3], False), ([*names, "e"], False),
                          ([*names[:3], names[0]], False), ([*names[:3], "d" * 39], False), ([], False)]:
-        keys = G.Keys(list(names), G.KNOWN_SCHEMA.to_frame())
+        keys = G.cache.Keys(list(names), G.scopes.KNOWN_SCHEMA.to_frame())
         assert NATIVE.same_names(raw(*listed), pre, keys.names) is same
-        assert G._same_raw(keys, raw(*listed), pre) is same is G._same_files(keys, listed)
+        assert G.cache._same_raw(keys, raw(*listed), pre) is same is G.cache._same_files(keys, listed)
     assert NATIVE.same_names(b"", pre, []) is True
     assert NATIVE.same_names(raw("a") + b"/elsewhere/b\0", pre, ["a", "b"]) is None  # not under the root
     assert NATIVE.same_names(raw("a")[:-1], pre, ["a"]) is None  # no NUL after the last path
     odd = os.fsdecode(b"not-utf8-\xff")
     assert NATIVE.same_names(pre + b"not-utf8-\xff\0", pre, [odd]) is None
     assert NATIVE.same_names(raw("a", "a"), pre, ["a", "a"]) is None  # (names are distinct files)
-    assert G._same_raw(G.Keys([odd], G.KNOWN_SCHEMA.to_frame()), pre + b"not-utf8-\xff\0", pre) is False
+    assert G.cache._same_raw(G.cache.Keys([odd], G.scopes.KNOWN_SCHEMA.to_frame()), pre + b"not-utf8-\xff\0", pre) is False
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos on this system")
@@ -1283,18 +1285,19 @@ def test_a_file_that_became_a_fifo_since_the_crawl_is_read_without_waiting(tmp_p
     in Python's. Run in a child process, so a regression fails here instead of hanging."""
     root = tmp_path / "c"
     plant(root, {"a.txt": b'"tool_result" aa', "b.txt": b"aa aa"})
-    crawled = {f: (f"f-{i:016x}", G._file_key(root / f)) for i, f in enumerate(("a.txt", "b.txt"))}
+    crawled = {f: (f"f-{i:016x}", G.scopes._file_key(root / f)) for i, f in enumerate(("a.txt", "b.txt"))}
     (root / "b.txt").unlink()
     os.mkfifo(root / "b.txt")
     code = f"""
 import sys
+import time
 from pathlib import Path
 import survey.evidence.grep as G
 from survey.runtimes.base import Scope
 if not {native}:
-    G.NATIVE = None
-known = G.Known.of({crawled!r})
-dd, _ = G.duckdb_grep(Path({str(root)!r}), Scope("t", ("**/*.txt",), ("*.txt",), ("*",)), ["aa"], known=known,
+    G.reads.NATIVE = None
+known = G.scopes.Known.of({crawled!r})
+dd, _ = G.duck.duckdb_grep(Path({str(root)!r}), Scope("t", ("**/*.txt",), ("*.txt",), ("*",)), ["aa"], known=known,
                       everything=["a.txt", "b.txt"])
 print(dd["aa"]["files_scanned"], dd["aa"]["occurrences"])
 """
@@ -1321,10 +1324,10 @@ def test_a_survey_whose_rg_names_its_files_gives_the_evidence_of_one_that_walks(
 
     walked = evidence("walk")
     named: list[int] = []
-    real = G._rg_over
-    monkeypatch.setattr(G, "_rg_over", lambda rg, argv, r, names: named.append(1) or real(rg, argv, r, names))
-    monkeypatch.setattr(G, "RG_WALK_MAX_FILES", 1)
-    monkeypatch.setattr(G, "RG_ARGV_BYTES", 2000)
+    real = G.rg._rg_over
+    monkeypatch.setattr(G.rg, "_rg_over", lambda rg, argv, r, names: named.append(1) or real(rg, argv, r, names))
+    monkeypatch.setattr(G.rg, "RG_WALK_MAX_FILES", 1)
+    monkeypatch.setattr(G.rg, "RG_ARGV_BYTES", 2000)
     assert evidence("named") == walked and named
     assert all(agree for _, _, agree in walked.values())
 
@@ -1336,9 +1339,9 @@ def test_a_survey_whose_rg_names_its_files_gives_the_evidence_of_one_that_walks(
 def test_a_glob_matcher_is_its_regex(path: str, glob: str) -> None:
     """``**/*<suffix>`` globs are matched by ``str.endswith``: the same answer as the glob's
     regex for any relative path, newlines, dots and stars in names included."""
-    want = bool(G.glob_regex(glob).match(path))
-    assert bool(G.glob_matcher(glob)(path)) == want
-    assert G.glob_filter(glob, [path]) == ([path] if want else [])
+    want = bool(G.scopes.glob_regex(glob).match(path))
+    assert bool(G.scopes.glob_matcher(glob)(path)) == want
+    assert G.scopes.glob_filter(glob, [path]) == ([path] if want else [])
 
 
 @settings(max_examples=300, deadline=None)
@@ -1350,13 +1353,13 @@ def test_a_listing_said_to_be_distinct_names_each_file_once(paths: list[str], gl
     """``distinct_listing`` says a scope's listing names no file twice (its keys are then not
     made distinct again): never wrong about any set of names, and it says so for every
     runtime's scopes (their globs are one, or suffixes none of which ends another)."""
-    listed = G.duckdb_listing(duckdb.connect(), Path("/r"), globs, paths)
-    if G.distinct_listing(globs):
+    listed = G.scopes.duckdb_listing(duckdb.connect(), Path("/r"), globs, paths)
+    if G.scopes.distinct_listing(globs):
         assert len(set(listed)) == len(listed)
     if len(set(globs)) < len(globs) and listed:
-        assert not G.distinct_listing(globs)
+        assert not G.scopes.distinct_listing(globs)
     for name in ("cursor", "cursor_chats", "cursor_desktop", "cursor_stream", "claude_code", "codex"):
-        assert all(G.distinct_listing(sc.duckdb_globs) for sc in get(name).scopes), name
+        assert all(G.scopes.distinct_listing(sc.duckdb_globs) for sc in get(name).scopes), name
 
 
 def test_a_reruns_greps_run_beside_its_walk_and_give_a_fresh_runs_evidence(
@@ -1423,17 +1426,17 @@ def test_scopes_named_by_name_ends_share_one_rg_listing(tmp_path: Path, monkeypa
     probes = (Probe("p", ("a",), "db"), Probe("q", ("b",), "json"))
     profile = get("cursor_chats")
     started: list[tuple[str, ...]] = []
-    real = G.RgListing.__init__
+    real = G.scopes.RgListing.__init__
 
-    def counted(self: G.RgListing, root_: Path, scope: Scope) -> None:
+    def counted(self: G.scopes.RgListing, root_: Path, scope: Scope) -> None:
         started.append(scope.rg_globs)
         real(self, root_, scope)
 
-    monkeypatch.setattr(G.RgListing, "__init__", counted)
-    shared = G.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, js), "probes": probes}))
+    monkeypatch.setattr(G.scopes.RgListing, "__init__", counted)
+    shared = G.scopes.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, js), "probes": probes}))
     assert started == [("*.db", "*.db-wal", "*.json")]
     for sc in (db, js):
-        own = G.RgListing(root, sc)
+        own = G.scopes.RgListing(root, sc)
         try:
             assert sorted(shared[sc.name].read().split(b"\0")) == sorted(own.read().split(b"\0"))
         finally:
@@ -1445,9 +1448,9 @@ def test_scopes_named_by_name_ends_share_one_rg_listing(tmp_path: Path, monkeypa
     started.clear()
     sub = Scope("sub", ("a/**/*.json",), ("a/**/*.json",), ("*",))
     for other in (sub, Scope("q", ("**/m?ta.json",), ("m?ta.json",), ("*",))):
-        lists = G.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, other),
+        lists = G.scopes.rg_listings(root, Profile(**{**vars(profile), "scopes": (db, other),
                                                "probes": (probes[0], Probe("q", ("b",), other.name))}))
-        assert all(isinstance(x, G.RgListing) for x in lists.values()) and len(lists) == 2
+        assert all(isinstance(x, G.scopes.RgListing) for x in lists.values()) and len(lists) == 2
         for lst in lists.values():
             lst.close()
     assert started == [db.rg_globs, sub.rg_globs, db.rg_globs, ("m?ta.json",)]

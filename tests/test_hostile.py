@@ -631,15 +631,15 @@ import survey.evidence.grep as G
 from survey.runtimes.base import Scope
 
 root, limit = Path(sys.argv[1]), int(sys.argv[2])
-real = G.rg_binary()
+real = G.commands.rg_binary()
 wrap = root.parent / "rg-limited"
 wrap.write_text(f"#!{sys.executable}\\nimport os, sys, resource\\n"
                 f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\\n"
                 f"os.execv({real!r}, [{real!r}, *sys.argv[1:]])\\n")
 wrap.chmod(0o755)
-G.rg_binary = lambda: str(wrap)
+G.commands.rg_binary = lambda: str(wrap)
 scope = Scope("t", ("**/*.jsonl",), ("*.jsonl",), ("*",))
-print(json.dumps(G.rg_grep(root, scope, json.loads(sys.argv[3]))))
+print(json.dumps(G.rg.rg_grep(root, scope, json.loads(sys.argv[3]))))
 """
 
 
@@ -665,15 +665,15 @@ def test_rg_counts_a_giant_line_in_bounded_memory(tmp_path: Path) -> None:
     # the truth, counted here from what was written (no literal overlaps another or itself)
     want = {'"tool_use"': {"files_matched": 2, "occurrences": (reps // 1024) * 1024 + 1},
             '"role"': {"files_matched": 2, "occurrences": 3}, "never-there": {"files_matched": 0, "occurrences": 0}}
-    assert (root / "giant.jsonl").stat().st_size > 3 * G.RG_WHOLE_MAX
-    limit = 3 * G.RG_WHOLE_MAX + (64 << 20)
+    assert (root / "giant.jsonl").stat().st_size > 3 * G.rg.RG_WHOLE_MAX
+    limit = 3 * G.rg.RG_WHOLE_MAX + (64 << 20)
     out = subprocess.run([sys.executable, "-c", _RG_UNDER_LIMIT, str(root), str(limit), json.dumps(lits)],
                          capture_output=True, text=True, check=True)
     got = json.loads(out.stdout)
     assert got["errors"] == 0 and got["exit_code"] == 0
     assert got["per_literal"] == want
     # the same limit, the file read whole (the cap lifted): rg cannot hold the line
-    out = subprocess.run([sys.executable, "-c", "import survey.evidence.grep as G; G.RG_WHOLE_MAX = 1 << 40\n"
+    out = subprocess.run([sys.executable, "-c", "import survey.evidence.grep as G; G.rg.RG_WHOLE_MAX = 1 << 40\n"
                           + _RG_UNDER_LIMIT, str(root), str(limit), json.dumps(lits)],
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["errors"] > 0

@@ -37,6 +37,7 @@ from survey.runtimes import get
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
 from survey.synth import cursor as cu_synth
+from tests.drift import generated
 
 VOCAB_DIR = Path(__file__).resolve().parents[1] / "survey" / "runtimes"
 CLASS_PATHS = {"claude_code": (("type",), ("subtype",)), "codex": (("type",), ("payload", "type")),
@@ -126,27 +127,20 @@ def verdicts(r: dict) -> dict[str, dict]:
 # -- corpora ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    base = tmp_path_factory.mktemp("cc")
-    root = base / "projects"
-    cc_synth.generate(root, seed=11, sessions=8)
-    return root, survey("claude_code", root, base)
+    root = generated(tmp_path_factory, "cc", "projects", cc_synth.generate, seed=11, sessions=8)
+    return root, survey("claude_code", root, root.parent)
 
 
 @pytest.fixture(scope="module")
 def cx(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    base = tmp_path_factory.mktemp("cx")
-    root = base / "sessions"
-    cx_synth.generate(root, seed=11, sessions=10)
-    return root, survey("codex", root, base)
+    root = generated(tmp_path_factory, "cx", "sessions", cx_synth.generate, seed=11, sessions=10)
+    return root, survey("codex", root, root.parent)
 
 
 @pytest.fixture(scope="module")
 def cu(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    base = tmp_path_factory.mktemp("cu")
-    root = base / "projects"
-    root.mkdir()
-    cu_synth.generate(root, seed=11, sessions=10)
-    return root, survey("cursor", root, base)
+    root = generated(tmp_path_factory, "cu", "projects", cu_synth.generate, seed=11, sessions=10)
+    return root, survey("cursor", root, root.parent)
 
 
 # -- like with like ----------------------------------------------------------------------------

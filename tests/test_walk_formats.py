@@ -14,23 +14,17 @@ import pytest
 
 from survey.synth import cursor_chats as chats_synth
 from survey.synth import cursor_desktop as desktop_synth
-from tests.drift import survey_once
+from tests.drift import generated, survey_once
 
 
 @pytest.fixture(scope="module")
 def chats(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("chats") / "chats"
-    root.mkdir()
-    chats_synth.generate(root, seed=11, sessions=6)
-    return root
+    return generated(tmp_path_factory, "chats", "chats", chats_synth.generate, seed=11, sessions=6)
 
 
 @pytest.fixture(scope="module")
 def desktop(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("desktop") / "User"
-    root.mkdir()
-    desktop_synth.generate(root, seed=11, sessions=6)
-    return root
+    return generated(tmp_path_factory, "desktop", "User", desktop_synth.generate, seed=11, sessions=6)
 
 
 def test_chat_store_meta_created_at_ms_counts_planted_strings(chats: Path, tmp_path: Path) -> None:

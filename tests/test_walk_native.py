@@ -155,7 +155,7 @@ def test_the_c_utf8_check_is_pythons_strict_decoder(data: bytes, pad: int) -> No
     """The grep hands a piece to DuckDB as it is when it is UTF-8 and blanks it otherwise;
     the C check must agree with Python's decoder byte for byte, at any alignment (it reads
     eight ASCII bytes at a time), truncated sequences, overlongs and surrogates included."""
-    from survey.evidence.grep import _utf8_valid_py
+    from survey.evidence.grep.reads import _utf8_valid_py
 
     for blob in (data, b"a" * pad + data, data + b"b" * pad, b"\xff" * (pad % 2) + data):
         assert W.NATIVE.utf8_valid(blob) == _utf8_valid_py(blob), blob
@@ -171,7 +171,7 @@ def test_the_c_blanking_is_the_translation_table(data: bytes, pad: int) -> None:
     """A piece that is not UTF-8 has each byte DuckDB's cast escapes made a newline; the C
     core's loop (vectorised) must give ``bytes.translate``'s result for every byte value, at
     any length and offset, from bytes or a view."""
-    from survey.evidence.grep import _blanked_py
+    from survey.evidence.grep.reads import _blanked_py
 
     every = bytes(range(256)) * 2
     for blob in (data, every[pad:] + data, data * pad):
@@ -202,10 +202,10 @@ def test_the_c_rg_tally_is_the_python_count(files: list[tuple[bytes, list[bytes]
     if out and end_blank:
         out += b"\n"
     lits, hazards = [b'"type"', b"[...]"], frozenset({b'"id"'})
-    got = G._rg_tally(root, out, lits, hazards)
+    got = G.rg._rg_tally(root, out, lits, hazards)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(G, "NATIVE", None)
-        assert got == G._rg_tally(root, out, lits, hazards)
+        mp.setattr(G.reads, "NATIVE", None)
+        assert got == G.rg._rg_tally(root, out, lits, hazards)
     assert sum(map(sum, got[1])) == sum(t.rstrip(b"\r") in lits for _, texts in files for t in texts)
 
 

@@ -18,9 +18,7 @@ import polars as pl
 
 from survey.corpus.crawl import binary_paths
 from survey.corpus.privacy import pseudonym
-from survey.evidence.grep.commands import GREP_SQL, rg_binary
-from survey.evidence.grep.scopes import KNOWN_SCHEMA, Known, _file_key
-from survey.native import NATIVE
+from survey.evidence.grep import commands, reads, scopes
 from survey.runtimes.base import Scope
 from survey.shared import ref_numbers
 from survey.snapshot.store import WRITE_OPTIONS
@@ -131,7 +129,7 @@ class Keys:
         return [names[i] for i in miss.to_list()], miss
 
 
-def _keys(root: Path, files: Iterable[str], known: Known | None, distinct: bool = False) -> Keys:
+def _keys(root: Path, files: Iterable[str], known: scopes.Known | None, distinct: bool = False) -> Keys:
     """Each listed file's key (``Keys``), the crawl's by a join on its path, else a fresh
     stat of a file the crawl did not see; a file gone since it was listed is left out.
     ``distinct``: no file is listed twice (one glob's listing, rg's): not made distinct
@@ -139,18 +137,19 @@ def _keys(root: Path, files: Iterable[str], known: Known | None, distinct: bool 
     names = list(files) if distinct else list(dict.fromkeys(files))
     want = binary_paths(names).alias("path").to_frame()
     got = (want.join(known.rows, on="path", how="left", maintain_order="left") if known is not None
-           else want.with_columns(pl.lit(None, dtype=dt).alias(c) for c, dt in KNOWN_SCHEMA.items() if c != "path"))
+           else want.with_columns(pl.lit(None, dtype=dt).alias(c) for c, dt in scopes.KNOWN_SCHEMA.items() if c != "path"))
     got = got.drop("path")
     unseen = got["file_id"].is_null()
     if unseen.any():  # stat'ed here, one by one (few: files made since the crawl, or no crawl)
         at = unseen.arg_true().to_list()
-        stats = [_file_key(os.path.join(root, names[i])) for i in at]
+        file_key = scopes._file_key
+        stats = [file_key(os.path.join(root, names[i])) for i in at]
         gone = {i for i, k in zip(at, stats, strict=True) if k is None}
         at, fresh = [i for i in at if i not in gone], [k for k in stats if k is not None]
         if fresh:
             idx = pl.Series(at, dtype=pl.UInt32)
             got = got.with_columns(got[c].scatter(idx, pl.Series(vals, dtype=pl.Int64))
-                                   for c, vals in zip(KNOWN_SCHEMA.names()[2:], zip(*fresh, strict=True), strict=True))
+                                   for c, vals in zip(scopes.KNOWN_SCHEMA.names()[2:], zip(*fresh, strict=True), strict=True))
         if gone:
             keep = pl.Series([i not in gone for i in range(len(names))], dtype=pl.Boolean)
             got = got.filter(keep)
@@ -171,7 +170,7 @@ def _same_raw(keys: Keys, raw: bytes, prefix: bytes) -> bool:
     relative path), told by the C core from the bytes (567k files: 0.31 s of names decoded,
     split and compared as sets, against 0.07-0.085 s); False where it cannot tell (the
     names are then made and compared)."""
-    return NATIVE is not None and NATIVE.same_names(raw, prefix, keys.names) is True
+    return reads.NATIVE is not None and reads.NATIVE.same_names(raw, prefix, keys.names) is True
 
 
 # -- the per-file grep cache ------------------------------------------------------------------
@@ -182,13 +181,13 @@ def _signature(scope: Scope, literals: list[str]) -> str:
     from survey import __version__
 
     h = hashlib.sha256()
-    rg = rg_binary()
-    rg_key = _file_key(rg)
+    rg = commands.rg_binary()
+    rg_key = scopes._file_key(rg)
     parts = [CACHE_VERSION, __version__, duckdb.__version__, rg, repr(rg_key and rg_key[:2]),
              repr(scope.duckdb_globs), repr(scope.rg_globs), repr(literals)]
     for p in parts:
         h.update(p.encode() + b"\0")
-    for f in (GREP_SQL, *sorted(Path(__file__).parent.glob("*.py"))):  # the greps' code
+    for f in (commands.GREP_SQL, *sorted(Path(__file__).parent.glob("*.py"))):  # the greps' code
         h.update(f.read_bytes() + b"\0")
     return h.hexdigest()[:24]
 

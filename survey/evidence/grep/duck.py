@@ -15,32 +15,8 @@ from typing import Any
 
 import duckdb
 
-from survey.evidence.grep.cache import (
-    GrepCache,
-    Keys,
-    PerFile,
-    _keys,
-    _plus,
-    _zeros,
-)
-from survey.evidence.grep.commands import GREP_SQL
-from survey.evidence.grep.reads import (
-    FEED_BATCH_BYTES,
-    SPLIT_MIN_BYTES,
-    GrepReadError,
-    Pieces,
-    _read,
-    _read_small,
-    _runs,
-    raw_exact,
-)
-from survey.evidence.grep.scopes import (
-    Known,
-    _glob_escape,
-    _relative,
-    distinct_listing,
-    duckdb_listing,
-)
+from survey.evidence.grep import cache as grep_cache
+from survey.evidence.grep import commands, reads, scopes
 from survey.runtimes.base import Scope
 from survey.shared import rel
 
@@ -62,10 +38,10 @@ FILES_CTE = "WITH files AS ("
 
 def per_file_sql() -> str:
     """grep_literals.sql down to its per_file CTE, selecting that CTE's rows."""
-    text = GREP_SQL.read_text()
+    text = commands.GREP_SQL.read_text()
     head, found, _ = text.partition(PER_FILE_END)
     if not found:
-        raise RuntimeError(f"{rel(GREP_SQL)} has lost its '{PER_FILE_END}' line")
+        raise RuntimeError(f"{rel(commands.GREP_SQL)} has lost its '{PER_FILE_END}' line")
     return head + "SELECT filename, size, not_utf8, occurrences FROM per_file"
 
 
@@ -78,7 +54,7 @@ def fed_per_file_sql() -> tuple[str, str]:
     head, found, tail = text.partition(FILES_CTE)
     rest, found2, docs = tail.partition("), docs AS (")
     if not (found and found2 and "read_blob(" in rest):
-        raise RuntimeError(f"{rel(GREP_SQL)}: its files CTE is not where the pipeline expects it")
+        raise RuntimeError(f"{rel(commands.GREP_SQL)}: its files CTE is not where the pipeline expects it")
     files = ("    SELECT filename, octet_length(content) AS size, try(decode(content)) AS utf8, content\n"
              "    FROM (SELECT unnest($ids::BIGINT[]) AS filename, unnest($blobs::BLOB[]) AS content)\n")
     return head, FILES_CTE + "\n" + files + "), docs AS (" + docs
@@ -94,9 +70,9 @@ def _fed_batches(root: Path, files: list[str], sizes: dict[str, int],
     cost = 0
     for f in files:
         try:
-            data = _read(os.path.join(root, f), sizes.get(f, 0))
+            data = reads._read(os.path.join(root, f), sizes.get(f, 0))
         except OSError as exc:
-            raise GrepReadError(type(exc).__name__) from None
+            raise reads.GrepReadError(type(exc).__name__) from None
         names.append(f)
         blobs.append(data)
         cost += len(data) if data.isascii() else 4 * len(data)
@@ -144,14 +120,15 @@ def _parts(files: list[str], sizes: dict[str, int], bounded: bool = False) -> tu
     if n <= 1 or total < PARALLEL_MIN_BYTES or (
             not bounded and max(get(f, 0) for f in files) > PARALLEL_MAX_FILE):
         n = 1
-    split = [f for f in files if get(f, 0) >= SPLIT_MIN_BYTES] if bounded and n > 1 else []
+    split_min = reads.SPLIT_MIN_BYTES
+    split = [f for f in files if get(f, 0) >= split_min] if bounded and n > 1 else []
     spans: list[Span] = []  # a large file's spans first (each at least SPLIT_MIN_BYTES / n)
     for f in split:
         size = get(f, 0)
         cuts = sorted({size * i // n for i in range(n)})  # n spans, fewer for fewer bytes
         spans += [(f, lo, hi) for lo, hi in zip(cuts, [*cuts[1:], -1], strict=True)]
     # then the files read whole, largest first (sorted as names: 113k files in 0.04 s)
-    rest = [f for f in files if get(f, 0) < SPLIT_MIN_BYTES] if split else files
+    rest = [f for f in files if get(f, 0) < split_min] if split else files
     spans += zip(sorted(rest, key=lambda f: -get(f, 0)), repeat(0), repeat(-1))
     n = min(n, len(spans))
     k = max(n, -(-len(spans) // PART_FILES))
@@ -174,9 +151,9 @@ class _Search:
         self.con, self.root, self.literals, self.sizes = con, root, literals, sizes
         self.sql = per_file_sql()
         set_patterns, self.fed = fed_per_file_sql()
-        self.exact = raw_exact(literals)
+        self.exact = reads.raw_exact(literals)
         self.prefix = os.path.join(str(root), "")
-        self.reader = Pieces(literals) if self.exact else None  # read-only once made: shared by the parts
+        self.reader = reads.Pieces(literals) if self.exact else None  # read-only once made: shared by the parts
         self.k = len(literals)
         try:
             cur = con.cursor()
@@ -186,7 +163,7 @@ class _Search:
             self.patterns = row[0] if row else None
             cur.close()
         except duckdb.Error as exc:
-            raise GrepReadError(type(exc).__name__) from None
+            raise reads.GrepReadError(type(exc).__name__) from None
 
     def run(self, spans: list[Span], in_pieces: bool | None = None) -> Any:
         """One part: ``pieces()`` (with ``raw_exact`` literals), or ``whole()``'s counts."""
@@ -199,30 +176,31 @@ class _Search:
                 return self.pieces(cur, spans)
             return self.whole(cur, [f for f, _, _ in spans])
         except duckdb.Error as exc:
-            raise GrepReadError(type(exc).__name__) from None
+            raise reads.GrepReadError(type(exc).__name__) from None
         finally:
             cur.close()
 
-    def whole(self, cur: duckdb.DuckDBPyConnection, files: list[str]) -> PerFile:
+    def whole(self, cur: duckdb.DuckDBPyConnection, files: list[str]) -> grep_cache.PerFile:
         """A part's files of at most ``FEED_MAX_FILE`` bytes handed over whole, the rest read
         by read_blob."""
         root, sizes = self.root, self.sizes
         small = [f for f in files if sizes.get(f, 0) <= FEED_MAX_FILE]
         big = [f for f in files if sizes.get(f, 0) > FEED_MAX_FILE]
-        rows = PerFile.empty(self.k)
-        for names, blobs in _fed_batches(root, small, sizes, FEED_BATCH_BYTES):
+        rows = grep_cache.PerFile.empty(self.k)
+        for names, blobs in _fed_batches(root, small, sizes, reads.FEED_BATCH_BYTES):
             # the query is given each file's number, not its name: a name that is not
             # UTF-8 (lone surrogates from os.scandir) cannot be a DuckDB string
             for i, size, bad, occ in cur.execute(self.fed, {"ids": list(range(len(names))), "blobs": blobs}).fetchall():
                 rows.add(names[i], size, bad, occ)
             del blobs  # before the generator reads the next batch: one batch held, not two
         if big:
-            cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[_glob_escape(f) for f in big]])
+            escape, relative = scopes._glob_escape, scopes._relative
+            cur.execute("SET VARIABLE globs = ?::VARCHAR[]", [[escape(f) for f in big]])
             for fn, size, bad, occ in cur.execute(self.sql).fetchall():
-                rows.add(_relative(root, fn), size, bad, occ)
+                rows.add(relative(root, fn), size, bad, occ)
         return rows
 
-    def pieces(self, cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[PerFile, list[str], list]:
+    def pieces(self, cur: duckdb.DuckDBPyConnection, spans: list[Span]) -> tuple[grep_cache.PerFile, list[str], list]:
         """Every file of the part read here and handed over in ``Pieces``: the part's whole
         files' counts, its whole files to search again whole (not UTF-8, with an escape
         hazard), and per span of a split file: the file, [size, not UTF-8, occurrences (None:
@@ -247,8 +225,9 @@ class _Search:
             owner.clear()
             blobs.clear()
 
-        for begin, run in _runs(files, sizes):
-            whole_reads = _read_small([prefix + f for f in run], [sizes.get(f, 0) for f in run])
+        batch_bytes, read_small = reads.FEED_BATCH_BYTES, reads._read_small
+        for begin, run in reads._runs(files, sizes):
+            whole_reads = read_small([prefix + f for f in run], [sizes.get(f, 0) for f in run])
             for k, f in enumerate(run):
                 a: list[Any] = [0, False, None, False]
                 acc.append(a)
@@ -256,7 +235,7 @@ class _Search:
                 size = sizes.get(f, 0)
                 data = whole_reads[k]
                 if isinstance(data, int):  # an errno: what os.open or os.read would have raised
-                    raise GrepReadError(type(OSError(data, "")).__name__)
+                    raise reads.GrepReadError(type(OSError(data, "")).__name__)
                 try:
                     # a file read whole (a short read is its end), else read again in pieces
                     parts = ((reader.piece(data),) if data is not None and len(data) <= size
@@ -267,28 +246,28 @@ class _Search:
                         owner.append(begin + k)
                         blobs.append(piece)
                         held += len(piece)
-                        if held >= FEED_BATCH_BYTES:
+                        if held >= batch_bytes:
                             search()
                             held = 0
                 except OSError as exc:
-                    raise GrepReadError(type(exc).__name__) from None
+                    raise reads.GrepReadError(type(exc).__name__) from None
         if blobs:
             search()
         # a whole file's counts as they are (the hazardous aside), made here, beside the
         # other parts' queries; a span's (one part of a file) to be added up with the file's
         # other spans (kept apart: 113k files through one dict took 0.08 s more)
         entries = list(zip(files, acc, spans, strict=True))
-        rows = PerFile.empty(self.k)
+        rows = grep_cache.PerFile.empty(self.k)
         for f, a, (_, s, e) in entries:
             if s == 0 and e < 0 and not (a[1] and a[3]):
                 rows.add(f, a[0], a[1], a[2])
         hazardous = [f for f, a, (_, s, e) in entries if s == 0 and e < 0 and a[1] and a[3]]
         return rows, hazardous, [(f, a) for f, a, (_, s, e) in entries if s or e >= 0]
 
-    def combine(self, results: list[Any]) -> PerFile:
+    def combine(self, results: list[Any]) -> grep_cache.PerFile:
         """The parts' counts as one: a split file's spans added up, and the files not UTF-8
         with an escape hazard searched again, whole, as the read_blob query searches them."""
-        out = PerFile.empty(self.k)
+        out = grep_cache.PerFile.empty(self.k)
         if not self.exact:
             for rows in results:
                 out.extend(rows)
@@ -316,7 +295,7 @@ class _Search:
 
 
 def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list[list[Span]], int],
-                   literals: list[str], sizes: dict[str, int]) -> PerFile:
+                   literals: list[str], sizes: dict[str, int]) -> grep_cache.PerFile:
     """per_file of grep_literals.sql, one run per part (of spans of relative paths), that
     many parts at once: the counts of each file read. With ``raw_exact`` literals
     every file is read here and handed over in ``Pieces`` (the counts of a file's spans are
@@ -333,9 +312,9 @@ def _per_file_rows(con: duckdb.DuckDBPyConnection, root: Path, parts: tuple[list
 
 
 def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] | None = None,
-                cache: GrepCache | None = None, known: Known | None = None,
+                cache: grep_cache.GrepCache | None = None, known: scopes.Known | None = None,
                 everything: list[str] | None = None, by_crawl: bool = False,
-                keys_out: list[Keys] | None = None) -> tuple[dict[str, dict], int]:
+                keys_out: list[grep_cache.Keys] | None = None) -> tuple[dict[str, dict], int]:
     """grep_literals.sql over the scope (or, on a retry, an explicit file list): the figures
     per literal, and how many files' counts came from the cache instead of a read.
 
@@ -350,13 +329,13 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         picked = known.listing(scope.duckdb_globs) if by_crawl and known is not None and files is None else None
         if picked is not None:
             listed = picked[0]
-            keys = Keys(listed, picked[1])
+            keys = grep_cache.Keys(listed, picked[1])
         else:
             try:
-                listed = duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
+                listed = scopes.duckdb_listing(con, root, scope.duckdb_globs, everything) if files is None else list(files)
             except duckdb.Error as exc:
-                raise GrepReadError(type(exc).__name__) from None
-            keys = _keys(root, listed, known, distinct=files is None and distinct_listing(scope.duckdb_globs))
+                raise reads.GrepReadError(type(exc).__name__) from None
+            keys = grep_cache._keys(root, listed, known, distinct=files is None and scopes.distinct_listing(scope.duckdb_globs))
         del picked
         if keys_out is not None:
             keys_out.append(keys)
@@ -367,7 +346,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
         todo, at = keys.unserved(served)
         asked = keys.pick(at)  # (their keys alone: the files read are looked up in these)
         sizes = dict(zip(todo, keys.size(at), strict=True))
-        fresh = _per_file_rows(con, root, _parts(todo, sizes, raw_exact(literals)), literals, sizes)
+        fresh = _per_file_rows(con, root, _parts(todo, sizes, reads.raw_exact(literals)), literals, sizes)
         del sizes
         # a file read under a name it was not asked by (never expected) still counts, once
         # (a new list: ``listed`` may be the keys' own names)
@@ -378,7 +357,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
     if cache:
         cache.put_many("duckdb", asked, fresh)
         cache.keep("duckdb", served)
-    out = _zeros(literals)
+    out = grep_cache._zeros(literals)
     # sums over every file read, per literal, a file listed twice counted twice (read_blob
     # reads it twice): the files read now here, the files served from the cache in one
     # query over their rows
@@ -391,7 +370,7 @@ def duckdb_grep(root: Path, scope: Scope, literals: list[str], files: list[str] 
             times = [listed_times[f] for f in served.names]
         sn, sb, su, sm, so = served.figures(literals, times)
         n, nbytes, not_utf8 = n + sn, nbytes + sb, not_utf8 + su
-        matched, occurrences = _plus(matched, sm), _plus(occurrences, so)
+        matched, occurrences = grep_cache._plus(matched, sm), grep_cache._plus(occurrences, so)
     if n:
         for i, lit in enumerate(literals):
             out[lit] = {"files_scanned": n, "bytes_scanned": nbytes, "files_not_utf8": not_utf8,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from survey.evidence.grep.commands import KEY_ALL_SQL, KEY_SQL, _sql_list
+from survey.evidence.grep import commands
 from survey.runtimes.base import Probe
 from survey.shared import rel
 
@@ -25,7 +25,7 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
         con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
         con.execute("SET VARIABLE probes = ?::STRUCT(key VARCHAR, paths VARCHAR[])[]",
                     [[{"key": p.key, "paths": list(p.key_paths)} for p in keyed]])
-        rows = {int(i): (int(f), int(o), list(ps or [])) for i, f, o, ps in con.execute(KEY_ALL_SQL.read_text()).fetchall()}
+        rows = {int(i): (int(f), int(o), list(ps or [])) for i, f, o, ps in con.execute(commands.KEY_ALL_SQL.read_text()).fetchall()}
     finally:
         con.close()
     out = {}
@@ -37,8 +37,8 @@ def key_hits(snap_dir: Path, probes: list[Probe], snap_label: str) -> dict[str, 
             "files_with_key": files,
             "objects_with_key": objects,
             "paths_seen": seen,  # the object paths (gated, structural) where the key was seen
-            "query": rel(KEY_SQL),
+            "query": rel(commands.KEY_SQL),
             "command": (f"duckdb -c \"SET VARIABLE snap = '{snap_label}'\" -c \"SET VARIABLE key = '{p.key}'\" "
-                        f"-c \"SET VARIABLE paths = {_sql_list(p.key_paths)}::VARCHAR[]\" -c \".read {rel(KEY_SQL)}\""),
+                        f"-c \"SET VARIABLE paths = {commands._sql_list(p.key_paths)}::VARCHAR[]\" -c \".read {rel(commands.KEY_SQL)}\""),
         }
     return out

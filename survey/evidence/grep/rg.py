@@ -20,19 +20,8 @@ from typing import Any
 import polars as pl
 
 from survey.corpus.crawl import path_text
-from survey.evidence.grep.cache import (
-    GrepCache,
-    Keys,
-    PerFile,
-    _keys,
-    _plus,
-    _same_files,
-    _same_raw,
-)
-from survey.evidence.grep.commands import rg_args, rg_binary
-from survey.evidence.grep.reads import PIECE_BYTES, READ_FLAGS
-from survey.evidence.grep.scopes import AnyListing, Known, RgListing, _file_key, in_scope
-from survey.native import NATIVE
+from survey.evidence.grep import cache as grep_cache
+from survey.evidence.grep import commands, reads, scopes
 from survey.runtimes.base import Scope
 
 
@@ -94,8 +83,8 @@ def _rg_tally(root: Path, out: bytes, literals: list[bytes],
     """An output's files (relative to ``root``), the matches of each literal in each (a
     match less its trailing CRs), and the files (indices) where a hazard matched: the C
     core's ``rg_tally``, else ``_rg_relative`` and a Counter per file."""
-    if NATIVE is not None:
-        return NATIVE.rg_tally(out, os.fsencode(str(root)) + b"/", literals, list(hazards))
+    if reads.NATIVE is not None:
+        return reads.NATIVE.rg_tally(out, os.fsencode(str(root)) + b"/", literals, list(hazards))
     by = {lit: i for i, lit in enumerate(literals)}
     names: list[str] = []
     counts: list[list[int]] = []
@@ -160,7 +149,7 @@ def _rg_pieces(rg: str, argv: list[str], root: Path, name: str, free: re.Pattern
     would."""
     path = os.path.join(root, name)
     try:
-        fd = os.open(path, READ_FLAGS)
+        fd = os.open(path, reads.READ_FLAGS)
     except OSError as exc:  # gone since it was listed: not an error (as for _rg_run)
         return b"", 1, 0 if isinstance(exc, FileNotFoundError) else 1
     errors = 0
@@ -169,7 +158,8 @@ def _rg_pieces(rg: str, argv: list[str], root: Path, name: str, free: re.Pattern
         assert proc.stdin is not None
         try:
             carry = b""
-            while chunk := os.read(fd, PIECE_BYTES):
+            piece_bytes = reads.PIECE_BYTES
+            while chunk := os.read(fd, piece_bytes):
                 buf = carry + chunk if carry else chunk
                 k = _free_cut(buf, free)
                 if k:
@@ -213,7 +203,7 @@ def _free_cut(buf: bytes, free: re.Pattern[bytes]) -> int:
     return 0
 
 
-def _big_files(root: Path, names: list[str], keys: Keys | None, known: Known | None) -> set[str]:
+def _big_files(root: Path, names: list[str], keys: grep_cache.Keys | None, known: scopes.Known | None) -> set[str]:
     """Which of ``names`` are larger than ``RG_WHOLE_MAX`` (``_rg_pieces``): by their keys'
     sizes, else the crawl's, else (a file the crawl did not see) a stat."""
     if keys is not None:
@@ -232,8 +222,9 @@ def _big_files(root: Path, names: list[str], keys: Keys | None, known: Known | N
         else:
             seen = set(known.paths())
             todo = [f for f in names if f not in seen]
+    file_key = scopes._file_key
     for f in todo:
-        k = _file_key(os.path.join(root, f))
+        k = file_key(os.path.join(root, f))
         if k is not None and k[0] > RG_WHOLE_MAX:
             out.add(f)
     return out
@@ -281,22 +272,22 @@ class SharedRg:
     asks: else each scope walks its own files, or names them (``rg_grep``), and no walk
     queues a folder that wide."""
 
-    def __init__(self, root: Path, scopes: list[tuple[Scope, list[str]]],
-                 listings: dict[str, AnyListing] | None = None) -> None:
+    def __init__(self, root: Path, searched: list[tuple[Scope, list[str]]],
+                 listings: dict[str, scopes.AnyListing] | None = None) -> None:
         self.root = root
-        self.scopes = [sc for sc, _ in scopes]
+        self.scopes = [sc for sc, _ in searched]
         self.listings = listings or {}
         self._narrow: bool | None = None
-        union = sorted({lit for _, lits in scopes for lit in lits})
+        union = sorted({lit for _, lits in searched for lit in lits})
         self.union = union
         # globs of file names only (no path, no negation), so a file the pass met but a
         # listing lacks (made since) can be told to be a scope's (``in_scope``)
-        self.shared = len(scopes) > 1 and not any("/" in g or g.startswith("!")
-                                                  for sc, _ in scopes for g in sc.rg_globs)
+        self.shared = len(searched) > 1 and not any("/" in g or g.startswith("!")
+                                                  for sc, _ in searched for g in sc.rg_globs)
         # a scope with no globs searches every file: so does the shared pass then
-        globs = () if any(not sc.rg_globs for sc, _ in scopes) else \
-            tuple(dict.fromkeys(g for sc, _ in scopes for g in sc.rg_globs))
-        self.argv = rg_args(Scope("+".join(sc.name for sc, _ in scopes), (), globs, ()), union)
+        globs = () if any(not sc.rg_globs for sc, _ in searched) else \
+            tuple(dict.fromkeys(g for sc, _ in searched for g in sc.rg_globs))
+        self.argv = commands.rg_args(Scope("+".join(sc.name for sc, _ in searched), (), globs, ()), union)
         self._out: tuple[bytes, int, int] | None = None
 
     def whole(self, scope: Scope, literals: list[str]) -> tuple[bytes, int, int]:
@@ -306,9 +297,9 @@ class SharedRg:
         if self.shared and not self._all_narrow():
             self.shared = False  # one scope's wide folder: the shared walk would queue it too
         if not self.shared:
-            return _rg_run(rg_binary(), rg_args(scope, literals), root)
+            return _rg_run(commands.rg_binary(), commands.rg_args(scope, literals), root)
         if self._out is None:
-            self._out = _rg_run(rg_binary(), self.argv, root)
+            self._out = _rg_run(commands.rg_binary(), self.argv, root)
         return self._out
 
     def _all_narrow(self) -> bool:
@@ -316,7 +307,7 @@ class SharedRg:
             total = 0
             for sc in self.scopes:
                 listing = self.listings.get(sc.name)
-                own = listing or RgListing(self.root, sc)
+                own = listing or scopes.RgListing(self.root, sc)
                 try:
                     names = own.read().split(b"\0")[:-1]  # a NUL ends every name
                 finally:
@@ -357,7 +348,7 @@ def _may_be_scopes(scope: Scope, paths: set[str]) -> bool:
     if not scope.rg_globs or any("/" in g or g.startswith("!") for g in scope.rg_globs):
         return True
     names = _rg_name_regex(tuple(scope.rg_globs))
-    return bool(in_scope(scope, list(paths))) or any(names.match(p.rsplit("/", 1)[-1]) for p in paths)
+    return bool(scopes.in_scope(scope, list(paths))) or any(names.match(p.rsplit("/", 1)[-1]) for p in paths)
 
 
 def _listed(text: str, pre: str) -> list[str]:
@@ -381,12 +372,12 @@ def _widest_folder(names: list[str] | list[bytes]) -> int:
     return max(Counter(f.rpartition(sep)[0] for f in names).values())
 
 
-def _rg_listing(root: Path, scope: Scope, listing: AnyListing | None, known: Known | None,
-                keys: Keys | None) -> list[str]:
+def _rg_listing(root: Path, scope: Scope, listing: scopes.AnyListing | None, known: scopes.Known | None,
+                keys: grep_cache.Keys | None) -> list[str]:
     """The scope's files as rg lists them (``listing``, started early, else a listing of
     its own). ``keys``: DuckDB's keys of its listing, taken as rg's when rg listed exactly
     those files (as a re-run's two listings of an unchanged scope do), told from the bytes."""
-    lister = listing or RgListing(root, scope)
+    lister = listing or scopes.RgListing(root, scope)
     try:
         raw = lister.read()
     finally:
@@ -395,7 +386,7 @@ def _rg_listing(root: Path, scope: Scope, listing: AnyListing | None, known: Kno
     prefix = os.fsencode(str(root)) + b"/"
     # decoded in one call (a NUL ends every name, and no character spans one)
     pre = os.fsdecode(prefix)
-    listed = keys.names if keys is not None and _same_raw(keys, raw, prefix) else _listed(os.fsdecode(raw), pre)
+    listed = keys.names if keys is not None and grep_cache._same_raw(keys, raw, prefix) else _listed(os.fsdecode(raw), pre)
     del raw
     # A listing started early (before the crawl) may lack a file made since: one the crawl
     # saw, changed or made after the listing started (its ctime), that is the scope's and
@@ -404,7 +395,7 @@ def _rg_listing(root: Path, scope: Scope, listing: AnyListing | None, known: Kno
     # again took 0.5 s).
     if listing is not None and known is not None and (recent := known.since(listing.started_ns)) \
             and _may_be_scopes(scope, set(recent).difference(listed)):
-        relist = RgListing(root, scope)
+        relist = scopes.RgListing(root, scope)
         try:
             listed = _listed(os.fsdecode(relist.read()), pre)
         finally:
@@ -412,7 +403,7 @@ def _rg_listing(root: Path, scope: Scope, listing: AnyListing | None, known: Kno
     return listed
 
 
-def _rg_todo(cache: GrepCache | None, keys: Keys | None, listed: list[str]) -> tuple[Any, int, Keys | None, list[str]]:
+def _rg_todo(cache: grep_cache.GrepCache | None, keys: grep_cache.Keys | None, listed: list[str]) -> tuple[Any, int, grep_cache.Keys | None, list[str]]:
     """What the cache serves of ``listed`` (None: nothing), how many distinct files that is,
     the keys of the files to read, and those files."""
     served = cache.served("rg", keys) if cache and keys else None
@@ -484,19 +475,19 @@ def _rg_counts(rg: str, argv: list[str], root: Path, scope: Scope, literals: lis
     return fresh
 
 
-def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | None = None,
-            known: Known | None = None, listing: AnyListing | None = None,
-            shared: SharedRg | None = None, keys: Keys | None = None) -> dict:
+def rg_grep(root: Path, scope: Scope, literals: list[str], cache: grep_cache.GrepCache | None = None,
+            known: scopes.Known | None = None, listing: scopes.AnyListing | None = None,
+            shared: SharedRg | None = None, keys: grep_cache.Keys | None = None) -> dict:
     """rg's counts of the scope, listed by rg itself; files whose key is unchanged are served
     from the cache. ``keys``: DuckDB's keys of its own listing of the scope, reused when rg
     listed exactly those files (at 567k files, 0.4 s of keys not made twice)."""
-    rg = rg_binary()
-    argv = rg_args(scope, literals)
+    rg = commands.rg_binary()
+    argv = commands.rg_args(scope, literals)
     shared = shared or SharedRg(root, [(scope, literals)])
     # the listing first (the pipeline's started before the crawl): its widest folder decides
     # how the one pass over the scope runs (``RG_WALK_MAX_FILES``)
     listed = _rg_listing(root, scope, listing, known, keys if cache else None)
-    keys = (keys if _same_files(keys, listed) else _keys(root, listed, known, distinct=True)) if cache else None
+    keys = (keys if grep_cache._same_files(keys, listed) else grep_cache._keys(root, listed, known, distinct=True)) if cache else None
     served, hits, asked, todo = _rg_todo(cache, keys, listed)
     whole = not hits or len(todo) > len(listed) // 2  # most files to read: one pass over the scope
     if whole:
@@ -506,7 +497,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
                     _big_files(root, listed, keys, known))
     fresh = _rg_counts(rg, argv, root, scope, literals, shared, runs, todo if hits else listed, walked)
     errors = sum(e for _o, _c, e in runs)
-    read = PerFile.occurrences(len(literals), fresh)
+    read = grep_cache.PerFile.occurrences(len(literals), fresh)
     if cache:
         # after an error, which file failed is not known: none of this run's reads is kept,
         # so the next run reads them again (and meets the error again)
@@ -517,7 +508,7 @@ def rg_grep(root: Path, scope: Scope, literals: list[str], cache: GrepCache | No
     _n, _b, _u, files_matched, occurrences = read.sums()
     if served is not None:
         _n, _b, _u, sm, so = served.figures(literals)
-        files_matched, occurrences = _plus(files_matched, sm), _plus(occurrences, so)
+        files_matched, occurrences = grep_cache._plus(files_matched, sm), grep_cache._plus(occurrences, so)
     per = {lit: {"files_matched": m, "occurrences": o}
            for lit, m, o in zip(literals, files_matched, occurrences, strict=True)}
     if walked and len(runs) == 1 and not shared.shared:

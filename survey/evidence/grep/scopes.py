@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from survey.corpus.crawl import path_bytes, path_text
-from survey.evidence.grep.commands import rg_binary
+from survey.evidence.grep import commands
 from survey.runtimes.base import Profile, Scope
 
 # paths decode as UTF-8 here (``path_text``), so a valid UTF-8 name is one polars cast away
@@ -242,7 +242,7 @@ class RgListing:
         # one thread: the listing runs beside the crawl, which lists the same folders; rg's
         # parallel walk took 40-60 % more CPU for it (1 GB of chat stores, 116k folders:
         # 0.56 s against 0.34 s) to finish a little sooner, long before the greps ask
-        self.proc = subprocess.Popen([rg_binary(), "-uuu", "--files", "-j", "1", *globs, "--null", str(root)],
+        self.proc = subprocess.Popen([commands.rg_binary(), "-uuu", "--files", "-j", "1", *globs, "--null", str(root)],
                                      stdout=self.file, stderr=subprocess.DEVNULL)
 
     def read(self) -> bytes:

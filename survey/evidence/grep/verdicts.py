@@ -9,21 +9,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from survey.evidence.grep.cache import GrepCache, Keys, _zeros, grep_cache_folder
-from survey.evidence.grep.commands import duckdb_command, rg_command
-from survey.evidence.grep.duck import duckdb_grep
-from survey.evidence.grep.keyhits import key_hits
-from survey.evidence.grep.reads import GrepReadError
-from survey.evidence.grep.rg import SharedRg, rg_grep
-from survey.evidence.grep.scopes import (
-    AnyListing,
-    Known,
-    crawled_files,
-    duckdb_everything,
-    in_scope,
-    listed_too_early,
-    lists_everything,
-)
+from survey.evidence.grep import cache as grep_cache
+from survey.evidence.grep import commands, duck, keyhits, reads, rg, scopes
 from survey.runtimes.base import Profile, Scope
 
 # -- all probes of a profile ------------------------------------------------------------------
@@ -44,9 +31,9 @@ class ScopeGrep:
 
 
 def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[], list[str]] | None = None, *,
-                cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
+                cache_dir: Path | None = None, salt: bytes | None = None, known: scopes.Known | None = None,
                 listing: Future[list[str] | None] | None = None,
-                rg_lists: dict[str, AnyListing] | None = None) -> list[ScopeGrep]:
+                rg_lists: dict[str, scopes.AnyListing] | None = None) -> list[ScopeGrep]:
     """Both greps of every scope the profile's probes search (arguments as ``run_probes``).
     ``readable`` may be a function, called only if DuckDB cannot read a scope: the files the
     walk read cleanly are known only after it, and the greps may start beside it."""
@@ -56,41 +43,41 @@ def grep_scopes(root: Path, profile: Profile, readable: list[str] | Callable[[],
         for lit in literals:
             if not lit or not lit.isascii():
                 raise ValueError(f"probe literal must be non-empty ASCII: {lit!r}")
-    folder = grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
+    folder = grep_cache.grep_cache_folder(cache_dir) if cache_dir is not None and salt is not None else None
     everything = listing.result() if listing is not None else None
-    if listing is not None and listed_too_early(everything, known):
+    if listing is not None and scopes.listed_too_early(everything, known):
         listing, rg_lists = None, None  # the crawl found a file made after the listings: list again
     # the crawl's files are the listing the ``**/`` globs are matched against: a scope
     # ``Known.listing`` lists needs no list of every file (made below, for the others)
     by_crawl = listing is None and known is not None
-    if listing is None and lists_everything(profile) and not all(
+    if listing is None and scopes.lists_everything(profile) and not all(
             known is not None and known.lists(sc.duckdb_globs)
             for sc, _ in searched if any(g.startswith("**/") for g in sc.duckdb_globs)):
-        everything = crawled_files(known) if known is not None else None
+        everything = scopes.crawled_files(known) if known is not None else None
         if everything is None:
-            everything = duckdb_everything(root)
-    shared = SharedRg(root, searched, rg_lists)
+            everything = scopes.duckdb_everything(root)
+    shared = rg.SharedRg(root, searched, rg_lists)
     out = []
     for scope, literals in searched:
-        cache = GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
+        cache = grep_cache.GrepCache(folder, scope, literals, salt) if folder is not None and salt is not None else None
         fallback = None
-        dd_keys: list[Keys] = []
+        dd_keys: list[grep_cache.Keys] = []
         try:
             listing_of = everything
             if scope is searched[-1][0]:
                 everything = None  # the last scope's: not held through its rg pass (567k names: 44 MB)
-            dd, dd_cached = duckdb_grep(root, scope, literals, cache=cache, known=known, everything=listing_of,
+            dd, dd_cached = duck.duckdb_grep(root, scope, literals, cache=cache, known=known, everything=listing_of,
                                         by_crawl=by_crawl, keys_out=dd_keys)
             del listing_of
-        except GrepReadError as exc:
-            files = in_scope(scope, (readable() if callable(readable) else readable) or [])
+        except reads.GrepReadError as exc:
+            files = scopes.in_scope(scope, (readable() if callable(readable) else readable) or [])
             fallback = {"error": str(exc), "files_searched": len(files)}
             try:
-                dd, dd_cached = duckdb_grep(root, scope, literals, files, cache=cache, known=known)
-            except GrepReadError as exc2:
+                dd, dd_cached = duck.duckdb_grep(root, scope, literals, files, cache=cache, known=known)
+            except reads.GrepReadError as exc2:
                 fallback["retry_error"] = str(exc2)
-                dd, dd_cached = _zeros(literals), 0
-        rgr = rg_grep(root, scope, literals, cache=cache, known=known, listing=(rg_lists or {}).get(scope.name),
+                dd, dd_cached = grep_cache._zeros(literals), 0
+        rgr = rg.rg_grep(root, scope, literals, cache=cache, known=known, listing=(rg_lists or {}).get(scope.name),
                       shared=shared, keys=dd_keys[-1] if dd_keys else None)
         if cache is not None:
             cache.save()
@@ -120,7 +107,7 @@ def probe_report(profile: Profile, greps: list[ScopeGrep], structural_all: dict[
             "rg_errors": rgr["errors"],
             "files_from_cache": from_cache,
             "literals": literals,
-            "duckdb_command": duckdb_command(scope, literals),
+            "duckdb_command": commands.duckdb_command(scope, literals),
             "duckdb_fallback": fallback,
         }
         if g.cache_error:
@@ -154,17 +141,17 @@ def probe_report(profile: Profile, greps: list[ScopeGrep], structural_all: dict[
                 "structural": structural,
                 "verdict": ("disagreement" if not agree else
                             ("counted" if p.expect == "count" else ("holds" if holds else "fails"))),
-                "duckdb_command": duckdb_command(scope, list(p.literals)),
-                "rg_command": rg_command(scope, list(p.literals)),
+                "duckdb_command": commands.duckdb_command(scope, list(p.literals)),
+                "rg_command": commands.rg_command(scope, list(p.literals)),
             })
     return out
 
 
 def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
                scope_files: dict[str, int], readable: list[str] | Callable[[], list[str]] | None = None, *,
-               cache_dir: Path | None = None, salt: bytes | None = None, known: Known | None = None,
+               cache_dir: Path | None = None, salt: bytes | None = None, known: scopes.Known | None = None,
                listing: Future[list[str] | None] | None = None,
-               rg_lists: dict[str, AnyListing] | None = None, greps: list[ScopeGrep] | None = None,
+               rg_lists: dict[str, scopes.AnyListing] | None = None, greps: list[ScopeGrep] | None = None,
                structural: dict[str, dict] | None = None) -> dict:
     """Run every probe of the profile; ``scope_files`` is the crawl's count per scope.
 
@@ -183,7 +170,7 @@ def run_probes(root: Path, profile: Profile, snap_dir: Path, snap_label: str,
     ``greps``: ``grep_scopes`` already run (beside the walk); ``structural``: ``key_hits``
     already taken (beside the census).
     """
-    structural_all = key_hits(snap_dir, list(profile.probes), snap_label) if structural is None else structural
+    structural_all = keyhits.key_hits(snap_dir, list(profile.probes), snap_label) if structural is None else structural
     if greps is None:
         greps = grep_scopes(root, profile, readable, cache_dir=cache_dir, salt=salt, known=known,
                             listing=listing, rg_lists=rg_lists)
