@@ -627,3 +627,45 @@ def test_only_some_calls_carry_an_id(tmp_path: Path) -> None:
     assert (t["calls"], t["calls_id"], t["outputs_id"], t["paired"]) == (2, 1, 1, 1)
     assert c["native_call_id"]["text"] == expected_text(t)["native_call_id"]
     assert c["native_call_id"]["text"].startswith("Only some calls carry a native id: `call_id` on 1 of 2 call records")
+
+
+def test_the_walk_basis_counts_records(corpora) -> None:
+    for t, c in corpora:
+        assert c["basis_frames"]["value"]["ok"] == t["records"]
+        assert f": {fmt(t['records'])} records parsed; " in c["basis_frames"]["text"]
+
+
+def _one_rollout(base: Path, recs: list[dict], name: str = f"rollout-2026-01-05T00-00-00-{UID}.jsonl") -> Path:
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / name).write_bytes(_rollout(recs))
+    return base / "corpus"
+
+
+@pytest.mark.parametrize("mask", ["dynamic", "rare"])
+def test_each_kind_of_masked_key_is_counted(mask: str, tmp_path: Path) -> None:
+    """A top-level key that is not identifier-shaped (a dynamic key), or a reviewed key seen in
+    fewer files than asked (a rare key): either makes one masked key set."""
+    if mask == "dynamic":
+        root = _one_rollout(tmp_path, [_r("session_meta", META), {**_r("turn_context", {"model": "m"}), "a b": 1}])
+        c = surveyed_claims("codex", root, tmp_path)
+    else:
+        _one_rollout(tmp_path, [_r("turn_context", {"model": "m"})])  # "timestamp" in one file of two
+        root = _one_rollout(tmp_path, [_r("turn_context", {"model": "m"}, ts=False)], f"rollout-2026-01-05T00-00-01-{UID[:-1]}2.jsonl")
+        c = surveyed_claims("codex", root, tmp_path, min_files=2)
+    rc = c["record_classes"]
+    assert rc["value"]["masked_keysets"] == 1, mask
+    assert "1 of those sets hold a masked key, so masking may have merged sets that differ." in rc["text"]
+
+
+def test_a_corpus_without_a_rollout_or_a_payload_type_says_so(tmp_path: Path) -> None:
+    """Records whose payloads carry no type; then a corpus holding one file of no surface."""
+    root = _one_rollout(tmp_path / "a", [_r("session_meta", META), _r("turn_context", {"model": "m"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["record_classes"]["text"].startswith("2 record classes (named type; no payload carries a type) over 2 records")
+    (tmp_path / "b" / "corpus").mkdir(parents=True)
+    (tmp_path / "b" / "corpus" / "notes.txt").write_bytes(b"x\n")
+    c = surveyed_claims("codex", tmp_path / "b" / "corpus", tmp_path / "b")
+    assert c["layout"]["text"] == ("Files by surface (the path pattern each was recognised by): none; 1 other files. "
+                                   "No file matched: rollout, archived_rollout, rollout_unnamed.")
+    assert c["layout"]["evidence"][0]["result"] == "none" and c["layout"]["value"] == {}
