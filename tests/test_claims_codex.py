@@ -669,3 +669,11 @@ def test_a_corpus_without_a_rollout_or_a_payload_type_says_so(tmp_path: Path) ->
     assert c["layout"]["text"] == ("Files by surface (the path pattern each was recognised by): none; 1 other files. "
                                    "No file matched: rollout, archived_rollout, rollout_unnamed.")
     assert c["layout"]["evidence"][0]["result"] == "none" and c["layout"]["value"] == {}
+    # with nothing walked, each list a result names is empty, and said to be
+    for cid, i in (("client_version", 1), ("model", 0), ("headers", 0), ("exit_codes", 0), ("failure_flag", 1),
+                   ("model_outcome", 0), ("fixtures", 1)):
+        assert c[cid]["evidence"][i]["result"] == "none", cid
+    assert c["model"]["text"] == "No payload carries a `model` key."
+    assert c["failure_flag"]["text"].startswith("Outcome flags observed: none. ")
+    assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: none."
