@@ -387,8 +387,17 @@ def some(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
 
 
 @pytest.fixture(scope="module")
-def corpora(generated, bare, some) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated, bare, some]
+def empty(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    """A corpus holding one file of no surface: nothing is walked."""
+    base = tmp_path_factory.mktemp("cc-empty")
+    (base / "corpus").mkdir()
+    (base / "corpus" / "notes.txt").write_bytes(b"x\n")
+    return read(base / "corpus"), surveyed_claims("claude_code", base / "corpus", base)
+
+
+@pytest.fixture(scope="module")
+def corpora(generated, bare, some, empty) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, bare, some, empty]
 
 
 @pytest.mark.parametrize("cid", CHECKED)
@@ -452,6 +461,24 @@ def test_values_carry_the_counted_figures(corpora) -> None:
         assert mo == c["failure_flag"]["value"]
         assert c["model_outcome"]["text"].startswith(
             f"`is_error` on {fmt(f['true'] + f['false'])} of {fmt(t['results'])} results (absent on {fmt(f['absent'])}); ")
+
+
+def test_the_walk_basis_counts_records(corpora) -> None:
+    for t, c in corpora:
+        assert c["basis_frames"]["value"]["ok"] == t["status"]["ok"]
+        assert f": {fmt(t['status']['ok'])} records parsed; " in c["basis_frames"]["text"]
+
+
+def test_an_empty_corpus_names_each_empty_list_as_none(empty) -> None:
+    _, c = empty
+    for cid, i in (("layout", 0), ("client_version", 1), ("model", 0), ("child_in_parent", 0), ("meta_join", 0),
+                   ("fixtures", 1)):
+        assert c[cid]["evidence"][i]["result"] == "none", cid
+    assert c["sidechain"]["text"] == "isSidechain by surface (records): none."
+    assert c["tool_names"]["text"] == "0 tool names shown over 0 calls; no name was withheld. Tool names are an open set."
+    assert c["oversized_output"]["text"] == ("No output was observed moved out of a transcript: no persistedOutputPath, "
+                                             "no <persisted-output> marker and no tool-results/ file.")
+    assert c["model_outcome"]["text"] == "`is_error` on 0 of 0 results (absent on 0); no exit code key observed"
 
 
 def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
