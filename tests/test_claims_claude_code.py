@@ -532,3 +532,52 @@ def test_fixtures_list_the_shapes_counted(corpora) -> None:
         assert got == items + rest
         assert c["fixtures"]["text"] == ("Shapes this snapshot shows, each worth one fixture: "
                                          + ("; ".join(got) or "none") + ".")
+
+
+def _tools_corpus(base: Path) -> Path:
+    """One parent: a reviewed, an MCP and an unreviewed tool name, no call with an id, a result
+    without one, and a record with an unreviewed top-level key."""
+    root = base / "corpus"
+    (root / "-w").mkdir(parents=True)
+    uses = [{"type": "tool_use", "name": n, "input": {}} for n in ("Bash", "mcp__srv__q", "zqunknowntool")]
+    (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
+        _rec("assistant", message={"role": "assistant", "content": uses}),
+        _rec("user", zqextra=1, message={"role": "user", "content": [{"type": "tool_result", "content": "o"}]})]))
+    return root
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], ...]:
+    a, b, d = (tmp_path_factory.mktemp(n) for n in ("cc-tools", "cc-tools-mcp", "cc-tools-discover"))
+    return (surveyed_claims("claude_code", _tools_corpus(a), a),
+            surveyed_claims("claude_code", _tools_corpus(b), b, allow_mcp=True),
+            surveyed_claims("claude_code", _tools_corpus(d), d, allow_mcp=True, mode="discover"))
+
+
+def test_tool_names_withheld_by_policy_or_unreviewed(tools) -> None:
+    c, strict, shown = tools
+    assert c["tool_names"]["text"] == (
+        "1 tool names shown over 3 calls; 2 calls carry 2 withheld names: 1 calls an MCP name (mcp__<server>__<tool>, "
+        "withheld by policy), 1 calls a name outside the reviewed vocabulary (withheld as unreviewed). Tool names are "
+        "an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (1, 1)
+    # allowed by policy, an MCP name is still outside a strict gate's reviewed vocabulary: withheld, never said shown
+    assert strict["tool_names"]["text"] == (
+        "1 tool names shown over 3 calls; 2 calls carry 2 withheld names: 2 calls a name outside the reviewed "
+        "vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert (strict["tool_names"]["value"]["withheld_mcp"], strict["tool_names"]["value"]["withheld_unreviewed"]) == (0, 2)
+    assert shown["tool_names"]["text"] == (
+        "3 tool names shown over 3 calls; no name was withheld; 1 calls carry an MCP name, shown (--allow-mcp-names). "
+        "Tool names are an open set.")
+    assert shown["tool_names"]["value"]["names"] == {"Bash": 1, "mcp__srv__q": 1, "zqunknowntool": 1}
+
+
+def test_calls_without_an_id_and_a_masked_key_set(tools) -> None:
+    c = tools[0]
+    assert c["native_call_id"]["text"] == ("Calls carry no native id: none of 3 tool_use blocks has an `id`, so a result "
+                                           "cannot be joined to its call by id.")
+    assert c["model_call_id"]["text"] == "none observed (3 calls, none with an `id`)"
+    rc = c["record_classes"]
+    assert rc["value"]["masked_keysets"] == 1
+    assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
+            "classes it does not know.") in rc["text"]
