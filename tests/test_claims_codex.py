@@ -677,3 +677,47 @@ def test_a_corpus_without_a_rollout_or_a_payload_type_says_so(tmp_path: Path) ->
     assert c["failure_flag"]["text"].startswith("Outcome flags observed: none. ")
     assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
     assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: none."
+
+
+def _identity(root: Path) -> tuple[list[int], list[tuple[str, int, int]], Counter[str]]:
+    """The file-identity figures, and the later session_meta headers by kind (headers, files)."""
+    ident = [0, 0, 0, 0]
+    kinds: dict[str, list] = {}
+    per_file: Counter[str] = Counter()
+    for p in sorted(root.rglob("rollout-*.jsonl")):
+        recs = []
+        for line in p.read_bytes().split(b"\n"):
+            with contextlib.suppress(ValueError):
+                o = json.loads(line)
+                recs += [o] if isinstance(o, dict) else []
+        heads = [o["payload"] for o in recs if o.get("type") == "session_meta"]
+        ident[3] += 1
+        ident[2] += bool(recs) and recs[0].get("type") == "session_meta"
+        if not heads:
+            continue
+        per_file[str(len(heads))] += 1
+        ident[1] += 1
+        ident[0] += heads[0].get("id") == p.stem[-36:]
+        first, sid = heads[0].get("id"), heads[0].get("session_id")
+        for h in heads[1:]:
+            kind = ("same id as the first header (resume)" if h.get("id") == first else
+                    "the parent's header (child rollout)" if sid is not None and sid != first and h.get("id") == sid
+                    else "another id")
+            k = kinds.setdefault(kind, [0, set()])
+            k[0] += 1
+            k[1].add(p)
+    rows = sorted(((kind, n, len(fs)) for kind, (n, fs) in kinds.items()), key=lambda r: (-r[1], r[0]))
+    return ident, rows, per_file
+
+
+def test_identity_and_later_headers(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ident, rows, per_file = _identity(t["root"])
+        assert c["file_identity"]["value"] == ident
+        several = sum(n for h, n in per_file.items() if int(h) > 1)
+        assert c["headers"]["value"]["extra"] == {kind: n for kind, n, _ in rows}
+        assert c["headers"]["text"] == (
+            f"{fmt(several)} of {fmt(sum(per_file.values()))} rollouts hold more than one session_meta header"
+            + ((": the later headers are " + "; ".join(f"{kind} {fmt(n)} (in {fmt(f)} files)" for kind, n, f in rows)
+                + ". A reader must expect more than one header per file.") if several else "."))
+    assert _identity(generated[0]["root"])[1], "the generated corpus holds a rollout with later headers"
