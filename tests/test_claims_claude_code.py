@@ -581,3 +581,59 @@ def test_calls_without_an_id_and_a_masked_key_set(tools) -> None:
     assert rc["value"]["masked_keysets"] == 1
     assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
             "classes it does not know.") in rc["text"]
+
+
+def _children(root: Path) -> dict[str, Any]:
+    """isSidechain by surface, children named in their parent file, and metas' toolUseId joins."""
+    side: dict[str, Counter[str]] = {}
+    lineage = {"subagent": [0, 0], "workflow_agent": [0, 0]}
+    calls: dict[Path, set[str]] = {}
+    metas = {"subagent_meta": [0, 0, 0, 0], "workflow_meta": [0, 0, 0, 0]}  # metas, with id, in parent, anywhere
+    files = [p for p in sorted(root.rglob("*")) if p.is_file()]
+    surface = {p: next((n for n, rx in SURFACES.items() if rx.match(p.relative_to(root).as_posix())), "other")
+               for p in files}
+    for p in files:
+        if surface[p] not in (*TRANSCRIPTS, "journal"):
+            continue
+        recs = _lines(p, Counter())
+        for o in recs:
+            v = o.get("isSidechain", "(absent)")
+            side.setdefault(surface[p], Counter())[v if v == "(absent)" else json.dumps(v)] += 1
+        calls[p] = {b["id"] for o in recs if isinstance(o.get("message"), dict)
+                    and isinstance(o["message"].get("content"), list) for b in o["message"]["content"]
+                    if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
+    for p in files:
+        rel = p.relative_to(root).parts
+        parent = root / rel[0] / f"{rel[1]}.jsonl" if len(rel) > 2 else None
+        if surface[p] in lineage and parent is not None and parent.is_file():
+            lineage[surface[p]][1] += 1
+            lineage[surface[p]][0] += p.stem.removeprefix("agent-").encode() in parent.read_bytes()
+        if surface[p] in metas:
+            m = metas[surface[p]]
+            tid = json.loads(p.read_bytes()).get("toolUseId")
+            m[0] += 1
+            m[1] += isinstance(tid, str)
+            m[2] += parent is not None and tid in calls.get(parent, set())
+            m[3] += any(tid in c for c in calls.values())
+    return {"side": side, "lineage": lineage, "metas": metas}
+
+
+def test_children_sidechains_and_meta_joins(corpora) -> None:
+    for t, c in corpora:
+        ch = _children(t["root"])
+        assert c["sidechain"]["value"] == {s: dict(v) for s, v in ch["side"].items()}
+        parts = [f"{s}: " + ", ".join(f"{v} {fmt(n)}" for v, n in sorted(d.items()))
+                 for s, d in sorted(ch["side"].items()) if s in TRANSCRIPTS]
+        assert c["sidechain"]["text"] == "isSidechain by surface (records): " + ("; ".join(parts) or "none") + "."
+        sa, wf = ch["lineage"]["subagent"], ch["lineage"]["workflow_agent"]
+        assert c["child_in_parent"]["value"] == [*sa, *wf]
+        assert c["child_in_parent"]["text"] == (
+            f"The parent transcript names the child's agent id for {fmt(sa[0])} of {fmt(sa[1])} subagent files and "
+            f"{fmt(wf[0])} of {fmt(wf[1])} workflow agents whose parent was walked (the agent id found anywhere in the "
+            "parent file's bytes).")
+        m, w = ch["metas"]["subagent_meta"], ch["metas"]["workflow_meta"]
+        assert c["meta_join"]["value"] == [m[2], m[0]]
+        assert c["meta_join"]["text"] == (
+            f"A subagent .meta.json toolUseId names a tool_use call in its session's parent file for {fmt(m[2])} of "
+            f"{fmt(m[0])} metas ({fmt(m[0] - m[1])} carry no toolUseId; {fmt(m[3] - m[2])} name a call of another "
+            f"transcript). Workflow metas carrying one: {fmt(w[1])} of {fmt(w[0])}.")
