@@ -539,7 +539,7 @@ def _tools_corpus(base: Path) -> Path:
     without one, and a record with an unreviewed top-level key."""
     root = base / "corpus"
     (root / "-w").mkdir(parents=True)
-    uses = [{"type": "tool_use", "name": n, "input": {}} for n in ("Bash", "mcp__srv__q", "zqunknowntool")]
+    uses: list[dict[str, Any]] = [{"type": "tool_use", "name": n, "input": {}} for n in ("Bash", "mcp__srv__q", "zqunknowntool")]
     (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
         _rec("assistant", message={"role": "assistant", "content": uses}),
         _rec("user", zqextra=1, message={"role": "user", "content": [{"type": "tool_result", "content": "o"}]})]))
