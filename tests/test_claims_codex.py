@@ -721,3 +721,28 @@ def test_identity_and_later_headers(generated, bare, no_ids) -> None:
             + ((": the later headers are " + "; ".join(f"{kind} {fmt(n)} (in {fmt(f)} files)" for kind, n, f in rows)
                 + ". A reader must expect more than one header per file.") if several else "."))
     assert _identity(generated[0]["root"])[1], "the generated corpus holds a rollout with later headers"
+
+
+def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
+    for t, c in (generated, no_ids):
+        per: dict[str, list[int]] = {}
+        for p in sorted(t["root"].rglob("*.jsonl")):
+            recs = []
+            for line in p.read_bytes().split(b"\n"):
+                with contextlib.suppress(ValueError):
+                    o = json.loads(line)
+                    recs += [o] if isinstance(o, dict) else []
+            calls = {o["payload"]["call_id"] for o in recs if o["type"] == "response_item"
+                     and _cls(o).split("/")[-1] in CALLS and "call_id" in o["payload"]}
+            for o in recs:
+                if o["type"] == "event_msg" and isinstance(o["payload"], dict) and "call_id" in o["payload"]:
+                    e = per.setdefault(_cls(o), [0, 0])
+                    e[0] += o["payload"]["call_id"] in calls
+                    e[1] += 1
+        assert c["event_joins"]["value"] == per
+        assert c["event_joins"]["text"] == ("Events that carry a call_id and name a call of their rollout: "
+                                            + ("; ".join(f"{k.split('/')[-1]} {fmt(a)}/{fmt(n)}"
+                                                         for k, (a, n) in sorted(per.items(), key=lambda kv: (-kv[1][1], kv[0])))
+                                               or "none")
+                                            + ".")
+    assert generated[1]["event_joins"]["value"], "the generated rollouts hold events with a call_id"
