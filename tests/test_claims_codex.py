@@ -627,3 +627,122 @@ def test_only_some_calls_carry_an_id(tmp_path: Path) -> None:
     assert (t["calls"], t["calls_id"], t["outputs_id"], t["paired"]) == (2, 1, 1, 1)
     assert c["native_call_id"]["text"] == expected_text(t)["native_call_id"]
     assert c["native_call_id"]["text"].startswith("Only some calls carry a native id: `call_id` on 1 of 2 call records")
+
+
+def test_the_walk_basis_counts_records(corpora) -> None:
+    for t, c in corpora:
+        assert c["basis_frames"]["value"]["ok"] == t["records"]
+        assert f": {fmt(t['records'])} records parsed; " in c["basis_frames"]["text"]
+
+
+def _one_rollout(base: Path, recs: list[dict], name: str = f"rollout-2026-01-05T00-00-00-{UID}.jsonl") -> Path:
+    root = base / "corpus" / "2026" / "01" / "05"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / name).write_bytes(_rollout(recs))
+    return base / "corpus"
+
+
+@pytest.mark.parametrize("mask", ["dynamic", "rare"])
+def test_each_kind_of_masked_key_is_counted(mask: str, tmp_path: Path) -> None:
+    """A top-level key that is not identifier-shaped (a dynamic key), or a reviewed key seen in
+    fewer files than asked (a rare key): either makes one masked key set."""
+    if mask == "dynamic":
+        root = _one_rollout(tmp_path, [_r("session_meta", META), {**_r("turn_context", {"model": "m"}), "a b": 1}])
+        c = surveyed_claims("codex", root, tmp_path)
+    else:
+        _one_rollout(tmp_path, [_r("turn_context", {"model": "m"})])  # "timestamp" in one file of two
+        root = _one_rollout(tmp_path, [_r("turn_context", {"model": "m"}, ts=False)], f"rollout-2026-01-05T00-00-01-{UID[:-1]}2.jsonl")
+        c = surveyed_claims("codex", root, tmp_path, min_files=2)
+    rc = c["record_classes"]
+    assert rc["value"]["masked_keysets"] == 1, mask
+    assert "1 of those sets hold a masked key, so masking may have merged sets that differ." in rc["text"]
+
+
+def test_a_corpus_without_a_rollout_or_a_payload_type_says_so(tmp_path: Path) -> None:
+    """Records whose payloads carry no type; then a corpus holding one file of no surface."""
+    root = _one_rollout(tmp_path / "a", [_r("session_meta", META), _r("turn_context", {"model": "m"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["record_classes"]["text"].startswith("2 record classes (named type; no payload carries a type) over 2 records")
+    (tmp_path / "b" / "corpus").mkdir(parents=True)
+    (tmp_path / "b" / "corpus" / "notes.txt").write_bytes(b"x\n")
+    c = surveyed_claims("codex", tmp_path / "b" / "corpus", tmp_path / "b")
+    assert c["layout"]["text"] == ("Files by surface (the path pattern each was recognised by): none; 1 other files. "
+                                   "No file matched: rollout, archived_rollout, rollout_unnamed.")
+    assert c["layout"]["evidence"][0]["result"] == "none" and c["layout"]["value"] == {}
+    # with nothing walked, each list a result names is empty, and said to be
+    for cid, i in (("client_version", 1), ("model", 0), ("headers", 0), ("exit_codes", 0), ("failure_flag", 1),
+                   ("model_outcome", 0), ("fixtures", 1)):
+        assert c[cid]["evidence"][i]["result"] == "none", cid
+    assert c["model"]["text"] == "No payload carries a `model` key."
+    assert c["failure_flag"]["text"].startswith("Outcome flags observed: none. ")
+    assert c["event_joins"]["text"] == "Events that carry a call_id and name a call of their rollout: none."
+    assert c["fixtures"]["text"] == "Shapes this snapshot shows, each worth one fixture: none."
+
+
+def _identity(root: Path) -> tuple[list[int], list[tuple[str, int, int]], Counter[str]]:
+    """The file-identity figures, and the later session_meta headers by kind (headers, files)."""
+    ident = [0, 0, 0, 0]
+    kinds: dict[str, list] = {}
+    per_file: Counter[str] = Counter()
+    for p in sorted(root.rglob("rollout-*.jsonl")):
+        recs = []
+        for line in p.read_bytes().split(b"\n"):
+            with contextlib.suppress(ValueError):
+                o = json.loads(line)
+                recs += [o] if isinstance(o, dict) else []
+        heads = [o["payload"] for o in recs if o.get("type") == "session_meta"]
+        ident[3] += 1
+        ident[2] += bool(recs) and recs[0].get("type") == "session_meta"
+        if not heads:
+            continue
+        per_file[str(len(heads))] += 1
+        ident[1] += 1
+        ident[0] += heads[0].get("id") == p.stem[-36:]
+        first, sid = heads[0].get("id"), heads[0].get("session_id")
+        for h in heads[1:]:
+            kind = ("same id as the first header (resume)" if h.get("id") == first else
+                    "the parent's header (child rollout)" if sid is not None and sid != first and h.get("id") == sid
+                    else "another id")
+            k = kinds.setdefault(kind, [0, set()])
+            k[0] += 1
+            k[1].add(p)
+    rows = sorted(((kind, n, len(fs)) for kind, (n, fs) in kinds.items()), key=lambda r: (-r[1], r[0]))
+    return ident, rows, per_file
+
+
+def test_identity_and_later_headers(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ident, rows, per_file = _identity(t["root"])
+        assert c["file_identity"]["value"] == ident
+        several = sum(n for h, n in per_file.items() if int(h) > 1)
+        assert c["headers"]["value"]["extra"] == {kind: n for kind, n, _ in rows}
+        assert c["headers"]["text"] == (
+            f"{fmt(several)} of {fmt(sum(per_file.values()))} rollouts hold more than one session_meta header"
+            + ((": the later headers are " + "; ".join(f"{kind} {fmt(n)} (in {fmt(f)} files)" for kind, n, f in rows)
+                + ". A reader must expect more than one header per file.") if several else "."))
+    assert _identity(generated[0]["root"])[1], "the generated corpus holds a rollout with later headers"
+
+
+def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
+    for t, c in (generated, no_ids):
+        per: dict[str, list[int]] = {}
+        for p in sorted(t["root"].rglob("*.jsonl")):
+            recs = []
+            for line in p.read_bytes().split(b"\n"):
+                with contextlib.suppress(ValueError):
+                    o = json.loads(line)
+                    recs += [o] if isinstance(o, dict) else []
+            calls = {o["payload"]["call_id"] for o in recs if o["type"] == "response_item"
+                     and _cls(o).split("/")[-1] in CALLS and "call_id" in o["payload"]}
+            for o in recs:
+                if o["type"] == "event_msg" and isinstance(o["payload"], dict) and "call_id" in o["payload"]:
+                    e = per.setdefault(_cls(o), [0, 0])
+                    e[0] += o["payload"]["call_id"] in calls
+                    e[1] += 1
+        assert c["event_joins"]["value"] == per
+        assert c["event_joins"]["text"] == ("Events that carry a call_id and name a call of their rollout: "
+                                            + ("; ".join(f"{k.split('/')[-1]} {fmt(a)}/{fmt(n)}"
+                                                         for k, (a, n) in sorted(per.items(), key=lambda kv: (-kv[1][1], kv[0])))
+                                               or "none")
+                                            + ".")
+    assert generated[1]["event_joins"]["value"], "the generated rollouts hold events with a call_id"

@@ -284,6 +284,8 @@ def _tool_names(k: Kit) -> None:
     distinct_w = next((r["distinct_withheld"] for r in k.rows("value_maps")
                        if r["path"] == "$.message.content[type=tool_use].name" and r["value"] == "<withheld>"), 0)
     reviewed = [r for r in names if r["name"] != "<withheld>"]
+    # --allow-mcp-names lets an MCP name through the gate, yet a strict gate still withholds it as unreviewed
+    shown_mcp = sum(as_int(r["calls"]) for r in reviewed if str(r["name"]).startswith("mcp__"))
     parts = []
     if mcp_withheld:
         parts.append(f"{fmt(mcp_withheld)} calls an MCP name (mcp__<server>__<tool>, withheld by policy)")
@@ -293,7 +295,7 @@ def _tool_names(k: Kit) -> None:
             f"{len(reviewed)} tool names shown over {fmt(sum(as_int(r['calls']) for r in names))} calls"
             + (f"; {fmt(withheld)} calls carry {fmt(distinct_w)} withheld names: " + ", ".join(parts) if withheld else
                "; no name was withheld")
-            + (f"; {fmt(mcp)} calls carry an MCP name, shown (--allow-mcp-names)" if allow and mcp else "")
+            + (f"; {fmt(shown_mcp)} calls carry an MCP name, shown (--allow-mcp-names)" if shown_mcp else "")
             + ". Tool names are an open set.",
             k.ev("tool_names", f"{len(names)} rows"),
             k.ev("tool_name_reasons", f"withheld {withheld}: MCP {mcp_withheld}, unreviewed {unreviewed}"),
