@@ -1,43 +1,8 @@
 """Census queries split per Parquet part and merged, so a re-run reads only its new parts.
 
-A walk table in a snapshot is a folder of parts (``walk/frames.parquet/part-000003.parquet``),
-each written by one batch of files, and all of a file's rows are in one part. So a query
-whose answer adds up over files (counts, sums, distinct files, maxima) can be split: its
-rows per part, then those summed. A split lives beside its query, in ``queries/parts/`` under
-the same name, as two statements a reviewer can run unchanged in the ``duckdb`` CLI with only
-``snap`` set:
-
-1. ``CREATE OR REPLACE TEMP TABLE partials AS SELECT file_index AS part, ...``: the query's
-   groups per part. Each table is read as ``read_parquet(coalesce(getvariable('<table>_parts'),
-   [<every part of the table>]))``, and ``file_index`` is a part's place in that list.
-2. a ``SELECT`` over ``partials`` giving exactly the reference query's rows.
-
-The first statement runs over a few MB of parts at a time (``CHUNK_BYTES``, or the split's
-own ``-- Chunk: N MB`` header line), its rows gathered.
-
-The survey sets ``<table>_parts`` to the parts it has no partial rows for, one list per table
-with the same label at the same place (an empty file of the table's schema where a table has
-no part of that label), so ``file_index`` names the same part in every table. Run whole,
-each table lists its own parts, and a batch that gave a table no rows left it none, so the
-numbers of two tables need not agree: a split joins tables on the file (``file_key``), whose
-rows are all in one part, and takes the part from one side, never joining on the number
-(``test_partials`` holds every split to that). A part's label
-(``<run>-part-000003``) is unique and its bytes never change (the walk's cache links parts
-from run to run, ``collect._write_cache``), so its partial rows are kept under that label, by
-the signature of the split's first statement, beside the walk's cache (``<cache>.census/``).
-The next run merges them with the new parts' rows, read in place (a view, never copied), and
-keeps the new rows in a file of their own (``<query>-<signature>-<labels' hash>.parquet``, its
-labels named in its footer, so finding which parts are kept reads footers, not rows): a
-re-run writes what it read, not every kept row again. Rows of labels no longer in the
-snapshot are passed over, a file with none left is deleted, and past ``KEPT_FILES`` files
-the live rows go into one. A snapshot without labels (``--no-cache``), one whose walk tables
-are small (under ``sql.SPLIT_MIN_BYTES``: reading them again costs less than a split's
-statements) or a table written whole (the rare-key collapse rewrites ``nodes`` and
-``values``) runs the reference query.
-
-``test_partials`` holds every split query's rows to its reference's, value and type, on every
-runtime's corpus, fresh and after a re-run with files added, changed and removed.
-"""
+A query whose answer adds up over files has a split beside it (``queries/parts/``): its rows
+per part, then those summed to exactly the reference query's rows (``Splitter``); the
+per-part rows are kept by part label beside the walk's cache for the next run."""
 
 from __future__ import annotations
 
@@ -109,7 +74,46 @@ def store_of(walk_cache_dir: Path) -> Path:
 
 class Splitter:
     """Runs split queries over one snapshot: ``labels`` from the walk, partial rows kept in
-    ``store`` (None: computed, never kept). Thread-safe: each query runs on its own cursor."""
+    ``store`` (None: computed, never kept). Thread-safe: each query runs on its own cursor.
+
+    A walk table in a snapshot is a folder of parts (``walk/frames.parquet/part-000003.parquet``),
+    each written by one batch of files, and all of a file's rows are in one part. So a query
+    whose answer adds up over files (counts, sums, distinct files, maxima) can be split: its
+    rows per part, then those summed. A split lives beside its query, in ``queries/parts/`` under
+    the same name, as two statements a reviewer can run unchanged in the ``duckdb`` CLI with only
+    ``snap`` set:
+
+    1. ``CREATE OR REPLACE TEMP TABLE partials AS SELECT file_index AS part, ...``: the query's
+       groups per part. Each table is read as ``read_parquet(coalesce(getvariable('<table>_parts'),
+       [<every part of the table>]))``, and ``file_index`` is a part's place in that list.
+    2. a ``SELECT`` over ``partials`` giving exactly the reference query's rows.
+
+    The first statement runs over a few MB of parts at a time (``CHUNK_BYTES``, or the split's
+    own ``-- Chunk: N MB`` header line), its rows gathered.
+
+    The survey sets ``<table>_parts`` to the parts it has no partial rows for, one list per table
+    with the same label at the same place (an empty file of the table's schema where a table has
+    no part of that label), so ``file_index`` names the same part in every table. Run whole,
+    each table lists its own parts, and a batch that gave a table no rows left it none, so the
+    numbers of two tables need not agree: a split joins tables on the file (``file_key``), whose
+    rows are all in one part, and takes the part from one side, never joining on the number
+    (``test_partials`` holds every split to that). A part's label
+    (``<run>-part-000003``) is unique and its bytes never change (the walk's cache links parts
+    from run to run, ``collect._write_cache``), so its partial rows are kept under that label, by
+    the signature of the split's first statement, beside the walk's cache (``<cache>.census/``).
+    The next run merges them with the new parts' rows, read in place (a view, never copied), and
+    keeps the new rows in a file of their own (``<query>-<signature>-<labels' hash>.parquet``, its
+    labels named in its footer, so finding which parts are kept reads footers, not rows): a
+    re-run writes what it read, not every kept row again. Rows of labels no longer in the
+    snapshot are passed over, a file with none left is deleted, and past ``KEPT_FILES`` files
+    the live rows go into one. A snapshot without labels (``--no-cache``), one whose walk tables
+    are small (under ``sql.SPLIT_MIN_BYTES``: reading them again costs less than a split's
+    statements) or a table written whole (the rare-key collapse rewrites ``nodes`` and
+    ``values``) runs the reference query.
+
+    ``test_partials`` holds every split query's rows to its reference's, value and type, on every
+    runtime's corpus, fresh and after a re-run with files added, changed and removed.
+    """
 
     def __init__(self, snap_dir: Path, labels: Labels, store: Path | None, spill: str) -> None:
         self.snap_dir, self.labels, self.store, self.spill = snap_dir, labels, store, Path(spill)

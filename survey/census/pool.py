@@ -1,19 +1,8 @@
 """The walk's worker processes: where they come from, and starting them early.
 
-Workers write Parquet with polars, whose thread pool does not survive ``fork`` from a parent
-that has used it, so they come from a fork server: a clean process that imports polars and
-the walk once (0.25-0.3 s of one core) and forks each worker ready to go. The server is
-started before the survey has work for it, to hide that import: ``run_survey`` starts it
-before the crawl, and the CLI before it imports the survey itself (the pipeline's imports,
-polars and DuckDB, take as long on the other core). On 100 MB, started before the crawl
-only, the workers' first batch waited 0.23 s for it.
-
-Each worker also has glibc keep the memory it frees (``keep_freed_memory``): a walk frees
-and allocates a file's worth of chunks and rows per file, and handing them back to the
-kernel each time cost it page faults, 8-10 % of its CPU.
-
-This module imports nothing heavy: the CLI calls ``prestart`` first thing.
-"""
+Workers are forked by a fork server started before the survey has work for it
+(``prestart``), and keep the memory they free (``keep_freed_memory``). This module imports
+nothing heavy: the CLI calls ``prestart`` first thing."""
 
 from __future__ import annotations
 
@@ -53,7 +42,16 @@ def prestart(jobs: int | None = None, runtimes: Iterable[str] | None = None, cac
     changed, mostly too little for workers (``collect`` starts the server if it is not), and
     the server's imports, a quarter of a second of a core, went beside the re-run's crawl and
     greps (1 GB of cursor_stream captures, re-run after adding 1 %: 1.66 s with it, 1.57 s
-    without)."""
+    without).
+
+    Workers write Parquet with polars, whose thread pool does not survive ``fork`` from a parent
+    that has used it, so they come from a fork server: a clean process that imports polars and
+    the walk once (0.25-0.3 s of one core) and forks each worker ready to go. The server is
+    started before the survey has work for it, to hide that import: ``run_survey`` starts it
+    before the crawl, and the CLI before it imports the survey itself (the pipeline's imports,
+    polars and DuckDB, take as long on the other core). On 100 MB, started before the crawl
+    only, the workers' first batch waited 0.23 s for it.
+    """
     if walk_jobs(jobs) > 1 and not (cache and left_cache(runtimes)):
         pool_context(start=True)
 
@@ -101,7 +99,12 @@ def give_back_freed_memory() -> bool:
 
 def keep_freed_memory() -> bool:
     """Have this process's C allocator keep freed memory for reuse (``KEEP_FREED``) instead
-    of returning it to the kernel at once: True where it took (glibc), else nothing changes."""
+    of returning it to the kernel at once: True where it took (glibc), else nothing changes.
+
+    Each worker also has glibc keep the memory it frees (``keep_freed_memory``): a walk frees
+    and allocates a file's worth of chunks and rows per file, and handing them back to the
+    kernel each time cost it page faults, 8-10 % of its CPU.
+    """
     mallopt = getattr(_libc(), "mallopt", None)
     if mallopt is None:  # not glibc (macOS, musl): its allocator as it is
         return False

@@ -1,15 +1,8 @@
 """Run the census ``.sql`` files over a snapshot's Parquet, exactly as a reviewer would.
 
 Each file answers one question and runs unchanged in the ``duckdb`` CLI with one variable,
-``snap`` (the snapshot folder). The runner sets that variable, runs the shared queries
-(``census/queries``) and the runtime's own (``runtimes/<name>/queries``), and keeps, per
-query: the file it came from, the pasteable command, its columns and its rows. Those
-records are the evidence behind every table on a page.
-
-A query that adds up over files may be computed by its split (``queries/parts/``, see
-``partials``): the same rows, from per-part rows a re-run keeps. Its record still names the
-reference query and command, which a test holds to the same rows, and the split it ran.
-"""
+``snap``; the runner keeps per query its file, pasteable command, columns and rows, the
+evidence behind every table on a page (``run_census``)."""
 
 from __future__ import annotations
 
@@ -140,7 +133,12 @@ def run_census(snap_dir: Path, profile: Profile, snap_label: str, labels: Labels
     ``census_inputs``), or None where it cannot say. With it, the census's rows are kept in
     ``store`` under it and the code that made them (``census_key``), and a census whose key
     is the one kept (a re-run that changed nothing) takes them from there: the same rows,
-    not computed again (``stats["census_reused"]``)."""
+    not computed again (``stats["census_reused"]``).
+
+    A query that adds up over files may be computed by its split (``queries/parts/``, see
+    ``partials``): the same rows, from per-part rows a re-run keeps. Its record still names the
+    reference query and command, which a test holds to the same rows, and the split it ran.
+    """
     import shutil
     import tempfile
 

@@ -1,37 +1,8 @@
 """The structural walk: one pass over a file's bytes, aggregated per file, through the gate.
 
-For each file the walk reads the bytes once (hashing them as it goes), frames them on LF
-only (``corpus.frames``), parses each frame (orjson, or the C core's own scan of the text,
-its "tape": ``_walkcore.c``) and records, per file:
-
-- ``frames``: one row per frame: status, size, flags, record class, top-level key set and
-  the profile's gated frame fields (``role``, ``type``, ``status`` …).
-- ``blocks``: one row per element of a declared block carrier (``message.content``): type,
-  key set, gated tool name, input JSON type, payload length.
-- ``nodes``: the key-set census, aggregated: (record class, path, JSON type, key set) ->
-  count, longest string / largest map. Data-keyed maps are counted, never described;
-  opaque paths are typed, never entered; depth beyond the limit is counted as truncated.
-- ``values``: gated vocabulary values at declared paths; anything withheld is counted with
-  a salted pseudonym so distinct withheld values can be counted, not read.
-- ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
-  so joins and DAG checks run in SQL without a single id leaving the machine; each as its
-  64 bits, a number (``privacy.id_ref``: the census joins millions of them).
-- ``markers``: per frame, how many times a declared substring occurs at a declared path
-  (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
-- ``rawsets``: per (record class, path), a salted pseudonym of each object's raw key set
-  (every key, before the gate masks unreviewed ones) and how often it occurs, so the census
-  counts distinct key sets before masking without a key leaving the machine.
-- ``formats``: per (record class, leaf path), how many string and number values fall in
-  each format class (``value_format``): counted, never the value.
-- ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
-
-Everything is a plain list of tuples (or a dict of counts): the worker's batch turns them
-into polars frames and Parquet parts (``collect.walk_batch``), each row keyed by the file's
-pseudonym ``file_id``; the per-record tables (``frames``, ``blocks``, ``links``,
-``markers``, ``numbers``) also carry it as a number, ``file_key``, which the census joins
-on (``collect.KEYED``).
-Workers run in a process pool; they aggregate per file and never hold the corpus.
-"""
+Each file is read once, framed on LF only, parsed (orjson, or the C core's tape) and turned
+into per-file rows of the walk tables (frames, blocks, nodes, values, links, markers,
+rawsets, formats, needles), every key and value through the privacy gate (``Walker``)."""
 
 from __future__ import annotations
 
@@ -609,7 +580,40 @@ def _get(obj: Any, path: str) -> Any:
 
 
 class Walker:
-    """Holds one profile's compiled walk settings (one per worker process)."""
+    """Holds one profile's compiled walk settings (one per worker process).
+
+    For each file the walk reads the bytes once (hashing them as it goes), frames them on LF
+    only (``corpus.frames``), parses each frame (orjson, or the C core's own scan of the text,
+    its "tape": ``_walkcore.c``) and records, per file:
+
+    - ``frames``: one row per frame: status, size, flags, record class, top-level key set and
+      the profile's gated frame fields (``role``, ``type``, ``status`` …).
+    - ``blocks``: one row per element of a declared block carrier (``message.content``): type,
+      key set, gated tool name, input JSON type, payload length.
+    - ``nodes``: the key-set census, aggregated: (record class, path, JSON type, key set) ->
+      count, longest string / largest map. Data-keyed maps are counted, never described;
+      opaque paths are typed, never entered; depth beyond the limit is counted as truncated.
+    - ``values``: gated vocabulary values at declared paths; anything withheld is counted with
+      a salted pseudonym so distinct withheld values can be counted, not read.
+    - ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
+      so joins and DAG checks run in SQL without a single id leaving the machine; each as its
+      64 bits, a number (``privacy.id_ref``: the census joins millions of them).
+    - ``markers``: per frame, how many times a declared substring occurs at a declared path
+      (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
+    - ``rawsets``: per (record class, path), a salted pseudonym of each object's raw key set
+      (every key, before the gate masks unreviewed ones) and how often it occurs, so the census
+      counts distinct key sets before masking without a key leaving the machine.
+    - ``formats``: per (record class, leaf path), how many string and number values fall in
+      each format class (``value_format``): counted, never the value.
+    - ``needles``: which of the given ids (subagent child ids) occur in the raw bytes.
+
+    Everything is a plain list of tuples (or a dict of counts): the worker's batch turns them
+    into polars frames and Parquet parts (``collect.walk_batch``), each row keyed by the file's
+    pseudonym ``file_id``; the per-record tables (``frames``, ``blocks``, ``links``,
+    ``markers``, ``numbers``) also carry it as a number, ``file_key``, which the census joins
+    on (``collect.KEYED``).
+    Workers run in a process pool; they aggregate per file and never hold the corpus.
+    """
 
     def __init__(self, profile: Profile, gate: Gate, salt: bytes, max_line: int = DEFAULT_MAX_LINE,
                  native: bool = True) -> None:

@@ -1,20 +1,8 @@
 """Declared links, evaluated: one SQL template, one query a runtime, one claim a link.
 
-A profile declares its links (``Profile.declared_links``, :class:`survey.runtimes.base.Link`):
-which id on which record class must find which id on which other record class (or the file's
-own path id), where it is looked for (the file, the store, the corpus) and what is expected
-(every source finds a target; a one-to-one pairing; one value per unit). The census runs one
-query per runtime, ``runtimes/<name>/queries/links.sql``, made from
-``census/queries/links/template.sql`` with the declarations written into it as a ``VALUES``
-list, so the file a reviewer pastes is the file the census ran. ``python -m
-survey.evidence.links`` writes those files; ``--check`` says which differ (a test holds them
-equal).
-
-Ids are compared as the walk keeps them, salted 64-bit pseudonyms: only counts leave. Links
-whose two sides the store reader must compare itself (a digest of a path, a blob's id) are
-declared ``compared_by="reader"``: the reader counts ``link_<name>_matched`` /
-``link_<name>_unmatched`` into its per-store facts and the same query sums them.
-"""
+Each runtime's ``links.sql`` is written from ``census/queries/links/template.sql`` and the
+profile's declared links (``render_sql``; ``python -m survey.evidence.links --check`` and a
+test hold the files equal), and each link becomes a claim with its rate (``link_claims``)."""
 
 from __future__ import annotations
 
@@ -41,7 +29,23 @@ def _q(s: str) -> str:
 
 
 def render_sql(profile: Profile) -> str:
-    """The runtime's ``links.sql``: the template with its declarations written in."""
+    """The runtime's ``links.sql``: the template with its declarations written in.
+
+    A profile declares its links (``Profile.declared_links``, :class:`survey.runtimes.base.Link`):
+    which id on which record class must find which id on which other record class (or the file's
+    own path id), where it is looked for (the file, the store, the corpus) and what is expected
+    (every source finds a target; a one-to-one pairing; one value per unit). The census runs one
+    query per runtime, ``runtimes/<name>/queries/links.sql``, made from
+    ``census/queries/links/template.sql`` with the declarations written into it as a ``VALUES``
+    list, so the file a reviewer pastes is the file the census ran. ``python -m
+    survey.evidence.links`` writes those files; ``--check`` says which differ (a test holds them
+    equal).
+
+    Ids are compared as the walk keeps them, salted 64-bit pseudonyms: only counts leave. Links
+    whose two sides the store reader must compare itself (a digest of a path, a blob's id) are
+    declared ``compared_by="reader"``: the reader counts ``link_<name>_matched`` /
+    ``link_<name>_unmatched`` into its per-store facts and the same query sums them.
+    """
     rows: list[str] = []
     for ln in profile.declared_links:
         if ln.compared_by != "sql":
