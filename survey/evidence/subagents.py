@@ -1,18 +1,8 @@
 """A subagent file's schema against its parent's: one SQL template, one query a runtime, one claim.
 
-A profile declares how its subagent files pair with their parents
-(``Profile.subagent_pairs``, :class:`survey.runtimes.base.SubagentPairs`): by path (a child
-surface whose path names its parent's path id) or by its first header (a record whose parent
-id differs from its own id). The census runs ``runtimes/<name>/queries/links_subagent_schema.sql``,
-made from ``census/queries/subagents/template.sql`` with the pairing written in, so the file
-a reviewer pastes is the file the census ran. ``python -m survey.evidence.subagents`` writes
-those files; ``--check`` says which differ (a test holds them equal).
-
-Shapes are the walk's (record class, path, JSON type, key set), after the privacy gate; the
-comparison is made twice, with key sets and without (paths and types alone), since a child
-may carry keys its parent never does (its own agent id) on records otherwise alike. Only
-counts and gated paths leave.
-"""
+Each runtime's ``links_subagent_schema.sql`` is written from ``census/queries/subagents/template.sql``
+and the profile's declared pairing (``render_sql``; ``--check`` and a test hold the files
+equal), and compared shapes become one claim (``subagent_schema_claim``)."""
 
 from __future__ import annotations
 
@@ -73,7 +63,21 @@ def pairs_sql(sp: SubagentPairs) -> str:
 
 
 def render_sql(profile: Profile) -> str:
-    """The runtime's ``links_subagent_schema.sql``: the template with its pairing written in."""
+    """The runtime's ``links_subagent_schema.sql``: the template with its pairing written in.
+
+    A profile declares how its subagent files pair with their parents
+    (``Profile.subagent_pairs``, :class:`survey.runtimes.base.SubagentPairs`): by path (a child
+    surface whose path names its parent's path id) or by its first header (a record whose parent
+    id differs from its own id). The census runs ``runtimes/<name>/queries/links_subagent_schema.sql``,
+    made from ``census/queries/subagents/template.sql`` with the pairing written in, so the file
+    a reviewer pastes is the file the census ran. ``python -m survey.evidence.subagents`` writes
+    those files; ``--check`` says which differ (a test holds them equal).
+
+    Shapes are the walk's (record class, path, JSON type, key set), after the privacy gate; the
+    comparison is made twice, with key sets and without (paths and types alone), since a child
+    may carry keys its parent never does (its own agent id) on records otherwise alike. Only
+    counts and gated paths leave.
+    """
     sp = profile.subagent_pairs
     assert sp is not None
     return (TEMPLATE.read_text()

@@ -1,25 +1,8 @@
 """Hold a hand-written JSON Schema against a snapshot's census.
 
-The schema is flattened into the walk's path syntax (``$``, ``.key``, ``[]``; an array
-branch whose ``type`` is a ``const`` becomes ``[type=X]``), following ``properties``,
-``items``/``prefixItems``, ``additionalProperties``/``patternProperties`` (a map's values),
-``oneOf``/``anyOf``/``allOf``, ``if``/``then``/``else`` and local ``$ref``s. Each documented
-path is then held against the census (``schema_nodes``, every record class at once):
-
-- ``never_observed``: a property the corpus never shows;
-- ``type_never_observed``: a type the schema allows that never occurs there;
-- ``value_never_observed``: an ``enum``/``const`` value never seen at a reviewed vocabulary
-  path where no value was withheld (elsewhere values are not known and not judged);
-- ``missing_key``: a key the corpus shows in an object the schema documents but does not
-  name (a masked key, reported by its mask and never by name, only where the object is closed);
-- ``missing_type``: a type the corpus shows at a documented path that the schema does not allow;
-- ``missing_element``: an element type (``[type=X]``) the corpus shows in an array whose
-  element branches the schema names by ``const``, none of them open.
-
-Each finding carries its evidence (files, occurrences) and a pasteable DuckDB command over
-the snapshot. A documented path under an opaque or data-keyed object of the census is not
-judged (its keys were never described) and is counted as such.
-"""
+The schema is flattened into the walk's path syntax and each documented path is held against
+the census (``audit``): properties, types and values it never shows, keys, types and element
+types it shows that the schema leaves out, each with its evidence and a pasteable command."""
 
 from __future__ import annotations
 
@@ -196,7 +179,28 @@ def _cmd(snap: Path, sql: str) -> str:
 
 
 def audit(schema: Any, snap: Path) -> dict[str, Any]:
-    """Findings of a hand-written ``schema`` against the snapshot ``snap``."""
+    """Findings of a hand-written ``schema`` against the snapshot ``snap``.
+
+    The schema is flattened into the walk's path syntax (``$``, ``.key``, ``[]``; an array
+    branch whose ``type`` is a ``const`` becomes ``[type=X]``), following ``properties``,
+    ``items``/``prefixItems``, ``additionalProperties``/``patternProperties`` (a map's values),
+    ``oneOf``/``anyOf``/``allOf``, ``if``/``then``/``else`` and local ``$ref``s. Each documented
+    path is then held against the census (``schema_nodes``, every record class at once):
+
+    - ``never_observed``: a property the corpus never shows;
+    - ``type_never_observed``: a type the schema allows that never occurs there;
+    - ``value_never_observed``: an ``enum``/``const`` value never seen at a reviewed vocabulary
+      path where no value was withheld (elsewhere values are not known and not judged);
+    - ``missing_key``: a key the corpus shows in an object the schema documents but does not
+      name (a masked key, reported by its mask and never by name, only where the object is closed);
+    - ``missing_type``: a type the corpus shows at a documented path that the schema does not allow;
+    - ``missing_element``: an element type (``[type=X]``) the corpus shows in an array whose
+      element branches the schema names by ``const``, none of them open.
+
+    Each finding carries its evidence (files, occurrences) and a pasteable DuckDB command over
+    the snapshot. A documented path under an opaque or data-keyed object of the census is not
+    judged (its keys were never described) and is counted as such.
+    """
     f = Flattener(schema)
     f.walk(schema, "$", "")
     cols, rows = nodes_rows(snap)

@@ -1,23 +1,8 @@
 """Scrubbed fixtures: one real record or file per structural predicate a runtime declares.
 
-A runtime's profile names a module (``Profile.fixtures``) whose ``PREDICATES`` say what a
-representative fixture set holds (a user frame, a frame with more than three parallel calls,
-a file with no ``turn_ended``, a child file with its parent ...). Every walked record is held
-against every predicate; each predicate reports how many records (or files) match, and the
-first match (files by pseudonym, records in file order) is written, scrubbed:
-
-- every string that is not reviewed vocabulary at its path (the walk's gate decides) becomes
-  a placeholder of the same JSON type and length class (the next power of two at least as
-  long), the same string always the same placeholder within a fixture, so ids still join
-  (a call id to its result, a child's parent id to the parent's session id);
-- a key the gate masks becomes a placeholder that the gate masks the same way, and every key
-  of a data-keyed map or opaque object a placeholder; structure and key order are kept;
-- a string the profile decodes as JSON (``json_carriers``) is scrubbed inside and encoded again.
-
-Numbers, booleans and nulls are kept. A predicate with no match is reported as not observed.
-Besides the declared predicates, one record of every record class met is written
-(``class:<class>``). ``MANIFEST.json`` lists each predicate, its source pseudonym and counts.
-"""
+Every walked record is held against the profile's predicates and the first match of each is
+written scrubbed: strings outside reviewed vocabulary become same-type placeholders that
+still join, masked keys stay masked; numbers, booleans and nulls are kept (``make_fixtures``)."""
 
 from __future__ import annotations
 
@@ -202,7 +187,26 @@ class Found:
 
 
 def make_fixtures(profile: Profile, root: Path, salt: bytes, out: Path) -> dict[str, Any]:
-    """Write ``out/<runtime>/`` and ``out/MANIFEST.json`` (its runtime entry replaced)."""
+    """Write ``out/<runtime>/`` and ``out/MANIFEST.json`` (its runtime entry replaced).
+
+    A runtime's profile names a module (``Profile.fixtures``) whose ``PREDICATES`` say what a
+    representative fixture set holds (a user frame, a frame with more than three parallel calls,
+    a file with no ``turn_ended``, a child file with its parent ...). Every walked record is held
+    against every predicate; each predicate reports how many records (or files) match, and the
+    first match (files by pseudonym, records in file order) is written, scrubbed:
+
+    - every string that is not reviewed vocabulary at its path (the walk's gate decides) becomes
+      a placeholder of the same JSON type and length class (the next power of two at least as
+      long), the same string always the same placeholder within a fixture, so ids still join
+      (a call id to its result, a child's parent id to the parent's session id);
+    - a key the gate masks becomes a placeholder that the gate masks the same way, and every key
+      of a data-keyed map or opaque object a placeholder; structure and key order are kept;
+    - a string the profile decodes as JSON (``json_carriers``) is scrubbed inside and encoded again.
+
+    Numbers, booleans and nulls are kept. A predicate with no match is reported as not observed.
+    Besides the declared predicates, one record of every record class met is written
+    (``class:<class>``). ``MANIFEST.json`` lists each predicate, its source pseudonym and counts.
+    """
     classify = Classifier(profile, salt)
     preds = predicates(profile)
     files = walked_files(profile, root, salt)

@@ -1,26 +1,8 @@
 """A JSON Schema (2020-12) of a runtime's records, derived from a snapshot alone.
 
-The query ``export/queries/schema_nodes.sql``, run over the snapshot's Parquet (not in every
-run's census: see its header), gives, per record class and path (the walk's path syntax:
-``$``, ``.key``, ``[]``, ``[type=X]``, ``.<map-value>``, ``.<json>``), the JSON types and key
-sets seen, in how many records and files, the first and last mtime stratum and the
-client versions. From those rows alone:
-
-- one ``$defs`` branch per record class, discriminated by ``const`` on the profile's
-  record-class paths that make up the class name (``oneOf`` where every class has one);
-- per path a ``type`` (a list where several occur);
-- ``required`` only for a key present in every occurrence of its object;
-- ``enum`` only at the profile's reviewed vocabulary paths where no value was withheld;
-- ``additionalProperties: false`` only where at least two files hold the object and every
-  file shows its whole key set, with no masked key, map or opaque occurrence; a data-keyed
-  map (``<map>``) is ``additionalProperties`` with its value types; masked keys
-  (``<unreviewed-key>``, ``<dynamic-key>``, ``<rare-key>``) are never named;
-- every node carries ``x-observed`` (files, occurrences, strata, client versions).
-
-No property appears that the census did not show. The only other property names are
-``false`` schemas that keep record classes apart (a record-class key a class never has).
-Output is deterministic (sorted keys and lists).
-"""
+From the rows of ``export/queries/schema_nodes.sql`` over the snapshot (per record class and
+path: types, key sets, counts, strata, versions) it writes one branch per record class; no
+property appears that the census did not show (``Deriver``)."""
 
 from __future__ import annotations
 
@@ -111,6 +93,30 @@ def observed(n: Node) -> dict[str, Any]:
 
 
 class Deriver:
+    """The schema of one snapshot (``derive``).
+
+    The query ``export/queries/schema_nodes.sql``, run over the snapshot's Parquet (not in every
+    run's census: see its header), gives, per record class and path (the walk's path syntax:
+    ``$``, ``.key``, ``[]``, ``[type=X]``, ``.<map-value>``, ``.<json>``), the JSON types and key
+    sets seen, in how many records and files, the first and last mtime stratum and the
+    client versions. From those rows alone:
+
+    - one ``$defs`` branch per record class, discriminated by ``const`` on the profile's
+      record-class paths that make up the class name (``oneOf`` where every class has one);
+    - per path a ``type`` (a list where several occur);
+    - ``required`` only for a key present in every occurrence of its object;
+    - ``enum`` only at the profile's reviewed vocabulary paths where no value was withheld;
+    - ``additionalProperties: false`` only where at least two files hold the object and every
+      file shows its whole key set, with no masked key, map or opaque occurrence; a data-keyed
+      map (``<map>``) is ``additionalProperties`` with its value types; masked keys
+      (``<unreviewed-key>``, ``<dynamic-key>``, ``<rare-key>``) are never named;
+    - every node carries ``x-observed`` (files, occurrences, strata, client versions).
+
+    No property appears that the census did not show. The only other property names are
+    ``false`` schemas that keep record classes apart (a record-class key a class never has).
+    Output is deterministic (sorted keys and lists).
+    """
+
     def __init__(self, snap: Path) -> None:
         from survey.runtimes import get
 
