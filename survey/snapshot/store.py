@@ -199,6 +199,23 @@ class SnapshotWriter:
     snapshot by every command and taken over by the next run that claims the name (a killed
     run's ``.<runtime>.tmp`` goes with it). Writing
     over an existing snapshot is refused: a format change means a new dated snapshot. Layout::
+
+        manifest.json        tool + snapshot schema version, counts, sample spec, fingerprint
+        inventory/stratum=YYYY-MM/*.parquet   one row per file (pseudonymous ids); a partition
+                             is one file or a few: a re-run links the last snapshot's files of
+                             a partition whose rows are all still there, unchanged, and writes
+                             its new rows as one more file
+        walk/*.parquet       frames, blocks, nodes, values, links, markers, headings, needles, files,
+                             frame_counts, node_counts (counts derived from frames and nodes)
+                             (a per-record table may be a folder of parts, as Spark writes one:
+                             DuckDB >= 1.4 and polars read ``walk/frames.parquet`` either way;
+                             every str column is dictionary-encoded: VARCHAR in DuckDB,
+                             Categorical in polars, where a join with the inventory's String
+                             file_id casts one side)
+        census.json          every query: file, command, columns, rows
+        evidence.json        every probe: DuckDB and ripgrep results, both commands
+        claims.json          every sentence of the page, with its evidence and provenance
+        recheck.json         (later) verdicts of `survey recheck`
     """
 
     def __init__(self, base: Path, date: str, runtime: str, claimed: Claim | None = None) -> None:
