@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = """examples:
   python -m bench.merge                                   # 10, 100, 1000 machines on both engines
   python -m bench.merge --machines 10,100 --engines duckdb
-  python -m bench.merge --machines 10 --spark-machines 10 --seeds 2 --sessions 2   # a smoke run
+  python -m bench.merge --machines 10 --spark-machines 10 --seeds 2 --transcripts 2   # a smoke run
 """
 
 
@@ -42,7 +42,7 @@ def _counts(text: str) -> list[int]:
     return out
 
 
-def base_snapshots(where: Path, seeds: int, sessions: int) -> list[Path]:
+def base_snapshots(where: Path, seeds: int, transcripts: int) -> list[Path]:
     """``seeds`` machines' snapshots, each of its own generated corpus."""
     from survey.pipeline import run_survey
     from survey.runtimes import get
@@ -52,7 +52,7 @@ def base_snapshots(where: Path, seeds: int, sessions: int) -> list[Path]:
     for i in range(seeds):
         root = where / f"base{i}" / "projects"
         root.mkdir(parents=True)
-        generate(root, seed=100 + i, sessions=sessions)
+        generate(root, seed=100 + i, sessions=transcripts)
         res = run_survey(get("cursor"), root, snapshots=where / f"base{i}" / "snapshots", reports=None,
                          date="2026-01-01", cache=False)
         out.append(Path(res.snapshot))
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spark-machines", type=_counts, help="fleet sizes for Spark (default: --machines)")
     ap.add_argument("--engines", default="duckdb,spark", help="comma-separated (default duckdb,spark)")
     ap.add_argument("--seeds", type=int, default=5, help="distinct generated machines the fleet is cloned from")
-    ap.add_argument("--sessions", type=int, default=4, help="sessions per generated machine")
+    ap.add_argument("--transcripts", type=int, default=4, help="transcripts per generated machine")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
         os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
         work = Path(tmp)
-        bases = base_snapshots(work / "bases", args.seeds, args.sessions)
+        bases = base_snapshots(work / "bases", args.seeds, args.transcripts)
         for engine in engines:
             sizes = (args.spark_machines or args.machines) if engine == "spark" else args.machines
             why = java_missing() if engine == "spark" else None
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{got['seconds']:8.2f} s  {got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
                     if "seconds" in got else str(got)), flush=True)
     out = REPO / "bench" / "results" / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
-    out.write_bytes(orjson.dumps({"seeds": args.seeds, "sessions": args.sessions, "rows": rows},
+    out.write_bytes(orjson.dumps({"seeds": args.seeds, "transcripts": args.transcripts, "rows": rows},
                                  option=orjson.OPT_INDENT_2))
     print(f"written to {out.relative_to(REPO)}")
     return 0
