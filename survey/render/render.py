@@ -175,7 +175,8 @@ class Page:
         of = fmt(self.manifest["merged"].get("machines"))
         hit = False
         for r in t["rows"]:
-            n = self._machines.get(machines_key(r))
+            key = machines_key(r)
+            n = self._machines.get(key) if key is not None else None
             if n is not None:
                 r["machines"] = f"{fmt(n)} of {of}"
                 hit = True
