@@ -286,3 +286,27 @@ def by_version_rows(snap: Path) -> list[dict]:
 
 def versions_of(snap: Path) -> set[str]:
     return {r["version"] for r in by_version_rows(snap)}
+
+
+def test_merge_bench_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench.merge``'s table: a row per engine and fleet size from the newest results file,
+    a skipped or failed step said as such; the performance page shows the newest one."""
+    from bench import merge as BM
+
+    text = (Path(__file__).parents[1] / "docs" / "performance.md").read_text()
+    assert f"{BM.BEGIN}\n{BM.markdown()}{BM.END}" in text
+    monkeypatch.setattr(BM, "RESULTS", tmp_path)
+    rows = [{"engine": "duckdb", "machines": 1000, "seconds": 12.34, "peak_rss_mb": 456.7, "files": 4000,
+             "stages": {"union": 1.25, "threshold": 2.5, "census": 3.75, "total": 12.0}},
+            {"engine": "spark", "machines": 10, "skipped": "Java is not installed"}]
+    (tmp_path / "2026-01-01-merge.json").write_bytes(b"{}")
+    (tmp_path / "2026-01-02-merge.json").write_text(json.dumps(
+        {"seeds": 2, "transcripts": 3, "machine": {"git_head": "abcdef0123", "cores": 2}, "rows": rows}))
+    md = BM.markdown()
+    assert "`bench/results/2026-01-02-merge.json` (code `abcdef0`, 2 cores" in md
+    assert "| duckdb | 1,000 | 4,000 | 12.3 s | 1.2 s | 2.5 s | 3.8 s | 457 MB |" in md
+    assert "| spark | 10 | – | – | – | – | – | Java is not installed |" in md
+    page = tmp_path / "p.md"
+    page.write_text(f"a\n{BM.BEGIN}\nold\n{BM.END}\nb\n")
+    BM.into(page)
+    assert page.read_text() == f"a\n{BM.BEGIN}\n{md}{BM.END}\nb\n"
