@@ -174,6 +174,14 @@ def into(page: Path) -> None:
     page.write_text(f"{head}{BEGIN}\n{markdown()}{END}{tail}")
 
 
+def save(out: Path, got: dict) -> None:
+    """The results so far, written whole after each step (a run stopped part way keeps its
+    finished steps)."""
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_bytes(orjson.dumps(got, option=orjson.OPT_INDENT_2))
+    tmp.replace(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.merge", description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
@@ -194,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     from survey.merge.engines import java_missing
 
     engines = [e for e in args.engines.split(",") if e]
-    rows = []
+    rows: list[dict] = []
+    out = RESULTS / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
     with tempfile.TemporaryDirectory(prefix="survey-bench-merge-") as tmp:
         os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
         os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
@@ -206,13 +215,11 @@ def main(argv: list[str] | None = None) -> int:
             for n in sizes:
                 got = {"skipped": why} if why else one(fleet(bases, work / "fleet", n), engine, work)
                 rows.append({"engine": engine, "machines": n, **got})
+                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": versions(),
+                           "argv": sys.argv[1:] if argv is None else argv, "rows": rows})
                 print(f"{engine:7} {n:6,} machines  " + (
                     f"{got['seconds']:8.2f} s  {got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
                     if "seconds" in got else str(got)), flush=True)
-    out = RESULTS / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
-    out.write_bytes(orjson.dumps({"seeds": args.seeds, "transcripts": args.transcripts, "machine": versions(),
-                                  "argv": sys.argv[1:] if argv is None else argv, "rows": rows},
-                                 option=orjson.OPT_INDENT_2))
     print(f"written to {out.relative_to(REPO)}")
     return 0
 
