@@ -5,8 +5,10 @@ once; the fleet is those snapshots cloned (their tables hard-linked, each clone'
 given a root pseudonym of its own: a machine of its own), as many as each step asks. Each
 merge runs in a child process of its own (its peak resident memory is the child's, or for
 Spark the larger of the child and its JVM), on DuckDB and on Spark in local mode where
-pyspark and Java are here. Results: a table on stdout and ``bench/results/<date>-merge.json``.
-``make bench MERGE=1`` adds it to the bench.
+pyspark and Java are here. Results: a table on stdout and ``bench/results/<date>-merge.json``
+(with the code, cores and engine versions that made them). ``make bench MERGE=1`` adds it to
+the bench; ``python -m bench.merge --into docs/performance.md`` puts the newest results'
+table between that page's merge-table markers.
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ EXAMPLES = """examples:
   python -m bench.merge                                   # 10, 100, 1000 machines on both engines
   python -m bench.merge --machines 10,100 --engines duckdb
   python -m bench.merge --machines 10 --spark-machines 10 --seeds 2 --transcripts 2   # a smoke run
+  python -m bench.merge --into docs/performance.md       # the newest results' table into the page
 """
+RESULTS = REPO / "bench" / "results"
+BEGIN, END = "<!-- merge-table: python -m bench.merge --into docs/performance.md -->", "<!-- /merge-table -->"
+COLUMNS = ("engine", "machines", "files", "merge", "union", "threshold", "census", "peak memory")
 
 
 def _counts(text: str) -> list[int]:
@@ -110,6 +116,72 @@ def one(snaps: list[Path], engine: str, work: Path) -> dict:
     return orjson.loads(p.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def versions() -> dict:
+    """What made the figures: the code's commit, the cores, the engines' versions."""
+    import duckdb
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO, check=False)
+    try:
+        import pyspark
+
+        spark: str | None = pyspark.__version__
+    except ImportError:
+        spark = None
+    return {"git_head": head.stdout.strip() or None, "cores": os.cpu_count(), "duckdb": duckdb.__version__,
+            "pyspark": spark}
+
+
+def latest() -> tuple[str, dict]:
+    """(file name, results) of the newest ``bench/results/<date>-merge.json``."""
+    for f in sorted(RESULTS.glob("*-merge.json"), reverse=True):
+        return f.name, orjson.loads(f.read_bytes())
+    raise FileNotFoundError(f"no merge results under {RESULTS}")
+
+
+def _s(stages: dict, name: str) -> str:
+    return f"{stages[name]:.1f} s" if isinstance(stages.get(name), (int, float)) else "–"
+
+
+def markdown() -> str:
+    """The newest merge results as a Markdown table: per engine and fleet size, the files
+    merged, the merge's wall seconds (in its own process), its stages and peak memory."""
+    name, got = latest()
+    m = got.get("machine") or {}
+    head = (f"`bench/results/{name}` (code `{str(m.get('git_head') or '?')[:7]}`, {m.get('cores', '?')} cores, "
+            f"DuckDB {m.get('duckdb', '?')}, Spark {m.get('pyspark') or '–'} local; fleets cloned from "
+            f"{got['seeds']} generated Cursor machines of {got['transcripts']} transcripts each, "
+            f"`--min-machines 3`):")
+    rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in got["rows"]:
+        if "seconds" not in r:
+            rows.append(f"| {r['engine']} | {r['machines']:,} | " + " | ".join(
+                ["–"] * (len(COLUMNS) - 3) + [str(r.get("skipped") or r.get("error") or "–")[:80]]) + " |")
+            continue
+        st = r.get("stages") or {}
+        rows.append("| " + " | ".join([r["engine"], f"{r['machines']:,}", f"{r['files']:,}", f"{r['seconds']:.1f} s",
+                                       _s(st, "union"), _s(st, "threshold"), _s(st, "census"),
+                                       f"{r['peak_rss_mb']:.0f} MB"]) + " |")
+    return head + "\n\n" + "\n".join(rows) + "\n"
+
+
+def into(page: Path) -> None:
+    """Put the table between the page's merge-table markers, in place."""
+    text = page.read_text()
+    if BEGIN not in text:
+        raise SystemExit(f"{page} has no merge-table markers ({BEGIN} ... {END})")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    page.write_text(f"{head}{BEGIN}\n{markdown()}{END}{tail}")
+
+
+def save(out: Path, got: dict) -> None:
+    """The results so far, written whole after each step (a run stopped part way keeps its
+    finished steps)."""
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_bytes(orjson.dumps(got, option=orjson.OPT_INDENT_2))
+    tmp.replace(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.merge", description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
@@ -118,15 +190,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", default="duckdb,spark", help="comma-separated (default duckdb,spark)")
     ap.add_argument("--seeds", type=int, default=5, help="distinct generated machines the fleet is cloned from")
     ap.add_argument("--transcripts", type=int, default=4, help="transcripts per generated machine")
+    ap.add_argument("--into", type=Path, metavar="PAGE", help="put the newest results' table into PAGE, run nothing")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.into:
+        into(args.into)
+        return 0
     if args.child:
         child(Path(args.child[0]), Path(args.child[1]), args.child[2])
         return 0
     from survey.merge.engines import java_missing
 
     engines = [e for e in args.engines.split(",") if e]
-    rows = []
+    rows: list[dict] = []
+    out = RESULTS / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
     with tempfile.TemporaryDirectory(prefix="survey-bench-merge-") as tmp:
         os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
         os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
@@ -138,12 +215,11 @@ def main(argv: list[str] | None = None) -> int:
             for n in sizes:
                 got = {"skipped": why} if why else one(fleet(bases, work / "fleet", n), engine, work)
                 rows.append({"engine": engine, "machines": n, **got})
+                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": versions(),
+                           "argv": sys.argv[1:] if argv is None else argv, "rows": rows})
                 print(f"{engine:7} {n:6,} machines  " + (
                     f"{got['seconds']:8.2f} s  {got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
                     if "seconds" in got else str(got)), flush=True)
-    out = REPO / "bench" / "results" / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
-    out.write_bytes(orjson.dumps({"seeds": args.seeds, "transcripts": args.transcripts, "rows": rows},
-                                 option=orjson.OPT_INDENT_2))
     print(f"written to {out.relative_to(REPO)}")
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -172,3 +173,140 @@ def test_cli_json_is_the_result(fleet: list[Path], tmp_path: Path) -> None:
     assert got["masked"] == man["merged"]["masked"] and got["min_machines"] == 3
     page = Path(got["page"]).read_text()
     assert f"{MACHINES} machines" in page
+
+
+def md_rows(page: str, header: str) -> list[dict[str, str]]:
+    """The rows of the page's first table whose header line is ``header``, by column."""
+    lines = page.splitlines()
+    at = lines.index(header)
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    out = []
+    for line in lines[at + 2:]:
+        if not line.startswith("|"):
+            break
+        out.append(dict(zip(cols, [c.strip() for c in line.strip("|").split("|")], strict=True)))
+    return out
+
+
+def test_machines_column_counts_each_name_on_its_machines(fleet: list[Path], tmp_path: Path) -> None:
+    res = merge(fleet, tmp_path / "snaps" / "2026-05-02" / "cursor-merged", min_machines=PLANTED,
+                reports=tmp_path / "reports", charts=False)
+    assert res.page is not None
+    page = Path(res.page).read_text()
+    # independently, from each machine's own snapshot: the tool names its census counted, the
+    # key sets its nodes hold (at any path)
+    names: Counter[str] = Counter()
+    keysets: Counter[str] = Counter()
+    for s in fleet:
+        q = json.loads((s / "census.json").read_text())["tool_names"]
+        names.update({r[q["columns"].index("name")] for r in q["rows"]})
+        nodes = pl.read_parquet(s / "walk" / "nodes.parquet" / "*.parquet")
+        keysets.update(set(nodes["keyset"].cast(pl.String).drop_nulls().to_list()))
+    assert names[VALUE] == PLANTED and min(names.values()) < MACHINES == max(names.values())
+    tools = md_rows(page, "| name | calls | files | machines |")
+    got = {r["name"]: r["machines"] for r in tools if not r["name"].startswith("&lt;")}
+    assert got == {n: f"{c} of {MACHINES}" for n, c in names.items() if c >= PLANTED}
+    blocks = md_rows(page, "| btype | keyset | blocks | files | machines |")
+    named = [r for r in blocks if "&lt;" not in r["keyset"]]
+    assert named and all(r["machines"] == f"{keysets[r['keyset']]} of {MACHINES}" for r in named)
+    # the column cites the merge's query, whose command the page carries
+    assert "survey/merge/queries/machines.sql" in page
+    # no client version in these frames: no version tables
+    census = json.loads((Path(res.snapshot) / "census.json").read_text())
+    assert "merge_versions" not in census and "Drift by client version" not in page
+
+
+@pytest.fixture(scope="module")
+def versioned(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three machines' Claude Code snapshots (seeds 41..43, 1..3 transcripts: their client
+    versions differ, some seen on every machine, some on one)."""
+    from survey.synth.claude_code import generate as generate_cc
+
+    snaps = []
+    for i in range(3):
+        base = tmp_path_factory.mktemp(f"cc{i}")
+        root = base / "projects"
+        root.mkdir()
+        generate_cc(root, seed=41 + i, sessions=i + 1)
+        res = run_survey(get("claude_code"), root, snapshots=base / "snapshots", reports=None, date="2026-05-01",
+                         cache=False)
+        snaps.append(Path(res.snapshot))
+    return snaps
+
+
+def test_drift_by_version_across_machines(versioned: list[Path], tmp_path: Path) -> None:
+    from survey.render.history import NO_VERSION, by_version
+
+    res = merge(versioned, tmp_path / "snaps" / "2026-05-02" / "claude_code-merged", min_machines=1,
+                reports=tmp_path / "reports", charts=False)
+    # independently: each machine's own key sets per version (its own snapshot's by-version rows)
+    machines: dict[str, set[str]] = {}
+    under: dict[tuple, set[str]] = {}
+    for s in versioned:
+        mid = machine_id(json.loads((s / "manifest.json").read_text()))
+        for r in by_version(s) or []:
+            machines.setdefault(r["version"], set()).add(mid)
+            if r["version"] != NO_VERSION and r["keyset"]:
+                under.setdefault((r["rclass"], r["path"], r["keyset"]), set()).add(r["version"])
+    recorded = {v for v in machines if v != NO_VERSION}
+    assert len({len(m) for m in machines.values()}) > 1  # the machines per version differ
+    census = json.loads((Path(res.snapshot) / "census.json").read_text())
+    q = census["merge_versions"]
+    got = {r[0]: r[q["columns"].index("machines")] for r in q["rows"]}
+    assert got == {v: len(m) for v, m in machines.items()}
+    some = {k for k, vs in under.items() if len(vs) < len(recorded)}
+    assert some and {tuple(r[:3]) for r in census["merge_version_keysets"]["rows"]} == some
+    per = {r[0]: r[q["columns"].index("keysets_not_under_every_version")] for r in q["rows"]}
+    assert per == {v: (0 if v == NO_VERSION else sum(v in under[k] for k in some)) for v in machines}
+    assert res.page is not None
+    page = Path(res.page).read_text()
+    rows = md_rows(page, "| version | machines | files | keysets | keysets_not_under_every_version |")
+    assert {r["version"]: r["machines"] for r in rows} == {v: str(len(m)) for v, m in machines.items()}
+
+
+def test_version_on_fewer_than_k_machines_never_named(versioned: list[Path], tmp_path: Path) -> None:
+    machines: dict[str, int] = Counter()
+    for s in versioned:
+        machines.update({r["version"] for r in by_version_rows(s)})
+    rare = [v for v, n in machines.items() if n < 2]
+    assert rare and all(v in strings_of(s) for s in versioned for v in rare if v in versions_of(s))
+    res = merge(versioned, tmp_path / "snaps" / "2026-05-02" / "claude_code-merged", min_machines=2,
+                reports=tmp_path / "reports", charts=False)
+    text = strings_of(Path(res.snapshot)) + strings_of(tmp_path / "reports")
+    assert not [v for v in rare if v in text]
+    kept = [v for v, n in machines.items() if n >= 2 and v != "(none)"]
+    assert kept and all(v in text for v in kept)
+
+
+def by_version_rows(snap: Path) -> list[dict]:
+    from survey.render.history import by_version
+
+    return by_version(snap) or []
+
+
+def versions_of(snap: Path) -> set[str]:
+    return {r["version"] for r in by_version_rows(snap)}
+
+
+def test_merge_bench_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench.merge``'s table: a row per engine and fleet size from the newest results file,
+    a skipped or failed step said as such; the performance page shows the newest one."""
+    from bench import merge as BM
+
+    text = (Path(__file__).parents[1] / "docs" / "performance.md").read_text()
+    assert f"{BM.BEGIN}\n{BM.markdown()}{BM.END}" in text
+    monkeypatch.setattr(BM, "RESULTS", tmp_path)
+    rows = [{"engine": "duckdb", "machines": 1000, "seconds": 12.34, "peak_rss_mb": 456.7, "files": 4000,
+             "stages": {"union": 1.25, "threshold": 2.5, "census": 3.75, "total": 12.0}},
+            {"engine": "spark", "machines": 10, "skipped": "Java is not installed"}]
+    (tmp_path / "2026-01-01-merge.json").write_bytes(b"{}")
+    (tmp_path / "2026-01-02-merge.json").write_text(json.dumps(
+        {"seeds": 2, "transcripts": 3, "machine": {"git_head": "abcdef0123", "cores": 2}, "rows": rows}))
+    md = BM.markdown()
+    assert "`bench/results/2026-01-02-merge.json` (code `abcdef0`, 2 cores" in md
+    assert "| duckdb | 1,000 | 4,000 | 12.3 s | 1.2 s | 2.5 s | 3.8 s | 457 MB |" in md
+    assert "| spark | 10 | – | – | – | – | – | Java is not installed |" in md
+    page = tmp_path / "p.md"
+    page.write_text(f"a\n{BM.BEGIN}\nold\n{BM.END}\nb\n")
+    BM.into(page)
+    assert page.read_text() == f"a\n{BM.BEGIN}\n{md}{BM.END}\nb\n"

@@ -27,15 +27,20 @@ import orjson
 import polars as pl
 
 from survey import __version__
-from survey.census.sql import run_census
+from survey.census.sql import command, connect, run_census, run_query
 from survey.corpus.privacy import load_salt
 from survey.evidence.grep.keyhits import key_hits
 from survey.merge import engines, threshold
 from survey.runtimes import get
-from survey.shared import ref_numbers
+from survey.shared import ref_numbers, rel
 from survey.snapshot.store import SCHEMA_VERSION, SnapshotWriter, complete, load_json
 
 DEFAULT_MIN_MACHINES = 3
+QUERIES = Path(__file__).parent / "queries"
+# the merge's own census queries, by the name a page asks for them: machines per key set,
+# record class and value; per client version (where the frames record one)
+MACHINES_SQL = QUERIES / "machines.sql"
+VERSION_SQL = (QUERIES / "versions.sql", QUERIES / "version_keysets.sql")
 # the walk tables a merge unions (``node_counts`` is rolled up again from the merged nodes)
 ROLLED_UP = frozenset({"node_counts"})
 
@@ -180,6 +185,7 @@ def merge(snaps: list[Path], out: Path, *, min_machines: int = DEFAULT_MIN_MACHI
         t = time.perf_counter()
         label = str(out)
         census = run_census(writer.dir, profile, label)
+        census.update(machine_queries(writer.dir, label))
         timings["census"] = time.perf_counter() - t
         evidence = merged_evidence(profile, [load_json(p, "evidence") or {} for p in paths.values()],
                                    writer.dir, label, masked, min_machines)
@@ -204,6 +210,34 @@ def merge(snaps: list[Path], out: Path, *, min_machines: int = DEFAULT_MIN_MACHI
     return MergeResult(str(final), runtime, engine, len(paths), min_machines,
                        int(tables["inventory"].height), masked.to_json(), page,
                        {k: round(v, 3) for k, v in timings.items()})
+
+
+def machine_queries(snap_dir: Path, label: str) -> dict[str, dict]:
+    """The merge's own queries over the merged snapshot ``snap_dir`` (``queries/``), recorded
+    as the census records its own (file, pasteable command, columns, rows), under
+    ``merge_<stem>``: ``machines.sql`` always, the version queries where the frames record a
+    client version (``version`` or ``cli_version``)."""
+    import tempfile
+
+    files = [MACHINES_SQL]
+    spill = tempfile.mkdtemp(prefix="survey-duckdb-")
+    con = connect(spill)
+    try:
+        con.execute("SET VARIABLE snap = ?", [str(snap_dir)])
+        frames = snap_dir / "walk" / "frames.parquet"
+        if frames.exists():
+            cols = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(getvariable('snap') || "
+                                              "'/walk/frames.parquet')").fetchall()}
+            if cols & {"version", "cli_version"}:
+                files += VERSION_SQL
+        out = {}
+        for f in files:
+            names, rows = run_query(con, f)
+            out[f"merge_{f.stem}"] = {"sql": rel(f), "command": command(f, label), "columns": names, "rows": rows}
+        return out
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def union(paths: dict[str, Path], work: Path, stage: Path, engine: str, spark: Any = None) -> dict[str, pl.DataFrame]:

@@ -22,6 +22,8 @@ from survey.evidence.claims import Claim, Evidence, MissingEvidence, fmt, human_
 from survey.snapshot.store import load_json
 
 TEMPLATES = Path(__file__).parent / "templates"
+# tables whose rows compare (strata) rather than name a key set, class or value: no machines column
+NO_MACHINES = frozenset({"strata", "strata_drift"})
 
 
 class Page:
@@ -46,6 +48,7 @@ class Page:
         side = snap.parent / f"{snap.name}.validation.json"
         self.validation: dict = orjson.loads(side.read_bytes()) if side.exists() else {}
         self.refs: list[Evidence] = []
+        self._machines: dict[tuple, int] | None = None  # a merged page's machines per name
         self._ref_ids: dict[tuple, int] = {}
 
     def ref(self, e: Evidence) -> str:
@@ -152,7 +155,35 @@ class Page:
             raise MissingEvidence(f"page asks for query {name!r}, which the snapshot does not hold")
         rows = [dict(zip(q["columns"], r, strict=True)) for r in q["rows"]]
         e = Evidence(source=q["sql"], result=f"{len(rows)} rows", scope=self.scope(), command=q["command"])
-        return {"rows": rows, "columns": q["columns"], "cite": self.ref(e)}
+        t = {"rows": rows, "columns": q["columns"], "cite": self.ref(e)}
+        if self.manifest.get("merged") and not name.startswith("merge_") and name not in NO_MACHINES:
+            self.machines_column(t)
+        return t
+
+    def machines_column(self, t: dict[str, Any]) -> None:
+        """On a merged page, a table's rows that name a key set, a record class or a value
+        get a ``machines`` column (k of M), from the merge's own query (``merge_machines``),
+        cited beside the table's own."""
+        q = self.census.get("merge_machines")
+        if q is None:
+            return
+        if self._machines is None:
+            self._machines = {}
+            for r in q["rows"]:
+                row = dict(zip(q["columns"], r, strict=True))
+                self._machines[(row["kind"], row["rclass"], row["path"], row["name"])] = int(row["machines"])
+        of = fmt(self.manifest["merged"].get("machines"))
+        hit = False
+        for r in t["rows"]:
+            key = machines_key(r)
+            n = self._machines.get(key) if key is not None else None
+            if n is not None:
+                r["machines"] = f"{fmt(n)} of {of}"
+                hit = True
+        if hit:
+            t["extra"] = ["machines"]
+            e = Evidence(source=q["sql"], result=f"{len(q['rows'])} rows", scope=self.scope(), command=q["command"])
+            t["cite"] = f"{t['cite']} {self.ref(e)}"
 
     def has(self, name: str, *columns: str) -> bool:
         """Does the snapshot hold this census query's rows, with these columns (a chart is
@@ -211,6 +242,23 @@ class Page:
         return self.ref(e)
 
 
+def machines_key(r: dict[str, Any]) -> tuple | None:
+    """The ``merge_machines`` row a table's row is counted by: its value (at its path where it
+    has one), its key set (at its record class and path where it has both), a tool's name, or
+    its record class; None where it names none of these."""
+    if "value" in r:
+        return ("value", None, r.get("path"), r["value"])
+    if "keyset" in r:
+        if "rclass" in r:  # (a record class's key set without a path: its top-level one)
+            return ("keyset", r["rclass"], r.get("path", "$"), r["keyset"])
+        return ("keyset", None, None, r["keyset"])
+    if "name" in r and "key" not in r:
+        return ("value", None, None, r["name"])
+    if "rclass" in r:
+        return ("rclass", None, None, r["rclass"])
+    return None
+
+
 def md_escape(s: str) -> str:
     """Placeholders like <withheld> would vanish as HTML tags in rendered Markdown."""
     return s.replace("<", "&lt;").replace(">", "&gt;")
@@ -227,7 +275,8 @@ def md_cell(v: Any) -> str:
 
 
 def md_table(t: dict[str, Any], columns: list[str] | None = None, limit: int | None = None) -> str:
-    cols = columns or t["columns"]
+    cols = list(columns or t["columns"])
+    cols += [c for c in t.get("extra", []) if c not in cols]  # (a merged page's machines column)
     rows = t["rows"][:limit] if limit else t["rows"]
     if not rows:
         return f"_(no rows)_ {t['cite']}"
