@@ -7,7 +7,8 @@ meta.json and one file of no surface; a tree of readable stores built here with 
 deletes a row, a -shm and a rollback journal, a binary row that is not protobuf, a role whose
 rows carry createdAt on some only, string content alone, no content part); one store of tool
 calls (a result without a toolCallId, isError on every result, an unreviewed tool name, rows
-out of createdAt order, one table outside the known two); and a tree where no store opens.
+out of createdAt order, one table outside the known two); a tree where no store opens (two of
+zero bytes, one not a database with a -wal beside it); and one store of unknown tables only.
 Each expected figure is counted here from the files with ``sqlite3``, ``json`` and
 ``collections.Counter``, never taken from the census, and every sentence is compared whole.
 """
@@ -27,6 +28,7 @@ from typing import Any
 import pytest
 
 from survey.evidence.claims import fmt, pct
+from survey.synth.cursor_chats import _normalize_wal
 
 from .claims_util import surveyed_claims
 
@@ -531,10 +533,13 @@ def _wal_db(path: Path, blobs: list[bytes], meta: str, *, extra: int) -> None:
     con.executemany("INSERT INTO blobs VALUES (?, ?)", [(hashlib.sha256(b).hexdigest(), b) for b in blobs])
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.execute("DELETE FROM blobs WHERE rowid = 1")
-    kept = {s: path.with_name(path.name + s).read_bytes() for s in ("", "-wal", "-shm")}
+    db, wal = path.read_bytes(), path.with_name(path.name + "-wal").read_bytes()
     con.close()
-    for s, data in kept.items():
-        path.with_name(path.name + s).write_bytes(data)
+    path.write_bytes(db)
+    # fixed salts (SQLite draws them at random) keep the corpus the same bytes on every build; an
+    # empty -shm makes a reader rebuild the WAL index
+    path.with_name(path.name + "-wal").write_bytes(_normalize_wal(wal, 1, 2))
+    path.with_name(path.name + "-shm").write_bytes(b"")
 
 
 def _meta0(**extra: Any) -> dict[str, Any]:
@@ -585,8 +590,20 @@ def _broken(root: Path) -> None:
     (bucket / "s2").mkdir()
     (bucket / "s1" / "store.db").write_bytes(b"")
     (bucket / "s2" / "store.db").write_bytes(bytes(range(256)) * 8)
+    (bucket / "s2" / "store.db-wal").write_bytes(b"not a wal")  # beside a store that does not open
+    (bucket / "s3").mkdir()
+    (bucket / "s3" / "store.db").write_bytes(b"")
     (bucket / "s1" / "meta.json").write_bytes(_j({"schemaVersion": 1, "createdAtMs": 1}))
     (root / "readme.txt").write_bytes(b"no store opens here\n")
+
+
+def _unknown_tables(root: Path) -> None:
+    d = root / hashlib.md5(b"/w/four").hexdigest() / "s1"
+    d.mkdir(parents=True)
+    con = sqlite3.connect(d / "store.db")
+    con.execute("CREATE TABLE extra_0 (x)")
+    con.execute("CREATE TABLE extra_1 (x)")
+    con.close()
 
 
 def _survey(factory: pytest.TempPathFactory, name: str, build) -> tuple[dict[str, Any], dict[str, dict]]:
@@ -626,17 +643,22 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], di
     return _survey(tmp_path_factory, "chats-broken", _broken)
 
 
+@pytest.fixture(scope="module")
+def unknown_tables(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    return _survey(tmp_path_factory, "chats-unknown", _unknown_tables)
+
+
 @pytest.fixture
-def corpora(generated, odd, calls, broken) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated, odd, calls, broken]
+def corpora(generated, odd, calls, broken, unknown_tables) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, odd, calls, broken, unknown_tables]
 
 
 # --------------------------------------------------------------------------- tests
 
 
-def test_the_planted_corpora_show_every_case(generated, odd, calls, broken) -> None:
+def test_the_planted_corpora_show_every_case(generated, odd, calls, broken, unknown_tables) -> None:
     """The figures the sentences turn on cross zero, and each verdict goes both ways, somewhere."""
-    g, o, c, b = generated[0], odd[0], calls[0], broken[0]
+    g, o, c, b, u = generated[0], odd[0], calls[0], broken[0], unknown_tables[0]
     assert {"zero_byte", "not_a_database", "truncated", "ok", "ok+wal"} <= set(g["outcomes"])
     assert g["wal_only"] and not g["deleted"] and g["sha"][1] and g["out_of_order"][0] and g["version_files"]
     assert g["blobs"]["protobuf"] and g["blobs"]["corrupt"] and g["maps"] and g["surfaces"]["other"]
@@ -650,6 +672,8 @@ def test_the_planted_corpora_show_every_case(generated, odd, calls, broken) -> N
     assert c["with_ie"] == c["results"] and "<withheld>" in c["names"] and len(c["maps"]) == 2
     assert c["parts"]["text"] == c["parts"]["tool-result"] and set(c["encodings"]) == {"json"}
     assert not b["read"] and not b["roles"] and b["walked"] == 1 and not b["history"]["files"]
+    assert b["outcomes"] == {"zero_byte": 2, "not_a_database": 1} and b["beside"]["-wal"] == 1
+    assert u["read"] == 1 and not u["tables"] and u["other_tables"] == 2 and u["encodings"] == {"absent": 1}
 
 
 @pytest.mark.parametrize("cid", SENTENCES)
@@ -679,3 +703,9 @@ def test_absences_name_what_was_looked_for(corpora) -> None:
             assert claims[cid]["kind"] == "absence"
             assert claims[cid]["text"].startswith(f"{what}: "), cid
             assert cid in json.dumps(claims[cid]["evidence"]) or what in claims[cid]["text"]
+
+
+def test_layout_counts_each_surface(corpora) -> None:
+    for t, claims in corpora:
+        files = {r["surface"]: r["files"] for r in claims["layout"]["value"]}
+        assert files == {s: t["surfaces"][s] for s in ("store", "store_sidecar", "meta_json", "prompt_history")}
