@@ -508,6 +508,7 @@ def _j(o: Any) -> bytes:
 def _db(path: Path, blobs: list[bytes], meta: str | None, *, extra: int = 0, with_meta: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path)
+    con.execute("PRAGMA synchronous=OFF")  # no fsync: the bytes are the same
     con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
     if with_meta:
         con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -524,6 +525,7 @@ def _wal_db(path: Path, blobs: list[bytes], meta: str, *, extra: int) -> None:
     """A store whose -wal deletes its first blob (the -wal and -shm kept as a live writer leaves them)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA synchronous=OFF")
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
