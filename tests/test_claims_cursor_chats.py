@@ -1,10 +1,10 @@
 """The Cursor CLI chat-store page's sentences, each held to figures read back from the corpus.
 
-Four corpora: the seeded chat-store generator's tree (every failure kind, a -wal with rows
+Five corpora: the seeded chat-store generator's tree (every failure kind, a -wal with rows
 only it holds, protobuf and broken rows, ids that are not sha256) with a client version in one
 meta.json and one file of no surface; a tree of readable stores built here with ``sqlite3``
 (tables outside the known two in three stores, one store without a meta table, a -wal that
-deletes a row, a -shm and a rollback journal, a binary row that is not protobuf, a role whose
+deletes a row, a -shm and a rollback journal, a binary row that is not protobuf, two roles whose
 rows carry createdAt on some only, string content alone, no content part); one store of tool
 calls (a result without a toolCallId, isError on every result, an unreviewed tool name, rows
 out of createdAt order, one table outside the known two); a tree where no store opens (two of
@@ -561,7 +561,8 @@ def _odd(root: Path) -> None:
     _wal_db(bucket / "s2" / "store.db", [_j({"role": "user", "content": "q", "createdAt": 1}),
                                          _j({"role": "user", "content": "q", "createdAt": 2})],
             _j(_meta0(lastUsedModel="gpt-5")).hex(), extra=1)
-    _db(bucket / "s3" / "store.db", [_j({"role": "user", "content": "q", "createdAt": 3})],
+    _db(bucket / "s3" / "store.db", [_j({"role": "user", "content": "q", "createdAt": 3}),
+                                     _j({"role": "system", "content": "s", "createdAt": 4})],
         _j(_meta0()).decode(), extra=1)
     _db(bucket / "s4" / "store.db", [_j({"role": "system", "content": "s"})], None, with_meta=False)
     (bucket / "s1" / "meta.json").write_bytes(_j({"title": "t", "createdAtMs": 1}))
@@ -668,7 +669,8 @@ def test_the_planted_corpora_show_every_case(generated, odd, calls, broken, unkn
     assert (o["other_tables"], o["stores_with_other_tables"]) == (3, 3) and o["deleted"] and not o["wal_only"]
     assert o["beside"] == {"-wal": 1, "-shm": 1, "-journal": 1} and o["tables"] == ["blobs", "meta"]
     assert o["blobs"]["non_json"] > o["blobs"]["protobuf"] + o["blobs"]["corrupt"] and not o["sha"][1]
-    assert o["created"]["user"][0] and o["created"]["user"][1] and not o["parts"] and not o["out_of_order"][0]
+    assert all(o["created"][r][0] and o["created"][r][1] for r in ("system", "user"))
+    assert not o["parts"] and not o["out_of_order"][0]
     assert set(o["encodings"]) == {"json", "hex", "absent"} and len(o["meta_json"]) == 1 and not o["versions"]
     assert (c["other_tables"], c["stores_with_other_tables"]) == (1, 1) and c["results_no_id"]
     assert c["with_ie"] == c["results"] and "<withheld>" in c["names"] and len(c["maps"]) == 2
