@@ -5,7 +5,7 @@ only it holds, protobuf and broken rows, ids that are not sha256) with a client 
 meta.json and one file of no surface; a tree of readable stores built here with ``sqlite3``
 (tables outside the known two in three stores, one store without a meta table, a -wal that
 deletes a row, a -shm and a rollback journal, a binary row that is not protobuf, two roles whose
-rows carry createdAt on some only, string content alone, no content part); one store of tool
+rows carry createdAt on some only and two on none, string content alone, no content part); one store of tool
 calls (a result without a toolCallId, isError on every result, an unreviewed tool name, rows
 out of createdAt order, one table outside the known two); a tree where no store opens (two of
 zero bytes, one not a database with a -wal beside it); and one store of unknown tables only.
@@ -564,7 +564,8 @@ def _odd(root: Path) -> None:
     _db(bucket / "s3" / "store.db", [_j({"role": "user", "content": "q", "createdAt": 3}),
                                      _j({"role": "system", "content": "s", "createdAt": 4})],
         _j(_meta0()).decode(), extra=1)
-    _db(bucket / "s4" / "store.db", [_j({"role": "system", "content": "s"})], None, with_meta=False)
+    _db(bucket / "s4" / "store.db", [_j({"role": "system", "content": "s"}), _j({"role": "developer", "content": "d"}),
+                                     _j({"title": "t"})], None, with_meta=False)
     (bucket / "s1" / "meta.json").write_bytes(_j({"title": "t", "createdAtMs": 1}))
     (bucket / "s3" / "meta.json").write_bytes(_j({"title": "t", "createdAtMs": 2}))
     (bucket / "s1" / "prompt_history.json").write_bytes(_j({"entries": 1}))
@@ -671,6 +672,7 @@ def test_the_planted_corpora_show_every_case(generated, odd, calls, broken, unkn
     assert o["blobs"]["non_json"] > o["blobs"]["protobuf"] + o["blobs"]["corrupt"] and not o["sha"][1]
     assert all(o["created"][r][0] and o["created"][r][1] for r in ("system", "user"))
     assert not o["parts"] and not o["out_of_order"][0]
+    assert [r for r, (p, _) in o["created"].items() if not p] == ["<unknown-role>", "<no-role>"]
     assert set(o["encodings"]) == {"json", "hex", "absent"} and len(o["meta_json"]) == 1 and not o["versions"]
     assert (c["other_tables"], c["stores_with_other_tables"]) == (1, 1) and c["results_no_id"]
     assert c["with_ie"] == c["results"] and "<withheld>" in c["names"] and len(c["maps"]) == 2
