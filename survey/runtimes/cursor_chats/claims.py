@@ -6,10 +6,6 @@ from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
 from survey.runtimes.cursor_desktop.claims import _layout
 
-NON_JSON = ("non_json", "corrupt", "not_object", "null")
-
-
-
 
 def claims(k: Kit) -> None:
     n, total = k.surface_counts(("store", "store_sidecar", "meta_json", "prompt_history", "other"))

@@ -14,4 +14,4 @@ SELECT
     (SELECT count(DISTINCT file_id) FROM n WHERE path = '$' AND jtype = 'array' AND max_len = 0) AS empty_arrays,
     (SELECT coalesce(sum(count), 0) FROM n WHERE path = '$[]')                          AS entries,
     (SELECT coalesce(sum(count), 0) FROM n WHERE path = '$[]' AND jtype = 'string')     AS string_entries,
-    (SELECT coalesce(max(max_len), 0) FROM n WHERE path = '$')                          AS max_entries_in_file;
+    (SELECT coalesce(max(max_len), 0) FROM n WHERE path = '$' AND jtype = 'array')     AS max_entries_in_file;
