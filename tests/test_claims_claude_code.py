@@ -23,7 +23,7 @@ import pytest
 from survey.evidence.claims import fmt, pct
 from survey.synth.claude_code import generate
 
-from .claims_util import surveyed_claims
+from .claims_util import jsonl_objects, layout_text, surveyed_claims
 
 SEG = r"[^/]+"
 SURFACES = {  # checked in this order; the first match names the file's surface
@@ -52,30 +52,6 @@ def _vkey(v: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in v.split("."))
 
 
-def _lines(p: Path, status: Counter[str]) -> list[dict]:
-    """A JSONL file's parsed objects; each line counted as ok, blank, malformed or partial."""
-    lines = p.read_bytes().split(b"\n")
-    tail = lines.pop()
-    out = []
-    for i, line in enumerate([*lines, tail]):
-        last = i == len(lines)
-        if last and not line:
-            break
-        if not line.strip():
-            status["blank"] += 1
-            continue
-        try:
-            o = json.loads(line)
-        except ValueError:
-            o = None
-        if isinstance(o, dict):
-            status["ok"] += 1
-            out.append(o)
-        else:
-            status["partial" if last else "malformed"] += 1
-    return out
-
-
 def read(root: Path) -> dict[str, Any]:
     """The figures the sentences state, counted from the files with the standard library."""
     files = [p for p in sorted(root.rglob("*")) if p.is_file()]
@@ -87,7 +63,7 @@ def read(root: Path) -> dict[str, Any]:
         s = next((n for n, rx in SURFACES.items() if rx.match(rel)), "other")
         surf[s] += 1
         if s in (*TRANSCRIPTS, "journal"):
-            by_surface.setdefault(s, []).append((p, _lines(p, status)))
+            by_surface.setdefault(s, []).append((p, jsonl_objects(p, status)))
         elif s in ("subagent_meta", "workflow_meta"):
             o = json.loads(p.read_bytes())
             status["ok"] += 1
@@ -486,15 +462,8 @@ def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
 
     desc = {s.name: s.description.split(":")[0] for s in PROFILE.surfaces}
     for t, c in corpora:
-        s = t["surfaces"]
-        seen = [(n, s[n]) for n in desc if s[n]]
-        unseen = [n for n in desc if not s[n]]
-        assert c["layout"]["text"] == (
-            "Files by surface (the path pattern each was recognised by): "
-            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
-            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
-            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
-        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+        text, result = layout_text(desc, t["surfaces"])
+        assert (c["layout"]["text"], c["layout"]["evidence"][0]["result"]) == (text, result)
 
 
 def test_timestamps_name_the_classes_without_one(corpora) -> None:
@@ -595,7 +564,7 @@ def _children(root: Path) -> dict[str, Any]:
     for p in files:
         if surface[p] not in (*TRANSCRIPTS, "journal"):
             continue
-        recs = _lines(p, Counter())
+        recs = jsonl_objects(p)
         for o in recs:
             v = o.get("isSidechain", "(absent)")
             side.setdefault(surface[p], Counter())[v if v == "(absent)" else json.dumps(v)] += 1

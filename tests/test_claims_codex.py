@@ -22,7 +22,7 @@ import pytest
 
 from survey.evidence.claims import fmt, pct
 
-from .claims_util import surveyed_claims
+from .claims_util import jsonl_objects, layout_text, surveyed_claims
 
 DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
 FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
@@ -52,29 +52,7 @@ def read(root: Path) -> dict[str, Any]:
     for p in files:
         if p.suffix != ".jsonl":
             continue
-        lines = p.read_bytes().split(b"\n")
-        tail = lines.pop()
-        mine = []
-        for line in lines:
-            if not line.strip():
-                status["blank"] += 1
-                continue
-            try:
-                o = json.loads(line)
-            except ValueError:
-                o = None
-            if isinstance(o, dict):
-                status["ok"] += 1
-                mine.append(o)
-            else:
-                status["malformed"] += 1
-        if tail:  # a last line without LF is a record where it parses, cut off where it does not
-            try:
-                o = json.loads(tail)
-            except ValueError:
-                o = None
-            status["ok" if isinstance(o, dict) else "partial"] += 1
-            mine += [o] if isinstance(o, dict) else []
+        mine = jsonl_objects(p, status)
         recs += mine
         per_file.append(mine)
     classes = Counter(_cls(o) for o in recs)
@@ -292,15 +270,7 @@ def more(root: Path) -> dict[str, Any]:
     """Figures for the identity, tool, argument and size sentences, counted as ``read`` does."""
     per_file = []
     for p in sorted(root.rglob("*.jsonl")):
-        mine = []
-        for line in p.read_bytes().split(b"\n"):
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(o, dict):
-                mine.append(o)
-        per_file.append(mine)
+        per_file.append(jsonl_objects(p))
     recs = [o for f in per_file for o in f]
     heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
     kids = sum(1 for h in heads if h and h[0]["payload"].get("session_id") not in (None, h[0]["payload"]["id"]))
@@ -441,15 +411,8 @@ def test_layout_is_worded_from_the_surfaces(corpora) -> None:
 
     desc = {s.name: s.description for s in PROFILE.surfaces}
     for t, c in corpora:
-        s = t["surfaces"]
-        seen = [(n, s[n]) for n in desc if s[n]]
-        unseen = [n for n in desc if not s[n]]
-        assert c["layout"]["text"] == (
-            "Files by surface (the path pattern each was recognised by): "
-            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
-            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
-            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
-        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+        text, result = layout_text(desc, t["surfaces"])
+        assert (c["layout"]["text"], c["layout"]["evidence"][0]["result"]) == (text, result)
 
 
 def test_absences_name_what_was_looked_for(corpora) -> None:
@@ -539,12 +502,8 @@ def _model_and_flags(root: Path) -> tuple[dict[str, list[int]], dict[str, int]]:
     model: dict[str, list[int]] = {}
     flags: Counter[str] = Counter()
     for p in sorted(root.rglob("*.jsonl")):
-        for line in p.read_bytes().split(b"\n"):
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(o, dict) or not isinstance(o.get("payload"), dict):
+        for o in jsonl_objects(p):
+            if not isinstance(o.get("payload"), dict):
                 continue
             pl = o["payload"]
             m = model.setdefault(_cls(o), [0, 0])
@@ -685,11 +644,7 @@ def _identity(root: Path) -> tuple[list[int], list[tuple[str, int, int]], Counte
     kinds: dict[str, list] = {}
     per_file: Counter[str] = Counter()
     for p in sorted(root.rglob("rollout-*.jsonl")):
-        recs = []
-        for line in p.read_bytes().split(b"\n"):
-            with contextlib.suppress(ValueError):
-                o = json.loads(line)
-                recs += [o] if isinstance(o, dict) else []
+        recs = jsonl_objects(p)
         heads = [o["payload"] for o in recs if o.get("type") == "session_meta"]
         ident[3] += 1
         ident[2] += bool(recs) and recs[0].get("type") == "session_meta"
@@ -727,11 +682,7 @@ def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
     for t, c in (generated, no_ids):
         per: dict[str, list[int]] = {}
         for p in sorted(t["root"].rglob("*.jsonl")):
-            recs = []
-            for line in p.read_bytes().split(b"\n"):
-                with contextlib.suppress(ValueError):
-                    o = json.loads(line)
-                    recs += [o] if isinstance(o, dict) else []
+            recs = jsonl_objects(p)
             calls = {o["payload"]["call_id"] for o in recs if o["type"] == "response_item"
                      and _cls(o).split("/")[-1] in CALLS and "call_id" in o["payload"]}
             for o in recs:
