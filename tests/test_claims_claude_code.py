@@ -321,7 +321,8 @@ def _bare(base: Path) -> Path:
     (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
         _rec("user", message={"role": "user", "content": "q"}),
         _rec("summary", summary="s"),
-        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}}]))
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}},
+        {"type": "summary", "summary": "s"}]))  # two key sets each for user and summary: the widest is a tie
     return root
 
 
@@ -606,3 +607,82 @@ def test_children_sidechains_and_meta_joins(corpora) -> None:
             f"A subagent .meta.json toolUseId names a tool_use call in its session's parent file for {fmt(m[2])} of "
             f"{fmt(m[0])} metas ({fmt(m[0] - m[1])} carry no toolUseId; {fmt(m[3] - m[2])} name a call of another "
             f"transcript). Workflow metas carrying one: {fmt(w[1])} of {fmt(w[0])}.")
+
+
+HEADLINES = {"client_version", "file_identity", "native_call_id", "failure_flag", "usage"}
+OWN = ("basis_files", "layout", "record_totals", "record_classes", "client_version", "timestamps", "model", "block_types",
+       "file_identity", "uuid_dag", "native_call_id", "results_recorded", "tool_use_result_types", "failure_flag",
+       "tool_names", "exit_codes", "subagent_files", "child_in_parent", "meta_join", "sidechain", "oversized_output",
+       "result_lengths", "thinking", "skill_evidence", "usage", "message_spans_records", "no_cost", "no_call_id",
+       "no_session_end", "persisted_marker", "is_error_true", "skill_text", "model_call_id", "model_result",
+       "model_outcome", "fixtures")
+
+
+def test_headlines_are_the_five_findings(corpora) -> None:
+    for _, c in corpora:
+        assert {cid for cid in OWN if c[cid]["headline"]} == HEADLINES
+
+
+def test_versions_evidence_names_each_version(corpora) -> None:
+    for t, c in corpora:
+        vs = sorted(t["versions"].items(), key=lambda kv: (_vkey(kv[0]), kv[0]))
+        with_v, recs = sum(a for a, _ in t["vrec"].values()), sum(b for _, b in t["vrec"].values())
+        ev = c["client_version"]["evidence"]
+        assert ev[0]["result"] == f"{with_v}/{recs} records, {t['mixing']} files with several versions"
+        assert ev[1]["result"] == ("; ".join(f"{v} {n} records" for v, n in vs) or "none")
+
+
+LITERALS = {"persisted_marker": ("The literal <persisted-output>", b"<persisted-output>"),
+            "is_error_true": ('The literal "is_error":true', b'"is_error":true'),
+            "skill_text": ('The literal "Skill"', b'"Skill"')}
+
+
+def test_absences_name_what_was_looked_for_with_the_counted_files(corpora) -> None:
+    for t, c in corpora:
+        jsonl = [p.read_bytes() for p in sorted(t["root"].rglob("*.jsonl"))]
+        n = len(jsonl)
+        for cid, (what, lit) in LITERALS.items():
+            files, hits = sum(lit in b for b in jsonl), sum(b.count(lit) for b in jsonl)
+            assert c[cid]["text"] == (f"{what}: observed in {fmt(files)} of {fmt(n)} files ({fmt(hits)} hits)" if files
+                                      else f"{what}: not observed in {fmt(n)} files (0 hits by DuckDB and by rg)"), cid
+            assert c[cid]["value"] is (files == 0)
+        end = sum(b'"SessionEnd"' in b or b'"session_end"' in b for b in jsonl)
+        assert c["no_session_end"]["text"].startswith("A session-end record or hook: ")
+        assert c["no_session_end"]["value"] is (end == 0)
+        for cid, what, keys in (("no_cost", "A cost figure (costUSD / cost_usd)", ("costUSD", "cost_usd")),
+                                ("no_call_id", "A call_id / tool_call_id key", ("call_id", "tool_call_id"))):
+            quoted = {k: b'"' + k.encode() + b'"' for k in keys}
+            by_text = ", ".join(f"{k} in {fmt(sum(quoted[k] in b for b in jsonl))}" for k in keys)
+            assert c[cid]["text"].startswith(f"{what}: not observed as a key ("
+                                             + ", ".join(f"`{k}`" for k in keys) + ") at any path in "), cid
+            assert c[cid]["text"].endswith(f"; by text: {by_text} of {fmt(n)} files."), cid
+            assert c[cid]["value"] is True
+
+
+def _masked_corpus(base: Path, mask: str) -> Path:
+    """A dynamic top-level key (not identifier-shaped), or a reviewed key in one file of two."""
+    root = base / "corpus"
+    (root / "-w").mkdir(parents=True)
+    if mask == "dynamic":
+        (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([_rec("summary", summary="s"),
+                                                          {**_rec("summary", summary="s"), "a b": 1}]))
+    else:
+        (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([_rec("summary", summary="s", timestamp="2026-01-01")]))
+        (root / "-w" / f"{SID[:-1]}2.jsonl").write_bytes(_jsonl([_rec("summary", summary="s")]))
+    return root
+
+
+@pytest.mark.parametrize("mask", ["dynamic", "rare"])
+def test_each_kind_of_masked_key_is_counted(mask: str, tmp_path: Path) -> None:
+    root = _masked_corpus(tmp_path, mask)
+    c = surveyed_claims("claude_code", root, tmp_path, **({"min_files": 2} if mask == "rare" else {}))
+    rc = c["record_classes"]
+    assert rc["value"]["masked_keysets"] == 1, mask
+    assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
+            "classes it does not know.") in rc["text"], mask
+
+
+def test_a_sampled_survey_is_said_not_whole(tmp_path: Path) -> None:
+    root = _tools_corpus(tmp_path)
+    c = surveyed_claims("claude_code", root, tmp_path, sample_n=1)
+    assert c["record_classes"]["value"]["whole_corpus"] is False
