@@ -686,3 +686,59 @@ def test_a_sampled_survey_is_said_not_whole(tmp_path: Path) -> None:
     root = _tools_corpus(tmp_path)
     c = surveyed_claims("claude_code", root, tmp_path, sample_n=1)
     assert c["record_classes"]["value"]["whole_corpus"] is False
+
+
+def _moved_and_skills(root: Path) -> dict[str, Any]:
+    """Persisted-output figures, Skill calls and tool_result blocks, counted from the files."""
+    out: Counter[str] = Counter()
+    for p in sorted(root.rglob("*.jsonl")):
+        if p.relative_to(root).as_posix().count("/") > 1 and "/subagents/" not in p.relative_to(root).as_posix():
+            continue
+        skill = 0
+        for o in jsonl_objects(p):
+            tur = o.get("toolUseResult")
+            if isinstance(tur, dict) and isinstance(tur.get("persistedOutputPath"), str):
+                out["named"] += 1
+                out["present"] += root.joinpath(*Path(tur["persistedOutputPath"]).parts[-4:]).is_file()
+            out["injected"] += "sourceToolUseID" in o
+            msg = o.get("message")
+            for b in msg["content"] if isinstance(msg, dict) and isinstance(msg.get("content"), list) else []:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Skill":
+                    skill += 1
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    out["results"] += 1
+                    out["marker"] += "<persisted-output>" in json.dumps(b.get("content"))
+        out["skill_calls"] += skill
+        out["skill_files"] += bool(skill)
+    txt = [p.stat().st_size for p in root.rglob("*.txt") if p.parent.name == "tool-results"]
+    out["files"], out["largest"] = len(txt), max(txt, default=0)
+    return out
+
+
+def test_moved_output_skills_result_lengths_and_relations(corpora) -> None:
+    from survey.evidence.claims import human_bytes
+
+    for t, c in corpora:
+        m = _moved_and_skills(t["root"])
+        ov = c["oversized_output"]["value"]
+        assert ov == {"present": m["present"], "missing": m["named"] - m["present"], "marker": m["marker"],
+                      "files": m["files"]}
+        if sum(ov.values()):
+            assert c["oversized_output"]["text"] == (
+                f"Persisted output: {fmt(m['named'])} tool results name a persisted file (toolUseResult.persistedOutputPath): "
+                f"{fmt(m['present'])} present, {fmt(m['named'] - m['present'])} missing on disk; {fmt(m['marker'])} results "
+                f"carry the <persisted-output> marker; tool-results/ holds {fmt(m['files'])} files (largest "
+                f"{human_bytes(m['largest'])}).")
+        se = c["skill_evidence"]["value"]
+        assert (se["skill_calls"], se["files_with_skill_calls"], se["injected_records"]) == (
+            m["skill_calls"], m["skill_files"], m["injected"])
+        assert c["skill_evidence"]["text"] == (
+            f"Skill evidence: {fmt(se['skill_calls'])} Skill tool calls (in {fmt(se['files_with_skill_calls'])} files), "
+            f"{fmt(se['injected_records'])} records carrying sourceToolUseID, and {fmt(se['skill_attachments'])} skill "
+            "attachments.")
+        rl = c["result_lengths"]
+        a = rl["value"].get("(all tools)")
+        assert rl["text"].startswith(f"tool_result payload length (code points; JSON text for block lists) over "
+                                     f"{fmt(m['results'] or None)} results: p50 {fmt(a[0] if a else None)}, p90 ")
+        assert rl["text"].endswith(f", max {fmt(a[2] if a else None)}; per tool below.")
+        assert "link_agent_id" in c and "link_subagent_schema" in c
