@@ -30,6 +30,7 @@ UNNAMED = re.compile(r"^(?:\d{4}/\d{2}/\d{2}/)?rollout-[^/]*\.jsonl$")
 CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 ENVELOPE = {"timestamp", "type", "payload"}
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 TEXT_EXIT = re.compile(r"Process exited with code -?\d+|Exit code: -?\d+")
 
 
@@ -697,3 +698,80 @@ def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
                                                or "none")
                                             + ".")
     assert generated[1]["event_joins"]["value"], "the generated rollouts hold events with a call_id"
+
+
+def _children(root: Path) -> dict[str, int]:
+    """Subagent children (first header's id differs from its session_id), counted from the files."""
+    firsts: dict[Path, dict] = {}
+    named: set[str] = set()
+    for p in sorted(root.rglob("*.jsonl")):
+        recs = jsonl_objects(p)
+        heads = [o["payload"] for o in recs if o.get("type") == "session_meta" and isinstance(o.get("payload"), dict)]
+        if heads:
+            firsts[p] = heads[0]
+        for o in recs:
+            pl = o.get("payload")
+            for key in ("new_thread_id", "agent_thread_id"):
+                if isinstance(pl, dict) and isinstance(pl.get(key), str):
+                    named.add(pl[key])
+    ids = {h.get("id") for h in firsts.values()}
+    kids = [h for h in firsts.values() if h.get("session_id") is not None and h.get("session_id") != h.get("id")]
+    return {"headers": len(firsts), "kids": len(kids),
+            "start": sum(isinstance(h.get("subagent_history_start_ordinal"), int) for h in kids),
+            "present": sum(h["session_id"] in ids for h in kids), "named": sum(h.get("id") in named for h in kids)}
+
+
+def test_children_their_parents_and_inherited_history(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ch = _children(t["root"])
+        assert c["subagent_files"]["text"] == (
+            f"{fmt(ch['kids'])} of {fmt(ch['headers'])} rollouts are subagent children (first header id differs from its "
+            f"session_id); {fmt(ch['start'])} carry subagent_history_start_ordinal.")
+        assert c["child_in_parent"]["value"] == [ch["named"], ch["kids"], ch["present"]]
+        if ch["kids"]:
+            assert c["child_in_parent"]["text"] == (
+                f"Of {fmt(ch['kids'])} children (each naming a session_id in its first header), the parent's rollout is "
+                f"present for {fmt(ch['present'])}; a structured field of another record (collab_agent_spawn_end."
+                f"new_thread_id, sub_agent_activity.agent_thread_id) names the child for {fmt(ch['named'])}.")
+        ih = c["inherited_history"]["value"]
+        assert c["inherited_history"]["text"] == (
+            f"{fmt(ih['child_files'])} child rollouts copy {fmt(ih['inherited_records'])} records of their parent's history "
+            f"below subagent_history_start_ordinal, before {fmt(ih['own_records'])} records of their own; turn ids shared "
+            f"by both ranges: {fmt(ih['shared_turn_ids'])} (inherited {fmt(ih['inherited_turn_ids'])}, own "
+            f"{fmt(ih['own_turn_ids'])}). Inherited history is context, not the child's turns."
+            if ih["inherited_records"] else
+            f"No child rollout holds records below a subagent_history_start_ordinal ({fmt(ih['child_files'])} child "
+            "rollouts): no inherited history was observed.")
+        assert ih["child_files"] == ch["start"]
+        assert "link_subagent_schema" in c
+    assert _children(generated[0]["root"])["kids"], "the generated rollouts hold a subagent child"
+
+
+def test_file_identity_and_output_sizes_are_worded_from_the_counted_figures(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ident, _, _ = _identity(t["root"])
+        differ = 0  # a rollout whose name holds a uuid, and whose first header's id is another
+        for p in sorted(t["root"].rglob("rollout-*.jsonl")):
+            heads = [o["payload"] for o in jsonl_objects(p) if o.get("type") == "session_meta"]
+            differ += bool(heads) and bool(UUID.search(p.stem)) and heads[0].get("id") != p.stem[-36:]
+        assert c["file_identity"]["text"] == (
+            f"The first session_meta `payload.id` equals the filename uuid in {fmt(ident[0])} of {fmt(ident[1])} "
+            f"rollouts with a header ({fmt(differ)} differ); session_meta is the first record in "
+            f"{fmt(ident[2])} of {fmt(ident[3])}.")
+        sizes = [len(line) for p in sorted(t["root"].rglob("*.jsonl")) for line in p.read_bytes().split(b"\n")
+                 if (o := next(iter(jsonl_objects_of(line)), None)) is not None and o.get("type") == "response_item"
+                 and _cls(o).split("/")[-1] in OUTPUTS and "call_id" in o["payload"]]
+        os_ = c["output_sizes"]
+        a = os_["value"].get("(all tools)")
+        assert (a[2] if a else None) == max(sizes, default=None)
+        assert os_["text"].startswith(f"Output records (bytes of the whole JSON line) over {fmt(len(sizes) or None)} "
+                                      f"outputs: p50 {fmt(a[0] if a else None)}, p90 ")
+        assert os_["text"].endswith(f", p99 {fmt(a[1] if a else None)}, max {fmt(max(sizes, default=None))}; per tool below.")
+
+
+def jsonl_objects_of(line: bytes) -> list[dict]:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        return []
+    return [o] if isinstance(o, dict) else []
