@@ -650,13 +650,16 @@ def test_absences_name_what_was_looked_for_with_the_counted_files(corpora) -> No
         assert c["no_session_end"]["text"].startswith("A session-end record or hook: ")
         assert c["no_session_end"]["value"] is (end == 0)
         for cid, what, keys in (("no_cost", "A cost figure (costUSD / cost_usd)", ("costUSD", "cost_usd")),
-                                ("no_call_id", "A call_id / tool_call_id key", ("call_id", "tool_call_id"))):
+                                ("no_call_id", "A call_id / tool_call_id key", ("call_id", "tool_call_id")),
+                                ("exit_codes", "An exit code (exitCode / exit_code)", ("exitCode", "exit_code"))):
             quoted = {k: b'"' + k.encode() + b'"' for k in keys}
             by_text = ", ".join(f"{k} in {fmt(sum(quoted[k] in b for b in jsonl))}" for k in keys)
-            assert c[cid]["text"].startswith(f"{what}: not observed as a key ("
-                                             + ", ".join(f"`{k}`" for k in keys) + ") at any path in "), cid
             assert c[cid]["text"].endswith(f"; by text: {by_text} of {fmt(n)} files."), cid
-            assert c[cid]["value"] is True
+            if cid != "exit_codes":
+                assert c[cid]["text"].startswith(f"{what}: not observed as a key ("
+                                                 + ", ".join(f"`{k}`" for k in keys) + ") at any path in "), cid
+                assert c[cid]["value"] is True
+            assert c[cid]["text"].startswith(f"{what}: "), cid
 
 
 def _masked_corpus(base: Path, mask: str) -> Path:
@@ -742,3 +745,50 @@ def test_moved_output_skills_result_lengths_and_relations(corpora) -> None:
                                      f"{fmt(m['results'] or None)} results: p50 {fmt(a[0] if a else None)}, p90 ")
         assert rl["text"].endswith(f", max {fmt(a[2] if a else None)}; per tool below.")
         assert "link_agent_id" in c and "link_subagent_schema" in c
+
+
+def test_evidence_results_list_each_row_counted(corpora) -> None:
+    for t, c in corpora:
+        ev = c["record_totals"]["evidence"]
+        assert ev[1]["result"] == "; ".join(f"{s} {n}" for s, (_, n) in sorted(t["vrec"].items()))
+        ts = c["timestamps"]
+        w, n = sum(a for a, _ in t["ts"].values()), t["jsonl"]
+        assert ts["evidence"][0]["result"] == f"{w}/{n}; without: {', '.join(ts['value']['without']) or 'none'}"
+        pieces = c["model"]["evidence"][0]["result"].split("; ")
+        assert sorted(pieces) == sorted(f"{k} {a}/{m}" for k, (a, m) in t["model"].items()) or (
+            not t["model"] and pieces == ["none"])
+        bk = c["block_types"]
+        shown = bk["evidence"][0]["result"].split("; ") if bk["value"] else []
+        assert len(shown) == min(12, len(bk["value"]))
+        for piece in shown:
+            btype, keys, blocks = re.fullmatch(r"(\S+) \{(.*)\} (\d+)", piece).groups()  # type: ignore[union-attr]
+            assert bk["value"][f"{btype}:{keys}"] == int(blocks)
+        assert sum(bk["value"].values()) == sum(
+            1 for _, _, b in _blocks(t["root"]))
+        si = c["file_identity"]["evidence"][0]["result"]
+        assert len(si.split("; ")) == sum(1 for s in TRANSCRIPTS if t["surfaces"][s]) or (not t["sids"]["files"] and si == "")
+        us = c["usage"]["evidence"][0]["result"]
+        assert (us == "no usage") is (not t["usage"]["records"])
+        assert us == "no usage" or all(re.fullmatch(r"\w+ ×[\d.None]+", p) for p in us.split("; "))
+        ff = c["failure_flag"]["value"]
+        seen = c["exit_codes"]["extra"]["seen"]
+        exit_txt = ("an exit code key at " + ", ".join(f"`{p}`" for v in seen.values() for p in v["paths"]) if seen
+                    else "no exit code key observed" if c["exit_codes"]["value"] else "exit code not determined")
+        assert c["model_outcome"]["text"] == (f"`is_error` on {fmt(ff['true'] + ff['false'])} of "
+                                              f"{fmt(ff['true'] + ff['false'] + ff['absent'])} results (absent on "
+                                              f"{fmt(ff['absent'])}); {exit_txt}")
+    assert any(c["exit_codes"]["extra"]["seen"] for _, c in corpora), "an exit code key is seen somewhere"
+
+
+def _blocks(root: Path) -> list[tuple[Path, dict, dict]]:
+    """Each content block of a transcript record, with its file and record."""
+    out = []
+    for p in sorted(root.rglob("*.jsonl")):
+        rel = p.relative_to(root).as_posix()
+        if not any(SURFACES[s].match(rel) for s in TRANSCRIPTS):
+            continue
+        for o in jsonl_objects(p):
+            msg = o.get("message")
+            if isinstance(msg, dict) and isinstance(msg.get("content"), list):
+                out += [(p, o, b) for b in msg["content"] if isinstance(b, dict) and isinstance(b.get("type"), str)]
+    return out
