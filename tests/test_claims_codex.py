@@ -775,3 +775,14 @@ def jsonl_objects_of(line: bytes) -> list[dict]:
     except ValueError:
         return []
     return [o] if isinstance(o, dict) else []
+
+
+def test_exit_code_evidence_lists_each_row(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        result = c["exit_codes"]["evidence"][0]["result"]
+        if not t["exit_num"] and not t["exit_text"]:
+            continue
+        pieces = result.split("; ")
+        assert all(re.fullmatch(r"\S+ \S.* \d+", p) for p in pieces), result
+        assert sum(int(p.rsplit(" ", 1)[1]) for p in pieces) == t["exit_text"] + sum(t["exit_num"].values())
+    assert generated[0]["exit_num"] and generated[0]["exit_text"], "the generated rollouts state exit codes both ways"
