@@ -786,3 +786,21 @@ def test_exit_code_evidence_lists_each_row(generated, bare, no_ids) -> None:
         assert all(re.fullmatch(r"\S+ \S.* \d+", p) for p in pieces), result
         assert sum(int(p.rsplit(" ", 1)[1]) for p in pieces) == t["exit_text"] + sum(t["exit_num"].values())
     assert generated[0]["exit_num"] and generated[0]["exit_text"], "the generated rollouts state exit codes both ways"
+
+
+def test_versions_only_on_later_headers_or_mixed_in_one_rollout(tmp_path: Path) -> None:
+    """A rollout whose first header has no version and whose second has one; then a rollout whose
+    two headers carry two versions."""
+    root = _one_rollout(tmp_path / "a", [_r("session_meta", META), _r("session_meta", {**META, "cli_version": "0.1.0"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["client_version"]["text"].startswith("`cli_version` is on 1 of 2 session_meta headers (in ")
+    assert "): 0 versions (none) by each rollout's first header; " in c["client_version"]["text"]
+    root = _one_rollout(tmp_path / "b", [_r("session_meta", {**META, "cli_version": "0.1.0"}),
+                                         _r("session_meta", {**META, "cli_version": "0.2.0"})])
+    c = surveyed_claims("codex", root, tmp_path / "b")
+    assert c["client_version"]["text"] == (
+        "`cli_version` is on 2 of 2 session_meta headers (in 1 of 1 rollouts with a header): 1 versions (0.1.0 to 0.1.0) "
+        "by each rollout's first header; 1 rollouts hold headers of more than one version (each counted once). Shapes "
+        "below can be stratified by it.")
+    assert c["client_version"]["value"]["files_mixing"] == 1
+    assert c["fixtures"]["value"][:1] == ["one rollout per cli_version (1 seen)"]
