@@ -716,7 +716,16 @@ def _children(root: Path) -> dict[str, int]:
                     named.add(pl[key])
     ids = {h.get("id") for h in firsts.values()}
     kids = [h for h in firsts.values() if h.get("session_id") is not None and h.get("session_id") != h.get("id")]
-    return {"headers": len(firsts), "kids": len(kids),
+    inherited = own = 0
+    for p in sorted(root.rglob("*.jsonl")):
+        recs = jsonl_objects(p)
+        starts = [o["payload"]["subagent_history_start_ordinal"] for o in recs if isinstance(o.get("payload"), dict)
+                  and isinstance(o["payload"].get("subagent_history_start_ordinal"), int)]
+        ords = [o["ordinal"] for o in recs if isinstance(o.get("ordinal"), int)]
+        if starts:
+            inherited += sum(x < min(starts) for x in ords)
+            own += sum(x >= min(starts) for x in ords)
+    return {"headers": len(firsts), "kids": len(kids), "inherited": inherited, "own": own,
             "start": sum(isinstance(h.get("subagent_history_start_ordinal"), int) for h in kids),
             "present": sum(h["session_id"] in ids for h in kids), "named": sum(h.get("id") in named for h in kids)}
 
@@ -742,9 +751,23 @@ def test_children_their_parents_and_inherited_history(generated, bare, no_ids) -
             if ih["inherited_records"] else
             f"No child rollout holds records below a subagent_history_start_ordinal ({fmt(ih['child_files'])} child "
             "rollouts): no inherited history was observed.")
-        assert ih["child_files"] == ch["start"]
+        assert (ih["child_files"], ih["inherited_records"], ih["own_records"]) == (ch["start"], ch["inherited"], ch["own"])
         assert "link_subagent_schema" in c
-    assert _children(generated[0]["root"])["kids"], "the generated rollouts hold a subagent child"
+    ch = _children(generated[0]["root"])
+    assert ch["present"] and ch["inherited"], "the generated rollouts hold a child beside its parent, with history"
+
+
+def test_a_child_named_by_a_spawn_in_its_parent(tmp_path: Path) -> None:
+    """A parent rollout whose spawn event names its child by new_thread_id, and the child."""
+    kid = UID[:-1] + "2"
+    _one_rollout(tmp_path, [_r("session_meta", META),
+                            _r("event_msg", {"type": "collab_agent_spawn_end", "new_thread_id": kid})])
+    root = _one_rollout(tmp_path, [_r("session_meta", {**META, "id": kid, "session_id": UID})],
+                        f"rollout-2026-01-05T00-00-01-{kid}.jsonl")
+    c = surveyed_claims("codex", root, tmp_path)
+    assert _children(root)["named"] == 1
+    assert c["child_in_parent"]["value"] == [1, 1, 1]
+    assert c["child_in_parent"]["text"].endswith("names the child for 1.")
 
 
 def test_file_identity_and_output_sizes_are_worded_from_the_counted_figures(generated, bare, no_ids) -> None:
