@@ -827,3 +827,17 @@ def test_versions_only_on_later_headers_or_mixed_in_one_rollout(tmp_path: Path) 
         "below can be stratified by it.")
     assert c["client_version"]["value"]["files_mixing"] == 1
     assert c["fixtures"]["value"][:1] == ["one rollout per cli_version (1 seen)"]
+
+
+def test_an_is_error_key_at_two_paths_and_a_local_shell_call(tmp_path: Path) -> None:
+    root = _one_rollout(tmp_path, [
+        _r("session_meta", {**META, "cli_version": "0.1.0"}),
+        _r("response_item", {"type": "local_shell_call", "call_id": "x", "status": "completed"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "x", "output": "ok", "is_error": False}),
+        _r("event_msg", {"type": "item_completed", "item": {"is_error": False}})])
+    c = surveyed_claims("codex", root, tmp_path)
+    head = "exit code as text in 0 outputs, as a number in 0 records; an is_error key at "
+    text = c["model_outcome"]["text"]
+    assert text.startswith(head)
+    assert sorted(text[len(head):].split(", ")) == ["`$.payload.item`", "`$.payload`"]
+    assert "a `local_shell_call` (1 seen)" in c["fixtures"]["value"]
