@@ -841,3 +841,13 @@ def test_an_is_error_key_at_two_paths_and_a_local_shell_call(tmp_path: Path) -> 
     assert text.startswith(head)
     assert sorted(text[len(head):].split(", ")) == ["`$.payload.item`", "`$.payload`"]
     assert "a `local_shell_call` (1 seen)" in c["fixtures"]["value"]
+
+
+def test_arguments_that_are_not_a_string_or_decode_to_one(tmp_path: Path) -> None:
+    """One call's arguments are an object, another's a JSON string that decodes to a string."""
+    root = _one_rollout(tmp_path, [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": {"a": 1}, "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": '"x"', "call_id": "b"})])
+    c = surveyed_claims("codex", root, tmp_path)
+    assert c["arguments"]["value"] == more(root)["arguments"] == [0, 1, 1]
