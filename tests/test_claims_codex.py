@@ -851,3 +851,23 @@ def test_arguments_that_are_not_a_string_or_decode_to_one(tmp_path: Path) -> Non
         _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": '"x"', "call_id": "b"})])
     c = surveyed_claims("codex", root, tmp_path)
     assert c["arguments"]["value"] == more(root)["arguments"] == [0, 1, 1]
+
+
+def test_withheld_names_both_ways_and_no_namespace_when_allowed(tmp_path: Path) -> None:
+    """An MCP call and a plain call, both named outside the vocabulary; then --allow-mcp-names
+    over calls that carry no namespace."""
+    root = _one_rollout(tmp_path / "a", [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "namespace": "mcp__srv", "name": "zqa", "arguments": "{}",
+                             "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "zqb", "arguments": "{}", "call_id": "b"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["tool_names"]["text"].endswith(
+        "; withheld names: 1 MCP calls (a namespace beside the name; withheld by policy), 1 calls with a name outside "
+        "the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    root = _one_rollout(tmp_path / "b", [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "a"})])
+    c = surveyed_claims("codex", root, tmp_path / "b", allow_mcp=True)
+    assert c["tool_names"]["text"] == ("1 tool names shown over 1 calls; 0 calls carry a namespace; no name was withheld. "
+                                       "Tool names are an open set.")
