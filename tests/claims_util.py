@@ -13,13 +13,17 @@ names and bytes, and each later run computes the claims from them with the modul
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from survey.evidence.claims import fmt
 from survey.evidence.kit import Kit
 from survey.runtimes import get
 from survey.snapshot.store import dumps
@@ -64,3 +68,40 @@ def surveyed_claims(runtime: str, root: Path, base: Path, **options: Any) -> dic
         written = {c["id"]: c for c in orjson.loads((surveyed / "claims.json").read_bytes())}
         assert {cid: written.get(cid) for cid in got} == got
     return got
+
+
+def jsonl_objects(p: Path, status: Counter[str] | None = None) -> list[dict]:
+    """A JSONL file's objects, read with ``json``; each line counted in ``status`` (when given) as
+    ok, blank, malformed (valid JSON that is not an object counts here too) or partial (a last
+    line without LF that does not parse to an object)."""
+    status = Counter() if status is None else status
+    lines = p.read_bytes().split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with LF
+    out = []
+    for i, line in enumerate([*lines, tail] if tail else lines):
+        if not line.strip():
+            status["blank"] += 1
+            continue
+        try:
+            o = json.loads(line)
+        except ValueError:
+            o = None
+        if isinstance(o, dict):
+            status["ok"] += 1
+            out.append(o)
+        else:
+            status["partial" if i == len(lines) else "malformed"] += 1
+    return out
+
+
+def layout_text(desc: Mapping[str, str], files: Mapping[str, int]) -> tuple[str, str]:
+    """The layout sentence and its evidence result, for surfaces ``desc`` (name -> the pattern
+    shown) and the files counted per surface (``"other"`` for the files of none)."""
+    seen = [(n, files.get(n, 0)) for n in desc if files.get(n, 0)]
+    unseen = [n for n in desc if not files.get(n, 0)]
+    other = files.get("other", 0)
+    return ("Files by surface (the path pattern each was recognised by): "
+            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
+            + (f"; {fmt(other)} other files" if other else "")
+            + (f". No file matched: {', '.join(unseen)}." if unseen else "."),
+            "; ".join(f"{n} {k}" for n, k in seen) or "none")

@@ -23,7 +23,7 @@ import pytest
 from survey.evidence.claims import fmt, pct
 from survey.synth.claude_code import generate
 
-from .claims_util import surveyed_claims
+from .claims_util import jsonl_objects, layout_text, surveyed_claims
 
 SEG = r"[^/]+"
 SURFACES = {  # checked in this order; the first match names the file's surface
@@ -52,30 +52,6 @@ def _vkey(v: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in v.split("."))
 
 
-def _lines(p: Path, status: Counter[str]) -> list[dict]:
-    """A JSONL file's parsed objects; each line counted as ok, blank, malformed or partial."""
-    lines = p.read_bytes().split(b"\n")
-    tail = lines.pop()
-    out = []
-    for i, line in enumerate([*lines, tail]):
-        last = i == len(lines)
-        if last and not line:
-            break
-        if not line.strip():
-            status["blank"] += 1
-            continue
-        try:
-            o = json.loads(line)
-        except ValueError:
-            o = None
-        if isinstance(o, dict):
-            status["ok"] += 1
-            out.append(o)
-        else:
-            status["partial" if last else "malformed"] += 1
-    return out
-
-
 def read(root: Path) -> dict[str, Any]:
     """The figures the sentences state, counted from the files with the standard library."""
     files = [p for p in sorted(root.rglob("*")) if p.is_file()]
@@ -87,7 +63,7 @@ def read(root: Path) -> dict[str, Any]:
         s = next((n for n, rx in SURFACES.items() if rx.match(rel)), "other")
         surf[s] += 1
         if s in (*TRANSCRIPTS, "journal"):
-            by_surface.setdefault(s, []).append((p, _lines(p, status)))
+            by_surface.setdefault(s, []).append((p, jsonl_objects(p, status)))
         elif s in ("subagent_meta", "workflow_meta"):
             o = json.loads(p.read_bytes())
             status["ok"] += 1
@@ -345,7 +321,8 @@ def _bare(base: Path) -> Path:
     (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
         _rec("user", message={"role": "user", "content": "q"}),
         _rec("summary", summary="s"),
-        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}}]))
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "t"}]}},
+        {"type": "summary", "summary": "s"}]))  # two key sets each for user and summary: the widest is a tie
     return root
 
 
@@ -486,15 +463,8 @@ def test_layout_names_the_surfaces_seen_and_unseen(corpora) -> None:
 
     desc = {s.name: s.description.split(":")[0] for s in PROFILE.surfaces}
     for t, c in corpora:
-        s = t["surfaces"]
-        seen = [(n, s[n]) for n in desc if s[n]]
-        unseen = [n for n in desc if not s[n]]
-        assert c["layout"]["text"] == (
-            "Files by surface (the path pattern each was recognised by): "
-            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
-            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
-            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
-        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+        text, result = layout_text(desc, t["surfaces"])
+        assert (c["layout"]["text"], c["layout"]["evidence"][0]["result"]) == (text, result)
 
 
 def test_timestamps_name_the_classes_without_one(corpora) -> None:
@@ -595,7 +565,7 @@ def _children(root: Path) -> dict[str, Any]:
     for p in files:
         if surface[p] not in (*TRANSCRIPTS, "journal"):
             continue
-        recs = _lines(p, Counter())
+        recs = jsonl_objects(p)
         for o in recs:
             v = o.get("isSidechain", "(absent)")
             side.setdefault(surface[p], Counter())[v if v == "(absent)" else json.dumps(v)] += 1
@@ -637,3 +607,188 @@ def test_children_sidechains_and_meta_joins(corpora) -> None:
             f"A subagent .meta.json toolUseId names a tool_use call in its session's parent file for {fmt(m[2])} of "
             f"{fmt(m[0])} metas ({fmt(m[0] - m[1])} carry no toolUseId; {fmt(m[3] - m[2])} name a call of another "
             f"transcript). Workflow metas carrying one: {fmt(w[1])} of {fmt(w[0])}.")
+
+
+HEADLINES = {"client_version", "file_identity", "native_call_id", "failure_flag", "usage"}
+OWN = ("basis_files", "layout", "record_totals", "record_classes", "client_version", "timestamps", "model", "block_types",
+       "file_identity", "uuid_dag", "native_call_id", "results_recorded", "tool_use_result_types", "failure_flag",
+       "tool_names", "exit_codes", "subagent_files", "child_in_parent", "meta_join", "sidechain", "oversized_output",
+       "result_lengths", "thinking", "skill_evidence", "usage", "message_spans_records", "no_cost", "no_call_id",
+       "no_session_end", "persisted_marker", "is_error_true", "skill_text", "model_call_id", "model_result",
+       "model_outcome", "fixtures")
+
+
+def test_headlines_are_the_five_findings(corpora) -> None:
+    for _, c in corpora:
+        assert {cid for cid in OWN if c[cid]["headline"]} == HEADLINES
+
+
+def test_versions_evidence_names_each_version(corpora) -> None:
+    for t, c in corpora:
+        vs = sorted(t["versions"].items(), key=lambda kv: (_vkey(kv[0]), kv[0]))
+        with_v, recs = sum(a for a, _ in t["vrec"].values()), sum(b for _, b in t["vrec"].values())
+        ev = c["client_version"]["evidence"]
+        assert ev[0]["result"] == f"{with_v}/{recs} records, {t['mixing']} files with several versions"
+        assert ev[1]["result"] == ("; ".join(f"{v} {n} records" for v, n in vs) or "none")
+
+
+LITERALS = {"persisted_marker": ("The literal <persisted-output>", b"<persisted-output>"),
+            "is_error_true": ('The literal "is_error":true', b'"is_error":true'),
+            "skill_text": ('The literal "Skill"', b'"Skill"')}
+
+
+def test_absences_name_what_was_looked_for_with_the_counted_files(corpora) -> None:
+    for t, c in corpora:
+        jsonl = [p.read_bytes() for p in sorted(t["root"].rglob("*.jsonl"))]
+        n = len(jsonl)
+        for cid, (what, lit) in LITERALS.items():
+            files, hits = sum(lit in b for b in jsonl), sum(b.count(lit) for b in jsonl)
+            assert c[cid]["text"] == (f"{what}: observed in {fmt(files)} of {fmt(n)} files ({fmt(hits)} hits)" if files
+                                      else f"{what}: not observed in {fmt(n)} files (0 hits by DuckDB and by rg)"), cid
+            assert c[cid]["value"] is (files == 0)
+        end = sum(b'"SessionEnd"' in b or b'"session_end"' in b for b in jsonl)
+        assert c["no_session_end"]["text"].startswith("A session-end record or hook: ")
+        assert c["no_session_end"]["value"] is (end == 0)
+        for cid, what, keys in (("no_cost", "A cost figure (costUSD / cost_usd)", ("costUSD", "cost_usd")),
+                                ("no_call_id", "A call_id / tool_call_id key", ("call_id", "tool_call_id")),
+                                ("exit_codes", "An exit code (exitCode / exit_code)", ("exitCode", "exit_code"))):
+            quoted = {k: b'"' + k.encode() + b'"' for k in keys}
+            by_text = ", ".join(f"{k} in {fmt(sum(quoted[k] in b for b in jsonl))}" for k in keys)
+            assert c[cid]["text"].endswith(f"; by text: {by_text} of {fmt(n)} files."), cid
+            if cid != "exit_codes":
+                assert c[cid]["text"].startswith(f"{what}: not observed as a key ("
+                                                 + ", ".join(f"`{k}`" for k in keys) + ") at any path in "), cid
+                assert c[cid]["value"] is True
+            assert c[cid]["text"].startswith(f"{what}: "), cid
+
+
+def _masked_corpus(base: Path, mask: str) -> Path:
+    """A dynamic top-level key (not identifier-shaped), or a reviewed key in one file of two."""
+    root = base / "corpus"
+    (root / "-w").mkdir(parents=True)
+    if mask == "dynamic":
+        (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([_rec("summary", summary="s"),
+                                                          {**_rec("summary", summary="s"), "a b": 1}]))
+    else:
+        (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([_rec("summary", summary="s", timestamp="2026-01-01")]))
+        (root / "-w" / f"{SID[:-1]}2.jsonl").write_bytes(_jsonl([_rec("summary", summary="s")]))
+    return root
+
+
+@pytest.mark.parametrize("mask", ["dynamic", "rare"])
+def test_each_kind_of_masked_key_is_counted(mask: str, tmp_path: Path) -> None:
+    root = _masked_corpus(tmp_path, mask)
+    c = surveyed_claims("claude_code", root, tmp_path, **({"min_files": 2} if mask == "rare" else {}))
+    rc = c["record_classes"]
+    assert rc["value"]["masked_keysets"] == 1, mask
+    assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
+            "classes it does not know.") in rc["text"], mask
+
+
+def test_a_sampled_survey_is_said_not_whole(tmp_path: Path) -> None:
+    root = _tools_corpus(tmp_path)
+    c = surveyed_claims("claude_code", root, tmp_path, sample_n=1)
+    assert c["record_classes"]["value"]["whole_corpus"] is False
+
+
+def _moved_and_skills(root: Path) -> dict[str, Any]:
+    """Persisted-output figures, Skill calls and tool_result blocks, counted from the files."""
+    out: Counter[str] = Counter()
+    for p in sorted(root.rglob("*.jsonl")):
+        if p.relative_to(root).as_posix().count("/") > 1 and "/subagents/" not in p.relative_to(root).as_posix():
+            continue
+        skill = 0
+        for o in jsonl_objects(p):
+            tur = o.get("toolUseResult")
+            if isinstance(tur, dict) and isinstance(tur.get("persistedOutputPath"), str):
+                out["named"] += 1
+                out["present"] += root.joinpath(*Path(tur["persistedOutputPath"]).parts[-4:]).is_file()
+            out["injected"] += "sourceToolUseID" in o
+            msg = o.get("message")
+            for b in msg["content"] if isinstance(msg, dict) and isinstance(msg.get("content"), list) else []:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Skill":
+                    skill += 1
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    out["results"] += 1
+                    out["marker"] += "<persisted-output>" in json.dumps(b.get("content"))
+        out["skill_calls"] += skill
+        out["skill_files"] += bool(skill)
+    txt = [p.stat().st_size for p in root.rglob("*.txt") if p.parent.name == "tool-results"]
+    out["files"], out["largest"] = len(txt), max(txt, default=0)
+    return out
+
+
+def test_moved_output_skills_result_lengths_and_relations(corpora) -> None:
+    from survey.evidence.claims import human_bytes
+
+    for t, c in corpora:
+        m = _moved_and_skills(t["root"])
+        ov = c["oversized_output"]["value"]
+        assert ov == {"present": m["present"], "missing": m["named"] - m["present"], "marker": m["marker"],
+                      "files": m["files"]}
+        if sum(ov.values()):
+            assert c["oversized_output"]["text"] == (
+                f"Persisted output: {fmt(m['named'])} tool results name a persisted file (toolUseResult.persistedOutputPath): "
+                f"{fmt(m['present'])} present, {fmt(m['named'] - m['present'])} missing on disk; {fmt(m['marker'])} results "
+                f"carry the <persisted-output> marker; tool-results/ holds {fmt(m['files'])} files (largest "
+                f"{human_bytes(m['largest'])}).")
+        se = c["skill_evidence"]["value"]
+        assert (se["skill_calls"], se["files_with_skill_calls"], se["injected_records"]) == (
+            m["skill_calls"], m["skill_files"], m["injected"])
+        assert c["skill_evidence"]["text"] == (
+            f"Skill evidence: {fmt(se['skill_calls'])} Skill tool calls (in {fmt(se['files_with_skill_calls'])} files), "
+            f"{fmt(se['injected_records'])} records carrying sourceToolUseID, and {fmt(se['skill_attachments'])} skill "
+            "attachments.")
+        rl = c["result_lengths"]
+        a = rl["value"].get("(all tools)")
+        assert rl["text"].startswith(f"tool_result payload length (code points; JSON text for block lists) over "
+                                     f"{fmt(m['results'] or None)} results: p50 {fmt(a[0] if a else None)}, p90 ")
+        assert rl["text"].endswith(f", max {fmt(a[2] if a else None)}; per tool below.")
+        assert "link_agent_id" in c and "link_subagent_schema" in c
+
+
+def test_evidence_results_list_each_row_counted(corpora) -> None:
+    for t, c in corpora:
+        ev = c["record_totals"]["evidence"]
+        assert ev[1]["result"] == "; ".join(f"{s} {n}" for s, (_, n) in sorted(t["vrec"].items()))
+        ts = c["timestamps"]
+        w, n = sum(a for a, _ in t["ts"].values()), t["jsonl"]
+        assert ts["evidence"][0]["result"] == f"{w}/{n}; without: {', '.join(ts['value']['without']) or 'none'}"
+        pieces = c["model"]["evidence"][0]["result"].split("; ")
+        assert sorted(pieces) == sorted(f"{k} {a}/{m}" for k, (a, m) in t["model"].items()) or (
+            not t["model"] and pieces == ["none"])
+        bk = c["block_types"]
+        shown = bk["evidence"][0]["result"].split("; ") if bk["value"] else []
+        assert len(shown) == min(12, len(bk["value"]))
+        for piece in shown:
+            btype, keys, blocks = re.fullmatch(r"(\S+) \{(.*)\} (\d+)", piece).groups()  # type: ignore[union-attr]
+            assert bk["value"][f"{btype}:{keys}"] == int(blocks)
+        assert sum(bk["value"].values()) == sum(
+            1 for _, _, b in _blocks(t["root"]))
+        si = c["file_identity"]["evidence"][0]["result"]
+        assert len(si.split("; ")) == sum(1 for s in TRANSCRIPTS if t["surfaces"][s]) or (not t["sids"]["files"] and si == "")
+        us = c["usage"]["evidence"][0]["result"]
+        assert (us == "no usage") is (not t["usage"]["records"])
+        assert us == "no usage" or all(re.fullmatch(r"\w+ ×[\d.None]+", p) for p in us.split("; "))
+        ff = c["failure_flag"]["value"]
+        seen = c["exit_codes"]["extra"]["seen"]
+        exit_txt = ("an exit code key at " + ", ".join(f"`{p}`" for v in seen.values() for p in v["paths"]) if seen
+                    else "no exit code key observed" if c["exit_codes"]["value"] else "exit code not determined")
+        assert c["model_outcome"]["text"] == (f"`is_error` on {fmt(ff['true'] + ff['false'])} of "
+                                              f"{fmt(ff['true'] + ff['false'] + ff['absent'])} results (absent on "
+                                              f"{fmt(ff['absent'])}); {exit_txt}")
+    assert any(c["exit_codes"]["extra"]["seen"] for _, c in corpora), "an exit code key is seen somewhere"
+
+
+def _blocks(root: Path) -> list[tuple[Path, dict, dict]]:
+    """Each content block of a transcript record, with its file and record."""
+    out = []
+    for p in sorted(root.rglob("*.jsonl")):
+        rel = p.relative_to(root).as_posix()
+        if not any(SURFACES[s].match(rel) for s in TRANSCRIPTS):
+            continue
+        for o in jsonl_objects(p):
+            msg = o.get("message")
+            if isinstance(msg, dict) and isinstance(msg.get("content"), list):
+                out += [(p, o, b) for b in msg["content"] if isinstance(b, dict) and isinstance(b.get("type"), str)]
+    return out

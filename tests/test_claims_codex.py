@@ -22,7 +22,7 @@ import pytest
 
 from survey.evidence.claims import fmt, pct
 
-from .claims_util import surveyed_claims
+from .claims_util import jsonl_objects, layout_text, surveyed_claims
 
 DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
 FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
@@ -30,6 +30,7 @@ UNNAMED = re.compile(r"^(?:\d{4}/\d{2}/\d{2}/)?rollout-[^/]*\.jsonl$")
 CALLS = ("function_call", "custom_tool_call", "tool_search_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 ENVELOPE = {"timestamp", "type", "payload"}
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 TEXT_EXIT = re.compile(r"Process exited with code -?\d+|Exit code: -?\d+")
 
 
@@ -52,29 +53,7 @@ def read(root: Path) -> dict[str, Any]:
     for p in files:
         if p.suffix != ".jsonl":
             continue
-        lines = p.read_bytes().split(b"\n")
-        tail = lines.pop()
-        mine = []
-        for line in lines:
-            if not line.strip():
-                status["blank"] += 1
-                continue
-            try:
-                o = json.loads(line)
-            except ValueError:
-                o = None
-            if isinstance(o, dict):
-                status["ok"] += 1
-                mine.append(o)
-            else:
-                status["malformed"] += 1
-        if tail:  # a last line without LF is a record where it parses, cut off where it does not
-            try:
-                o = json.loads(tail)
-            except ValueError:
-                o = None
-            status["ok" if isinstance(o, dict) else "partial"] += 1
-            mine += [o] if isinstance(o, dict) else []
+        mine = jsonl_objects(p, status)
         recs += mine
         per_file.append(mine)
     classes = Counter(_cls(o) for o in recs)
@@ -292,15 +271,7 @@ def more(root: Path) -> dict[str, Any]:
     """Figures for the identity, tool, argument and size sentences, counted as ``read`` does."""
     per_file = []
     for p in sorted(root.rglob("*.jsonl")):
-        mine = []
-        for line in p.read_bytes().split(b"\n"):
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(o, dict):
-                mine.append(o)
-        per_file.append(mine)
+        per_file.append(jsonl_objects(p))
     recs = [o for f in per_file for o in f]
     heads = [[o for o in f if o["type"] == "session_meta"] for f in per_file]
     kids = sum(1 for h in heads if h and h[0]["payload"].get("session_id") not in (None, h[0]["payload"]["id"]))
@@ -441,15 +412,8 @@ def test_layout_is_worded_from_the_surfaces(corpora) -> None:
 
     desc = {s.name: s.description for s in PROFILE.surfaces}
     for t, c in corpora:
-        s = t["surfaces"]
-        seen = [(n, s[n]) for n in desc if s[n]]
-        unseen = [n for n in desc if not s[n]]
-        assert c["layout"]["text"] == (
-            "Files by surface (the path pattern each was recognised by): "
-            + ("; ".join(f"{n} ({desc[n]}) {fmt(k)}" for n, k in seen) or "none")
-            + (f"; {fmt(s['other'])} other files" if s["other"] else "")
-            + (f". No file matched: {', '.join(unseen)}." if unseen else "."))
-        assert c["layout"]["evidence"][0]["result"] == ("; ".join(f"{n} {k}" for n, k in seen) or "none")
+        text, result = layout_text(desc, t["surfaces"])
+        assert (c["layout"]["text"], c["layout"]["evidence"][0]["result"]) == (text, result)
 
 
 def test_absences_name_what_was_looked_for(corpora) -> None:
@@ -539,12 +503,8 @@ def _model_and_flags(root: Path) -> tuple[dict[str, list[int]], dict[str, int]]:
     model: dict[str, list[int]] = {}
     flags: Counter[str] = Counter()
     for p in sorted(root.rglob("*.jsonl")):
-        for line in p.read_bytes().split(b"\n"):
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(o, dict) or not isinstance(o.get("payload"), dict):
+        for o in jsonl_objects(p):
+            if not isinstance(o.get("payload"), dict):
                 continue
             pl = o["payload"]
             m = model.setdefault(_cls(o), [0, 0])
@@ -685,11 +645,7 @@ def _identity(root: Path) -> tuple[list[int], list[tuple[str, int, int]], Counte
     kinds: dict[str, list] = {}
     per_file: Counter[str] = Counter()
     for p in sorted(root.rglob("rollout-*.jsonl")):
-        recs = []
-        for line in p.read_bytes().split(b"\n"):
-            with contextlib.suppress(ValueError):
-                o = json.loads(line)
-                recs += [o] if isinstance(o, dict) else []
+        recs = jsonl_objects(p)
         heads = [o["payload"] for o in recs if o.get("type") == "session_meta"]
         ident[3] += 1
         ident[2] += bool(recs) and recs[0].get("type") == "session_meta"
@@ -727,11 +683,7 @@ def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
     for t, c in (generated, no_ids):
         per: dict[str, list[int]] = {}
         for p in sorted(t["root"].rglob("*.jsonl")):
-            recs = []
-            for line in p.read_bytes().split(b"\n"):
-                with contextlib.suppress(ValueError):
-                    o = json.loads(line)
-                    recs += [o] if isinstance(o, dict) else []
+            recs = jsonl_objects(p)
             calls = {o["payload"]["call_id"] for o in recs if o["type"] == "response_item"
                      and _cls(o).split("/")[-1] in CALLS and "call_id" in o["payload"]}
             for o in recs:
@@ -746,3 +698,176 @@ def test_events_joined_to_calls_by_call_id(generated, no_ids) -> None:
                                                or "none")
                                             + ".")
     assert generated[1]["event_joins"]["value"], "the generated rollouts hold events with a call_id"
+
+
+def _children(root: Path) -> dict[str, int]:
+    """Subagent children (first header's id differs from its session_id), counted from the files."""
+    firsts: dict[Path, dict] = {}
+    named: set[str] = set()
+    for p in sorted(root.rglob("*.jsonl")):
+        recs = jsonl_objects(p)
+        heads = [o["payload"] for o in recs if o.get("type") == "session_meta" and isinstance(o.get("payload"), dict)]
+        if heads:
+            firsts[p] = heads[0]
+        for o in recs:
+            pl = o.get("payload")
+            for key in ("new_thread_id", "agent_thread_id"):
+                if isinstance(pl, dict) and isinstance(pl.get(key), str):
+                    named.add(pl[key])
+    ids = {h.get("id") for h in firsts.values()}
+    kids = [h for h in firsts.values() if h.get("session_id") is not None and h.get("session_id") != h.get("id")]
+    inherited = own = 0
+    for p in sorted(root.rglob("*.jsonl")):
+        recs = jsonl_objects(p)
+        starts = [o["payload"]["subagent_history_start_ordinal"] for o in recs if isinstance(o.get("payload"), dict)
+                  and isinstance(o["payload"].get("subagent_history_start_ordinal"), int)]
+        ords = [o["ordinal"] for o in recs if isinstance(o.get("ordinal"), int)]
+        if starts:
+            inherited += sum(x < min(starts) for x in ords)
+            own += sum(x >= min(starts) for x in ords)
+    return {"headers": len(firsts), "kids": len(kids), "inherited": inherited, "own": own,
+            "start": sum(isinstance(h.get("subagent_history_start_ordinal"), int) for h in kids),
+            "present": sum(h["session_id"] in ids for h in kids), "named": sum(h.get("id") in named for h in kids)}
+
+
+def test_children_their_parents_and_inherited_history(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ch = _children(t["root"])
+        assert c["subagent_files"]["text"] == (
+            f"{fmt(ch['kids'])} of {fmt(ch['headers'])} rollouts are subagent children (first header id differs from its "
+            f"session_id); {fmt(ch['start'])} carry subagent_history_start_ordinal.")
+        assert c["child_in_parent"]["value"] == [ch["named"], ch["kids"], ch["present"]]
+        if ch["kids"]:
+            assert c["child_in_parent"]["text"] == (
+                f"Of {fmt(ch['kids'])} children (each naming a session_id in its first header), the parent's rollout is "
+                f"present for {fmt(ch['present'])}; a structured field of another record (collab_agent_spawn_end."
+                f"new_thread_id, sub_agent_activity.agent_thread_id) names the child for {fmt(ch['named'])}.")
+        ih = c["inherited_history"]["value"]
+        assert c["inherited_history"]["text"] == (
+            f"{fmt(ih['child_files'])} child rollouts copy {fmt(ih['inherited_records'])} records of their parent's history "
+            f"below subagent_history_start_ordinal, before {fmt(ih['own_records'])} records of their own; turn ids shared "
+            f"by both ranges: {fmt(ih['shared_turn_ids'])} (inherited {fmt(ih['inherited_turn_ids'])}, own "
+            f"{fmt(ih['own_turn_ids'])}). Inherited history is context, not the child's turns."
+            if ih["inherited_records"] else
+            f"No child rollout holds records below a subagent_history_start_ordinal ({fmt(ih['child_files'])} child "
+            "rollouts): no inherited history was observed.")
+        assert (ih["child_files"], ih["inherited_records"], ih["own_records"]) == (ch["start"], ch["inherited"], ch["own"])
+        assert "link_subagent_schema" in c
+    ch = _children(generated[0]["root"])
+    assert ch["present"] and ch["inherited"], "the generated rollouts hold a child beside its parent, with history"
+
+
+def test_a_child_named_by_a_spawn_in_its_parent(tmp_path: Path) -> None:
+    """A parent rollout whose spawn event names its child by new_thread_id, and the child."""
+    kid = UID[:-1] + "2"
+    _one_rollout(tmp_path, [_r("session_meta", META),
+                            _r("event_msg", {"type": "collab_agent_spawn_end", "new_thread_id": kid})])
+    root = _one_rollout(tmp_path, [_r("session_meta", {**META, "id": kid, "session_id": UID})],
+                        f"rollout-2026-01-05T00-00-01-{kid}.jsonl")
+    c = surveyed_claims("codex", root, tmp_path)
+    assert _children(root)["named"] == 1
+    assert c["child_in_parent"]["value"] == [1, 1, 1]
+    assert c["child_in_parent"]["text"].endswith("names the child for 1.")
+
+
+def test_file_identity_and_output_sizes_are_worded_from_the_counted_figures(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        ident, _, _ = _identity(t["root"])
+        differ = 0  # a rollout whose name holds a uuid, and whose first header's id is another
+        for p in sorted(t["root"].rglob("rollout-*.jsonl")):
+            heads = [o["payload"] for o in jsonl_objects(p) if o.get("type") == "session_meta"]
+            differ += bool(heads) and bool(UUID.search(p.stem)) and heads[0].get("id") != p.stem[-36:]
+        assert c["file_identity"]["text"] == (
+            f"The first session_meta `payload.id` equals the filename uuid in {fmt(ident[0])} of {fmt(ident[1])} "
+            f"rollouts with a header ({fmt(differ)} differ); session_meta is the first record in "
+            f"{fmt(ident[2])} of {fmt(ident[3])}.")
+        sizes = [len(line) for p in sorted(t["root"].rglob("*.jsonl")) for line in p.read_bytes().split(b"\n")
+                 if (o := next(iter(jsonl_objects_of(line)), None)) is not None and o.get("type") == "response_item"
+                 and _cls(o).split("/")[-1] in OUTPUTS and "call_id" in o["payload"]]
+        os_ = c["output_sizes"]
+        a = os_["value"].get("(all tools)")
+        assert (a[2] if a else None) == max(sizes, default=None)
+        assert os_["text"].startswith(f"Output records (bytes of the whole JSON line) over {fmt(len(sizes) or None)} "
+                                      f"outputs: p50 {fmt(a[0] if a else None)}, p90 ")
+        assert os_["text"].endswith(f", p99 {fmt(a[1] if a else None)}, max {fmt(max(sizes, default=None))}; per tool below.")
+
+
+def jsonl_objects_of(line: bytes) -> list[dict]:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        return []
+    return [o] if isinstance(o, dict) else []
+
+
+def test_exit_code_evidence_lists_each_row(generated, bare, no_ids) -> None:
+    for t, c in (generated, bare, no_ids):
+        result = c["exit_codes"]["evidence"][0]["result"]
+        if not t["exit_num"] and not t["exit_text"]:
+            continue
+        pieces = result.split("; ")
+        assert all(re.fullmatch(r"\S+ \S.* \d+", p) for p in pieces), result
+        assert sum(int(p.rsplit(" ", 1)[1]) for p in pieces) == t["exit_text"] + sum(t["exit_num"].values())
+    assert generated[0]["exit_num"] and generated[0]["exit_text"], "the generated rollouts state exit codes both ways"
+
+
+def test_versions_only_on_later_headers_or_mixed_in_one_rollout(tmp_path: Path) -> None:
+    """A rollout whose first header has no version and whose second has one; then a rollout whose
+    two headers carry two versions."""
+    root = _one_rollout(tmp_path / "a", [_r("session_meta", META), _r("session_meta", {**META, "cli_version": "0.1.0"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["client_version"]["text"].startswith("`cli_version` is on 1 of 2 session_meta headers (in ")
+    assert "): 0 versions (none) by each rollout's first header; " in c["client_version"]["text"]
+    root = _one_rollout(tmp_path / "b", [_r("session_meta", {**META, "cli_version": "0.1.0"}),
+                                         _r("session_meta", {**META, "cli_version": "0.2.0"})])
+    c = surveyed_claims("codex", root, tmp_path / "b")
+    assert c["client_version"]["text"] == (
+        "`cli_version` is on 2 of 2 session_meta headers (in 1 of 1 rollouts with a header): 1 versions (0.1.0 to 0.1.0) "
+        "by each rollout's first header; 1 rollouts hold headers of more than one version (each counted once). Shapes "
+        "below can be stratified by it.")
+    assert c["client_version"]["value"]["files_mixing"] == 1
+    assert c["fixtures"]["value"][:1] == ["one rollout per cli_version (1 seen)"]
+
+
+def test_an_is_error_key_at_two_paths_and_a_local_shell_call(tmp_path: Path) -> None:
+    root = _one_rollout(tmp_path, [
+        _r("session_meta", {**META, "cli_version": "0.1.0"}),
+        _r("response_item", {"type": "local_shell_call", "call_id": "x", "status": "completed"}),
+        _r("response_item", {"type": "function_call_output", "call_id": "x", "output": "ok", "is_error": False}),
+        _r("event_msg", {"type": "item_completed", "item": {"is_error": False}})])
+    c = surveyed_claims("codex", root, tmp_path)
+    head = "exit code as text in 0 outputs, as a number in 0 records; an is_error key at "
+    text = c["model_outcome"]["text"]
+    assert text.startswith(head)
+    assert sorted(text[len(head):].split(", ")) == ["`$.payload.item`", "`$.payload`"]
+    assert "a `local_shell_call` (1 seen)" in c["fixtures"]["value"]
+
+
+def test_arguments_that_are_not_a_string_or_decode_to_one(tmp_path: Path) -> None:
+    """One call's arguments are an object, another's a JSON string that decodes to a string."""
+    root = _one_rollout(tmp_path, [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": {"a": 1}, "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": '"x"', "call_id": "b"})])
+    c = surveyed_claims("codex", root, tmp_path)
+    assert c["arguments"]["value"] == more(root)["arguments"] == [0, 1, 1]
+
+
+def test_withheld_names_both_ways_and_no_namespace_when_allowed(tmp_path: Path) -> None:
+    """An MCP call and a plain call, both named outside the vocabulary; then --allow-mcp-names
+    over calls that carry no namespace."""
+    root = _one_rollout(tmp_path / "a", [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "namespace": "mcp__srv", "name": "zqa", "arguments": "{}",
+                             "call_id": "a"}),
+        _r("response_item", {"type": "function_call", "name": "zqb", "arguments": "{}", "call_id": "b"})])
+    c = surveyed_claims("codex", root, tmp_path / "a")
+    assert c["tool_names"]["text"].endswith(
+        "; withheld names: 1 MCP calls (a namespace beside the name; withheld by policy), 1 calls with a name outside "
+        "the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    root = _one_rollout(tmp_path / "b", [
+        _r("session_meta", META),
+        _r("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "a"})])
+    c = surveyed_claims("codex", root, tmp_path / "b", allow_mcp=True)
+    assert c["tool_names"]["text"] == ("1 tool names shown over 1 calls; 0 calls carry a namespace; no name was withheld. "
+                                       "Tool names are an open set.")

@@ -34,7 +34,7 @@ from survey.evidence.kit import Kit
 from survey.runtimes import get
 from survey.snapshot.store import dumps
 
-from .claims_util import KEPT, corpus_key, surveyed_claims
+from .claims_util import KEPT, corpus_key, jsonl_objects, surveyed_claims
 
 GENERATOR = Path(__file__).parents[1] / "survey/synth/cursor.py"
 
@@ -126,22 +126,7 @@ def read(root: Path) -> dict[str, Any]:
     per_file: dict[Path, list[dict]] = {}
     status: Counter[str] = Counter()
     for p in walked:
-        lines = p.read_bytes().split(b"\n")
-        tail = lines.pop()  # b"" when the file ends with LF; a last line without LF is a frame if it parses
-        frames = []
-        for i, line in enumerate([*lines, tail] if tail else lines):
-            if not line.strip():
-                status["blank"] += 1
-                continue
-            try:
-                o = json.loads(line)
-            except ValueError:
-                o = None
-            if isinstance(o, dict):
-                frames.append(o)
-            else:
-                status["partial" if i == len(lines) else "malformed"] += 1
-        per_file[p] = frames
+        per_file[p] = jsonl_objects(p, status)  # a last line without LF is a frame if it parses
     frames = [o for fs in per_file.values() for o in fs]
     top = Counter(_ks(o) for o in frames)
     raw = {",".join(sorted(o)) for o in frames}
@@ -280,15 +265,7 @@ def figures(root: Path) -> dict[str, Any]:
     per_file = []
     for p in files:
         if surface(p.relative_to(root).as_posix()) in WALKED:
-            fs = []
-            for line in p.read_bytes().split(b"\n"):
-                try:
-                    o = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(o, dict):
-                    fs.append(o)
-            per_file.append(fs)
+            per_file.append(jsonl_objects(p))
     blocks = [(o.get("role"), b) for fs in per_file for o in fs if isinstance(o.get("message"), dict)
               for b in o["message"]["content"] if isinstance(b, dict)]
     blocks = [(r, b) for r, b in blocks if b["type"] != "tool_use" or "input" in b]  # a call without input has no payload
