@@ -54,3 +54,85 @@ def test_each_scope_field_that_differs_is_named_by_what_it_is(tmp_path: Path) ->
     assert [s["field"] for s in every.scope_differences] == list(WHAT)
     same = diff(old, write(tmp_path, "d"))
     assert same.scope_differences == [] and not same.drifted
+
+
+# -- what a claim states, figures aside (each expected line written out by hand) -------------------
+def claim(value: Any, text: str = "X seen", kind: str = "count", provenance: str | None = "measured",
+          **extra: Any) -> dict[str, Any]:
+    return {"id": "c", "kind": kind, "value": value, "text": text, "provenance": provenance, **extra}
+
+
+AGREEMENT = ["is", "are", "was", "were", "has", "have", "do", "does", "a", "an", "it", "they", "s",
+             "b", "kb", "mb", "gb"]
+
+
+def test_agreement_words_units_figures_and_plurals_say_nothing() -> None:
+    from survey.snapshot.diff import statement
+
+    def words(text: str) -> list[str]:
+        return statement(claim(1, text))["words"]
+
+    for w in AGREEMENT:
+        assert words(f"files {w} seen") == words("files seen") == ["file", "seen"], w
+    assert words("3 entries") == words("1 entry") == ["entry"]
+    assert words("ties") == ["tie"] and words("abcs") == ["abc"]  # 4 letters: only the s goes
+    assert words("gas bus") == ["bus", "gas"]  # 3 letters: kept whole
+    assert words("Seen, 1,234.5 in v2 3rd") == ["in", "rd", "seen", "v"]
+    assert statement(claim(0, "took 1,234.5 s in v2 on 3rd x.5"))["value"] == "0"
+    assert statement(claim("took 1,234.5 s in v2 on 3rd"))["value"] == "took # s in v2 on 3rd"
+
+
+def test_a_value_is_judged_by_sign_rate_and_multiset() -> None:
+    from survey.snapshot.diff import statement
+
+    def v(value: Any, kind: str = "count") -> Any:
+        return statement(claim(value, kind=kind))["value"]
+
+    assert [v(0), v(5), v(-2), v(0.0), v(2.5), v(True), v(False), v(None)] == ["0", "+", "-", "0", "+", True, False, None]
+    assert v([3, 3], "rate") == {"#1": "+", "#2": "+", "#1 of #2": "all"}
+    assert v([1, 3, 0], "rate") == {"#1": "+", "#2": "+", "#3": "0", "#1 of #2": "not all"}
+    assert v([3, 3]) == ["+", "+"]  # not a rate: a multiset
+    assert v([3], "rate") == ["+"]  # one figure is no rate
+    assert v([True, 3], "rate") == ["+", True]  # a bool is no figure
+    assert v(["b", "a", "b"]) == ["a", "b", "b"]
+    assert v([["b", 1], ["a", 0]]) == [["a", "0"], ["b", "+"]]  # a pair keeps its order
+    assert v({1: 0, "k": [2, 1]}) == {"1": "0", "k": ["+", "+"]}
+    assert v({"r": [2, 2]}, "rate") == {"r": {"#1": "+", "#2": "+", "#1 of #2": "all"}}
+    assert v((1, 2)) == repr((1, 2))
+
+
+def test_each_change_of_a_statement_is_named_where_it_is() -> None:
+    from survey.snapshot.diff import statement, statement_changes
+
+    def changes(o: dict[str, Any], c: dict[str, Any]) -> list[str]:
+        return statement_changes(statement(o), statement(c))
+
+    assert changes(claim({"x": 0, "y": [1, 2]}), claim({"x": 4, "z": 1}, provenance="sampled")) == [
+        "provenance: measured → sampled", "value · `x`: zero → non-zero", "value · `y`: gone", "value · `z`: new"]
+    assert changes(claim(["a", "b", "b"]), claim(["b", "c"])) == [
+        "value: new item c", "value: item gone a", "value: item gone b"]
+    assert changes(claim([{"name": "Shell", "n": 3}]), claim([{"name": "<x>", "n": 0}])) == [
+        "value: new item name &lt;x&gt;", "value: item gone name Shell"]
+    assert changes(claim([{"n": 3}]), claim([{"n": 0}])) == ['value: new item {"n": "0"}', 'value: item gone {"n": "+"}']
+    assert changes(claim(1, "Seen in 3 files"), claim(1, "Absent from 3 files")) == [
+        "sentence words no longer: in seen; now: absent from"]
+    assert changes(claim(1, "Seen in files"), claim(1, "Seen files")) == ["sentence words no longer: in"]
+    assert changes(claim(1, "Seen files"), claim(1, "Seen in files")) == ["sentence words now: in"]
+    assert changes(claim(0, "Seen <a>"), claim(2, "Gone <a>")) == ["value: zero → non-zero"]  # the value says where
+    assert changes(claim(1, holds=True), claim(1, holds=False)) == []  # extra is read from "extra"
+    assert changes(claim(1, extra={"holds": True}), claim(1, extra={"holds": False})) == ["extra · `holds`: true → false"]
+    assert changes(claim(-1), claim(None)) == ["value: negative → none"]
+    assert changes(claim("a"), claim(["a"])) == ['value: a → ["a"]']
+    assert changes(claim(1, provenance="<p>"), claim(1, provenance=None)) == ["provenance: &lt;p&gt; → None"]
+
+
+def test_figures_that_moved_are_named_by_key_path_or_in_the_sentence() -> None:
+    from survey.snapshot.diff import figure_changes
+
+    assert figure_changes(claim({"a": 1, "b": [2, 1200], "c": "x", "d": True}),
+                          claim({"a": 1, "b": [2, 1500], "c": "y", "d": False})) == ["`b` · #2: 1,200 → 1,500"]
+    assert figure_changes(claim({"a": 2.5, "n": {"k": 3}}), claim({"a": 3.5, "n": {"k": 3}, "m": 1})) == ["`a`: 2.5 → 3.5"]
+    assert figure_changes(claim(7, "3 of 10 files, 2.5 MB"), claim(7, "4 of 12 files, 2.5 MB")) == [
+        "in its sentence: 3 / 10 → 4 / 12"]
+    assert figure_changes(claim(7, "3 files"), claim(7, "3 files")) == []
+    assert figure_changes(claim(7, "3 files"), claim(8, "3 files")) == ["value: 7 → 8"]
