@@ -136,3 +136,135 @@ def test_figures_that_moved_are_named_by_key_path_or_in_the_sentence() -> None:
         "in its sentence: 3 / 10 → 4 / 12"]
     assert figure_changes(claim(7, "3 files"), claim(7, "3 files")) == []
     assert figure_changes(claim(7, "3 files"), claim(8, "3 files")) == ["value: 7 → 8"]
+
+
+# -- two snapshots that differ in known ways ------------------------------------------------------
+KS = ["rclass", "path", "jtype", "keyset", "occurrences"]
+VM = ["path", "value", "occurrences"]
+ST = ["stratum", "files"]
+OLD_CENSUS = {"keyset_census": table(KS, [["user", "$", "object", "a,b", 5], ["user", "$.m", "object", "x", 2],
+                                          [None, "$", "object", "a", 1]]),
+              "value_maps": table(VM, [["$.t", "a", 3], ["$.t", "b", 1]]),
+              "strata": table(ST, [["2026-01", 3], ["2026-02", 1]])}
+NEW_CENSUS = {"keyset_census": table(KS, [["user", "$", "object", "a,b", 9], ["assistant", "$", "object", "a,c", 3],
+                                          [None, "$.z", "string", "", 4]]),
+              "value_maps": table(VM, [["$.t", "a", 7], ["$.t", "c", 2]]),
+              "strata": table(ST, [["2026-02", 2], ["2026-03", 5]])}
+
+
+def c(cid: str, kind: str, value: Any, text: str) -> dict[str, Any]:
+    return {"id": cid, "kind": kind, "value": value, "text": text, "provenance": "measured"}
+
+
+OLD_CLAIMS = [c("no_x", "absence", True, "X: not observed"), c("no_y", "absence", True, "Y: not observed in 3 files"),
+              c("p", "percentile", {"p50": 1, "p90": 5}, "p90 5"), c("p2", "percentile", [1, 2], "1 then 2"),
+              c("n", "count", 3, "3 files"), c("z", "count", 0, "0 files had it"), c("gone", "count", 1, "Said once"),
+              c("same", "count", 1, "1 file")]
+NEW_CLAIMS = [c("no_x", "absence", False, "X: observed in 1"), c("no_y", "absence", True, "Y: not observed in 4 files"),
+              c("p", "percentile", {"p50": 1, "p90": 7}, "p90 7"), c("p2", "percentile", [1, 2], "1 then 2 again"),
+              c("n", "count", 5, "5 files"), c("z", "count", 2, "2 files had it"), c("came", "count", 1, "Said anew"),
+              c("same", "count", 1, "1 file")]
+SAMPLED = {"sample": {"n": 2, "seed": 5}, "counts": {"walked_files": 2, "files": 4}}
+
+
+def pair(base: Path, old_manifest: dict[str, Any] | None = None, new_manifest: dict[str, Any] | None = None
+         ) -> tuple[Path, Path]:
+    return (write(base, "old", old_manifest or MANIFEST, OLD_CENSUS, OLD_CLAIMS),
+            write(base, "new", new_manifest or MANIFEST, NEW_CENSUS, NEW_CLAIMS))
+
+
+def test_each_planted_difference_lands_in_its_list(tmp_path: Path) -> None:
+    d = diff(*pair(tmp_path))
+    assert d.runtime == "cursor" and d.scope_differences == []
+    assert d.keysets_appeared == [{"rclass": None, "path": "$.z", "jtype": "string", "keyset": "", "count": 4},
+                                  {"rclass": "assistant", "path": "$", "jtype": "object", "keyset": "a,c", "count": 3}]
+    assert d.keysets_vanished == [{"rclass": None, "path": "$", "jtype": "object", "keyset": "a", "count": 1},
+                                  {"rclass": "user", "path": "$.m", "jtype": "object", "keyset": "x", "count": 2}]
+    assert d.values_appeared == [{"path": "$.t", "value": "c", "count": 2}]
+    assert d.values_vanished == [{"path": "$.t", "value": "b", "count": 1}]
+    assert d.strata == {"2026-01": [3, 0], "2026-02": [1, 2], "2026-03": [0, 5]}
+    assert d.flipped_absences == [{"claim": "no_x", "old": "X: not observed", "new": "X: observed in 1"}]
+    assert d.percentile_shifts == [{"claim": "p", "old": {"p50": 1, "p90": 5}, "new": {"p50": 1, "p90": 7}}]
+    assert d.statements_changed == [
+        {"claim": "came", "old": None, "new": "Said anew", "changed": ["stated on one side only"]},
+        {"claim": "z", "old": "0 files had it", "new": "2 files had it", "changed": ["value: zero → non-zero"]},
+        {"claim": "gone", "old": "Said once", "new": None, "changed": ["stated on one side only"]}]
+    assert d.figures_moved == [{"claim": "n", "figures": ["value: 3 → 5"]},
+                               {"claim": "no_y", "figures": ["in its sentence: 3 → 4"]}]
+    assert d.drift_counts() == {"flipped_absences": 1, "statements_changed": 3, "keysets_appeared": 2,
+                                "keysets_vanished": 2, "values_appeared": 1, "values_vanished": 1}
+    assert d.drifted
+    assert d.summary() == ("drift: 1 absence claims flipped, 3 statements changed, 2 key sets appeared, "
+                           "2 key sets vanished, 1 vocabulary values appeared, 1 vocabulary values vanished")
+    j = d.to_json()
+    assert (j["drifted"], j["vanished_means"], j["appeared_means"], j["summary"]) == (
+        True, "vanished", "appeared", d.summary())
+    md = to_markdown(d)
+    lines = md.splitlines()
+    whole = "whole corpus, 4 of 4 files walked; root `root-a`; tool `1.0`, schema `7`, vocabulary `v1`"
+    assert lines[:8] == ["# Drift: cursor", "", f"From `{d.old}` to `{d.new}`.", "", "## Scope", "",
+                         f"- older: {whole}", f"- newer: {whole}"]
+    assert "- `None` `$.z` string ×4" in lines and "- `assistant` `$` object `{a,c}` ×3" in lines
+    assert "- `$.t` = `b` ×1" in lines and "- 2026-03: 0 → 5" in lines
+    assert "## Key sets that vanished" in lines and "## Statements changed" in lines
+    # the same pair the other way round: what came went, the lists swap
+    back = diff(*reversed(pair(tmp_path / "again")))
+    assert [k["count"] for k in back.keysets_vanished] == [4, 3] and [k["count"] for k in back.keysets_appeared] == [1, 2]
+
+
+def test_against_a_newer_sample_what_is_missing_was_not_seen(tmp_path: Path) -> None:
+    d = diff(*pair(tmp_path, new_manifest={**MANIFEST, **SAMPLED}))
+    assert (d.old_sampled, d.new_sampled) == (False, True)
+    assert d.drift_counts() == {"flipped_absences": 1, "keysets_appeared": 2, "values_appeared": 1}
+    assert d.summary() == ("drift: 1 absence claims flipped, 2 key sets appeared, 1 vocabulary values appeared; "
+                           "not drift: 3 statements that differ where a sample was walked, 2 key sets not seen in the "
+                           "newer sample, 1 vocabulary values not seen in the newer sample")
+    j = d.to_json()
+    assert (j["vanished_means"], j["appeared_means"]) == ("not seen in the newer snapshot's sample", "appeared")
+    lines = to_markdown(d).splitlines()
+    assert ("- the newer snapshot walked 2 of 4 files: a shape missing from it was not seen in its sample, which is not "
+            "evidence that it is gone") in lines
+    assert not any(ln.startswith("- the older snapshot walked") for ln in lines)
+    assert "- newer: sample of 2 (seed 5), 2 of 4 files walked; root `root-a`; tool `1.0`, schema `7`, vocabulary `v1`" in lines
+    for h in ("## Statements that differ where a sample was walked (not evidence of drift)",
+              "## Key sets not seen in the newer snapshot's sample", "## Key sets that appeared",
+              "## Vocabulary values not seen in the newer snapshot's sample", "## Vocabulary values that appeared"):
+        assert h in lines, h
+
+
+def test_against_an_older_sample_what_is_new_was_not_seen_before(tmp_path: Path) -> None:
+    d = diff(*pair(tmp_path, old_manifest={**MANIFEST, **SAMPLED, "vocab": None}))
+    assert (d.old_sampled, d.new_sampled) == (True, False)
+    assert d.drift_counts() == {"flipped_absences": 1, "keysets_vanished": 2, "values_vanished": 1}
+    assert d.summary() == ("drift: 1 absence claims flipped, 2 key sets vanished, 1 vocabulary values vanished; "
+                           "not drift: 3 statements that differ where a sample was walked, 2 key sets not seen in the "
+                           "older sample, 1 vocabulary values not seen in the older sample")
+    j = d.to_json()
+    assert (j["vanished_means"], j["appeared_means"]) == ("vanished", "not seen in the older snapshot's sample")
+    lines = to_markdown(d).splitlines()
+    assert ("- the older snapshot walked 2 of 4 files: a shape missing from it was not seen in its sample, which is not "
+            "evidence that it is new") in lines
+    assert not any(ln.startswith("- the newer snapshot walked") for ln in lines)
+    assert ("- older: sample of 2 (seed 5), 2 of 4 files walked; root `root-a`; tool `1.0`, schema `7`, "
+            "vocabulary version not recorded") in lines
+    for h in ("## Key sets in the newer snapshot only (not seen in the older one's sample)", "## Key sets that vanished",
+              "## Vocabulary values in the newer snapshot only (not seen in the older one's sample)"):
+        assert h in lines, h
+
+
+def test_two_runtimes_are_refused_and_missing_files_count_as_empty(tmp_path: Path) -> None:
+    import pytest
+
+    from survey.snapshot.diff import RuntimeMismatch
+
+    old = write(tmp_path, "a")
+    other = write(tmp_path, "b", {**MANIFEST, "runtime": "codex"})
+    with pytest.raises(RuntimeMismatch) as e:
+        diff(old, other)
+    assert str(e.value) == "cannot compare a snapshot of cursor with one of codex: diff compares two snapshots of one runtime"
+    bare = tmp_path / "bare" / "cursor"
+    bare.mkdir(parents=True)
+    (bare / "manifest.json").write_text(json.dumps(MANIFEST))  # no census, no claims
+    d = diff(bare, write(tmp_path, "c", MANIFEST, NEW_CENSUS, []))
+    assert len(d.keysets_appeared) == 3 and d.strata == {"2026-02": [0, 2], "2026-03": [0, 5]}
+    assert d.statements_changed == [] and d.keysets_vanished == []
