@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from survey.corpus.privacy import load_salt
 from survey.evidence.recheck import recheck
@@ -93,7 +94,7 @@ def test_the_command_reproduces_the_options_and_never_the_root() -> None:
 # -- each runtime's re-check on files written here, its claims written by hand -----------------------
 # No salt and no inventory: the files cannot be matched to a snapshot, every file found is re-read
 # and, the snapshot being of the whole corpus, totals compare exactly.
-def planted_snapshot(base: Path, runtime: str, claims: list[dict]) -> Path:
+def planted_snapshot(base: Path, runtime: str, claims: list[Any]) -> Path:
     snap = base / "snapshots" / "2026-01-01" / runtime
     snap.mkdir(parents=True)
     (snap / "manifest.json").write_text(json.dumps({"runtime": runtime, "sample": {"n": None}, "mode": "reviewed"}))
@@ -152,7 +153,7 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
           {"type": "user", "sessionId": "p1", "message": {"content": "x"}}]
     p2 = [{"type": "user", "sessionId": "other"}, {"type": "user", "sessionId": "p2"}, {"type": "user", "sessionId": 4}]
     kid = [{"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 3}}}]
-    odd = [{"type": "system", "sessionId": "p1"}, "a string"]
+    odd: list[Any] = [{"type": "system", "sessionId": "p1"}, "a string"]
     jsonl(root / "proj" / "p1.jsonl", p1)
     jsonl(root / "proj" / "p2.jsonl", p2)
     jsonl(root / "proj" / "p1" / "subagents" / "agent-a.jsonl", kid)
