@@ -39,6 +39,7 @@ def test_files_are_regular_files_by_suffix_in_walk_order(tmp_path: Path) -> None
         (tmp_path / rel).write_text("{}\n")
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "a.jsonl")
     (tmp_path / "dir.jsonl").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "sub")  # a folder reached by a link is not entered
     got = [p.relative_to(tmp_path).as_posix() for p in _files(tmp_path, ".jsonl")]
     assert got == ["a.jsonl", "b.jsonl", "sub/z/c.jsonl"]
     assert [p.relative_to(tmp_path).as_posix() for p in _files(tmp_path)] == [
@@ -146,13 +147,14 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
     from tests.test_recheck import class_of
 
     root = tmp_path / "projects"
-    p1 = [{"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 5}}},
+    p1: list[dict[str, Any]] = [
+          {"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 5}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 7}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m2", "usage": {"output_tokens": True}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": 3, "usage": {"output_tokens": 100}}},
           {"type": "user", "sessionId": "p1", "message": {"content": "x"}}]
-    p2 = [{"type": "user", "sessionId": "other"}, {"type": "user", "sessionId": "p2"}, {"type": "user", "sessionId": 4}]
-    kid = [{"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 3}}}]
+    p2: list[dict[str, Any]] = [{"type": "user", "sessionId": "other"}, {"type": "user", "sessionId": "p2"}, {"type": "user", "sessionId": 4}]
+    kid: list[dict[str, Any]] = [{"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 3}}}]
     odd: list[Any] = [{"type": "system", "sessionId": "p1"}, "a string"]
     jsonl(root / "proj" / "p1.jsonl", p1)
     jsonl(root / "proj" / "p2.jsonl", p2)
