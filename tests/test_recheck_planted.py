@@ -1,5 +1,5 @@
 """``survey recheck`` against figures counted here: what a re-check records of itself (method,
-runtime, scope of the files re-read) on a generated corpus surveyed once (tests/kept_util.py)."""
+runtime, scope of the files re-read), the plain reading, and each runtime's counts on files written here."""
 
 from __future__ import annotations
 
@@ -7,27 +7,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from survey.corpus.privacy import load_salt
 from survey.evidence.recheck import recheck
-from tests.test_recheck import cc, copy_snapshot, jsonl_files
-
-__all__ = ["cc"]  # the claude_code corpus's fixture
 
 
-def test_a_recheck_records_its_method_runtime_and_scope(cc: tuple[Path, Path], tmp_path: Path) -> None:
-    root, snap = cc
-    copy = copy_snapshot(snap, tmp_path)
-    r = recheck(copy, root, salt=load_salt())
+def test_a_recheck_records_its_method_runtime_and_scope(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    jsonl(root / "proj" / "s1.jsonl", [{"type": "user", "sessionId": "s1"}])
+    jsonl(root / "proj" / "s2.jsonl", [{"type": "user", "sessionId": "s2"}])
+    snap = planted_snapshot(tmp_path, "claude_code", [{"id": "file_identity", "value": [2, 2, 0, 0, 0]}])
+    r = recheck(snap, root)
     assert r["method"] == "independent: os.walk + stdlib json, plain Python counts"
-    assert r["runtime"] == "claude_code"
+    assert (r["runtime"], r["snapshot"], r["unreadable"]) == ("claude_code", str(snap), {})
     assert (r["sample"]["n"], r["sample"]["since"], "files" in r["sample"]) == (None, None, False)
-    assert r["matched_to_snapshot"] is True and r["root_matches_snapshot"] is True
-    n = len(jsonl_files("claude_code", root))
-    scope = f"{n} of the {n} .jsonl files the snapshot walked (unchanged since), re-read with the stdlib json module"
-    assert {v["scope"] for v in r["verdicts"]} == {scope}
-    assert r["disagreements"] == [] and [v["verdict"] for v in r["verdicts"]] == ["agrees"] * len(r["verdicts"])
-    stored = json.loads((copy.parent / f"{copy.name}.recheck.json").read_text())
-    assert stored == json.loads(json.dumps(r))
+    assert (r["matched_to_snapshot"], r["root_matches_snapshot"]) == (False, None)
+    assert by_claim(r) == {"file_identity": ("agrees", [2, 2, 0, 0, 0], [2, 2, 0, 0, 0])}
+    assert r["verdicts"][0]["scope"] == ("2 of 2 .jsonl files found under this root (not matched to the snapshot's "
+                                         "files: no salt, or another root), re-read with the stdlib json module")
+    assert r["verdicts"][0]["command"] == f'survey recheck {snap} --root "$ROOT"'
+    stored = json.loads((snap.parent / f"{snap.name}.recheck.json").read_text())
+    assert stored == json.loads(json.dumps(r)) and not list(snap.parent.glob(".*.tmp"))
 
 
 # -- the plain reading, on files written here --------------------------------------------------------
