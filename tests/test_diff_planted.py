@@ -226,6 +226,13 @@ def test_against_a_newer_sample_what_is_missing_was_not_seen(tmp_path: Path) -> 
             "evidence that it is gone") in lines
     assert not any(ln.startswith("- the older snapshot walked") for ln in lines)
     assert "- newer: sample of 2 (seed 5), 2 of 4 files walked; root `root-a`; tool `1.0`, schema `7`, vocabulary `v1`" in lines
+    # nothing came, went or changed: no drift, and no empty list named as "not drift"
+    quiet = diff(write(tmp_path, "q-old", MANIFEST, NEW_CENSUS, NEW_CLAIMS),
+                 write(tmp_path, "q-new", {**MANIFEST, **SAMPLED}, NEW_CENSUS, NEW_CLAIMS))
+    assert quiet.summary() == "no drift" and not quiet.drifted and quiet.drift_counts() == {}
+    only = diff(write(tmp_path, "o-old", MANIFEST, OLD_CENSUS, NEW_CLAIMS),
+                write(tmp_path, "o-new", {**MANIFEST, **SAMPLED}, {**OLD_CENSUS, "value_maps": table(VM, [])}, NEW_CLAIMS))
+    assert only.summary() == "no drift; not drift: 2 vocabulary values not seen in the newer sample"
     for h in ("## Statements that differ where a sample was walked (not evidence of drift)",
               "## Key sets not seen in the newer snapshot's sample", "## Key sets that appeared",
               "## Vocabulary values not seen in the newer snapshot's sample", "## Vocabulary values that appeared"):

@@ -4,6 +4,7 @@ runtime, scope of the files re-read), the plain reading, and each runtime's coun
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ def test_files_are_regular_files_by_suffix_in_walk_order(tmp_path: Path) -> None
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "a.jsonl")
     (tmp_path / "dir.jsonl").mkdir()
     (tmp_path / "linked").symlink_to(tmp_path / "sub")  # a folder reached by a link is not entered
+    os.mkfifo(tmp_path / "pipe.jsonl")  # not a regular file
     got = [p.relative_to(tmp_path).as_posix() for p in _files(tmp_path, ".jsonl")]
     assert got == ["a.jsonl", "b.jsonl", "sub/z/c.jsonl"]
     assert [p.relative_to(tmp_path).as_posix() for p in _files(tmp_path)] == [
