@@ -199,6 +199,7 @@ def test_each_planted_difference_lands_in_its_list(tmp_path: Path) -> None:
     j = d.to_json()
     assert (j["drifted"], j["vanished_means"], j["appeared_means"], j["summary"]) == (
         True, "vanished", "appeared", d.summary())
+    assert j["drift_counts"] == d.drift_counts() and j["keysets_appeared"] == d.keysets_appeared
     md = to_markdown(d)
     lines = md.splitlines()
     whole = "whole corpus, 4 of 4 files walked; root `root-a`; tool `1.0`, schema `7`, vocabulary `v1`"
