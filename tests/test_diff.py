@@ -24,6 +24,7 @@ from survey.runtimes import get
 from survey.snapshot.diff import Drift, RuntimeMismatch, diff, shift_lines, to_markdown
 from survey.snapshot.store import SCHEMA_VERSION
 from survey.synth.cursor import generate
+from tests.kept_util import built_once
 
 CALLS = 3  # tool_use blocks with an id in the planted transcript
 TOOL_USE = "$.message.content[type=tool_use]"
@@ -47,17 +48,18 @@ def survey(root: Path, base: Path, date: str, **kw: Any) -> Path:
 def snaps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """plain: a generated corpus; planted: the same root with the planted transcript added;
     sample: that root, 5 files walked; moved: a copy of it under another root."""
-    base = tmp_path_factory.mktemp("diff")
-    root = base / "projects"
-    root.mkdir()
-    generate(root, seed=3, sessions=6)
-    plain = survey(root, base, "2026-01-01")
-    plant(root)
-    moved = base / "moved" / "projects"
-    shutil.copytree(root, moved)
-    return {"plain": plain, "planted": survey(root, base, "2026-02-01"),
-            "sample": survey(root, base, "2026-03-01", sample_n=5, seed=1),
-            "moved": survey(moved, base, "2026-04-01")}
+    def build(base: Path) -> tuple[Path, ...]:
+        root = base / "projects"
+        root.mkdir()
+        generate(root, seed=3, sessions=6)
+        plain = survey(root, base, "2026-01-01")
+        plant(root)
+        moved = base / "moved" / "projects"
+        shutil.copytree(root, moved)
+        return (plain, survey(root, base, "2026-02-01"), survey(root, base, "2026-03-01", sample_n=5, seed=1),
+                survey(moved, base, "2026-04-01"))
+
+    return dict(zip(("plain", "planted", "sample", "moved"), built_once("diff", tmp_path_factory, build), strict=True))
 
 
 def copy(snap: Path, base: Path, date: str) -> Path:

@@ -37,7 +37,7 @@ from survey.runtimes import get
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
 from survey.synth import cursor as cu_synth
-from tests.drift import generated
+from tests.kept_util import built_once
 
 VOCAB_DIR = Path(__file__).resolve().parents[1] / "survey" / "runtimes"
 CLASS_PATHS = {"claude_code": (("type",), ("subtype",)), "codex": (("type",), ("payload", "type")),
@@ -125,22 +125,32 @@ def verdicts(r: dict) -> dict[str, dict]:
 
 
 # -- corpora ---------------------------------------------------------------------------------------
+def surveyed_once(tag: str, factory: pytest.TempPathFactory, runtime: str, folder: str, generate,  # type: ignore[no-untyped-def]
+                  sessions: int) -> tuple[Path, Path]:
+    """A generated corpus (seed 11) and its snapshot, made once per mutation pass (tests/kept_util.py)."""
+    def build(base: Path) -> tuple[Path, ...]:
+        root = base / folder
+        root.mkdir()
+        generate(root, seed=11, sessions=sessions)
+        return root, survey(runtime, root, base)
+
+    root, snap = built_once(f"recheck-{tag}", factory, build)
+    return root, snap
+
+
 @pytest.fixture(scope="module")
 def cc(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = generated(tmp_path_factory, "cc", "projects", cc_synth.generate, seed=11, sessions=8)
-    return root, survey("claude_code", root, root.parent)
+    return surveyed_once("cc", tmp_path_factory, "claude_code", "projects", cc_synth.generate, 8)
 
 
 @pytest.fixture(scope="module")
 def cx(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = generated(tmp_path_factory, "cx", "sessions", cx_synth.generate, seed=11, sessions=10)
-    return root, survey("codex", root, root.parent)
+    return surveyed_once("cx", tmp_path_factory, "codex", "sessions", cx_synth.generate, 10)
 
 
 @pytest.fixture(scope="module")
 def cu(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = generated(tmp_path_factory, "cu", "projects", cu_synth.generate, seed=11, sessions=10)
-    return root, survey("cursor", root, root.parent)
+    return surveyed_once("cu", tmp_path_factory, "cursor", "projects", cu_synth.generate, 10)
 
 
 # -- like with like ----------------------------------------------------------------------------

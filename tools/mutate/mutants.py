@@ -26,6 +26,7 @@ equivalent mutants survives edits elsewhere in the module.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import copy
@@ -221,10 +222,39 @@ def _short(node: ast.AST, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _top_pieces(tree: ast.Module) -> list[str]:
+    """The text ``ast.unparse(tree)`` gives each top-level statement (with the blank lines that
+    lead it): their concatenation is the whole module's text."""
+    pieces, done = [], ""
+    for k in range(len(tree.body)):
+        text = ast.unparse(ast.Module(body=tree.body[: k + 1], type_ignores=[]))
+        pieces.append(text[len(done):])
+        done = text
+    return pieces
+
+
+def _unparse_at(stmt: ast.stmt, first: bool) -> str:
+    """``stmt``'s text as ``ast.unparse`` writes it at its place among the top-level statements:
+    after another one (a leading ``pass``, cut off again) unless it is the first."""
+    if first:
+        return ast.unparse(ast.Module(body=[stmt], type_ignores=[]))
+    return ast.unparse(ast.Module(body=[ast.Pass(), stmt], type_ignores=[]))[len("pass"):]
+
+
 def mutants(path: str, source: str) -> list[Mutant]:
-    """Every mutant of a module, in source order (the same list for the same source)."""
+    """Every mutant of a module, in source order (the same list for the same source).
+
+    A mutation changes one top-level statement: only that statement is copied, unparsed and
+    compiled again (with the module's ``from __future__`` flags), and its text is set between
+    the others' unchanged texts, which is ``ast.unparse`` of the whole mutated module."""
     tree = ast.parse(source)
     lines = source.splitlines()
+    pieces = _top_pieces(tree)
+    flags = 0
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            for alias in stmt.names:
+                flags |= getattr(__future__, alias.name).compiler_flag
     out: list[Mutant] = []
     seen: dict[tuple[str, str, str], int] = {}
     for step, node, parent, field, where in list(_walk(tree, (), "<module>", lines)):
@@ -234,14 +264,19 @@ def mutants(path: str, source: str) -> list[Mutant]:
         for op, new in reps:
             if new is None:
                 continue
-            tree2 = ast.parse(source)
-            _set(tree2, step, new)
-            ast.fix_missing_locations(tree2)
+            (_, top), rest = step[0], step[1:]
+            assert top is not None
+            if rest:
+                stmt = copy.deepcopy(tree.body[top])
+                _set(stmt, rest, new)
+            else:
+                stmt = new  # type: ignore[assignment]
             try:
-                mutated = ast.unparse(tree2)
-                compile(mutated, path, "exec")
+                piece = _unparse_at(stmt, top == 0)
+                compile(piece, path, "exec", flags=flags, dont_inherit=True)
             except (SyntaxError, ValueError):
                 continue
+            mutated = "".join(pieces[:top]) + piece + "".join(pieces[top + 1:])
             before, after = _short(node), _short(new)
             if before == after:
                 continue
