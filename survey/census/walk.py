@@ -1214,9 +1214,10 @@ class Walker:
         res.hash = facts.get("hash", "")
         res.nbytes = facts.get("nbytes", 0)
         parse = getattr(reader, "parse", None)  # a reader that hands some records over unparsed
-        # a record kind -> (a top-level key, a tally of the store's facts): the key's value,
-        # where it is an object, goes to the tally (found on the C core's tape in its pass)
-        probes: dict[str, tuple[str, Any]] = getattr(reader, "probes", {})
+        # a record kind -> its probed top-level keys and what each key's object goes to (where
+        # the value is an object; found on the C core's tape in its pass): the reader's
+        # ``probes`` (a tally of the store's facts) and the profile's ``named_objects``
+        probes = self._store_probes(getattr(reader, "probes", {}), facts, res)
         core = self._core
         n = 0
         if core is not None:
@@ -1230,28 +1231,80 @@ class Walker:
                 if n == due and spill is not None:
                     spill(res)
                     due += SPILL_RECORDS
+                probe = probes.get(rclass)
                 if status == UNPARSED:  # the record's JSON text: on the tape if it can, else parsed here
-                    probe = probes.get(rclass)
                     if core is not None:
                         got = core.record_text(res, n, obj, rclass, probe[0]) if probe else \
                             core.record_text(res, n, obj, rclass)
                         if got is not False:
-                            if got is not True:  # where the probed key's object is in the text
-                                probe[1](facts, orjson.loads(memoryview(obj)[got[0]:got[0] + got[1]]))  # type: ignore[index]
+                            if got is not True:  # where each probed key's object is in the text
+                                view = memoryview(obj)
+                                for span, use in zip(got, probe[1], strict=True):  # type: ignore[arg-type, index]
+                                    if span is not None:
+                                        use(n, orjson.loads(view[span[0]:span[0] + span[1]]))
                             continue
                     status, obj = parse(obj)  # type: ignore[misc]
-                    if probe and isinstance(obj, dict) and isinstance(obj.get(probe[0]), dict):
-                        probe[1](facts, obj[probe[0]])
                 if obj is None:
                     res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
                     continue
                 self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
+                if probe and isinstance(obj, dict):
+                    for key, use in zip(*probe, strict=True):
+                        if isinstance(obj.get(key), dict):
+                            use(n, obj[key])
         finally:
             if core is not None:
                 core.release(res)
         res.lines = n + 1 if res.frames else 0
         if facts.get("status") and facts["status"] != "ok":
             res.status = facts["status"]
+
+    def _store_probes(self, tallies: dict[str, tuple[str, Any]], facts: dict,
+                      res: FileResult) -> dict[str, tuple[tuple[str, ...], tuple[Any, ...]]]:
+        """Per record kind, the top-level keys to find in each record and, for each, what its
+        object goes to (``use(line_no, obj)``): a reader's tally of the store's facts, or the
+        profile's named object (``named_block``)."""
+        out: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {}
+        for kind, (key, tally) in tallies.items():
+            out[kind] = ((key,), (lambda _n, o, t=tally: t(facts, o),))
+        for kind, (key, name_key, input_key) in self.p.named_objects.items():
+            keys, uses = out.get(kind, ((), ()))
+            out[kind] = ((*keys, key), (*uses, functools.partial(self.named_block, res, key, name_key, input_key)))
+        return out
+
+    def named_block(self, res: FileResult, key: str, name_key: str, input_key: str, line_no: int,
+                    obj: dict) -> None:
+        """A record's object at a top-level key as one block (``Profile.named_objects``): its
+        gated key set and name, and its input's type and gated key set; an input carried as a
+        string is parsed (JSON in a string), ``<not-json>`` where it does not parse. Never a
+        value, never a key outside the gate."""
+        carrier = "$." + key
+        nv = obj.get(name_key)
+        name = None
+        if isinstance(nv, str):
+            g = self.gval(f"{carrier}.{name_key}", nv)
+            name = g if g is not None else WITHHELD
+        itype: str | None = None
+        iks: str | None = None
+        if input_key in obj:
+            inp = obj[input_key]
+            if isinstance(inp, str):
+                try:
+                    inp = orjson.loads(inp)
+                except orjson.JSONDecodeError:
+                    inp, itype = None, "<not-json>"
+            if itype is None:
+                itype = jtype(inp)
+            if isinstance(inp, dict):
+                ipath = f"{carrier}.{input_key}"
+                if ipath in self.dict_paths or len(inp) > self.max_keys:
+                    iks = "<map>"  # keyed by data: counted, never described
+                elif ipath in self.opaque_paths:
+                    iks = "<opaque>"
+                else:
+                    iks = self.keyset_of(inp)
+        ks = self.keyset_of(obj) if len(obj) <= self.max_keys else "<map>"
+        res.blocks.append((line_no, carrier, 0, "<none>", ks, name, itype, iks, None))
 
     def walk_blob(self, res: FileResult, reader: HashingReader) -> None:
         lines = 0
