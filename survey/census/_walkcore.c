@@ -2822,8 +2822,10 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
  * text, walked on the tape as a JSONL line is (status ok, flags 0, nbytes its length), with
  * the record class the store gives. False, with nothing recorded, when the tape is not sure
  * of the text (or it is not an object): the caller parses it and calls record(), as the
- * Python walker always does. With probe (a top-level key, or a tuple of them): where each
- * key's value is in data, as (offset, length) where it is an object (None where not). */
+ * Python walker always does. With probe (a top-level key, or a tuple of probes): where each
+ * key's value is in data, as (offset, length) where it is an object (None where not); a probe
+ * that is itself a tuple of keys is a path: the value there (null or absent: None), a string
+ * or other scalar as its Python value, an object or array as its (offset, length). */
 static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 4 || nargs > 5 || !PyLong_Check(args[1]) || !PyUnicode_Check(args[3]) ||
         (nargs == 5 && !PyUnicode_CheckExact(args[4]) && !PyTuple_CheckExact(args[4]))) {
@@ -2833,16 +2835,36 @@ static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nar
     }
     if (!c->use_tape) Py_RETURN_FALSE;
     PyObject *res = args[0];
-    PyObject *keys = NULL;  /* the probed top-level keys, interned (keys on the tape are: found by identity) */
+    /* the probes, their keys interned (keys on the tape are: found by identity) */
+    PyObject *keys = NULL;
     int many = nargs == 5 && PyTuple_CheckExact(args[4]);
     if (nargs == 5) {
         Py_ssize_t nk = many ? PyTuple_GET_SIZE(args[4]) : 1;
         if (!(keys = PyTuple_New(nk))) return NULL;
         for (Py_ssize_t i = 0; i < nk; i++) {
             PyObject *k = many ? PyTuple_GET_ITEM(args[4], i) : args[4];
+            if (PyTuple_CheckExact(k)) {
+                Py_ssize_t np = PyTuple_GET_SIZE(k);
+                PyObject *path = PyTuple_New(np);
+                if (!path) { Py_DECREF(keys); return NULL; }
+                for (Py_ssize_t j = 0; j < np; j++) {
+                    PyObject *part = PyTuple_GET_ITEM(k, j);
+                    if (!PyUnicode_CheckExact(part)) { Py_DECREF(path); path = NULL; break; }
+                    Py_INCREF(part);
+                    PyUnicode_InternInPlace(&part);
+                    PyTuple_SET_ITEM(path, j, part);
+                }
+                if (!path) {
+                    Py_DECREF(keys);
+                    PyErr_SetString(PyExc_TypeError, "record_text: a probe path is a tuple of str keys");
+                    return NULL;
+                }
+                PyTuple_SET_ITEM(keys, i, path);
+                continue;
+            }
             if (!PyUnicode_CheckExact(k)) {
                 Py_DECREF(keys);
-                PyErr_SetString(PyExc_TypeError, "record_text: a probe is a str key");
+                PyErr_SetString(PyExc_TypeError, "record_text: a probe is a str key or a tuple of them");
                 return NULL;
             }
             Py_INCREF(k);
@@ -2850,7 +2872,7 @@ static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nar
             PyTuple_SET_ITEM(keys, i, k);
         }
     }
-    PyObject *spans = NULL;  /* (offset, length) or None per probed key */
+    PyObject *spans = NULL;  /* per probe: a span, a value or None */
     Py_buffer view;
     if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) { Py_XDECREF(keys); return NULL; }
     int rc = scan_text(c, (const char *)view.buf, view.len, 0);
@@ -2858,9 +2880,17 @@ static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nar
         int found = 0;
         if (!(spans = PyTuple_New(PyTuple_GET_SIZE(keys)))) rc = -1;
         for (Py_ssize_t i = 0; spans && i < PyTuple_GET_SIZE(keys); i++) {
-            Py_ssize_t v = t_field(c->tape, 0, PyTuple_GET_ITEM(keys, i));
-            PyObject *sp = v >= 0 && c->tape[v].t == T_OBJ
-                ? Py_BuildValue("(nn)", c->tape[v].off, c->tape[v].len) : Py_NewRef(Py_None);
+            PyObject *k = PyTuple_GET_ITEM(keys, i), *sp;
+            const Tok *T = c->tape;
+            if (PyTuple_CheckExact(k)) {
+                Py_ssize_t v = t_get_path(T, 0, k);
+                sp = v < 0 ? Py_NewRef(Py_None)
+                   : (T[v].t == T_OBJ || T[v].t == T_ARR) ? Py_BuildValue("(nn)", T[v].off, T[v].len)
+                   : t_value(c, (const char *)view.buf, T, v);
+            } else {
+                Py_ssize_t v = t_field(T, 0, k);
+                sp = v >= 0 && T[v].t == T_OBJ ? Py_BuildValue("(nn)", T[v].off, T[v].len) : Py_NewRef(Py_None);
+            }
             if (!sp) { Py_CLEAR(spans); rc = -1; break; }
             found |= sp != Py_None;
             PyTuple_SET_ITEM(spans, i, sp);
@@ -3152,7 +3182,8 @@ static PyMethodDef Core_methods[] = {
     {"record_text", (PyCFunction)(void (*)(void))Core_record_text, METH_FASTCALL,
      "record_text(res, line_no, data, rclass, probe=None) -> bool: a store record's JSON text on the tape;\n"
      "with probe (a key): (offset, length) of that top-level key's value in data where it is an object;\n"
-     "with a tuple of keys: a tuple of those spans (None where not an object), True where none is"},
+     "with a tuple of probes: a tuple of those (a probe that is a tuple of keys: the value at that path,\n"
+     "an object's or array's as its span; None where absent or null), True where none is found"},
     {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,
      "lines(res, data, line_no, max_line, tail) -> next line_no: frame, parse and record"},
     {NULL, NULL, 0, NULL},

@@ -38,8 +38,8 @@ written last, with no header: ``planted["composer_bubbles"]`` counts both.
 every ``PARAMS_NOT_JSON_EVERY``-th call's ``params`` is its JSON text cut short (not JSON);
 ``read_file`` / ``read_file_v2`` leave ``offset`` and ``limit`` out on every third call (as
 the real sample does on one of its five); the invented ``list_dir`` tool carries no
-``params``; ``run_terminal_command_v2``'s params carry one key outside the reviewed
-vocabulary (``privateArg``, with a canary token when canaries are on).
+``params``; ``run_terminal_command_v2``'s params carry a key outside the reviewed vocabulary
+(``privateArg``) and a path used as a key (``./.env``, with a canary token when canaries are on).
 
 *Ground truth.* ``planted`` is tallied from the objects as they are built, never by re-reading
 the database, so an independent recount in a test checks both sides. Bubble figures cover the
@@ -288,7 +288,7 @@ def _t_read_lints(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any
 def _t_terminal(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
     cmd = g.mark(f"{g.rng.choice(SHORT_WORDS)} --{g.rng.choice(SHORT_WORDS)}")
     return ({"command": cmd, "is_background": False},
-            {"command": cmd, "cwd": ws, "options": {"timeout": 30000}, g.mark("privateArg", "_"): True},
+            {"command": cmd, "cwd": ws, "options": {"timeout": 30000}, "privateArg": True, g.mark("./.env", "-"): 1},
             g.text(3, 20))
 
 
