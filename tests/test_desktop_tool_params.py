@@ -45,7 +45,7 @@ def _recount(root: Path) -> dict[str, dict]:
         t = out.setdefault(tfd.get("name"), {"calls": 0, "object_params": 0, "no_params": 0, "not_json": 0,
                                              "other_type": 0, "keys": Counter(), "keysets": set()})
         t["calls"] += 1
-        if "params" not in tfd:
+        if tfd.get("params") is None:  # absent or null
             t["no_params"] += 1
             continue
         try:
@@ -147,7 +147,7 @@ def test_params_of_every_odd_kind_are_counted_never_a_crash(tmp_path: Path) -> N
     rows = [(k, json.loads(v)) for k, v in con.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%'")
             if v and v.lstrip().startswith("{") and '"toolFormerData"' in v]
     odd = ["[1, 2]", '"text"', "null", "[" * 3000 + "]" * 3000, json.dumps({f"k{i}": i for i in range(400)}),
-           {"command": "x"}, 7, "", "{"]
+           {"command": "x"}, 7, "", "{", None]
     assert len(rows) >= len(odd)
     for (key, b), params in zip(rows, odd, strict=False):
         b["toolFormerData"]["params"] = params
@@ -175,7 +175,7 @@ def _recount_types(root: Path) -> Counter[str]:
         if not isinstance(tfd, dict):
             continue
         out["calls"] += 1
-        if "params" not in tfd:
+        if tfd.get("params") is None:  # absent or null
             out["no_params"] += 1
             continue
         p = tfd["params"]

@@ -985,7 +985,7 @@ def desktop_truth(root: Path) -> dict[str, Any]:
             out = params_out.setdefault(name, Counter({"calls": 0, "object_params": 0, "no_params": 0,
                                                       "not_json": 0, "other_type": 0}))
             out["calls"] += 1
-            if "params" not in tf:
+            if tf.get("params") is None:  # absent or null
                 out["no_params"] += 1
                 continue
             p = tf["params"]

@@ -276,7 +276,7 @@ def _tool_params(k: Kit) -> None:
     else:
         text = (f"toolFormerData params (a JSON object carried in a string, parsed by the walk; its key sets per tool "
                 f"name below): {fmt(tot['object_params'])} of {fmt(tot['calls'])} calls hold a JSON object"
-                + (f"; {fmt(tot['no_params'])} carry no params ({by_tool('no_params')})" if tot["no_params"] else
+                + (f"; {fmt(tot['no_params'])} carry no params, absent or null ({by_tool('no_params')})" if tot["no_params"] else
                    "; every call carries params")
                 + (f"; {fmt(tot['not_json'])} hold text that is not JSON, counted and never read ({by_tool('not_json')})"
                    if tot["not_json"] else "; none holds text that is not JSON")
