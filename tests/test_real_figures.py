@@ -948,6 +948,8 @@ def desktop_truth(root: Path) -> dict[str, Any]:
     numbers: Counter[str] = Counter()
     models: Counter[str] = Counter()
     keysets: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    params_out: dict[str, Counter[str]] = {}
+    params_keys: dict[str, list[tuple[str, ...]]] = {}
     for key, value in cells:
         kind = key.split(":", 1)[0]
         kinds[kind] += 1
@@ -978,6 +980,24 @@ def desktop_truth(root: Path) -> dict[str, Any]:
         if isinstance(tf, dict) and isinstance(tf.get("name"), str):
             names[tf["name"]] += 1
             numbers[f"{tf.get('tool')}:{tf['name']}"] += 1
+        if isinstance(tf, dict):  # params: a JSON object carried in a string, parsed here with json
+            name = tf["name"] if isinstance(tf.get("name"), str) else "<none>"
+            out = params_out.setdefault(name, Counter({"calls": 0, "object_params": 0, "no_params": 0,
+                                                      "not_json": 0, "other_type": 0}))
+            out["calls"] += 1
+            if tf.get("params") is None:  # absent or null
+                out["no_params"] += 1
+                continue
+            p = tf["params"]
+            if isinstance(p, str):
+                try:
+                    p = json.loads(p)
+                except ValueError:
+                    out["not_json"] += 1
+                    continue
+            out["object_params" if isinstance(p, dict) else "other_type"] += 1
+            if isinstance(p, dict):
+                params_keys.setdefault(name, []).append(tuple(sorted(p)))
     return {
         "basis_files.total": sum(1 for p in root.rglob("*") if p.is_file()),
         "basis_files.state": 1,
@@ -990,6 +1010,9 @@ def desktop_truth(root: Path) -> dict[str, Any]:
         "token_counts": tokens,
         "tool_names.names": dict(names),
         "tool_numbers": dict(numbers),
+        "tool_params": {n: dict(c) for n, c in params_out.items()},
+        "nested_tool_input": {n: {"calls": len(v), "keysets": len(set(v)), "keys": dict(Counter(k for o in v for k in o))}
+                              for n, v in params_keys.items()},
         "models": dict(models),
         "ordering": desktop_ordering(db),
         "kind_keysets": {k: {"records": len(v), "keysets": len(set(v)),
@@ -1463,7 +1486,7 @@ CENSUS_NOT_RECOUNTED: dict[str, str] = {
                     "persisted", "readback_refs", "result_outcomes", "session_ids", "session_meta_headers",
                     "skill_evidence", "skill_reads", "store_outcomes", "store_tables", "subagents", "text_markers",
                     "thinking", "token_counter", "token_counts", "tool_call_ids", "tool_call_variants",
-                    "tool_former", "tool_input_keys", "tool_name_reasons", "tool_numbers", "tool_pairs",
+                    "tool_former", "tool_input_keys", "tool_name_reasons", "tool_params", "tool_numbers", "tool_pairs",
                     "tool_use_result_by_tool", "turn_ended", "usage_dedup", "user_frames_per_file", "uuid_dag",
                     "versions", "wal_rows"), _VIA_CLAIM),
 }

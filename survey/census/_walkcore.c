@@ -2822,29 +2822,82 @@ static PyObject *Core_lines(Core *c, PyObject *const *args, Py_ssize_t nargs) {
  * text, walked on the tape as a JSONL line is (status ok, flags 0, nbytes its length), with
  * the record class the store gives. False, with nothing recorded, when the tape is not sure
  * of the text (or it is not an object): the caller parses it and calls record(), as the
- * Python walker always does. */
+ * Python walker always does. With probe (a top-level key, or a tuple of probes): where each
+ * key's value is in data, as (offset, length) where it is an object (None where not); a probe
+ * that is itself a tuple of keys is a path: the value there (null or absent: None), a string
+ * or other scalar as its Python value, an object or array as its (offset, length). */
 static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 4 || nargs > 5 || !PyLong_Check(args[1]) || !PyUnicode_Check(args[3]) ||
-        (nargs == 5 && !PyUnicode_CheckExact(args[4]))) {
-        PyErr_SetString(PyExc_TypeError, "record_text(res, line_no: int, data: bytes, rclass: str, probe: str = None)");
+        (nargs == 5 && !PyUnicode_CheckExact(args[4]) && !PyTuple_CheckExact(args[4]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "record_text(res, line_no: int, data: bytes, rclass: str, probe: str | tuple = None)");
         return NULL;
     }
     if (!c->use_tape) Py_RETURN_FALSE;
     PyObject *res = args[0];
-    PyObject *probe = NULL;  /* a top-level key: the span of its value, if an object */
+    /* the probes, their keys interned (keys on the tape are: found by identity) */
+    PyObject *keys = NULL;
+    int many = nargs == 5 && PyTuple_CheckExact(args[4]);
     if (nargs == 5) {
-        probe = Py_NewRef(args[4]);
-        PyUnicode_InternInPlace(&probe);  /* keys on the tape are interned: found by identity */
+        Py_ssize_t nk = many ? PyTuple_GET_SIZE(args[4]) : 1;
+        if (!(keys = PyTuple_New(nk))) return NULL;
+        for (Py_ssize_t i = 0; i < nk; i++) {
+            PyObject *k = many ? PyTuple_GET_ITEM(args[4], i) : args[4];
+            if (PyTuple_CheckExact(k)) {
+                Py_ssize_t np = PyTuple_GET_SIZE(k);
+                PyObject *path = PyTuple_New(np);
+                if (!path) { Py_DECREF(keys); return NULL; }
+                for (Py_ssize_t j = 0; j < np; j++) {
+                    PyObject *part = PyTuple_GET_ITEM(k, j);
+                    if (!PyUnicode_CheckExact(part)) { Py_DECREF(path); path = NULL; break; }
+                    Py_INCREF(part);
+                    PyUnicode_InternInPlace(&part);
+                    PyTuple_SET_ITEM(path, j, part);
+                }
+                if (!path) {
+                    Py_DECREF(keys);
+                    PyErr_SetString(PyExc_TypeError, "record_text: a probe path is a tuple of str keys");
+                    return NULL;
+                }
+                PyTuple_SET_ITEM(keys, i, path);
+                continue;
+            }
+            if (!PyUnicode_CheckExact(k)) {
+                Py_DECREF(keys);
+                PyErr_SetString(PyExc_TypeError, "record_text: a probe is a str key or a tuple of them");
+                return NULL;
+            }
+            Py_INCREF(k);
+            PyUnicode_InternInPlace(&k);
+            PyTuple_SET_ITEM(keys, i, k);
+        }
     }
-    Py_ssize_t span_off = -1, span_len = 0;
+    PyObject *spans = NULL;  /* per probe: a span, a value or None */
     Py_buffer view;
-    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) { Py_XDECREF(probe); return NULL; }
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0) { Py_XDECREF(keys); return NULL; }
     int rc = scan_text(c, (const char *)view.buf, view.len, 0);
-    if (rc == SC_OK && probe && c->tape[0].t == T_OBJ) {
-        Py_ssize_t v = t_field(c->tape, 0, probe);
-        if (v >= 0 && c->tape[v].t == T_OBJ) span_off = c->tape[v].off, span_len = c->tape[v].len;
+    if (rc == SC_OK && keys && c->tape[0].t == T_OBJ) {
+        int found = 0;
+        if (!(spans = PyTuple_New(PyTuple_GET_SIZE(keys)))) rc = -1;
+        for (Py_ssize_t i = 0; spans && i < PyTuple_GET_SIZE(keys); i++) {
+            PyObject *k = PyTuple_GET_ITEM(keys, i), *sp;
+            const Tok *T = c->tape;
+            if (PyTuple_CheckExact(k)) {
+                Py_ssize_t v = t_get_path(T, 0, k);
+                sp = v < 0 ? Py_NewRef(Py_None)
+                   : (T[v].t == T_OBJ || T[v].t == T_ARR) ? Py_BuildValue("(nn)", T[v].off, T[v].len)
+                   : t_value(c, (const char *)view.buf, T, v);
+            } else {
+                Py_ssize_t v = t_field(T, 0, k);
+                sp = v >= 0 && T[v].t == T_OBJ ? Py_BuildValue("(nn)", T[v].off, T[v].len) : Py_NewRef(Py_None);
+            }
+            if (!sp) { Py_CLEAR(spans); rc = -1; break; }
+            found |= sp != Py_None;
+            PyTuple_SET_ITEM(spans, i, sp);
+        }
+        if (!found) Py_CLEAR(spans);
     }
-    Py_XDECREF(probe);
+    Py_XDECREF(keys);
     if (rc == SC_OK) {
         PyObject *a[4] = {args[1], S_ok, PyLong_FromSsize_t(view.len), PyLong_FromLong(0)};
         rc = (a[2] && a[3]) ? t_record(c, res, (const char *)view.buf, a, args[3]) : -1;
@@ -2854,8 +2907,14 @@ static PyObject *Core_record_text(Core *c, PyObject *const *args, Py_ssize_t nar
     if (c->tcap > (1 << 16)) { PyMem_Free(c->tape); c->tape = NULL; c->tcap = 0; } /* one huge record */
     if (c->scap > (1 << 20)) { PyMem_Free(c->scratch); c->scratch = NULL; c->scap = 0; }
     if (rc <= 0 && res != c->lines_res && tab_flush(c, rc < 0 ? NULL : res) < 0) rc = -1;
-    if (rc < 0) return NULL;
-    if (rc == SC_OK && span_off >= 0) return Py_BuildValue("(nn)", span_off, span_len);
+    if (rc < 0) { Py_XDECREF(spans); return NULL; }
+    if (rc == SC_OK && spans) {
+        if (many) return spans;
+        PyObject *one = Py_NewRef(PyTuple_GET_ITEM(spans, 0));
+        Py_DECREF(spans);
+        return one;
+    }
+    Py_XDECREF(spans);
     return PyBool_FromLong(rc == SC_OK);
 }
 
@@ -3122,7 +3181,9 @@ static PyMethodDef Core_methods[] = {
      "take(res, file_id, nodes, node_keys, values, value_keys, nodes_from, values_from): the held counts into two batch Tables"},
     {"record_text", (PyCFunction)(void (*)(void))Core_record_text, METH_FASTCALL,
      "record_text(res, line_no, data, rclass, probe=None) -> bool: a store record's JSON text on the tape;\n"
-     "with probe (a key): (offset, length) of that top-level key's value in data where it is an object"},
+     "with probe (a key): (offset, length) of that top-level key's value in data where it is an object;\n"
+     "with a tuple of probes: a tuple of those (a probe that is a tuple of keys: the value at that path,\n"
+     "an object's or array's as its span; None where absent or null), True where none is found"},
     {"lines", (PyCFunction)(void (*)(void))Core_lines, METH_FASTCALL,
      "lines(res, data, line_no, max_line, tail) -> next line_no: frame, parse and record"},
     {NULL, NULL, 0, NULL},

@@ -35,6 +35,12 @@ def rare_keys(tables: dict[str, pl.DataFrame], min_files: int) -> set[str]:
             per_key.setdefault(k, set()).add(fid)
         for k in SEG.findall(path):
             per_key.setdefault(k, set()).add(fid)
+    if "blocks" in tables:  # a named object's input parsed from a string: its keys are in no node
+        inputs = (tables["blocks"].lazy().select("file_id", "input_keyset")
+                  .filter(pl.col("input_keyset").is_not_null()).unique().collect())
+        for fid, ks in inputs.iter_rows():
+            for k in _keys_of_keyset(ks):
+                per_key.setdefault(k, set()).add(fid)
     return {k for k, fs in per_key.items() if len(fs) < min_files and k not in MASKS and not k.startswith("<")}
 
 

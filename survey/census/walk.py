@@ -11,6 +11,7 @@ import functools
 import os
 import re
 import select
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -1214,9 +1215,10 @@ class Walker:
         res.hash = facts.get("hash", "")
         res.nbytes = facts.get("nbytes", 0)
         parse = getattr(reader, "parse", None)  # a reader that hands some records over unparsed
-        # a record kind -> (a top-level key, a tally of the store's facts): the key's value,
-        # where it is an object, goes to the tally (found on the C core's tape in its pass)
-        probes: dict[str, tuple[str, Any]] = getattr(reader, "probes", {})
+        # a record kind -> its probed top-level keys and what each key's object goes to (where
+        # the value is an object; found on the C core's tape in its pass): the reader's
+        # ``probes`` (a tally of the store's facts) and the profile's ``named_objects``
+        probes = self._store_probes(getattr(reader, "probes", {}), facts, res)
         core = self._core
         n = 0
         if core is not None:
@@ -1230,28 +1232,87 @@ class Walker:
                 if n == due and spill is not None:
                     spill(res)
                     due += SPILL_RECORDS
+                probe = probes.get(rclass)
                 if status == UNPARSED:  # the record's JSON text: on the tape if it can, else parsed here
-                    probe = probes.get(rclass)
                     if core is not None:
                         got = core.record_text(res, n, obj, rclass, probe[0]) if probe else \
                             core.record_text(res, n, obj, rclass)
                         if got is not False:
-                            if got is not True:  # where the probed key's object is in the text
-                                probe[1](facts, orjson.loads(memoryview(obj)[got[0]:got[0] + got[1]]))  # type: ignore[index]
+                            if got is not True:  # what each probe found in the text
+                                for i, j, use in probe[1]:  # type: ignore[index]
+                                    use(n, got[i:j], obj)  # type: ignore[index]
                             continue
                     status, obj = parse(obj)  # type: ignore[misc]
-                    if probe and isinstance(obj, dict) and isinstance(obj.get(probe[0]), dict):
-                        probe[1](facts, obj[probe[0]])
                 if obj is None:
                     res.frames.append((n, status, nbytes, 0, rclass, None, *([None] * len(self.frame_fields))))
                     continue
                 self.record(res, n, status, nbytes, 0, obj, rclass=rclass)
+                if probe and isinstance(obj, dict):
+                    found = tuple(_probed(obj, k) for k in probe[0])
+                    for i, j, use in probe[1]:
+                        use(n, found[i:j], None)
         finally:
             if core is not None:
                 core.release(res)
         res.lines = n + 1 if res.frames else 0
         if facts.get("status") and facts["status"] != "ok":
             res.status = facts["status"]
+
+    def _store_probes(self, tallies: dict[str, tuple[str, Any]], facts: dict,
+                      res: FileResult) -> dict[str, tuple[tuple[Any, ...], tuple[tuple[int, int, Any], ...]]]:
+        """Per record kind, what to find in each record (``Core.record_text``'s probes: a
+        top-level key's object, or the value at a path) and, for each slice of the findings,
+        what it goes to (``use(line_no, found, text)``): a reader's tally of the store's facts
+        (a top-level key's object), or the profile's named object (its name and its input)."""
+        out: dict[str, tuple[tuple[Any, ...], tuple[tuple[int, int, Any], ...]]] = {}
+
+        def add(kind: str, probes: tuple[Any, ...], use: Any) -> None:
+            keys, uses = out.get(kind, ((), ()))
+            out[kind] = ((*keys, *probes), (*uses, (len(keys), len(keys) + len(probes), use)))
+
+        for kind, (key, tally) in tallies.items():
+            def use_tally(_n: int, found: tuple, text: Any, tally: Any = tally) -> None:
+                if found[0] is not None:
+                    tally(facts, _object(found[0], text))
+            add(kind, (sys.intern(key),), use_tally)
+        for kind, (key, name_key, input_key) in self.p.named_objects.items():
+            carrier = "$." + key
+
+            def use_named(n: int, found: tuple, text: Any, carrier: str = carrier, name_key: str = name_key,
+                          input_key: str = input_key) -> None:
+                if found[0] is not None:  # the object is there (its span is not read)
+                    self.named_block(res, carrier, name_key, input_key, n, found[1], _object(found[2], text))
+            k = sys.intern(key)
+            add(kind, (k, (k, sys.intern(name_key)), (k, sys.intern(input_key))), use_named)
+        return out
+
+    def named_block(self, res: FileResult, carrier: str, name_key: str, input_key: str, line_no: int, nv: Any,
+                    inp: Any) -> None:
+        """A record's object at a top-level key as one block (``Profile.named_objects``): its
+        name through the gate, and its input's type and gated key set; an input that is a
+        string is JSON carried in it, parsed, ``<not-json>`` where it does not parse (absent or
+        null: no input). The object's own key sets are the node census's. Never a value, never
+        a key outside the gate."""
+        name = None
+        if isinstance(nv, str):
+            g = self.gval(f"{carrier}.{name_key}", nv)
+            name = g if g is not None else WITHHELD
+        itype: str | None = None
+        iks: str | None = None
+        if inp is not None:
+            if isinstance(inp, str):
+                try:
+                    inp = orjson.loads(inp)
+                except orjson.JSONDecodeError:
+                    inp, itype = None, "<not-json>"
+            if itype is None:
+                itype = jtype(inp)
+            if isinstance(inp, dict):
+                if len(inp) > self.max_keys or f"{carrier}.{input_key}" in self.dict_paths:
+                    iks = "<map>"  # keyed by data: counted, never described
+                else:
+                    iks = self.keyset_of(inp)
+        res.blocks.append((line_no, carrier, 0, "<none>", None, name, itype, iks, None))
 
     def walk_blob(self, res: FileResult, reader: HashingReader) -> None:
         lines = 0
@@ -1261,6 +1322,27 @@ class Walker:
                 break
             lines += b.count(b"\n")
         res.lines, res.nbytes, res.hash = lines, reader.n, reader.h.hexdigest()
+
+
+def _probed(obj: dict, probe: Any) -> Any:
+    """What ``Core.record_text`` finds for a probe in a parsed record: a top-level key's object,
+    or (a tuple of keys) the value at that path; None where absent, null or (a key) not an object."""
+    if isinstance(probe, str):
+        top = obj.get(probe)
+        return top if isinstance(top, dict) else None
+    v: Any = obj
+    for k in probe:
+        if not isinstance(v, dict):
+            return None
+        v = v.get(k)
+    return v
+
+
+def _object(found: Any, text: Any) -> Any:
+    """A probe's finding as a value: a span of the record's text (an object or array) parsed."""
+    if type(found) is tuple:
+        return orjson.loads(memoryview(text)[found[0]:found[0] + found[1]])
+    return found
 
 
 def walk_file(walker: Walker, path: str, file_id: str, kind: str, size: int,

@@ -195,6 +195,12 @@ class Profile:
     # name a record class too): the key sets of the objects there, per record class, each key
     # with its presence rate
     nested_keysets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a store's record class -> (a top-level key, its name key, its input key): the object
+    # there is a named block (one ``blocks`` row, carrier ``$.<key>``: its name through the
+    # gate at ``$.<key>.<name key>``, its input's type and key set; an input that is a string
+    # is JSON carried in it, parsed, ``<not-json>`` where it does not parse; absent or null: no
+    # input), so the tool-input key sets per tool name serve it as they serve block arrays
+    named_objects: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     text_headings: dict[str, str] = field(default_factory=dict)  # name -> regex with group 1
     max_keys: int = 40
     max_depth: int = 12

@@ -34,6 +34,13 @@ every ``RESULT_FLIP_EVERY``-th call (the result dropped, or added to a ``started
 the empty draft (marked ``isDraft`` in its header) one empty composer that is not a draft is
 written last, with no header: ``planted["composer_bubbles"]`` counts both.
 
+*Tool params* (a JSON object carried in the ``params`` string, by position, no random draw):
+every ``PARAMS_NOT_JSON_EVERY``-th call's ``params`` is its JSON text cut short (not JSON);
+``read_file`` / ``read_file_v2`` leave ``offset`` and ``limit`` out on every third call (as
+the real sample does on one of its five); the invented ``list_dir`` tool carries no
+``params``; ``run_terminal_command_v2``'s params carry a key outside the reviewed vocabulary
+(``privateArg``) and a path used as a key (``./.env``, with a canary token when canaries are on).
+
 *Ground truth.* ``planted`` is tallied from the objects as they are built, never by re-reading
 the database, so an independent recount in a test checks both sides. Bubble figures cover the
 bubble cells that parse as JSON (``bubbles``); ``corrupt_cells`` counts those that do not.
@@ -93,6 +100,8 @@ RESULT_FLIP_EVERY = 11
 """Every 11th tool call breaks "a result iff completed or error": a completed or error call
 without its result, a started one with a result (no random draw: the other bytes stay)."""
 NON_UUID_COMPOSER_EVERY = 4
+PARAMS_NOT_JSON_EVERY = 13
+"""Every 13th tool call's ``params`` string is its JSON text without the last character."""
 """Every 4th composer (the 4th, 8th, …) has a composerId of 32 hex digits, not a UUID."""
 MODELS = ("gpt-5", "claude-4.5-sonnet", "composer-1", "default")
 
@@ -215,7 +224,7 @@ def _context(selections: list[dict[str, Any]]) -> dict[str, Any]:
 class _ToolSpec:
     name: str
     number: int
-    build: Callable[[_Gen, str], tuple[dict[str, Any], dict[str, Any], Any]]
+    build: Callable[[_Gen, str], tuple[dict[str, Any], dict[str, Any] | None, Any]]
 
 
 def _t_codebase_search(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
@@ -251,6 +260,8 @@ def _t_read_file(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]
     raw = {"target_file": target, "offset": off, "limit": lim}
     params = {"targetFile": target, "offset": off, "limit": lim, "charsLimit": 100000,
               "effectiveUri": f"file://{target}"}
+    if g.tool_calls % 3 == 0:  # a whole file: no range (by position, the draws stay)
+        del params["offset"], params["limit"]
     result = {"contents": g.text(10, 40), "numCharactersInRequestedRange": g.rng.randint(100, 4000),
               "totalLinesInFile": g.rng.randint(400, 3000)}
     return raw, params, result
@@ -277,7 +288,8 @@ def _t_read_lints(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any
 def _t_terminal(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
     cmd = g.mark(f"{g.rng.choice(SHORT_WORDS)} --{g.rng.choice(SHORT_WORDS)}")
     return ({"command": cmd, "is_background": False},
-            {"command": cmd, "cwd": ws, "options": {"timeout": 30000}}, g.text(3, 20))
+            {"command": cmd, "cwd": ws, "options": {"timeout": 30000}, "privateArg": True, g.mark("./.env", "-"): 1},
+            g.text(3, 20))
 
 
 def _t_glob(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
@@ -289,6 +301,10 @@ def _t_glob(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
 def _t_ask(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
     q = g.text(3, 8)
     return {"question": q}, {"question": q, "options": [g.text(1, 3), g.text(1, 3)]}, g.text(1, 3)
+
+
+def _t_list_dir(g: _Gen, ws: str) -> tuple[dict[str, Any], dict[str, Any] | None, Any]:
+    return {"target_directory": ws}, None, {"files": [g.relpath() for _ in range(2)]}
 
 
 _GREP_TOOLS = ("grep", "ripgrep_raw_search")
@@ -305,6 +321,8 @@ TOOLS: tuple[_ToolSpec, ...] = (
     _ToolSpec("ripgrep_raw_search", 41, _t_grep),
     _ToolSpec("glob_file_search", 42, _t_glob),
     _ToolSpec("ask_question", 51, _t_ask),
+    # invented: a tool whose calls carry no params
+    _ToolSpec("list_dir", 39, _t_list_dir),
 )
 
 
@@ -486,9 +504,12 @@ def _tool_former(g: _Gen, comp: _Composer, extras: dict[str, Any],
              ("modelCallId", g.uuid()))
     head += list(order) if rng.random() < 0.5 else [order[1], order[2], order[0]]
     tfd: dict[str, Any] = dict(head)
-    tfd.update({"status": status, "rawArgs": compact_json(raw), "name": spec.name,
-                "params": compact_json(params), "additionalData": {}})
-    if spec.name == "apply_patch":
+    tfd.update({"status": status, "rawArgs": compact_json(raw), "name": spec.name})
+    if params is not None:
+        text = compact_json(params)
+        tfd["params"] = text[:-1] if g.tool_calls % PARAMS_NOT_JSON_EVERY == 0 else text
+    tfd["additionalData"] = {}
+    if spec.name == "apply_patch" and params is not None:
         block_id = g.uuid()
         tfd["additionalData"] = {"codeblockId": block_id, "reviewData": {
             "status": "Done", "selectedOption": "accept", "isShowingInput": False,

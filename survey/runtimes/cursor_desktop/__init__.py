@@ -115,4 +115,7 @@ PROFILE = Profile(
         "nested_tool_former": (f"bubbleId|{TFD}",),
         "nested_model_config": ("composerData|$.modelConfig",),
     },
+    # a tool bubble's toolFormerData as a named block: the tool name at name, its params (a
+    # JSON object carried in a string) parsed for its key set per tool name
+    named_objects={"bubbleId": ("toolFormerData", "name", "params")},
 )

@@ -252,6 +252,7 @@ def _tools(k: Kit) -> None:
             + (" (a string's contents are not walked here)." if any("string" in m for m in by.values()) else "."),
             k.ev("keyset_census", "; ".join(f"{f} {m}" for f, m in sorted(by.items())) or "0"),
             value=by)
+    _tool_params(k)
     ids = k.one("tool_call_ids")
     nl = as_int(ids.get("with_newline"))
     k.state("tool_call_id_newline", "rate",
@@ -259,6 +260,34 @@ def _tools(k: Kit) -> None:
             + (": a consumer must not treat a call id as one line or one token." if nl else "."),
             k.ev("tool_call_ids", f"{ids.get('with_newline')}/{ids.get('call_ids')}"),
             value=[nl, as_int(ids.get("call_ids"))])
+
+
+def _tool_params(k: Kit) -> None:
+    """params, a JSON object carried in a string, as the walk parsed it per call: an object
+    (its key sets per tool name are the declared ``nested_tool_input``), absent, not JSON."""
+    rows = k.rows("tool_params")
+    tot = {c: sum(as_int(r[c]) for r in rows) for c in ("calls", "object_params", "no_params", "not_json", "other_type")}
+
+    def by_tool(col: str) -> str:
+        return ", ".join(f"{r['tool_name']} {fmt(r[col])}" for r in rows if as_int(r[col]))
+
+    if not tot["calls"]:
+        text = "toolFormerData params (JSON carried in a string): not determined, no toolFormerData was observed."
+    else:
+        text = (f"toolFormerData params (a JSON object carried in a string, parsed by the walk; its key sets per tool "
+                f"name below): {fmt(tot['object_params'])} of {fmt(tot['calls'])} calls hold a JSON object"
+                + (f"; {fmt(tot['no_params'])} carry no params, absent or null ({by_tool('no_params')})" if tot["no_params"] else
+                   "; every call carries params")
+                + (f"; {fmt(tot['not_json'])} hold text that is not JSON, counted and never read ({by_tool('not_json')})"
+                   if tot["not_json"] else "; none holds text that is not JSON")
+                + (f"; {fmt(tot['other_type'])} hold JSON of another type ({by_tool('other_type')})"
+                   if tot["other_type"] else "") + ".")
+    k.state("tool_params", "census", text,
+            k.ev("tool_params", "; ".join(f"{r['tool_name']} {r['object_params']}/{r['no_params']}/{r['not_json']}/"
+                                          f"{r['other_type']} of {r['calls']}" for r in rows) or "0 calls"),
+            value={r["tool_name"]: {c: as_int(r[c]) for c in ("calls", "object_params", "no_params", "not_json",
+                                                               "other_type")} for r in rows},
+            provenance="observed" if tot["calls"] else "not determined")
 
 
 def _composer_bubbles(k: Kit) -> None:
