@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -260,8 +261,8 @@ def _live_copy(db: Path, write: Any) -> None:
 
 def _generated(root: Path) -> None:
     """The generator's store, then a table of no known name, and later rows through a kept -wal:
-    a cell that is not an object, a NULL cell, a cell that is not JSON and a bubble of a
-    composer with no composerData."""
+    a cell that is not an object, a NULL cell, a cell that is not JSON and three bubbles of a
+    composer with no composerData (one a call named without a status, one a status without a name)."""
     from survey.synth.cursor_desktop import generate
 
     generate(root, seed=7)
@@ -276,7 +277,9 @@ def _generated(root: Path) -> None:
     def later(con: sqlite3.Connection) -> None:
         con.executemany("INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)",
                         [("checkpointId:c:1", "[1, 2]"), ("codeBlockDiff:c:2", None),
-                         ("checkpointId:c:3", b"\x0a\x01z"), ("bubbleId:lone:b0", json.dumps(bubble))])
+                         ("checkpointId:c:3", b"\x0a\x01z"), ("bubbleId:lone:b0", json.dumps(bubble)),
+                         ("bubbleId:lone:b1", json.dumps({**bubble, "toolFormerData": {"name": "grep", "tool": 41}})),
+                         ("bubbleId:lone:b2", json.dumps({**bubble, "toolFormerData": {"status": "completed", "result": "r"}}))])
     _live_copy(db, later)
     shutil.copyfile(db, db.with_name("state.vscdb.backup"))
     ws = next((root / "workspaceStorage").iterdir())
@@ -323,8 +326,8 @@ def _composer(cid: str, bubbles: list[str] | None, **more: Any) -> dict:
 def _planted_a(root: Path) -> None:
     """Two drafts (one with bubbles), a tool id shared by two names, an error call without its
     result and one whose result is a number, every cell an object, one version per kind, no
-    agentKv cell, more than six data-keyed map paths, thinking text on every block."""
-    mentions = {m: {"k": 1} for m in MENTIONS[:7]}
+    agentKv cell, exactly six data-keyed map paths, thinking text on every block."""
+    mentions = {m: {"k": 1} for m in MENTIONS[:5]}
     kv: list[tuple[str, Any]] = [
         ("composerData:c1", _composer("c1", ["x1", "x2"], isDraft=True, context={"mentions": mentions},
                                       codeBlockData={"u": {}})),
@@ -357,6 +360,21 @@ def _planted_b(root: Path) -> None:
         ("futureKind:d1", {"entries": []}),
     ]
     _store(root, headers=[{"type": "head", "composerId": "d1", "isDraft": True}], items=list(SIDEBAR[:2]), kv=kv)
+
+
+def _planted_c(root: Path) -> None:
+    """Two drafts, neither with bubbles, and one composer with some: no header table."""
+    kv: list[tuple[str, Any]] = [
+        ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1")),
+        ("composerData:f2", _composer("f2", [], isDraft=True)), ("composerData:f3", _composer("f3", None, isDraft=True)),
+    ]
+    _store(root, headers=None, items=[], kv=kv)
+
+
+def _planted_d(root: Path) -> None:
+    """Every composer has bubbles: none is empty, none a draft."""
+    kv: list[tuple[str, Any]] = [("composerData:h1", _composer("h1", ["i1"])), ("bubbleId:h1:i1", _bubble("i1"))]
+    _store(root, headers=[], items=[], kv=kv)
 
 
 # --------------------------------------------------------------------------- the sentences
@@ -563,9 +581,31 @@ def _no_store(root: Path) -> None:
     (ws / "workspace.json").write_bytes(b'{"folder": "file:///w"}')
 
 
+def _nothing(root: Path) -> None:
+    (root / "settings.json").write_bytes(b"{}")
+
+
 # the small corpora first: a mutant most of them show is failed before the generated ones are built
-BUILDS = {"planted_a": _planted_a, "planted_b": _planted_b, "not_a_store": _not_a_store, "no_store": _no_store,
+BUILDS = {"planted_a": _planted_a, "planted_b": _planted_b, "planted_c": _planted_c, "planted_d": _planted_d,
+          "not_a_store": _not_a_store, "no_store": _no_store, "nothing": _nothing,
           "real_like": _real_like, "generated": _generated}
+
+
+def _build(name: str, root: Path) -> None:
+    """Build a corpus at ``root``. A store written through a WAL differs in its salts at each
+    build, so where ``SURVEY_MUTATE_SNAPSHOTS`` names a folder, each corpus is built once and its
+    files copied back on later runs (the census kept for those bytes is then found again)."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    kept = Path(shared) / f"desktop-corpus-{name}" if shared else None
+    if kept is not None and kept.is_dir():
+        shutil.copytree(kept, root)
+        return
+    root.mkdir()
+    BUILDS[name](root)
+    if kept is not None:
+        tmp = kept.with_name(kept.name + f".{os.getpid()}.tmp")
+        shutil.copytree(root, tmp)
+        os.replace(tmp, kept) if not kept.exists() else shutil.rmtree(tmp)
 
 
 @pytest.fixture(scope="module")
@@ -577,8 +617,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Any:
         if name not in done:
             base = tmp_path_factory.mktemp(name)
             root = base / "User"
-            root.mkdir()
-            BUILDS[name](root)
+            _build(name, root)
             done[name] = read(root, base / "scratch"), surveyed_claims("cursor_desktop", root, base)
         return done[name]
     return get
@@ -768,7 +807,7 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert g["cells"][("<unknown-kind>", "ok")] and g["kv_bytes"] and g["call_ids"][0]
     assert g["thinking"]["signature_only"] and g["thinking"]["blank"] and not a["thinking"]["signature_only"] + a["thinking"]["blank"]
     assert len({v for (kd, v) in g["versions"] if kd == "composerData"}) > 1
-    assert len({p for (_, p) in g["maps"]}) > 6 and 0 < len({p for (_, p) in b["maps"]}) <= 6
+    assert len({p for (_, p) in g["maps"]}) > 6 and len({p for (_, p) in a["maps"]}) == 6 and len({p for (_, p) in b["maps"]})
     # the link between a result and its status: kept (r, b), broken once (g), twice with a result
     # that is no string (a); calls of another status in g and r, none in a and b
     assert g["results"]["started"][0] and not set(a["results"]) - set(DONE) and not set(b["results"]) - set(DONE)
@@ -777,7 +816,13 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert [x["composer_bubbles"]["drafts"] for x in (g, r, a, b)] == [1, 0, 2, 1]
     assert [x["composer_bubbles"]["drafts_without_bubbles"] for x in (g, r, a, b)] == [1, 0, 1, 0]
     assert b["composer_bubbles"]["without_bubbles"] == 2
+    c, d = corpora("planted_c")[0]["composer_bubbles"], corpora("planted_d")[0]["composer_bubbles"]
+    assert c["drafts"] == c["drafts_without_bubbles"] == c["without_bubbles"] == 2 and c["with_bubbles"]
+    assert d["with_bubbles"] and not d["without_bubbles"] + d["drafts"]
+    assert ("grep", None) in g["tool_pairs"] and "<no status>" in g["results"]
+    assert sum(c for c, _ in g["results"].values()) > sum(g["tool_pairs"].values())  # a status without a name
     assert r["header_rows"] is None and a["other_tables"] == 2 and not a["call_ids"][0]
     assert len({x for (x, _) in a["tool_numbers"]}) < len(a["tool_numbers"])
     assert ("result", "number") in a["payload"] and a["ordering"]["set_differs"]
     assert bad["stores"] and not bad["ok"] and bad["with_journal"] and not none["stores"]
+    assert not any(corpora("nothing")[0]["surfaces"].values()) and all(g["surfaces"].values())
