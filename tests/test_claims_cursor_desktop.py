@@ -326,15 +326,19 @@ def _composer(cid: str, bubbles: list[str] | None, **more: Any) -> dict:
 def _planted_a(root: Path) -> None:
     """Two drafts (one with bubbles), a tool id shared by two names, an error call without its
     result and one whose result is a number, every cell an object, one version per kind, no
-    agentKv cell, exactly six data-keyed map paths, thinking text on every block."""
+    agentKv cell, exactly six data-keyed map paths (one map each, the widest not first by
+    path), thinking text on every block, params objects of two key sets, and a toolFormerData
+    outside a bubble."""
     mentions = {m: {"k": 1} for m in MENTIONS[:5]}
+    mentions["quotes"] = {"a": 1, "b": 2, "c": 3}  # the widest map, of a path not first by name
     kv: list[tuple[str, Any]] = [
         ("composerData:c1", _composer("c1", ["x1", "x2"], isDraft=True, context={"mentions": mentions},
                                       codeBlockData={"u": {}})),
         ("bubbleId:c1:x2", _bubble("x2", {"name": "read_file", "tool": 5, "status": "completed", "result": "r",
                                           "params": {"a": 1}, "toolCallId": "t1"}, capabilityType=15,
                                    thinking={"text": "t", "signature": "s"})),
-        ("bubbleId:c1:x1", _bubble("x1", {"name": "edit_file", "tool": 5, "status": "error", "params": {"a": 1}})),
+        ("bubbleId:c1:x1", _bubble("x1", {"name": "edit_file", "tool": 5, "status": "error", "params": {}})),
+        ("checkpointId:c1:x1", {"toolFormerData": {"params": {}, "result": "r"}}),  # not a bubble's
         ("bubbleId:c1:x3", _bubble("x3", {"name": "edit_file", "tool": 7, "status": "completed", "result": 3},
                                    modelInfo={"modelName": "gpt-5"})),
         ("composerData:c2", _composer("c2", [], isDraft=True)),
@@ -348,9 +352,11 @@ def _planted_a(root: Path) -> None:
 
 def _planted_b(root: Path) -> None:
     """One draft, with bubbles; every call completed with its result; two empty composers, not
-    drafts; an agentKv cell and a cell of an unknown kind; a signature-only thinking block."""
+    drafts; an agentKv cell and a cell of an unknown kind; a signature-only thinking block;
+    seven data-keyed map paths."""
     kv: list[tuple[str, Any]] = [
-        ("composerData:d1", _composer("d1", ["e1"], codeBlockData={"u": {}}, conversationMap={})),
+        ("composerData:d1", _composer("d1", ["e1"], codeBlockData={"u": {}}, conversationMap={},
+                                      context={"mentions": {m: {} for m in MENTIONS[-5:]}})),
         ("bubbleId:d1:e1", _bubble("e1", {"name": "grep", "tool": 3, "status": "completed", "result": "r",
                                           "rawArgs": "{}", "toolCallId": "a\nb"},
                                    thinking={"text": " ", "signature": "s"})),
@@ -363,17 +369,23 @@ def _planted_b(root: Path) -> None:
 
 
 def _planted_c(root: Path) -> None:
-    """Two drafts, neither with bubbles, and one composer with some: no header table."""
+    """Two drafts, neither with bubbles, and one composer with some: no header table. As many
+    bubbleId cells as composerData cells, one of them corrupt: the kinds tie, and the kind
+    whose first row is larger (composerData) is not the first by name. Two calls of two names,
+    neither with a status."""
     kv: list[tuple[str, Any]] = [
-        ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1")),
+        ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1", {"name": "grep"})),
+        ("bubbleId:f1:g2", _bubble("g2", {"name": "read_file"})), ("bubbleId:f1:g3", '{"_v": 3, "type'),
         ("composerData:f2", _composer("f2", [], isDraft=True)), ("composerData:f3", _composer("f3", None, isDraft=True)),
     ]
     _store(root, headers=None, items=[], kv=kv)
 
 
 def _planted_d(root: Path) -> None:
-    """Every composer has bubbles: none is empty, none a draft."""
-    kv: list[tuple[str, Any]] = [("composerData:h1", _composer("h1", ["i1"])), ("bubbleId:h1:i1", _bubble("i1"))]
+    """Every composer has bubbles: none is empty, none a draft. One thinking block, blank: no
+    text and no signature."""
+    kv: list[tuple[str, Any]] = [("composerData:h1", _composer("h1", ["i1"])),
+                                 ("bubbleId:h1:i1", _bubble("i1", thinking={"text": "", "signature": ""}))]
     _store(root, headers=[], items=[], kv=kv)
 
 
@@ -596,7 +608,8 @@ def _build(name: str, root: Path) -> None:
     build, so where ``SURVEY_MUTATE_SNAPSHOTS`` names a folder, each corpus is built once and its
     files copied back on later runs (the census kept for those bytes is then found again)."""
     shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
-    kept = Path(shared) / f"desktop-corpus-{name}" if shared else None
+    this = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]  # a corpus as this file builds it
+    kept = Path(shared) / f"desktop-corpus-{name}-{this}" if shared else None
     if kept is not None and kept.is_dir():
         shutil.copytree(kept, root)
         return
@@ -807,7 +820,7 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert g["cells"][("<unknown-kind>", "ok")] and g["kv_bytes"] and g["call_ids"][0]
     assert g["thinking"]["signature_only"] and g["thinking"]["blank"] and not a["thinking"]["signature_only"] + a["thinking"]["blank"]
     assert len({v for (kd, v) in g["versions"] if kd == "composerData"}) > 1
-    assert len({p for (_, p) in g["maps"]}) > 6 and len({p for (_, p) in a["maps"]}) == 6 and len({p for (_, p) in b["maps"]})
+    assert len({p for (_, p) in g["maps"]}) > 6 and len({p for (_, p) in a["maps"]}) == 6 and len({p for (_, p) in b["maps"]}) == 7
     # the link between a result and its status: kept (r, b), broken once (g), twice with a result
     # that is no string (a); calls of another status in g and r, none in a and b
     assert g["results"]["started"][0] and not set(a["results"]) - set(DONE) and not set(b["results"]) - set(DONE)
@@ -816,13 +829,18 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert [x["composer_bubbles"]["drafts"] for x in (g, r, a, b)] == [1, 0, 2, 1]
     assert [x["composer_bubbles"]["drafts_without_bubbles"] for x in (g, r, a, b)] == [1, 0, 1, 0]
     assert b["composer_bubbles"]["without_bubbles"] == 2
+    cells = corpora("planted_c")[0]["cells"]
+    assert sum(n for (_, st), n in corpora("planted_c")[0]["tool_pairs"].items() if st is None) == 2
+    assert cells[("composerData", "ok")] == cells[("bubbleId", "ok")] + cells[("bubbleId", "corrupt")] > cells[("bubbleId", "ok")]
     c, d = corpora("planted_c")[0]["composer_bubbles"], corpora("planted_d")[0]["composer_bubbles"]
     assert c["drafts"] == c["drafts_without_bubbles"] == c["without_bubbles"] == 2 and c["with_bubbles"]
     assert d["with_bubbles"] and not d["without_bubbles"] + d["drafts"]
+    assert corpora("planted_d")[0]["thinking"] == {"with_text": 0, "signature_only": 0, "blank": 1}
     assert ("grep", None) in g["tool_pairs"] and "<no status>" in g["results"]
     assert sum(c for c, _ in g["results"].values()) > sum(g["tool_pairs"].values())  # a status without a name
     assert r["header_rows"] is None and a["other_tables"] == 2 and not a["call_ids"][0]
     assert len({x for (x, _) in a["tool_numbers"]}) < len(a["tool_numbers"])
     assert ("result", "number") in a["payload"] and a["ordering"]["set_differs"]
+    assert a["cells"][("checkpointId", "ok")] and a["payload"][("params", "object")] == 2
     assert bad["stores"] and not bad["ok"] and bad["with_journal"] and not none["stores"]
     assert not any(corpora("nothing")[0]["surfaces"].values()) and all(g["surfaces"].values())
