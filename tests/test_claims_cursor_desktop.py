@@ -372,10 +372,10 @@ def _planted_c(root: Path) -> None:
     """Two drafts, neither with bubbles, and one composer with some: no header table. As many
     bubbleId cells as composerData cells, one of them corrupt: the kinds tie, and the kind
     whose first row is larger (composerData) is not the first by name. Two calls of two names,
-    neither with a status."""
+    neither with a status, one with a result (a result where no status asks for one)."""
     kv: list[tuple[str, Any]] = [
         ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1", {"name": "grep"})),
-        ("bubbleId:f1:g2", _bubble("g2", {"name": "read_file"})), ("bubbleId:f1:g3", '{"_v": 3, "type'),
+        ("bubbleId:f1:g2", _bubble("g2", {"name": "read_file", "result": "r"})), ("bubbleId:f1:g3", '{"_v": 3, "type'),
         ("composerData:f2", _composer("f2", [], isDraft=True)), ("composerData:f3", _composer("f3", None, isDraft=True)),
     ]
     _store(root, headers=None, items=[], kv=kv)
@@ -831,6 +831,7 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert b["composer_bubbles"]["without_bubbles"] == 2
     cells = corpora("planted_c")[0]["cells"]
     assert sum(n for (_, st), n in corpora("planted_c")[0]["tool_pairs"].items() if st is None) == 2
+    assert corpora("planted_c")[0]["results"] == {"<no status>": (2, 1)}
     assert cells[("composerData", "ok")] == cells[("bubbleId", "ok")] + cells[("bubbleId", "corrupt")] > cells[("bubbleId", "ok")]
     c, d = corpora("planted_c")[0]["composer_bubbles"], corpora("planted_d")[0]["composer_bubbles"]
     assert c["drafts"] == c["drafts_without_bubbles"] == c["without_bubbles"] == 2 and c["with_bubbles"]
