@@ -408,7 +408,8 @@ ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTE
 SELECT version, files, records
 FROM (
     SELECT v.version, count(DISTINCT v.file_id) AS files, count(fr.line_no) AS records
-    FROM (SELECT i.file_id, coalesce(fi.version, '(no session_meta)') AS version
+    FROM (SELECT i.file_id, CASE WHEN fi.file_id IS NULL THEN '(no session_meta)'
+                                 ELSE coalesce(fi.version, '(no cli_version)') END AS version
           FROM inv AS i LEFT JOIN first AS fi USING (file_id)) AS v
     LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS fr ON fr.file_id = v.file_id AND fr.frame_status = 'ok'
     GROUP BY v.version
