@@ -28,6 +28,10 @@ USES: dict[Path, dict[Path, dict[str, str]]] = {
         RUNTIMES / "claude_code" / "queries" / "parts" / "result_lengths.sql": {"part": "part, "},
         RUNTIMES / "claude_code" / "queries" / "parts" / "tool_use_result_by_tool.sql": {"part": ""},
     },
+    # a rollout's headers with their ids, and its first header
+    RUNTIMES / "codex" / "queries" / "fragments" / "headers.sql": {
+        RUNTIMES / "codex" / "queries" / name: {} for name in ("extra_headers.sql", "file_identity.sql", "subagents.sql")
+    },
 }
 
 
