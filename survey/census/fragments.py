@@ -1,10 +1,10 @@
-"""SQL said once: a fragment written into each census query that shares it.
+"""SQL said once: a fragment written into each query that shares it.
 
-A census query is one file a reviewer pastes and runs as it is, so a chain of CTEs that
-several queries share is written into each of them from one fragment (``queries/fragments/``
-beside them), as ``evidence/links.py`` writes each runtime's ``links.sql`` from its template:
-``python -m survey.census.fragments`` writes the fragments in, ``--check`` names the queries
-that differ, and a test holds them equal.
+A query a page cites (the census's, the history page's) is one file a reviewer pastes and
+runs as it is, so a chain of CTEs that several queries share is written into each of them
+from one fragment (``queries/fragments/`` beside them), as ``evidence/links.py`` writes each
+runtime's ``links.sql`` from its template: ``python -m survey.census.fragments`` writes the
+fragments in, ``--check`` names the queries that differ, and a test holds them equal.
 
 A fragment file is its comment lines, then the CTEs; in a query those run from the first
 CTE's line to the line closing the last CTE, and their ``{name}`` fields are filled per query
@@ -18,6 +18,7 @@ from pathlib import Path
 from survey.shared import rel
 
 RUNTIMES = Path(__file__).parents[1] / "runtimes"
+RENDER = Path(__file__).parents[1] / "render" / "queries"
 
 # fragment -> the queries it is written into, each with its fields
 USES: dict[Path, dict[Path, dict[str, str]]] = {
@@ -32,20 +33,27 @@ USES: dict[Path, dict[Path, dict[str, str]]] = {
     RUNTIMES / "codex" / "queries" / "fragments" / "headers.sql": {
         RUNTIMES / "codex" / "queries" / name: {} for name in ("extra_headers.sql", "file_identity.sql", "subagents.sql")
     },
+    # each file's first recorded client version (the history page's queries)
+    RENDER / "fragments" / "file_version.sql": {
+        RENDER / name: {} for name in ("keysets_by_version.sql", "values_by_version.sql")
+    },
 }
 
 
 def _span(text: str, body: str) -> tuple[int, int]:
-    """Where the fragment ``body`` sits in a query's ``text``: from its first line to the line
-    closing its last CTE (the first line after that CTE's that starts with ``)``)."""
+    """Where the fragment ``body`` sits in a query's ``text``: from its first CTE's line to the
+    line closing its last CTE (the first line after that CTE's that starts with ``)``)."""
+    def name(line: str) -> str:
+        return line.removeprefix("), ").split(" AS (")[0]
+
     lines = body.split("\n")
-    first = lines[0].split(" AS (")[0] + " AS ("  # its first CTE, and its last: by their names
-    last = next(ln for ln in reversed(lines) if ln.startswith("), ")).split(" AS (")[0] + " AS ("
-    start = text.find(" " + first)
-    at = text.find("\n" + last, start) if start >= 0 else -1
+    heads = [ln for ln in lines[1:] if ln.startswith("), ")]
+    first, last = name(lines[0]), name(heads[-1]) if heads else name(lines[0])
+    start = text.find(f" {first} AS (")
+    at = (start if not heads else text.find(f"\n), {last} AS (", start)) if start >= 0 else -1
     end = text.find("\n)", at + 1) if at >= 0 else -1
     if end < 0:
-        raise ValueError(f"the query holds no CTEs {first!r} to {last.removeprefix('), ')!r}")
+        raise ValueError(f"the query holds no CTEs {first!r} to {last!r}")
     return start + 1, end + 2
 
 
