@@ -51,6 +51,17 @@ CODEX_FIRST = r"""WITH inv AS (
     SELECT file_id, id AS first_id, sid AS first_sid, cli_version AS version FROM meta_ids WHERE k = 1
 """
 
+
+def _header_ids_one_by_one(name: str) -> str:
+    """The plain form of a codex query whose only rewrite is its headers' ids (one scan of the
+    links, joined): ``CODEX_FIRST``'s correlated look-ups, then the file's own query after its
+    ``first`` header."""
+    text = (SURVEY / "runtimes" / "codex" / "queries" / name).read_text()
+    last = CODEX_FIRST.splitlines(keepends=True)[-1]  # the ``first`` CTE's body, the same in both
+    assert text.count(last) == 1, f"{name} no longer picks its first header as the plain form does"
+    return CODEX_FIRST + text.split(last, 1)[1]
+
+
 # the last SELECT of the plain classes-by-version queries (over their ``x``)
 BY_VERSION_SELECT = r"""SELECT
     rclass,
@@ -408,27 +419,15 @@ ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTE
 SELECT version, files, records
 FROM (
     SELECT v.version, count(DISTINCT v.file_id) AS files, count(fr.line_no) AS records
-    FROM (SELECT i.file_id, coalesce(fi.version, '(no session_meta)') AS version
+    FROM (SELECT i.file_id, CASE WHEN fi.file_id IS NULL THEN '(no session_meta)'
+                                 ELSE coalesce(fi.version, '(no cli_version)') END AS version
           FROM inv AS i LEFT JOIN first AS fi USING (file_id)) AS v
     LEFT JOIN read_parquet(getvariable('snap') || '/walk/frames.parquet') AS fr ON fr.file_id = v.file_id AND fr.frame_status = 'ok'
     GROUP BY v.version
 )
 ORDER BY list_transform(string_split(version, '.'), lambda p: try_cast(p AS INTEGER)), version;
 """,
-    "runtimes/codex/queries/extra_headers.sql": CODEX_FIRST + r"""), x AS (
-    SELECT m.file_id,
-           CASE WHEN m.id = fi.first_id THEN 'same id as the first header (resume)'
-                WHEN fi.first_sid IS NOT NULL AND fi.first_sid <> fi.first_id AND m.id = fi.first_sid
-                     THEN 'the parent''s header (child rollout)'
-                ELSE 'another id' END AS kind
-    FROM meta_ids AS m JOIN first AS fi USING (file_id)
-    WHERE m.k > 1
-)
-SELECT kind, count(*) AS headers, count(DISTINCT file_id) AS files
-FROM x
-GROUP BY kind
-ORDER BY headers DESC, kind;
-""",
+    "runtimes/codex/queries/extra_headers.sql": _header_ids_one_by_one("extra_headers.sql"),
     "runtimes/codex/queries/file_identity.sql": CODEX_FIRST + r""")
 SELECT
     count(*)                                                              AS files,
@@ -450,24 +449,7 @@ FROM per_file
 GROUP BY headers
 ORDER BY headers;
 """,
-    "runtimes/codex/queries/subagents.sql": CODEX_FIRST + r"""), kids AS (
-    SELECT fi.* FROM first AS fi WHERE fi.first_sid IS NOT NULL AND fi.first_sid <> fi.first_id
-), starts AS (
-    SELECT n.file_id, n.value FROM read_parquet(getvariable('snap') || '/walk/numbers.parquet') AS n
-    JOIN meta AS m ON m.file_id = n.file_id AND m.line_no = n.line_no AND m.k = 1
-    WHERE n.name = 'history_start'
-), named AS (   -- structured fields of another file that carry the child's id
-    SELECT DISTINCT l.ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l
-    WHERE l.kind IN ('new_thread', 'agent_thread')
-)
-SELECT
-    (SELECT count(*) FROM first)                                                   AS files_with_header,
-    count(*)                                                                       AS subagent_files,
-    count(*) FILTER (WHERE k.file_id IN (SELECT file_id FROM starts))              AS with_history_start_ordinal,
-    count(*) FILTER (WHERE k.first_sid IN (SELECT first_id FROM first))            AS parent_rollout_present,
-    count(*) FILTER (WHERE k.first_id IN (SELECT ref FROM named))                  AS named_by_a_structured_field
-FROM kids AS k;
-""",
+    "runtimes/codex/queries/subagents.sql": _header_ids_one_by_one("subagents.sql"),
 }
 
 

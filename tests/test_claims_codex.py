@@ -194,6 +194,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     first = sorted(root.rglob("rollout-*.jsonl"))[0]
     (root / first.name).write_bytes(first.read_bytes().replace(b'"cli_version"', b'"cli_versio_"', 1))
     (root / "rollout-unnamed.jsonl").write_bytes(_rollout([_r("session_meta", META), {"type": "world_state", "payload": {}}]))
+    (root / "rollout-headless.jsonl").write_bytes(_rollout([{"type": "world_state", "payload": {}}]))
     (root / "notes.txt").write_bytes(b"not a rollout\n")
     return read(root), surveyed_claims("codex", root, base)
 
@@ -240,6 +241,8 @@ def test_the_planted_corpora_show_every_case(generated, bare, no_ids) -> None:
     t = generated[0]
     assert all(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed", "other"))
     assert t["headers_v"] < t["headers"] and t["unpaired_calls"] and t["unpaired_outputs"] and t["exit_num"]
+    rollouts = sum(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed"))
+    assert sum(t["versions"].values()) < t["header_files"] < rollouts  # a first header without a version; no header
     assert t["usage"][2] == t["usage"][3] > 0 and t["other_keysets"]
     b = bare[0]
     assert (b["calls"], b["outputs"], b["headers_v"], b["usage"][0]) == (0, 0, 0, 0)
@@ -287,11 +290,12 @@ def more(root: Path) -> dict[str, Any]:
     top = max((n for _, n in sizes), default=0)
     ns = sum(1 for a in fc if "namespace" in a)
     untimed = sorted({_cls(o) for o in recs if "timestamp" not in o})
-    # distinct payload.id values of any record (the query's links; session_meta headers included)
-    items = {o["payload"]["id"] for o in recs if isinstance(o.get("payload"), dict) and isinstance(o["payload"].get("id"), str)}
+    # distinct payload.id values of response_item records (a header's id is the rollout's, not an item's)
+    items = {o["payload"]["id"] for o in recs if o["type"] == "response_item" and isinstance(o.get("payload"), dict)
+             and isinstance(o["payload"].get("id"), str)}
     cids = {o["payload"]["call_id"] for o in recs if isinstance(o.get("payload"), dict) and "call_id" in o["payload"]}
     return {"kids": kids, "header_files": sum(1 for h in heads if h),
-            "per_file": Counter(str(len(h)) for h in heads if h),
+            "per_file": Counter(str(len(h)) for h in heads),
             "calls": len(fc) + len(custom), "namespace": ns,
             "arguments": [objs, sum(isinstance(a, str) for a in args), sum(not isinstance(a, str) for a in args)],
             "cap": [top, len({i for i, n in sizes if n == top})], "untimed": untimed,
@@ -317,7 +321,7 @@ def test_children_tools_arguments_items_and_caps(figures) -> None:
         assert claims["subagent_files"]["value"] == m["kids"]
         assert claims["headers"]["value"]["per_file"] == dict(m["per_file"])
         several = sum(n for h, n in m["per_file"].items() if int(h) > 1)
-        assert claims["headers"]["text"].startswith(f"{fmt(several)} of {fmt(m['header_files'])} rollouts hold more "
+        assert claims["headers"]["text"].startswith(f"{fmt(several)} of {fmt(sum(m['per_file'].values()))} rollouts hold more "
                                                     "than one session_meta header")
         assert claims["headers"]["text"].endswith(". A reader must expect more than one header per file."
                                                   if several else "header.")
@@ -375,10 +379,12 @@ def test_values_carry_the_counted_figures(corpora) -> None:
                                           "other_keysets": t["other_keysets"]}
         assert c["record_totals"]["value"] == {"read": sum(t["status"].values()), "ok": t["records"]}
         assert c["timestamps"]["value"]["with"] == t["ts"] and c["timestamps"]["value"]["records"] == t["records"]
-        # the versions query files a rollout whose first header has no version under "(no session_meta)" too
+        # rollouts without a header, and those whose first header has no version, each under their own label
         rollouts = sum(t["surfaces"][s] for s in ("rollout", "archived_rollout", "rollout_unnamed"))
-        nover = rollouts - sum(t["versions"].values())
-        assert c["client_version"]["value"] == {"versions": dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {}),
+        unnamed = {"(no session_meta)": rollouts - t["header_files"],
+                   "(no cli_version)": t["header_files"] - sum(t["versions"].values())}
+        versions = dict(t["versions"]) | {v: n for v, n in unnamed.items() if n}
+        assert c["client_version"]["value"] == {"versions": versions,
             "headers_with_version": t["headers_v"], "files_mixing": 0}
         assert c["native_call_id"]["value"] == {"calls": t["calls"], "calls_with_id": t["calls_id"], "outputs": t["outputs"],
                                                 "outputs_with_id": t["outputs_id"], "paired": t["paired"],
@@ -402,7 +408,7 @@ def test_values_carry_the_counted_figures(corpora) -> None:
                else "; no payload carries a type")
             + f") over {fmt(t['records'])} records, with {fmt(t['keysets'])} distinct top-level key sets after masking "
             f"unreviewed keys; {fmt(raw)} distinct before masking; no set holds a masked key, so masking merged none. A reader must accept classes it does not know.")
-        rows = sorted((dict(t["versions"]) | ({"(no session_meta)": nover} if nover else {})).items(),
+        rows = sorted(versions.items(),
                       key=lambda kv: (kv[0].startswith("("), kv[0]))  # named versions first
         assert c["client_version"]["evidence"][1]["result"] == ("; ".join(f"{v} {n} files" for v, n in rows) or "none")
 
@@ -444,7 +450,7 @@ def test_kinds(corpora) -> None:
 
 
 def _tools_corpus(base: Path) -> Path:
-    """One rollout whose only payload.id (the header's) is also a call_id; an MCP call, a call
+    """One rollout whose only payload.id (the header's, no response item's) is also a call_id; an MCP call, a call
     without a name, a call named outside the vocabulary, an output with an is_error key, arguments
     on an event (not a call), a token total that never falls and a record with an unreviewed
     top-level key."""
@@ -486,8 +492,9 @@ def test_tool_names_shown_withheld_and_unnamed(tools_shown, tools_sampled) -> No
     assert s["text"] == ("1 tool names shown over 3 calls; 1 calls carry a namespace; withheld names: 1 calls with a name "
                          "outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
     assert c["arguments"]["value"] == [2, 3, 0]
-    assert c["item_ids"]["value"] == {"equal": 1, "items": 1}
-    assert c["item_ids"]["text"] == "Response item ids (`payload.id`) equal a call_id in 1 of 1 cases."
+    # the header's payload.id is the rollout's id, no response item's: none is counted, though it is a call_id
+    assert c["item_ids"]["value"] == {"equal": 0, "items": 0}
+    assert c["item_ids"]["text"] == "Response item ids (`payload.id`) equal a call_id in 0 of 0 cases."
 
 
 def test_a_masked_key_and_a_sample_are_said(tools_shown, tools_sampled) -> None:
@@ -649,9 +656,9 @@ def _identity(root: Path) -> tuple[list[int], list[tuple[str, int, int]], Counte
         heads = [o["payload"] for o in recs if o.get("type") == "session_meta"]
         ident[3] += 1
         ident[2] += bool(recs) and recs[0].get("type") == "session_meta"
+        per_file[str(len(heads))] += 1  # (a rollout without a header too)
         if not heads:
             continue
-        per_file[str(len(heads))] += 1
         ident[1] += 1
         ident[0] += heads[0].get("id") == p.stem[-36:]
         first, sid = heads[0].get("id"), heads[0].get("session_id")

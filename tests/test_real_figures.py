@@ -772,7 +772,9 @@ def codex_more(root: Path) -> dict[str, Any]:
     first = {f: h[0] for f, h in headers.items() if h}
     kids = [f for f, p in first.items() if isinstance(p.get("session_id"), str) and p["session_id"] != p.get("id")]
     pay = [r["payload"] for _f, _c, r in recs if isinstance(r.get("payload"), dict)]
-    item_ids = {p["id"] for p in pay if isinstance(p.get("id"), str)}
+    item_ids = {r["payload"]["id"] for _f, c, r in recs  # response items' ids (a header's id is the rollout's)
+                if c.split("/")[0] == "response_item" and isinstance(r.get("payload"), dict)
+                and isinstance(r["payload"].get("id"), str)}
     call_ids = {p["call_id"] for p in pay if isinstance(p.get("call_id"), str)}
     names: Counter[str] = Counter()
     args = [0, 0, 0]

@@ -2,6 +2,7 @@
 --           version), in how many records and files?
 -- Used by: history page (key sets and record classes per client version)
 -- Inputs: walk/frames.parquet (its version column: `version` or `cli_version`), walk/nodes.parquet
+-- Made in part from survey/render/queries/fragments/file_version.sql (its CTE fv: python -m survey.census.fragments writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>'" -c ".read survey/render/queries/keysets_by_version.sql"
 WITH fv AS (
     SELECT file_id, arg_min(v, line_no) AS version

@@ -2,6 +2,7 @@
 --           version), in how many files (withheld values counted under their placeholder)?
 -- Used by: history page (vocabulary values per client version)
 -- Inputs: walk/frames.parquet (its version column: `version` or `cli_version`), walk/values.parquet
+-- Made in part from survey/render/queries/fragments/file_version.sql (its CTE fv: python -m survey.census.fragments writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>'" -c ".read survey/render/queries/values_by_version.sql"
 WITH fv AS (
     SELECT file_id, arg_min(v, line_no) AS version

@@ -2,6 +2,7 @@
 -- Used by: claude_code page: Tool calls and results (toolUseResult)
 -- Inputs: inventory, walk/frames.parquet, walk/markers.parquet, walk/blocks.parquet, walk/links.parquet
 -- Records are joined on file_key, the file's id as a number (faster than the file_id string).
+-- Made in part from survey/runtimes/claude_code/queries/fragments/result_tool.sql (its CTEs res to attributed: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/tool_use_result_by_tool.sql"
 WITH t AS (
     SELECT file_id FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('parent', 'subagent', 'workflow_agent') AND sampled
@@ -10,7 +11,7 @@ WITH t AS (
 ), l AS (
     SELECT l.* FROM read_parquet(getvariable('snap') || '/walk/links.parquet') AS l SEMI JOIN t USING (file_id)
 ), res AS (   -- tool_result blocks, with the line's single result link when unambiguous
-    SELECT b.file_id, b.file_key, b.line_no, b.payload_len,
+    SELECT b.file_key, b.line_no, b.payload_len,
            count(*) OVER (PARTITION BY b.file_key, b.line_no) AS on_line
     FROM b WHERE b.btype = 'tool_result'
 ), res_ref AS (
@@ -24,8 +25,8 @@ WITH t AS (
     FROM l AS c JOIN call_lines AS k USING (file_key, line_no)
     WHERE c.kind = 'tool_use'
     GROUP BY c.file_key, c.ref
-), attributed AS (
-    SELECT r.file_id, r.file_key, r.line_no, r.payload_len,
+), attributed AS (   -- each result's tool, or why it has none
+    SELECT r.file_key, r.line_no, r.payload_len,
            CASE WHEN r.on_line <> 1 OR rr.n <> 1 OR rr.ref IS NULL THEN '(several results on one record)'
                 WHEN c.ref IS NULL THEN '(no call in this file)'
                 WHEN c.blocks_on_line <> 1 THEN '(several calls on one record)'

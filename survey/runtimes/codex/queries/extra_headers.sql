@@ -1,6 +1,7 @@
 -- Question: What are the second and later session_meta headers: the same id again (a resume), the parent's header in a child, or other?
 -- Used by: codex page: Headers (resume repeats, a child's parent header)
 -- Inputs: inventory, walk/frames.parquet, walk/links.parquet
+-- Made in part from survey/runtimes/codex/queries/fragments/headers.sql (its CTEs meta to first: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/extra_headers.sql"
 WITH inv AS (
     SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled

@@ -1,6 +1,7 @@
 -- Question: Does the filename uuid equal the first session_meta payload.id?
 -- Used by: codex page: File layout and identity
 -- Inputs: inventory, walk/frames.parquet, walk/links.parquet
+-- Made in part from survey/runtimes/codex/queries/fragments/headers.sql (its CTEs meta to first: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/file_identity.sql"
 WITH inv AS (   -- the inventory keeps ids as pseudonyms (i- and 16 hex digits), the links their 64 bits
     SELECT *, ('0x' || substr(session_id, 3))::UBIGINT AS session_key FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled

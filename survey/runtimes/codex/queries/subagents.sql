@@ -1,6 +1,7 @@
 -- Question: Which rollouts are subagent children (first header id differs from its session_id), and is their parent rollout here / does the parent name them?
 -- Used by: codex page: Subagents
 -- Inputs: inventory, walk/frames.parquet, walk/links.parquet, walk/numbers.parquet
+-- Made in part from survey/runtimes/codex/queries/fragments/headers.sql (its CTEs meta to first: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/codex'" -c ".read survey/runtimes/codex/queries/subagents.sql"
 WITH inv AS (
     SELECT * FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true) WHERE surface IN ('rollout', 'archived_rollout', 'rollout_unnamed') AND sampled

@@ -10,7 +10,7 @@ WITH inv AS (
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') AS f SEMI JOIN inv USING (file_id)
     WHERE f.frame_status = 'ok' AND f.rclass = 'session_meta'
 ), first AS (   -- the file's first header (its version; the ids are not needed here)
-    SELECT file_id, cli_version AS version FROM meta WHERE k = 1
+    SELECT file_id, coalesce(cli_version, '(no cli_version)') AS version FROM meta WHERE k = 1
 ), ok AS (   -- records per file
     SELECT file_id, count(line_no) AS n
     FROM read_parquet(getvariable('snap') || '/walk/frames.parquet') WHERE frame_status = 'ok'

@@ -1,5 +1,6 @@
 -- Question: result_lengths.sql, split per Parquet part: the same rows, from each part's (census/partials.py).
 -- Parts: a result is attributed to its tool within its file (whose blocks and links are in parts of one label); each part keeps its histogram (tool, payload_len, count), the merge sums them and reads the quantiles off them as quantile_disc would.
+-- Made in part from survey/runtimes/claude_code/queries/fragments/result_tool.sql (its CTEs res to attributed: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/parts/result_lengths.sql"
 CREATE OR REPLACE TEMP TABLE partials AS
 WITH t AS (
@@ -9,7 +10,7 @@ WITH t AS (
 ), l AS (
     SELECT l.* FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) AS l SEMI JOIN t USING (file_id)
 ), res AS (   -- tool_result blocks, with the line's single result link when unambiguous
-    SELECT b.part, b.file_key, b.line_no, b.payload_len,
+    SELECT part, b.file_key, b.line_no, b.payload_len,
            count(*) OVER (PARTITION BY b.file_key, b.line_no) AS on_line
     FROM b WHERE b.btype = 'tool_result'
 ), res_ref AS (
@@ -23,8 +24,8 @@ WITH t AS (
     FROM l AS c JOIN call_lines AS k USING (file_key, line_no)
     WHERE c.kind = 'tool_use'
     GROUP BY c.file_key, c.ref
-), attributed AS (
-    SELECT r.part, r.payload_len,
+), attributed AS (   -- each result's tool, or why it has none
+    SELECT part, r.file_key, r.line_no, r.payload_len,
            CASE WHEN r.on_line <> 1 OR rr.n <> 1 OR rr.ref IS NULL THEN '(several results on one record)'
                 WHEN c.ref IS NULL THEN '(no call in this file)'
                 WHEN c.blocks_on_line <> 1 THEN '(several calls on one record)'

@@ -1,6 +1,7 @@
 -- Question: tool_use_result_by_tool.sql, split per Parquet part: the same rows, from each part's (census/partials.py).
 -- Parts: calls and results are paired within a file, and a file's rows are in parts of one label, so each
 --        part's records and files per tool add up.
+-- Made in part from survey/runtimes/claude_code/queries/fragments/result_tool.sql (its CTEs res to attributed: python -m survey.census.fragments writes them; a test holds them equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/claude_code'" -c ".read survey/runtimes/claude_code/queries/parts/tool_use_result_by_tool.sql"
 CREATE OR REPLACE TEMP TABLE partials AS
 WITH t AS (
@@ -10,7 +11,7 @@ WITH t AS (
 ), l AS (
     SELECT l.* FROM read_parquet(coalesce(getvariable('links_parts'), [getvariable('snap') || '/walk/links.parquet'])) AS l SEMI JOIN t USING (file_id)
 ), res AS (   -- tool_result blocks, with the line's single result link when unambiguous
-    SELECT b.file_id, b.file_key, b.line_no, b.payload_len,
+    SELECT b.file_key, b.line_no, b.payload_len,
            count(*) OVER (PARTITION BY b.file_key, b.line_no) AS on_line
     FROM b WHERE b.btype = 'tool_result'
 ), res_ref AS (
@@ -24,8 +25,8 @@ WITH t AS (
     FROM l AS c JOIN call_lines AS k USING (file_key, line_no)
     WHERE c.kind = 'tool_use'
     GROUP BY c.file_key, c.ref
-), attributed AS (
-    SELECT r.file_id, r.file_key, r.line_no, r.payload_len,
+), attributed AS (   -- each result's tool, or why it has none
+    SELECT r.file_key, r.line_no, r.payload_len,
            CASE WHEN r.on_line <> 1 OR rr.n <> 1 OR rr.ref IS NULL THEN '(several results on one record)'
                 WHEN c.ref IS NULL THEN '(no call in this file)'
                 WHEN c.blocks_on_line <> 1 THEN '(several calls on one record)'
