@@ -673,7 +673,7 @@ def test_rare_keys_collapsing_paths_together_keep_one_row_per_file_and_key() -> 
                           schema={"file_id": pl.String, "path": pl.String, "value": pl.String,
                                   "withheld_id": pl.String, "count": pl.Int64})
     frames = pl.DataFrame({"keyset": ["a"]})
-    blocks = pl.DataFrame({"keyset": ["a"], "input_keyset": ["a"]})
+    blocks = pl.DataFrame({"file_id": ["f1"], "keyset": ["a"], "input_keyset": ["a"]})
     counts = pl.DataFrame({"file_id": ["f1", "f1"], "file_key": [1, 1], "frame_status": ["ok", "ok"],
                            "rclass": ["r", "r"], "keyset": ["a,x1", "a,x2"], "records": [2, 3], "bytes": [20, 30],
                            "bom": [0, 1], "crlf": [0, 0], "nul": [1, 0], "duplicate_key": [1, 1],
