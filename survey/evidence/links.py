@@ -7,6 +7,7 @@ test hold the files equal), and each link becomes a claim with its rate (``link_
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from survey.evidence.claims import as_int, fmt, pct
@@ -147,17 +148,18 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
 
 # -- writing the queries -------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
-    """Write (or with ``--check``, compare) each runtime's ``links.sql``."""
+def sync_queries(argv: list[str] | None, render: Callable[[Profile], str | None],
+                 path_of: Callable[[Profile], Path]) -> int:
+    """Write each runtime's query made from a template (``render``: its text, or None where the
+    runtime has none, whose file is then removed); with ``--check`` in ``argv``, write nothing
+    and exit 1 naming the runtimes whose file differs."""
     from survey.runtimes import all_profiles
 
     check = "--check" in (argv if argv is not None else sys.argv[1:])
     stale = []
     for p in all_profiles():
-        want = render_sql(p) if p.declared_links else None
-        path = query_path(p)
-        have = path.read_text() if path.exists() else None
-        if have == want:
+        want, path = render(p), path_of(p)
+        if (path.read_text() if path.exists() else None) == want:
             continue
         stale.append(p.name)
         if not check:
@@ -168,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     if stale:
         print(("differs: " if check else "wrote: ") + ", ".join(stale))
     return 1 if check and stale else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check``, compare) each runtime's ``links.sql``."""
+    return sync_queries(argv, lambda p: render_sql(p) if p.declared_links else None, query_path)
 
 
 if __name__ == "__main__":
