@@ -58,9 +58,16 @@ def render_sql(profile: Profile) -> str:
     if not rows:  # (a VALUES list cannot be empty: one blank row, filtered out)
         rows.append("        (0, '', '', '', '', '', '', '')")
     reader = [ln for ln in profile.declared_links if ln.compared_by == "reader"]
+    # a file's store is looked up only where a link is looked for within one (the lookup joins
+    # every id with the inventory)
+    by_store = any(ln.scope == "store" for ln in profile.declared_links if ln.compared_by == "sql")
     return (TEMPLATE.read_text()
             .replace("{runtime}", profile.name)
             .replace("{store_input}", ", walk/stores.parquet" if reader else "")
+            .replace("{store_note}", ": the path's id, where the path has one, else the file" if by_store
+                     else " (no link is looked for within a store: the file stands for it)")
+            .replace("{store}", "coalesce(i.path_ref, x.file_key)" if by_store else "x.file_key")
+            .replace("{store_join}", " LEFT JOIN inv AS i ON i.file_key = x.file_key" if by_store else "")
             .replace("{declarations}", ",\n".join(rows))
             .replace("{reader_links}", "".join(_READER.format(name=ln.name, scope=ln.scope, expect=ln.expect)
                                                for ln in reader)))

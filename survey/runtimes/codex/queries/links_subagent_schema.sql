@@ -37,16 +37,19 @@ shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the wa
 ), sub AS MATERIALIZED (   -- each child shape: is it a top-level transcript's (with its key set; by path and type)?
     SELECT file_id, sk, pk, path, sk IN (SELECT sk FROM top) AS in_top, pk IN (SELECT pk FROM top) AS path_in_top
     FROM shapes SEMI JOIN kids USING (file_id)
-), child_shapes AS MATERIALIZED (
-    SELECT pr.child, pr.parent, c.sk, c.pk FROM pairs AS pr JOIN sub AS c ON c.file_id = pr.child
+), child_shapes AS MATERIALIZED (   -- each child shape, keyed with its parent: hash(parent, shape), one number
+    SELECT pr.child, pr.parent, hash(pr.parent, c.sk) AS psk, hash(pr.parent, c.pk) AS ppk, c.pk
+    FROM pairs AS pr JOIN sub AS c ON c.file_id = pr.child
+), par AS MATERIALIZED (   -- each shape of each file that is a parent, keyed the same way
+    SELECT hash(file_id, sk) AS psk, hash(file_id, pk) AS ppk
+    FROM shapes SEMI JOIN (SELECT parent AS file_id FROM pairs) USING (file_id)
+), marked AS MATERIALIZED (   -- each child shape: is it its parent's (with its key set; by path and type)?
+    SELECT child, parent, pk, psk IN (SELECT psk FROM par) AS in_parent, ppk IN (SELECT DISTINCT ppk FROM par) AS path_in_parent
+    FROM child_shapes
 ), not_in_parent AS (
-    SELECT c.child, count(*) AS n FROM child_shapes AS c
-    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.sk = c.sk
-    GROUP BY c.child, c.parent
+    SELECT child, count(*) AS n FROM marked WHERE NOT in_parent GROUP BY child, parent
 ), paths_not_in_parent AS (   -- the same, by record class, path and JSON type (key sets aside)
-    SELECT c.child, count(DISTINCT c.pk) AS n FROM child_shapes AS c
-    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.pk = c.pk
-    GROUP BY c.child, c.parent
+    SELECT child, count(DISTINCT pk) AS n FROM marked WHERE NOT path_in_parent GROUP BY child, parent
 ), per_child AS (
     SELECT file_id, count(*) FILTER (WHERE NOT in_top) AS shapes_alone, bool_or(NOT path_in_top) AS path_alone
     FROM sub GROUP BY file_id
