@@ -35,7 +35,8 @@ side AS (   -- each id on each side of each link, with the unit its target is lo
     WHERE d.dst_class = '*' OR l.rclass = d.dst_class
     UNION ALL   -- a target that is a file's own path id (files holding a source id only)
     SELECT d.n, false, CASE d.scope WHEN 'file' THEN i.file_key WHEN 'store' THEN i.path_ref ELSE 0 END, i.path_ref
-    FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l) AS h ON h.file_key = i.file_key
+    FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l WHERE kind IN (SELECT src_kind FROM decl WHERE dst_class = '<path>')) AS h
+      ON h.file_key = i.file_key
     JOIN decl AS d ON d.src_kind = h.kind AND d.dst_class = '<path>' AND d.dst_kind = 'session'
     WHERE i.path_ref IS NOT NULL
 ),
