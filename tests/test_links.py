@@ -446,3 +446,44 @@ def test_cursor_subagent_shapes_against_the_nodes(cursor_survey) -> None:
     assert v["pairs"] == len(pairs)
     assert v["pairs_all_shapes_in_parent"] == sum(shapes[c] <= shapes[p] for c, p in pairs)
     assert v["child_shapes_not_in_parent"] == sum(len(shapes[c] - shapes[p]) for c, p in pairs)
+
+
+def test_each_id_carries_its_records_class(claude) -> None:
+    """links.sql takes a link's record class from the id's row: it must be the class of the
+    frame the id came from, for every id (the join with frames the row spares)."""
+    import duckdb
+
+    _, res = claude
+    walk = Path(res.snapshot) / "walk"
+    con = duckdb.connect()
+    n, classed, differ = con.execute(
+        f"SELECT count(*), count(l.rclass), count(*) FILTER (WHERE f.rclass IS DISTINCT FROM l.rclass) "
+        f"FROM read_parquet('{walk / 'links.parquet'}') AS l "
+        f"LEFT JOIN read_parquet('{walk / 'frames.parquet'}') AS f USING (file_key, line_no)").fetchone()
+    assert n > 0 and classed == n and differ == 0
+    want = sum(len(_blocks(r, "assistant", "tool_use", "id")) for f in sorted(claude[0].rglob("*.jsonl")) for r in _jsonl(f))
+    got = con.execute(f"SELECT count(*) FROM read_parquet('{walk / 'links.parquet'}') "
+                      f"WHERE kind = 'tool_use' AND rclass = 'assistant'").fetchone()[0]
+    assert got == want > 0
+
+
+def test_a_store_scoped_link_looks_its_store_up(claude) -> None:
+    """Only a profile with a link scoped to a store joins the ids with the inventory; a file's
+    ids are in its store, so a store finds at least what its file finds."""
+    import dataclasses
+
+    import duckdb
+
+    _, res = claude
+    p = get("claude_code")
+    assert "LEFT JOIN inv AS i" not in render_sql(p)
+    wide = Link(name="parent_uuid_in_store", source=("*", "parent_uuid"), target=("*", "uuid"), scope="store",
+                expect="all")
+    sql = render_sql(dataclasses.replace(p, declared_links=(*p.declared_links, wide)))
+    assert "LEFT JOIN inv AS i" in sql
+    con = duckdb.connect()
+    con.execute("SET VARIABLE snap = ?", [str(res.snapshot)])
+    cols = [d[0] for d in con.execute(sql).description]
+    rows = {r[0]: dict(zip(cols, r, strict=True)) for r in con.execute(sql).fetchall()}
+    f, s = rows["parent_uuid_in_file"], rows["parent_uuid_in_store"]
+    assert s["total"] == f["total"] > 0 and f["holds"] <= s["holds"] <= s["total"]

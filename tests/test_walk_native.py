@@ -526,7 +526,7 @@ def test_id_pseudonyms_are_privacys_own(ids: list[str]) -> None:
             w.record(r, i, "ok", 10, 0, {"type": "user", "uuid": v, "sessionId": ids[0]})
     assert_same(a, b, "ids")
     want = {id_ref(SALT, v) for v in ids}
-    assert {ref for _, _, ref in a.links} == want
+    assert {ref for _, _, ref, _ in a.links} == want
     assert want == {file_key(pseudonym(SALT, v, "i")) for v in ids}
 
 

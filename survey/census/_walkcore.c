@@ -712,7 +712,7 @@ static PyObject *id_ref(Core *c, const char *u, Py_ssize_t n) {
 
 /* A string leaf at a path whose roles are only vocabulary, markers and links: handled here
  * as Walker._special_leaf does (paths with any other role go there). */
-static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyObject *line_no) {
+static int string_roles(Core *c, PyObject *res, PyObject *rclass, PyObject *path, PyObject *v, PyObject *line_no) {
     int isv = PySet_Contains(c->vocab, path);
     if (isv < 0) return -1;
     if (isv) {
@@ -745,7 +745,7 @@ static int string_roles(Core *c, PyObject *res, PyObject *path, PyObject *v, PyO
         if (PyDict_SetItem(c->pcache, v, ref) < 0) { Py_DECREF(ref); return -1; }
     have_ref:;
         PyObject *links = PyObject_GetAttr(res, S_links);
-        int rc = links ? emit_row(links, (PyObject *[]){line_no, kind, ref}, 3) : -1;
+        int rc = links ? emit_row(links, (PyObject *[]){line_no, kind, ref, rclass}, 4) : -1;
         Py_XDECREF(links); Py_XDECREF(ref);
         if (rc < 0) return -1;
     } else if (PyErr_Occurred()) {
@@ -906,7 +906,7 @@ static int walk_leaf(Core *c, PyObject *res, PyObject *rclass, PyObject *path,
                      int flags, PyObject *v, Py_ssize_t depth, PyObject *line_no) {
     int sp = flags & F_SPECIAL;
     if (sp && PyUnicode_CheckExact(v) && (flags & F_STRING_ROLES)) {
-        if (string_roles(c, res, path, v, line_no) < 0) return -1;
+        if (string_roles(c, res, rclass, path, v, line_no) < 0) return -1;
         sp = 0;
     } else if (sp && (flags & F_VOCAB_ONLY) && (v == Py_None || PyBool_Check(v))) {
         /* Walker.gvalue shows these as they are: null, true, false */
@@ -2542,7 +2542,7 @@ static int t_string_roles(TW *w, PyObject *path, int flags, Py_ssize_t i) {
             if (e) vc_fill(c, e, M_VALUE, u, n, h, ref);
         }
         PyObject *links = PyObject_GetAttr(w->res, S_links);
-        int rc = links ? emit_row(links, (PyObject *[]){w->line_no, kind, ref}, 3) : -1;
+        int rc = links ? emit_row(links, (PyObject *[]){w->line_no, kind, ref, w->rclass}, 4) : -1;
         Py_XDECREF(links); Py_DECREF(ref);
         if (rc < 0) return -1;
     }

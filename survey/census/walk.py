@@ -548,7 +548,7 @@ COLUMNS = {
     "blocks": ["line_no", "carrier", "idx", "btype", "keyset", "name", "input_type", "input_keyset", "payload_len"],
     "nodes": ["rclass", "path", "jtype", "keyset", "count", "max_len"],
     "values": ["path", "value", "withheld_id", "count"],
-    "links": ["line_no", "kind", "ref"],
+    "links": ["line_no", "kind", "ref", "rclass"],
     "markers": ["line_no", "name", "count"],
     "headings": ["name", "value", "count"],
     "needles": ["needle_file", "found"],
@@ -598,7 +598,8 @@ class Walker:
       a salted pseudonym so distinct withheld values can be counted, not read.
     - ``links``: salted pseudonyms of id values at declared paths (uuid, parentUuid, call ids),
       so joins and DAG checks run in SQL without a single id leaving the machine; each as its
-      64 bits, a number (``privacy.id_ref``: the census joins millions of them).
+      64 bits, a number (``privacy.id_ref``: the census joins millions of them), and its
+      record's class (a link's side is one class: no join with ``frames`` to find it).
     - ``markers``: per frame, how many times a declared substring occurs at a declared path
       (e.g. a later call's ``input.path`` pointing into ``agent-tools/``).
     - ``rawsets``: per (record class, path), a salted pseudonym of each object's raw key set
@@ -790,7 +791,7 @@ class Walker:
             self.gvalue(path, v, res)
         if t is str:
             if path in self.link_paths:
-                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, v)))
+                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, v), rclass))
             ms = self.marker_paths.get(path)
             if ms:
                 for name, sub in ms:
@@ -802,7 +803,7 @@ class Walker:
                 self._carrier(res, rclass, path, v, depth, line_no)
         elif t is int or t is float:
             if path in self.link_paths:
-                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, str(v))))
+                res.links.append((line_no, self.link_paths[path], id_ref(self.salt, str(v)), rclass))
             num = self.number_paths.get(path)
             if num is not None:
                 name = num

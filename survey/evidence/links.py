@@ -7,6 +7,7 @@ test hold the files equal), and each link becomes a claim with its rate (``link_
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from survey.evidence.claims import as_int, fmt, pct
@@ -57,9 +58,16 @@ def render_sql(profile: Profile) -> str:
     if not rows:  # (a VALUES list cannot be empty: one blank row, filtered out)
         rows.append("        (0, '', '', '', '', '', '', '')")
     reader = [ln for ln in profile.declared_links if ln.compared_by == "reader"]
+    # a file's store is looked up only where a link is looked for within one (the lookup joins
+    # every id with the inventory)
+    by_store = any(ln.scope == "store" for ln in profile.declared_links if ln.compared_by == "sql")
     return (TEMPLATE.read_text()
             .replace("{runtime}", profile.name)
             .replace("{store_input}", ", walk/stores.parquet" if reader else "")
+            .replace("{store_note}", ": the path's id, where the path has one, else the file" if by_store
+                     else " (no link is looked for within a store: the file stands for it)")
+            .replace("{store}", "coalesce(i.path_ref, x.file_key)" if by_store else "x.file_key")
+            .replace("{store_join}", " LEFT JOIN inv AS i ON i.file_key = x.file_key" if by_store else "")
             .replace("{declarations}", ",\n".join(rows))
             .replace("{reader_links}", "".join(_READER.format(name=ln.name, scope=ln.scope, expect=ln.expect)
                                                for ln in reader)))
@@ -147,17 +155,18 @@ def link_claims(kit: Kit, links: tuple[Link, ...]) -> None:
 
 # -- writing the queries -------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
-    """Write (or with ``--check``, compare) each runtime's ``links.sql``."""
+def sync_queries(argv: list[str] | None, render: Callable[[Profile], str | None],
+                 path_of: Callable[[Profile], Path]) -> int:
+    """Write each runtime's query made from a template (``render``: its text, or None where the
+    runtime has none, whose file is then removed); with ``--check`` in ``argv``, write nothing
+    and exit 1 naming the runtimes whose file differs."""
     from survey.runtimes import all_profiles
 
     check = "--check" in (argv if argv is not None else sys.argv[1:])
     stale = []
     for p in all_profiles():
-        want = render_sql(p) if p.declared_links else None
-        path = query_path(p)
-        have = path.read_text() if path.exists() else None
-        if have == want:
+        want, path = render(p), path_of(p)
+        if (path.read_text() if path.exists() else None) == want:
             continue
         stale.append(p.name)
         if not check:
@@ -168,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     if stale:
         print(("differs: " if check else "wrote: ") + ", ".join(stale))
     return 1 if check and stale else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check``, compare) each runtime's ``links.sql``."""
+    return sync_queries(argv, lambda p: render_sql(p) if p.declared_links else None, query_path)
 
 
 if __name__ == "__main__":

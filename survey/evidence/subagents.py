@@ -6,11 +6,11 @@ equal), and compared shapes become one claim (``subagent_schema_claim``)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
+from survey.evidence.links import sync_queries
 from survey.runtimes.base import Profile, SubagentPairs
 
 TEMPLATE = Path(__file__).parents[1] / "census" / "queries" / "subagents" / "template.sql"
@@ -125,22 +125,7 @@ def subagent_schema_claim(k: Kit) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with ``--check``, compare) each runtime's ``links_subagent_schema.sql``."""
-    from survey.runtimes import all_profiles
-
-    check = "--check" in (argv if argv is not None else sys.argv[1:])
-    stale = []
-    for p in all_profiles():
-        if p.subagent_pairs is None:
-            continue
-        want, path = render_sql(p), query_path(p)
-        if (path.read_text() if path.exists() else None) == want:
-            continue
-        stale.append(p.name)
-        if not check:
-            path.write_text(want)
-    if stale:
-        print(("differs: " if check else "wrote: ") + ", ".join(stale))
-    return 1 if check and stale else 0
+    return sync_queries(argv, lambda p: render_sql(p) if p.subagent_pairs is not None else None, query_path)
 
 
 if __name__ == "__main__":

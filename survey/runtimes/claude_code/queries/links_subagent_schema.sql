@@ -14,27 +14,36 @@ kids AS (   -- each walked subagent file (by its surface) and its path's parent 
 ), pairs AS (   -- each walked child and its walked parent (lineage by directory: the path's ids)
     SELECT k.file_id AS child, t.file_id AS parent FROM kids AS k JOIN tops AS t ON k.parent_id = t.session_id
 ),
-shapes AS MATERIALIZED (   -- each shape of each child or top-level file (the walk's gated paths and key sets: one row a
+roles AS (   -- each compared file: a top-level one, a child, a parent
+    SELECT file_id, bool_or(t) AS is_top, bool_or(k) AS is_kid, bool_or(p) AS is_parent
+    FROM (SELECT file_id, true AS t, false AS k, false AS p FROM tops
+          UNION ALL SELECT file_id, false, true, false FROM kids
+          UNION ALL SELECT parent, false, false, true FROM pairs)
+    GROUP BY file_id
+),
+shapes AS MATERIALIZED (   -- each shape of each compared file (the walk's gated paths and key sets: one row a
                            -- file and shape), compared as 64-bit hashes: sk of (record class, path, JSON type, key set),
                            -- pk of the first three
-    SELECT file_id, hash(rclass, path, jtype, coalesce(keyset, '')) AS sk, hash(rclass, path, jtype) AS pk, path
-    FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet')
-    SEMI JOIN (SELECT file_id FROM kids UNION ALL SELECT file_id FROM tops) USING (file_id)
+    SELECT n.file_id, hash(n.rclass, n.path, n.jtype, coalesce(n.keyset, '')) AS sk, hash(n.rclass, n.path, n.jtype) AS pk,
+           n.path, r.is_top, r.is_kid, r.is_parent
+    FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') AS n JOIN roles AS r USING (file_id)
 ), top AS MATERIALIZED (
-    SELECT DISTINCT sk, pk FROM shapes SEMI JOIN tops USING (file_id)
+    SELECT DISTINCT sk, pk FROM shapes WHERE is_top
 ), sub AS MATERIALIZED (   -- each child shape: is it a top-level transcript's (with its key set; by path and type)?
     SELECT file_id, sk, pk, path, sk IN (SELECT sk FROM top) AS in_top, pk IN (SELECT pk FROM top) AS path_in_top
-    FROM shapes SEMI JOIN kids USING (file_id)
-), child_shapes AS MATERIALIZED (
-    SELECT pr.child, pr.parent, c.sk, c.pk FROM pairs AS pr JOIN sub AS c ON c.file_id = pr.child
+    FROM shapes WHERE is_kid
+), child_shapes AS MATERIALIZED (   -- each child shape, keyed with its parent: hash(parent, shape), one number
+    SELECT pr.child, pr.parent, hash(pr.parent, c.sk) AS psk, hash(pr.parent, c.pk) AS ppk, c.pk
+    FROM pairs AS pr JOIN sub AS c ON c.file_id = pr.child
+), par AS MATERIALIZED (   -- each shape of each file that is a parent, keyed the same way
+    SELECT hash(file_id, sk) AS psk, hash(file_id, pk) AS ppk FROM shapes WHERE is_parent
+), marked AS MATERIALIZED (   -- each child shape: is it its parent's (with its key set; by path and type)?
+    SELECT child, parent, pk, psk IN (SELECT psk FROM par) AS in_parent, ppk IN (SELECT ppk FROM par) AS path_in_parent
+    FROM child_shapes
 ), not_in_parent AS (
-    SELECT c.child, count(*) AS n FROM child_shapes AS c
-    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.sk = c.sk
-    GROUP BY c.child, c.parent
+    SELECT child, count(*) AS n FROM marked WHERE NOT in_parent GROUP BY child, parent
 ), paths_not_in_parent AS (   -- the same, by record class, path and JSON type (key sets aside)
-    SELECT c.child, count(DISTINCT c.pk) AS n FROM child_shapes AS c
-    ANTI JOIN shapes AS p ON p.file_id = c.parent AND p.pk = c.pk
-    GROUP BY c.child, c.parent
+    SELECT child, count(DISTINCT pk) AS n FROM marked WHERE NOT path_in_parent GROUP BY child, parent
 ), per_child AS (
     SELECT file_id, count(*) FILTER (WHERE NOT in_top) AS shapes_alone, bool_or(NOT path_in_top) AS path_alone
     FROM sub GROUP BY file_id

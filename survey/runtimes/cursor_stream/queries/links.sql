@@ -1,6 +1,6 @@
 -- Question: Do the links the cursor_stream profile declares hold? Per link: how many sources (records, or scope units for a constant) find their target, how many find several or none, and how many targets no source names; ids compared as salted 64-bit pseudonyms, never printed
 -- Used by: cursor_stream page: Links between records and files
--- Inputs: inventory, walk/links.parquet, walk/frames.parquet
+-- Inputs: inventory, walk/links.parquet
 -- Made from survey/census/queries/links/template.sql and the profile's declared links (python -m survey.evidence.links writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/cursor_stream'" -c ".read survey/runtimes/cursor_stream/queries/links.sql"
 WITH decl AS (   -- number (the ids' grouping key), link, source (record class, id kind), target (record class, id kind),
@@ -17,23 +17,13 @@ inv AS (   -- each walked file as the walk tables key it (its id as a number), i
     FROM read_parquet(getvariable('snap') || '/inventory/*/*.parquet', hive_partitioning = true)
     WHERE sampled
 ),
-classed AS (   -- the kinds a link takes from one record class only: their records' classes are looked up
-    SELECT src_kind AS kind FROM decl WHERE src_class <> '*' UNION SELECT dst_kind FROM decl WHERE dst_class NOT IN ('*', '<path>')
-),
-ids_of AS (   -- every id of a declared kind
-    SELECT file_key, line_no, kind, ref FROM read_parquet(getvariable('snap') || '/walk/links.parquet')
+ids_of AS (   -- every id of a declared kind, with its record's class (the walk keeps it on each id)
+    SELECT file_key, kind, ref, rclass FROM read_parquet(getvariable('snap') || '/walk/links.parquet')
     WHERE kind IN (SELECT src_kind FROM decl UNION SELECT dst_kind FROM decl)
 ),
-l AS (   -- with its record's class (for the classed kinds) and its file's store
-    SELECT x.file_key, x.kind, x.ref, x.rclass, coalesce(i.path_ref, x.file_key) AS store
-    FROM (
-        SELECT a.file_key, a.kind, a.ref, NULL::VARCHAR AS rclass FROM ids_of AS a WHERE a.kind NOT IN (SELECT kind FROM classed)
-        UNION ALL
-        SELECT a.file_key, a.kind, a.ref, f.rclass FROM ids_of AS a
-        JOIN (SELECT file_key, line_no, rclass FROM read_parquet(getvariable('snap') || '/walk/frames.parquet')) AS f
-          ON f.file_key = a.file_key AND f.line_no = a.line_no
-        WHERE a.kind IN (SELECT kind FROM classed)
-    ) AS x LEFT JOIN inv AS i ON i.file_key = x.file_key
+l AS (   -- with its file's store (no link is looked for within a store: the file stands for it)
+    SELECT x.file_key, x.kind, x.ref, x.rclass, x.file_key AS store
+    FROM ids_of AS x
 ),
 side AS (   -- each id on each side of each link, with the unit its target is looked for in (0: the corpus)
     SELECT d.n, true AS is_source, CASE d.scope WHEN 'file' THEN l.file_key WHEN 'store' THEN l.store ELSE 0 END AS grp, l.ref
@@ -45,7 +35,8 @@ side AS (   -- each id on each side of each link, with the unit its target is lo
     WHERE d.dst_class = '*' OR l.rclass = d.dst_class
     UNION ALL   -- a target that is a file's own path id (files holding a source id only)
     SELECT d.n, false, CASE d.scope WHEN 'file' THEN i.file_key WHEN 'store' THEN i.path_ref ELSE 0 END, i.path_ref
-    FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l) AS h ON h.file_key = i.file_key
+    FROM inv AS i JOIN (SELECT DISTINCT file_key, kind FROM l WHERE kind IN (SELECT src_kind FROM decl WHERE dst_class = '<path>')) AS h
+      ON h.file_key = i.file_key
     JOIN decl AS d ON d.src_kind = h.kind AND d.dst_class = '<path>' AND d.dst_kind = 'session'
     WHERE i.path_ref IS NOT NULL
 ),
