@@ -498,7 +498,7 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
         by.setdefault(f, {})[jt] = n
     out["tool_payload_types"] = ("toolFormerData payload types: " + ("; ".join(
         f"{f} " + ", ".join(f"{x} ×{fmt(c)}" for x, c in sorted(m.items())) for f, m in sorted(by.items()))
-        or "none observed") + (" (a string's contents are not walked here)." if any("string" in m for m in by.values())
+        or "none observed") + (" (this census does not walk a string's contents; params key sets per tool name are counted from the parsed string)." if any("string" in m for m in by.values())
                                else "."))
     nl, ids = t["call_ids"]
     out["tool_call_id_newline"] = (f"{fmt(nl)} of {fmt(ids)} toolCallId values contain a newline (counted, never printed)"

@@ -249,7 +249,7 @@ def _tools(k: Kit) -> None:
     k.state("tool_payload_types", "census",
             "toolFormerData payload types: " + ("; ".join(
                 f"{f} " + ", ".join(f"{t} ×{fmt(c)}" for t, c in sorted(m.items())) for f, m in sorted(by.items())) or "none observed")
-            + (" (a string's contents are not walked here)." if any("string" in m for m in by.values()) else "."),
+            + (" (this census does not walk a string's contents; params key sets per tool name are counted from the parsed string)." if any("string" in m for m in by.values()) else "."),
             k.ev("keyset_census", "; ".join(f"{f} {m}" for f, m in sorted(by.items())) or "0"),
             value=by)
     _tool_params(k)
