@@ -19,6 +19,7 @@ from survey.shared import rel
 
 RUNTIMES = Path(__file__).parents[1] / "runtimes"
 RENDER = Path(__file__).parents[1] / "render" / "queries"
+MERGE = Path(__file__).parents[1] / "merge" / "queries"
 
 # fragment -> the queries it is written into, each with its fields
 USES: dict[Path, dict[Path, dict[str, str]]] = {
@@ -33,9 +34,10 @@ USES: dict[Path, dict[Path, dict[str, str]]] = {
     RUNTIMES / "codex" / "queries" / "fragments" / "headers.sql": {
         RUNTIMES / "codex" / "queries" / name: {} for name in ("extra_headers.sql", "file_identity.sql", "subagents.sql")
     },
-    # each file's first recorded client version (the history page's queries)
+    # each file's first recorded client version (the history page's and the merged page's queries)
     RENDER / "fragments" / "file_version.sql": {
-        RENDER / name: {} for name in ("keysets_by_version.sql", "values_by_version.sql")
+        **{RENDER / name: {} for name in ("keysets_by_version.sql", "values_by_version.sql")},
+        **{MERGE / name: {} for name in ("versions.sql", "version_keysets.sql")},
     },
 }
 

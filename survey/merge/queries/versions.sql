@@ -5,6 +5,7 @@
 -- Used by: merged pages: drift by version across machines
 -- Inputs: inventory/*/*.parquet (each file's pseudonymous machine), walk/frames.parquet (its version column:
 --         `version` or `cli_version`), walk/nodes.parquet
+-- Made in part from survey/render/queries/fragments/file_version.sql (its CTE fv: python -m survey.census.fragments writes it; a test holds it equal)
 -- Run: duckdb -c "SET VARIABLE snap = 'snapshots/<date>/<runtime>-merged'" -c ".read survey/merge/queries/versions.sql"
 WITH fv AS (
     SELECT file_id, arg_min(v, line_no) AS version
