@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from survey.shared import rel
+from survey.shared import sync_files
 
 RUNTIMES = Path(__file__).parents[1] / "runtimes"
 RENDER = Path(__file__).parents[1] / "render" / "queries"
@@ -78,24 +78,9 @@ def written(fragment: Path, query: Path, text: str | None = None) -> str:
     return text[:start] + body + text[end:]
 
 
-def differing() -> list[Path]:
-    """The queries whose text is not their fragments written in."""
-    out = []
-    for fragment, queries in USES.items():
-        for q in queries:
-            if q.read_text() != written(fragment, q):
-                out.append(q)
-    return out
-
-
-def write() -> list[Path]:
-    """Write every fragment into its queries; the queries changed."""
-    changed = differing()
-    for fragment, queries in USES.items():
-        for q in queries:
-            if q in changed:
-                q.write_text(written(fragment, q))
-    return changed
+def wanted() -> list[tuple[Path, str]]:
+    """Each query that shares a fragment, with its text as the fragments write it."""
+    return [(q, written(fragment, q)) for fragment, queries in USES.items() for q in queries]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args not in ([], ["--check"]):
         print("usage: python -m survey.census.fragments [--check]", file=sys.stderr)
         return 2
-    got = differing() if args else write()
-    for q in got:
-        print(("differs: " if args else "wrote: ") + rel(q))
-    return 1 if args and got else 0
+    return sync_files(wanted(), check=bool(args))
 
 
 if __name__ == "__main__":

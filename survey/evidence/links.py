@@ -13,6 +13,7 @@ from pathlib import Path
 from survey.evidence.claims import as_int, fmt, pct
 from survey.evidence.kit import Kit
 from survey.runtimes.base import Link, Profile
+from survey.shared import sync_files
 
 TEMPLATE = Path(__file__).parents[1] / "census" / "queries" / "links" / "template.sql"
 QUERY = "links"
@@ -159,24 +160,11 @@ def sync_queries(argv: list[str] | None, render: Callable[[Profile], str | None]
                  path_of: Callable[[Profile], Path]) -> int:
     """Write each runtime's query made from a template (``render``: its text, or None where the
     runtime has none, whose file is then removed); with ``--check`` in ``argv``, write nothing
-    and exit 1 naming the runtimes whose file differs."""
+    and exit 1 naming the files that differ."""
     from survey.runtimes import all_profiles
 
     check = "--check" in (argv if argv is not None else sys.argv[1:])
-    stale = []
-    for p in all_profiles():
-        want, path = render(p), path_of(p)
-        if (path.read_text() if path.exists() else None) == want:
-            continue
-        stale.append(p.name)
-        if not check:
-            if want is None:
-                path.unlink()
-            else:
-                path.write_text(want)
-    if stale:
-        print(("differs: " if check else "wrote: ") + ", ".join(stale))
-    return 1 if check and stale else 0
+    return sync_files(((path_of(p), render(p)) for p in all_profiles()), check)
 
 
 def main(argv: list[str] | None = None) -> int:
