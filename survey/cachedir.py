@@ -62,6 +62,16 @@ def replace_file(path: Path, data: bytes) -> bool:
     return True
 
 
+def owner_only(folder: Path) -> None:
+    """Make ``folder`` (and its parents) if need be, and leave it readable by its owner alone
+    (mode 0700): a runtime's folder of root caches, whose walk parts hold keys before the
+    rare-key collapse. A folder another user owns is left as it is (chmod would fail)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = folder.stat()
+    if st.st_mode & 0o077 and st.st_uid == os.getuid():
+        os.chmod(folder, 0o700)
+
+
 def lock_file(cache_dir: Path) -> Path:
     """The lock of a root's cache folder (beside it: the folder itself is replaced whole)."""
     return cache_dir.with_name(cache_dir.name + ".lock")
@@ -84,7 +94,7 @@ def hold(cache_dir: Path, what: str = "another survey run of this root") -> Iter
     """
     path = lock_file(cache_dir)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        owner_only(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:  # a cache folder it cannot write: no cache is written there either
         yield 0.0
