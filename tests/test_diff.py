@@ -128,7 +128,7 @@ def test_values_that_only_vanish_are_drift(snaps: dict[str, Path], tmp_path: Pat
 
     def add_value(census: dict) -> dict:
         q = census["value_maps"]
-        row = dict.fromkeys(q["columns"], 0)
+        row: dict[str, Any] = dict.fromkeys(q["columns"], 0)
         row.update(path="$.status", value="gone_value", occurrences=4, files=2)
         q["rows"].append([row[c] for c in q["columns"]])
         return census

@@ -522,3 +522,41 @@ def test_no_canary_in_the_fields_diff_does_not_name_reaches_it(tmp_path: Path) -
     assert [x for x in canaries if x in text] == []
     # and the report is the planted pair's, every line: what it does not name changed nothing
     assert to_markdown(d).splitlines()[-len(BODY):] == BODY
+
+
+def test_a_claim_without_extra_fields_states_what_one_with_none_states(tmp_path: Path) -> None:
+    """A claim stored without ``extra`` (as before reference notes had one) and the same claim
+    with an empty ``extra``: only its figures moved."""
+    before = c("n", "count", 3, "3 files")
+    assert "extra" not in before
+    after = {**c("n", "count", 3, "4 files"), "extra": {}}
+    d = diff(write(tmp_path, "old", claims=[before]), write(tmp_path, "new", claims=[after]))
+    assert d.statements_changed == [] and not d.drifted
+    assert d.figures_moved == [{"claim": "n", "figures": ["in its sentence: 3 → 4"]}]
+
+
+def test_two_samples_say_what_each_did_not_show_newer_first(tmp_path: Path) -> None:
+    newer = {"sample": {"n": 3, "seed": 5}, "counts": {"walked_files": 3, "files": 4}}
+    old, new = pair(tmp_path, old_manifest={**MANIFEST, **SAMPLED}, new_manifest={**MANIFEST, **newer})
+    lines = to_markdown(diff(old, new)).splitlines()
+    tail = "`root-a`; tool `1.0`, schema `7`, vocabulary `v1`"
+    missing = "files: a shape missing from it was not seen in its sample, which is not evidence that it is"
+    assert lines[4:] == [
+        "## Scope", "",
+        f"- older: sample of 2 (seed 5), 2 of 4 files walked; root {tail}",
+        f"- newer: sample of 3 (seed 5), 3 of 4 files walked; root {tail}", "",
+        "**The two snapshots differ in scope**; read what follows with that in mind:", "",
+        "- what was walked: `sample of 2 (seed 5)` → `sample of 3 (seed 5)`",
+        f"- the newer snapshot walked 3 of 4 {missing} gone",
+        f"- the older snapshot walked 2 of 4 {missing} new", "",
+        "## Summary", "",
+        "drift: 1 absence claims flipped; not drift: 3 statements that differ where a sample was walked, 2 key sets not "
+        "seen in the older sample, 2 key sets not seen in the newer sample, 1 vocabulary values not seen in the older "
+        "sample, 1 vocabulary values not seen in the newer sample", "",
+        *[{"## Statements changed": "## Statements that differ where a sample was walked (not evidence of drift)",
+           "## Key sets that appeared": "## Key sets in the newer snapshot only (not seen in the older one's sample)",
+           "## Key sets that vanished": "## Key sets not seen in the newer snapshot's sample",
+           "## Vocabulary values that appeared":
+               "## Vocabulary values in the newer snapshot only (not seen in the older one's sample)",
+           "## Vocabulary values that vanished": "## Vocabulary values not seen in the newer snapshot's sample",
+           }.get(ln, ln) for ln in BODY]]
