@@ -128,7 +128,7 @@ def test_values_that_only_vanish_are_drift(snaps: dict[str, Path], tmp_path: Pat
 
     def add_value(census: dict) -> dict:
         q = census["value_maps"]
-        row = dict.fromkeys(q["columns"], 0)
+        row: dict[str, Any] = dict.fromkeys(q["columns"], 0)
         row.update(path="$.status", value="gone_value", occurrences=4, files=2)
         q["rows"].append([row[c] for c in q["columns"]])
         return census
@@ -187,6 +187,9 @@ def test_shift_lines_name_each_changed_entry() -> None:
         "- c · `a`: p50 1,000; max 9 → p50 2,000; max 9"]
     assert shift_lines({"claim": "c", "old": {"a": 1500}, "new": None}) == ["- c: a 1,500 → n/a"]
     assert shift_lines({"claim": "c", "old": "<1", "new": [1, None]}) == ["- c: &lt;1 → 1 / n/a"]
+    # a map on the newer side only: the whole value, whatever the older one was
+    assert shift_lines({"claim": "c", "old": None, "new": {"a": 1500}}) == ["- c: n/a → a 1,500"]
+    assert shift_lines({"claim": "c", "old": [1, 2], "new": {"a": 1}}) == ["- c: 1 / 2 → a 1"]
 
 
 # -- refusals and scope ------------------------------------------------------------------------

@@ -204,7 +204,9 @@ def diff(old: Path, new: Path) -> Drift:
 
 
 # -- what a claim states, figures aside ------------------------------------------------------
-_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.])")
+# a figure as the pages print one (1,234.5), never part of a name or a version (v2, 1.2.3); a comma
+# or a full stop after it is the sentence's (``3, 4``, ``in 7.``)
+_FIGURE = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?!\w|[.,]\d)")
 
 
 def _sign(n: float) -> str:
