@@ -628,6 +628,18 @@ def test_tool_names_withheld_by_policy_or_unreviewed(tools) -> None:
     assert shown["tool_names"]["value"]["names"] == dict(calls)
 
 
+def test_only_mcp_names_withheld(moved) -> None:
+    """Every withheld name is an MCP name: no unreviewed part is stated."""
+    t, c = moved
+    calls, _ = _names(t["root"])
+    mcp = sum(n for x, n in calls.items() if x.startswith("mcp__"))
+    assert mcp and calls["Bash"] and set(calls) == {"Bash", *(x for x in calls if x.startswith("mcp__"))}
+    assert c["tool_names"]["text"] == (
+        f"1 tool names shown over {sum(calls.values())} calls; {mcp} calls carry {len(calls) - 1} withheld names: {mcp} "
+        "calls an MCP name (mcp__<server>__<tool>, withheld by policy). Tool names are an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (mcp, 0)
+
+
 def test_results_without_a_client_side_result_and_the_reverse(tools, moved) -> None:
     """tool_result blocks and no toolUseResult (the tools corpus), toolUseResult values and no
     tool_result block (the moved corpus): either is a recorded result."""
@@ -707,10 +719,10 @@ def test_children_sidechains_and_meta_joins(corpora) -> None:
             f"{fmt(m[0])} metas ({fmt(m[0] - m[1])} carry no toolUseId; {fmt(m[3] - m[2])} name a call of another "
             f"transcript). Workflow metas carrying one: {fmt(w[1])} of {fmt(w[0])}.")
         # the evidence: one row per child surface (by name) with a file, and per meta surface with a meta
-        assert c["child_in_parent"]["evidence"][0]["result"] == "; ".join(
-            f"{s} {ch['lineage'][s][0]}/{n}" for s, n in sorted(ch["kid_files"].items()) if n) or "none"
-        assert c["meta_join"]["evidence"][0]["result"] == "; ".join(
-            f"{s} {v[2]}/{v[0]}" for s, v in sorted(ch["metas"].items()) if v[0]) or "none"
+        assert c["child_in_parent"]["evidence"][0]["result"] == ("; ".join(
+            f"{s} {ch['lineage'][s][0]}/{n}" for s, n in sorted(ch["kid_files"].items()) if n) or "none")
+        assert c["meta_join"]["evidence"][0]["result"] == ("; ".join(
+            f"{s} {v[2]}/{v[0]}" for s, v in sorted(ch["metas"].items()) if v[0]) or "none")
     # both child surfaces and both meta surfaces in one corpus, a workflow agent named in its parent
     assert any(_children(t["root"])["lineage"]["workflow_agent"][0] and
                all(v[0] for v in _children(t["root"])["metas"].values()) for t, _ in corpora)
