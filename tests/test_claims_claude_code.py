@@ -964,11 +964,11 @@ def test_the_outcome_row_names_the_exit_code_keys_seen(corpora, moved) -> None:
         assert set(v["exit_seen"]) == {k for k, _ in found}
     # the moved corpus: one key of each spelling, each at one path, named in the probes' order
     t, c = moved
-    found = sorted({kp for p in sorted(t["root"].rglob("*.jsonl")) for o in jsonl_objects(p) for kp in _exit_keys(o)},
-                   key=lambda kp: EXIT_KEYS.index(kp[0]))
-    assert len(found) == 2
-    assert c["model_outcome"]["value"]["exit_seen"] == {k: {"files": 1, "paths": [p]} for k, p in found}
-    assert c["model_outcome"]["text"].endswith("; an exit code key at " + ", ".join(f"`{p}`" for _, p in found))
+    planted = sorted({kp for p in sorted(t["root"].rglob("*.jsonl")) for o in jsonl_objects(p) for kp in _exit_keys(o)},
+                     key=lambda kp: EXIT_KEYS.index(kp[0]))
+    assert len(planted) == 2
+    assert c["model_outcome"]["value"]["exit_seen"] == {k: {"files": 1, "paths": [p]} for k, p in planted}
+    assert c["model_outcome"]["text"].endswith("; an exit code key at " + ", ".join(f"`{p}`" for _, p in planted))
 
 
 def _turned(root: Path, probe: str) -> dict[str, dict]:
