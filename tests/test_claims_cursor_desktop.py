@@ -348,7 +348,8 @@ def _planted_a(root: Path) -> None:
     result and one whose result is a number, every cell an object, one version per kind, no
     agentKv cell, exactly six data-keyed map paths (one map each, the widest not first by
     path), thinking text on every block, params objects of two key sets, and a toolFormerData
-    outside a bubble."""
+    outside a bubble. Two tool names tie on calls, the one later by name on one (name, status)
+    row of both calls, the other on two rows of one call each."""
     mentions = {m: {"k": 1} for m in MENTIONS[:5]}
     mentions["quotes"] = {"a": 1, "b": 2, "c": 3}  # the widest map, of a path not first by name
     kv: list[tuple[str, Any]] = [
@@ -361,6 +362,7 @@ def _planted_a(root: Path) -> None:
         ("checkpointId:c1:x1", {"toolFormerData": {"params": {}, "result": "r"}}),  # not a bubble's
         ("bubbleId:c1:x3", _bubble("x3", {"name": "edit_file", "tool": 7, "status": "completed", "result": 3},
                                    modelInfo={"modelName": "gpt-5"})),
+        ("bubbleId:c1:x4", _bubble("x4", {"name": "read_file", "tool": 5, "status": "completed", "result": "r"})),
         ("composerData:c2", _composer("c2", [], isDraft=True)),
         ("composerData:c3", _composer("c3", None)),
         ("bubbleId:c3:y1", {"_v": 3, "type": 1, "bubbleId": "y1"}),
@@ -790,7 +792,7 @@ def expected_evidence(t: dict[str, Any]) -> dict[str, str]:
     names = {nm for nm, _ in t["tool_pairs"]}
     statuses = {st or "<no status>" for _, st in t["tool_pairs"]}
     by: dict[str, dict[str, int]] = {}
-    for (f, jt), n in sorted(t["payload"].items()):
+    for (f, jt), n in sorted(t["payload"].items(), key=lambda x: (x[0][0], -x[1], x[0][1])):  # as the census orders rows
         by.setdefault(f, {})[jt] = n
     o = t["ordering"]
     cb = t["composer_bubbles"]
@@ -896,6 +898,10 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert sum(c for c, _ in g["results"].values()) > sum(g["tool_pairs"].values())  # a status without a name
     assert r["header_rows"] is None and a["other_tables"] == 2 and not a["call_ids"][0]
     assert len({x for (x, _) in a["tool_numbers"]}) < len(a["tool_numbers"])
+    ties: Counter[str] = Counter()
+    for (nm, _), n in a["tool_pairs"].items():
+        ties[nm] += n
+    assert ties["edit_file"] == ties["read_file"] and len({st for (nm, st) in a["tool_pairs"] if nm == "edit_file"}) == 2
     assert ("result", "number") in a["payload"] and a["ordering"]["set_differs"]
     assert a["cells"][("checkpointId", "ok")] and a["payload"][("params", "object")] == 2
     assert bad["stores"] and not bad["ok"] and bad["with_journal"] and not none["stores"]
