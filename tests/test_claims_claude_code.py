@@ -11,7 +11,9 @@ sentences are compared whole.
 
 from __future__ import annotations
 
+import copy
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -21,9 +23,12 @@ import orjson
 import pytest
 
 from survey.evidence.claims import fmt, pct
+from survey.evidence.kit import Kit
+from survey.runtimes import get
+from survey.snapshot.store import dumps
 from survey.synth.claude_code import generate
 
-from .claims_util import jsonl_objects, layout_text, surveyed_claims
+from .claims_util import KEPT, corpus_key, jsonl_objects, layout_text, surveyed_claims
 
 SEG = r"[^/]+"
 SURFACES = {  # checked in this order; the first match names the file's surface
@@ -224,7 +229,8 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
                                  "stratified by client version here.")
     w = [(m, a, n) for m, (a, n) in t["model"].items() if a]
     msgs = sum(n for _, n in t["model"].values())
-    out["model"] = (("`message.model` is on " + "; ".join(f"{c} {fmt(a)} of {fmt(n)}" for c, a, n in sorted(w))
+    w.sort(key=lambda x: (-x[2], x[0]))  # as the query orders them: most message objects first, then by name
+    out["model"] = (("`message.model` is on " + "; ".join(f"{c} {fmt(a)} of {fmt(n)}" for c, a, n in w)
                      + f" message objects ({fmt(sum(a for _, a, _ in w))} of {fmt(msgs)} in all).") if w else
                     f"No `message` object carries a `model` key ({fmt(msgs)} message objects).")
     out["block_types"] = (f"message.content holds {len(t['btypes'])} block types in transcripts: "
@@ -259,7 +265,7 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
     out["results_recorded"] = (f"Results are recorded: {fmt(nr)} tool_result blocks in transcripts, and {fmt(tur)} "
                                "records carry a client-side `toolUseResult`." if nr or tur else
                                "No tool result was observed: no tool_result block and no `toolUseResult` in any transcript.")
-    types = sorted(t["tur"].items(), key=lambda kv: -kv[1])
+    types = sorted(t["tur"].items(), key=lambda kv: (-kv[1], kv[0]))  # most records first, then by name
     out["tool_use_result_types"] = (
         ("toolUseResult JSON types: " + ", ".join(f"{k} in {fmt(n)}" for k, n in types) + " records"
          + ("; the table below shows which tools write which." if len(types) > 1 else ".")) if types
@@ -327,20 +333,65 @@ def _bare(base: Path) -> Path:
 
 
 def _some(base: Path) -> Path:
-    """A parent whose calls only sometimes carry an id, with a result without one, usage on one
-    record per message, two versions in one file and a thinking block with text."""
+    """A parent whose calls only sometimes carry an id (one with an id unanswered), with results
+    of more than twelve block key sets between them (some with an id, one naming no call), usage
+    on one record per message, two versions in one file, a thinking block with text, a model on
+    messages of two classes (the class with more messages not first by name), a string and an
+    object toolUseResult, and one result whose persisted target is gone, with the marker."""
     root = base / "corpus"
     (root / "-w").mkdir(parents=True)
     use = {"type": "tool_use", "name": "Bash", "input": {}}
+    gone = f"/home/u/.claude/projects/-w/{SID}/tool-results/gone.txt"
     (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
         _rec("assistant", version="2.0.1", uuid="u1", timestamp="2026-01-01T00:00:00Z",
              message={"role": "assistant", "id": "m1", "model": "x", "usage": {"output_tokens": 7},
-                      "content": [{**use, "id": "c1"}, use, {"type": "thinking", "thinking": "t", "signature": "g"}]}),
+                      "content": [{**use, "id": "c1"}, use, {**use, "id": "c2"}, {"type": "tool_use", "name": "Read",
+                                                                                  "id": "c3"},
+                                  {"type": "tool_use", "name": "Read"},
+                                  {"type": "thinking", "thinking": "t", "signature": "g"}]}),
         _rec("user", version="2.0.10", uuid="u2", parentUuid="u1", toolUseResult="r",
-             message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "o"},
-                                                  {"type": "tool_result", "content": "o", "is_error": True}]}),
+             message={"role": "user", "model": "y",
+                      "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "o"},
+                                  {"type": "tool_result", "content": "o", "is_error": True}]}),
+        _rec("user", version="2.0.10", uuid="u4", parentUuid="u2", toolUseResult={"persistedOutputPath": gone},
+             message={"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "c3", "content": f"<persisted-output>{gone}</persisted-output>"},
+                 {"type": "tool_result"}, {"type": "tool_result", "tool_use_id": "c9"},
+                 {"type": "tool_result", "is_error": False}, {"type": "tool_result", "tool_use_id": "c9", "is_error": False},
+                 {"type": "tool_result", "content": "o", "tool_use_id": "c3", "is_error": False},
+                 {"type": "tool_result", "content": "o"}, {"type": "text", "text": "t"}]}),
+        _rec("user", version="2.0.10", uuid="u5", parentUuid="u4", message={"role": "user", "content": "q"}),
         _rec("assistant", version="2.0.10", uuid="u3", parentUuid="u9",
              message={"role": "assistant", "id": "m2", "usage": {"output_tokens": 5}, "content": []})]))
+    return root
+
+
+SUB, WF = "sub7q", "wf7q"  # agent ids, named in the parent's bytes
+
+
+def _moved(base: Path) -> Path:
+    """A parent whose output was moved to a tool-results file that is there (no marker, no
+    tool_result block: only toolUseResult values, one with exitCode and one with exit_code),
+    whose calls are a reviewed and an MCP name (withheld by policy, none unreviewed), with a
+    subagent and a workflow agent the parent names, each with a meta naming a parent call."""
+    root = base / "corpus"
+    kids = root / "-w" / SID / "subagents"
+    (kids / "workflows" / "wf_1").mkdir(parents=True)
+    (root / "-w" / SID / "tool-results").mkdir()
+    (root / "-w" / SID / "tool-results" / "t1.txt").write_bytes(b"x" * 10)
+    path = f"/home/u/.claude/projects/-w/{SID}/tool-results/t1.txt"
+    (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
+        _rec("assistant", message={"role": "assistant", "model": "x", "content": [
+            {"type": "tool_use", "id": "c1", "name": "mcp__srv__q", "input": {}},
+            {"type": "tool_use", "id": "c2", "name": "Bash", "input": {}}]}),
+        _rec("user", toolUseResult={"persistedOutputPath": path, "exitCode": 0, "agentId": SUB},
+             message={"role": "user", "content": "q"}),
+        _rec("user", toolUseResult={"exit_code": 1, "agentId": WF}, message={"role": "user", "content": "q"})]))
+    (kids / f"agent-{SUB}.jsonl").write_bytes(_jsonl([_rec("user", message={"role": "user", "content": "q"})]))
+    (kids / f"agent-{SUB}.meta.json").write_bytes(orjson.dumps({"toolUseId": "c2"}))
+    (kids / "workflows" / "wf_1" / f"agent-{WF}.jsonl").write_bytes(
+        _jsonl([_rec("user", message={"role": "user", "content": "q"})]))
+    (kids / "workflows" / "wf_1" / f"agent-{WF}.meta.json").write_bytes(orjson.dumps({"toolUseId": "c1"}))
     return root
 
 
@@ -364,6 +415,12 @@ def some(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
 
 
 @pytest.fixture(scope="module")
+def moved(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+    base = tmp_path_factory.mktemp("cc-moved")
+    return read(_moved(base)), surveyed_claims("claude_code", base / "corpus", base)
+
+
+@pytest.fixture(scope="module")
 def empty(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
     """A corpus holding one file of no surface: nothing is walked."""
     base = tmp_path_factory.mktemp("cc-empty")
@@ -373,8 +430,8 @@ def empty(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
 
 
 @pytest.fixture(scope="module")
-def corpora(generated, bare, some, empty) -> list[tuple[dict[str, Any], dict[str, dict]]]:
-    return [generated, bare, some, empty]
+def corpora(generated, bare, some, moved, empty) -> list[tuple[dict[str, Any], dict[str, dict]]]:
+    return [generated, bare, some, moved, empty]
 
 
 @pytest.mark.parametrize("cid", CHECKED)
@@ -505,48 +562,100 @@ def test_fixtures_list_the_shapes_counted(corpora) -> None:
 
 
 def _tools_corpus(base: Path) -> Path:
-    """One parent: a reviewed, an MCP and an unreviewed tool name, no call with an id, a result
-    without one, and a record with an unreviewed top-level key."""
+    """One parent: a reviewed name called three times, an MCP and an unreviewed tool name, no
+    call with an id, a result without one, a record with an unreviewed top-level key, and three
+    attachments of unreviewed types (withheld values at a path that sorts before the tool names')."""
     root = base / "corpus"
     (root / "-w").mkdir(parents=True)
-    uses: list[dict[str, Any]] = [{"type": "tool_use", "name": n, "input": {}} for n in ("Bash", "mcp__srv__q", "zqunknowntool")]
+    uses: list[dict[str, Any]] = [{"type": "tool_use", "name": n, "input": {}}
+                                  for n in ("Bash", "Bash", "Bash", "mcp__srv__q", "zqunknowntool")]
     (root / "-w" / f"{SID}.jsonl").write_bytes(_jsonl([
         _rec("assistant", message={"role": "assistant", "content": uses}),
-        _rec("user", zqextra=1, message={"role": "user", "content": [{"type": "tool_result", "content": "o"}]})]))
+        _rec("user", zqextra=1, message={"role": "user", "content": [{"type": "tool_result", "content": "o"}]}),
+        *(_rec("attachment", attachment={"type": t}) for t in ("zqatt1", "zqatt2", "zqatt3"))]))
     return root
 
 
 @pytest.fixture(scope="module")
-def tools(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict], ...]:
+def tools(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, ...]:
     a, b, d = (tmp_path_factory.mktemp(n) for n in ("cc-tools", "cc-tools-mcp", "cc-tools-discover"))
     return (surveyed_claims("claude_code", _tools_corpus(a), a),
             surveyed_claims("claude_code", _tools_corpus(b), b, allow_mcp=True),
-            surveyed_claims("claude_code", _tools_corpus(d), d, allow_mcp=True, mode="discover"))
+            surveyed_claims("claude_code", _tools_corpus(d), d, allow_mcp=True, mode="discover"),
+            read(a / "corpus"))
+
+
+def _names(root: Path) -> tuple[Counter[str], Counter[str]]:
+    """The tool_use names called, and the distinct unreviewed values at each value-map path the
+    planted records use (attachment types), from the files."""
+    from survey.runtimes.base import load_vocab
+
+    _, values = load_vocab("claude_code")
+    calls: Counter[str] = Counter()
+    withheld: Counter[str] = Counter()
+    for _, _, b in _blocks(root):
+        if b["type"] == "tool_use":
+            calls[b["name"]] += 1
+    for p in sorted(root.rglob("*.jsonl")):
+        att = {o["attachment"]["type"] for o in jsonl_objects(p) if isinstance(o.get("attachment"), dict)}
+        withheld["$.attachment.type"] += len(att - set(values.get("$.attachment.type", ())))
+    return calls, withheld
 
 
 def test_tool_names_withheld_by_policy_or_unreviewed(tools) -> None:
-    c, strict, shown = tools
+    c, strict, shown, t = tools
+    calls, other = _names(t["root"])
+    mcp = sum(n for x, n in calls.items() if x.startswith("mcp__"))
+    unrev = sum(n for x, n in calls.items() if x not in ("Bash",) and not x.startswith("mcp__"))
+    total, distinct = sum(calls.values()), sum(1 for x in calls if x != "Bash")
+    # withheld values elsewhere outnumber the withheld names, and the shown name is called more often
+    # than the withheld ones: the count of withheld names is the tool-name path's own
+    assert other["$.attachment.type"] > distinct and calls["Bash"] > mcp + unrev
     assert c["tool_names"]["text"] == (
-        "1 tool names shown over 3 calls; 2 calls carry 2 withheld names: 1 calls an MCP name (mcp__<server>__<tool>, "
-        "withheld by policy), 1 calls a name outside the reviewed vocabulary (withheld as unreviewed). Tool names are "
-        "an open set.")
-    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (1, 1)
+        f"1 tool names shown over {total} calls; {mcp + unrev} calls carry {distinct} withheld names: {mcp} calls an MCP "
+        f"name (mcp__<server>__<tool>, withheld by policy), {unrev} calls a name outside the reviewed vocabulary "
+        "(withheld as unreviewed). Tool names are an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (mcp, unrev)
     # allowed by policy, an MCP name is still outside a strict gate's reviewed vocabulary: withheld, never said shown
     assert strict["tool_names"]["text"] == (
-        "1 tool names shown over 3 calls; 2 calls carry 2 withheld names: 2 calls a name outside the reviewed "
-        "vocabulary (withheld as unreviewed). Tool names are an open set.")
-    assert (strict["tool_names"]["value"]["withheld_mcp"], strict["tool_names"]["value"]["withheld_unreviewed"]) == (0, 2)
+        f"1 tool names shown over {total} calls; {mcp + unrev} calls carry {distinct} withheld names: {mcp + unrev} calls "
+        "a name outside the reviewed vocabulary (withheld as unreviewed). Tool names are an open set.")
+    assert (strict["tool_names"]["value"]["withheld_mcp"], strict["tool_names"]["value"]["withheld_unreviewed"]) == \
+        (0, mcp + unrev)
     assert shown["tool_names"]["text"] == (
-        "3 tool names shown over 3 calls; no name was withheld; 1 calls carry an MCP name, shown (--allow-mcp-names). "
-        "Tool names are an open set.")
-    assert shown["tool_names"]["value"]["names"] == {"Bash": 1, "mcp__srv__q": 1, "zqunknowntool": 1}
+        f"{len(calls)} tool names shown over {total} calls; no name was withheld; {mcp} calls carry an MCP name, shown "
+        "(--allow-mcp-names). Tool names are an open set.")
+    assert shown["tool_names"]["value"]["names"] == dict(calls)
+
+
+def test_only_mcp_names_withheld(moved) -> None:
+    """Every withheld name is an MCP name: no unreviewed part is stated."""
+    t, c = moved
+    calls, _ = _names(t["root"])
+    mcp = sum(n for x, n in calls.items() if x.startswith("mcp__"))
+    assert mcp and calls["Bash"] and set(calls) == {"Bash", *(x for x in calls if x.startswith("mcp__"))}
+    assert c["tool_names"]["text"] == (
+        f"1 tool names shown over {sum(calls.values())} calls; {mcp} calls carry {len(calls) - 1} withheld names: {mcp} "
+        "calls an MCP name (mcp__<server>__<tool>, withheld by policy). Tool names are an open set.")
+    assert (c["tool_names"]["value"]["withheld_mcp"], c["tool_names"]["value"]["withheld_unreviewed"]) == (mcp, 0)
+
+
+def test_results_without_a_client_side_result_and_the_reverse(tools, moved) -> None:
+    """tool_result blocks and no toolUseResult (the tools corpus), toolUseResult values and no
+    tool_result block (the moved corpus): either is a recorded result."""
+    for t, c in ((tools[3], tools[0]), moved):
+        nr, tur = t["results"], sum(t["tur"].values())
+        assert bool(nr) != bool(tur)
+        assert c["results_recorded"]["text"] == (f"Results are recorded: {fmt(nr)} tool_result blocks in transcripts, and "
+                                                 f"{fmt(tur)} records carry a client-side `toolUseResult`.")
+        assert c["model_result"]["text"] == f"recorded: {fmt(nr)} tool_result blocks, {fmt(tur)} `toolUseResult` values"
 
 
 def test_calls_without_an_id_and_a_masked_key_set(tools) -> None:
-    c = tools[0]
-    assert c["native_call_id"]["text"] == ("Calls carry no native id: none of 3 tool_use blocks has an `id`, so a result "
-                                           "cannot be joined to its call by id.")
-    assert c["model_call_id"]["text"] == "none observed (3 calls, none with an `id`)"
+    c, t = tools[0], tools[3]
+    assert c["native_call_id"]["text"] == (f"Calls carry no native id: none of {t['uses']} tool_use blocks has an `id`, so "
+                                           "a result cannot be joined to its call by id.")
+    assert c["model_call_id"]["text"] == f"none observed ({t['uses']} calls, none with an `id`)"
     rc = c["record_classes"]
     assert rc["value"]["masked_keysets"] == 1
     assert ("1 of those sets hold a masked key, so masking may have merged sets that differ. A reader must accept "
@@ -557,6 +666,7 @@ def _children(root: Path) -> dict[str, Any]:
     """isSidechain by surface, children named in their parent file, and metas' toolUseId joins."""
     side: dict[str, Counter[str]] = {}
     lineage = {"subagent": [0, 0], "workflow_agent": [0, 0]}
+    kid_files: Counter[str] = Counter()
     calls: dict[Path, set[str]] = {}
     metas = {"subagent_meta": [0, 0, 0, 0], "workflow_meta": [0, 0, 0, 0]}  # metas, with id, in parent, anywhere
     files = [p for p in sorted(root.rglob("*")) if p.is_file()]
@@ -575,6 +685,7 @@ def _children(root: Path) -> dict[str, Any]:
     for p in files:
         rel = p.relative_to(root).parts
         parent = root / rel[0] / f"{rel[1]}.jsonl" if len(rel) > 2 else None
+        kid_files[surface[p]] += surface[p] in lineage
         if surface[p] in lineage and parent is not None and parent.is_file():
             lineage[surface[p]][1] += 1
             lineage[surface[p]][0] += p.stem.removeprefix("agent-").encode() in parent.read_bytes()
@@ -585,7 +696,7 @@ def _children(root: Path) -> dict[str, Any]:
             m[1] += isinstance(tid, str)
             m[2] += parent is not None and tid in calls.get(parent, set())
             m[3] += any(tid in c for c in calls.values())
-    return {"side": side, "lineage": lineage, "metas": metas}
+    return {"side": side, "lineage": lineage, "metas": metas, "kid_files": kid_files}
 
 
 def test_children_sidechains_and_meta_joins(corpora) -> None:
@@ -607,6 +718,39 @@ def test_children_sidechains_and_meta_joins(corpora) -> None:
             f"A subagent .meta.json toolUseId names a tool_use call in its session's parent file for {fmt(m[2])} of "
             f"{fmt(m[0])} metas ({fmt(m[0] - m[1])} carry no toolUseId; {fmt(m[3] - m[2])} name a call of another "
             f"transcript). Workflow metas carrying one: {fmt(w[1])} of {fmt(w[0])}.")
+        # the evidence: one row per child surface (by name) with a file, and per meta surface with a meta
+        assert c["child_in_parent"]["evidence"][0]["result"] == ("; ".join(
+            f"{s} {ch['lineage'][s][0]}/{n}" for s, n in sorted(ch["kid_files"].items()) if n) or "none")
+        assert c["meta_join"]["evidence"][0]["result"] == ("; ".join(
+            f"{s} {v[2]}/{v[0]}" for s, v in sorted(ch["metas"].items()) if v[0]) or "none")
+    # both child surfaces and both meta surfaces in one corpus, a workflow agent named in its parent
+    assert any(_children(t["root"])["lineage"]["workflow_agent"][0] and
+               all(v[0] for v in _children(t["root"])["metas"].values()) for t, _ in corpora)
+
+
+def _session_rows(root: Path) -> list[str]:
+    """Per transcript surface with a file (by name): files whose one sessionId is the file's own
+    id (a parent's file name, a child's agent id) / its parent folder's id / files."""
+    rows: dict[str, list[int]] = {}
+    for p in sorted(root.rglob("*.jsonl")):
+        rel = p.relative_to(root).as_posix()
+        s = next((n for n, rx in SURFACES.items() if rx.match(rel)), "other")
+        if s not in TRANSCRIPTS:
+            continue
+        ids = {o["sessionId"] for o in jsonl_objects(p) if isinstance(o.get("sessionId"), str)}
+        own = p.stem.removeprefix("agent-") if s != "parent" else p.stem
+        folder = p.relative_to(root).parts[1] if s != "parent" else None
+        r = rows.setdefault(s, [0, 0, 0])
+        r[0] += ids == {own}
+        r[1] += folder is not None and ids == {folder}
+        r[2] += 1
+    return [f"{s}: {a}/{b}/{n}" for s, (a, b, n) in sorted(rows.items())]
+
+
+def test_identity_evidence_names_each_transcript_surface(corpora) -> None:
+    for t, c in corpora:
+        assert c["file_identity"]["evidence"][0]["result"] == "; ".join(_session_rows(t["root"]))
+    assert any(len(_session_rows(t["root"])) == 3 for t, _ in corpora)
 
 
 HEADLINES = {"client_version", "file_identity", "native_call_id", "failure_flag", "usage"}
@@ -709,7 +853,7 @@ def _moved_and_skills(root: Path) -> dict[str, Any]:
                 if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Skill":
                     skill += 1
                 if isinstance(b, dict) and b.get("type") == "tool_result":
-                    out["results"] += 1
+                    out["results"] += "content" in b  # a payload length is that of a content
                     out["marker"] += "<persisted-output>" in json.dumps(b.get("content"))
         out["skill_calls"] += skill
         out["skill_files"] += bool(skill)
@@ -792,3 +936,64 @@ def _blocks(root: Path) -> list[tuple[Path, dict, dict]]:
             if isinstance(msg, dict) and isinstance(msg.get("content"), list):
                 out += [(p, o, b) for b in msg["content"] if isinstance(b, dict) and isinstance(b.get("type"), str)]
     return out
+
+
+EXIT_KEYS = ("exitCode", "exit_code")
+
+
+def _exit_keys(o: Any, path: str = "$") -> list[tuple[str, str]]:
+    """(key, path of the object holding it) of each exit-code key in a record: objects entered
+    by name, lists as ``[]``."""
+    out: list[tuple[str, str]] = []
+    if isinstance(o, dict):
+        for k, v in o.items():
+            out += [(k, path)] if k in EXIT_KEYS else []
+            out += _exit_keys(v, f"{path}.{k}")
+    elif isinstance(o, list):
+        for v in o:
+            out += _exit_keys(v, f"{path}[]")
+    return out
+
+
+def test_the_outcome_row_names_the_exit_code_keys_seen(corpora, moved) -> None:
+    for t, c in corpora:
+        found = {kp for p in sorted(t["root"].rglob("*.jsonl")) for o in jsonl_objects(p) for kp in _exit_keys(o)}
+        v = c["model_outcome"]["value"]
+        assert set(v) == {"is_error", "exit", "exit_seen"}
+        assert v["exit"] is (not found)
+        assert set(v["exit_seen"]) == {k for k, _ in found}
+    # the moved corpus: one key of each spelling, each at one path, named in the probes' order
+    t, c = moved
+    planted = sorted({kp for p in sorted(t["root"].rglob("*.jsonl")) for o in jsonl_objects(p) for kp in _exit_keys(o)},
+                     key=lambda kp: EXIT_KEYS.index(kp[0]))
+    assert len(planted) == 2
+    assert c["model_outcome"]["value"]["exit_seen"] == {k: {"files": 1, "paths": [p]} for k, p in planted}
+    assert c["model_outcome"]["text"].endswith("; an exit code key at " + ", ".join(f"`{p}`" for _, p in planted))
+
+
+def _turned(root: Path, probe: str) -> dict[str, dict]:
+    """The claims computed from the snapshot of the corpus at ``root`` (surveyed by
+    ``surveyed_claims`` under its parent), with DuckDB and rg disagreeing on ``probe``."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    snap = (Path(shared) / corpus_key("claude_code", root) if shared else
+            next(p.parent for p in sorted((root.parent / "s").rglob("census.json"))))
+    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
+    evidence = copy.deepcopy(evidence)
+    for p in evidence["probes"]:
+        if p["id"] == probe:
+            p["rg"]["files_matched"] += 1
+            p["agree"], p["verdict"] = False, "disagreement"
+    kit = Kit(census, evidence, manifest)
+    get("claude_code").claims(kit)  # type: ignore[misc]
+    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
+
+
+@pytest.mark.parametrize("probe", ["no_exit_code", "no_exit_code_snake"])
+def test_a_disagreement_leaves_the_exit_code_not_determined(bare, probe: str) -> None:
+    t, c = bare
+    assert c["exit_codes"]["value"] is True
+    turned = _turned(t["root"], probe)
+    assert turned["exit_codes"]["value"] is None and turned["exit_codes"]["provenance"] == "not determined"
+    mo = turned["model_outcome"]
+    assert mo["text"] == c["model_outcome"]["text"].replace("; no exit code key observed", "; exit code not determined")
+    assert mo["text"].endswith("; exit code not determined") and mo["value"]["exit"] is None

@@ -11,7 +11,9 @@ never taken from the census, and every sentence is compared whole.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -21,8 +23,11 @@ import orjson
 import pytest
 
 from survey.evidence.claims import fmt, pct
+from survey.evidence.kit import Kit
+from survey.runtimes import get
+from survey.snapshot.store import dumps
 
-from .claims_util import jsonl_objects, layout_text, surveyed_claims
+from .claims_util import KEPT, corpus_key, jsonl_objects, layout_text, surveyed_claims
 
 DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
 FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
@@ -360,6 +365,7 @@ def test_children_tools_arguments_items_and_caps(figures) -> None:
             assert claims["oversized_output"]["value"] is None
             assert claims["oversized_output"]["text"] == ("No output (payload.output) length repeats as an exact "
                                                           "maximum across files: no silent cap on outputs was observed.")
+            assert claims["oversized_output"]["evidence"][0]["result"] == "no row for payload.output"
 
 
 def test_a_rollout_without_children_calls_or_counters_says_so(bare) -> None:
@@ -878,3 +884,83 @@ def test_withheld_names_both_ways_and_no_namespace_when_allowed(tmp_path: Path) 
     c = surveyed_claims("codex", root, tmp_path / "b", allow_mcp=True)
     assert c["tool_names"]["text"] == ("1 tool names shown over 1 calls; 0 calls carry a namespace; no name was withheld. "
                                        "Tool names are an open set.")
+
+
+FIELDS = ("status", "phase", "role")  # the frame fields read from the payload
+
+
+def _constants(root: Path) -> list[tuple[str, str, str, int, int]]:
+    """(class, field, value, records, files) of each frame field that holds one value for a class
+    in at least two files (a withheld value, ``<...>``, is none), most files first, then by class
+    and field: counted from the files."""
+    seen: dict[tuple[str, str], tuple[set[str], list[int], set[Path]]] = {}
+    for p in sorted(root.rglob("*.jsonl")):
+        for o in jsonl_objects(p):
+            pl = o.get("payload")
+            for f in FIELDS:
+                if isinstance(pl, dict) and isinstance(pl.get(f), str):
+                    vals, n, files = seen.setdefault((_cls(o), f), (set(), [0], set()))
+                    vals.add(pl[f])
+                    n[0] += 1
+                    files.add(p)
+    rows = [(c, f, next(iter(v)), n[0], len(fs)) for (c, f), (v, n, fs) in seen.items()
+            if len(v) == 1 and len(fs) >= 2 and not next(iter(v)).startswith("<")]
+    return sorted(rows, key=lambda r: (-r[4], r[0], r[1]))
+
+
+def test_the_status_constant_is_custom_tool_calls_and_item_ids_that_are_call_ids(tmp_path: Path) -> None:
+    """Two rollouts: custom_tool_call records whose status and phase are each one value, an
+    event class whose status is one value too (in more records, first by class), and a
+    response item whose id is its own call_id."""
+    for i in range(2):
+        _one_rollout(tmp_path, [
+            _r("session_meta", META),
+            _r("event_msg", {"type": "exec_command_end", "status": "completed"}),
+            _r("event_msg", {"type": "exec_command_end", "status": "completed"}),
+            _r("response_item", {"type": "custom_tool_call", "status": "completed", "phase": "commentary",
+                                 "name": "apply_patch", "input": "x", "call_id": f"k{i}", "id": f"k{i}"})],
+            f"rollout-2026-01-05T00-00-0{i}-{UID[:-1]}{i}.jsonl")
+    root = tmp_path / "corpus"
+    rows = _constants(root)
+    ct = next(r for r in rows if r[:2] == ("response_item/custom_tool_call", "status"))
+    # another row comes first: one of the same class (phase), one of the same field (status)
+    assert rows.index(ct) > 0 and any(r[0] == ct[0] for r in rows[:rows.index(ct)]) and \
+        any(r[1] == "status" for r in rows[:rows.index(ct)])
+    c = surveyed_claims("codex", root, tmp_path)
+    assert c["constants"]["text"] == (f"custom_tool_call.status is `{ct[2]}` in all {fmt(ct[3])} records across "
+                                      f"{fmt(ct[4])} files: a constant, not evidence of success. {fmt(len(rows))} "
+                                      "(class, field) pairs hold one value everywhere (table below).")
+    assert c["constants"]["value"] == {f"{r[0]}.{r[1]}": r[2] for r in rows}
+    m = more(root)
+    assert m["items"]["equal"] == m["items"]["items"] > 0  # every item id is a call id
+    assert c["item_ids"]["value"] == m["items"]
+    assert c["item_ids"]["text"] == (f"Response item ids (`payload.id`) equal a call_id in {fmt(m['items']['equal'])} of "
+                                     f"{fmt(m['items']['items'])} cases.")
+
+
+def _turned(root: Path, probe: str) -> dict[str, dict]:
+    """The claims computed from the snapshot of the corpus at ``root`` (surveyed by
+    ``surveyed_claims``), with DuckDB and rg disagreeing on ``probe``."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    base = next(b for b in root.parents if (b / "s").is_dir()) if not shared else None
+    snap = (Path(shared) / corpus_key("codex", root) if shared else
+            next(p.parent for p in sorted((base / "s").rglob("census.json"))))  # type: ignore[operator]
+    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
+    evidence = copy.deepcopy(evidence)
+    for p in evidence["probes"]:
+        if p["id"] == probe:
+            p["rg"]["files_matched"] += 1
+            p["agree"], p["verdict"] = False, "disagreement"
+    kit = Kit(census, evidence, manifest)
+    get("codex").claims(kit)  # type: ignore[misc]
+    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
+
+
+def test_a_disagreement_leaves_is_error_not_determined(bare) -> None:
+    t, c = bare
+    assert c["no_is_error"]["value"] is True and c["model_outcome"]["text"].endswith("; no is_error key")
+    turned = _turned(t["root"], "no_is_error")
+    assert turned["no_is_error"]["value"] is None and turned["no_is_error"]["provenance"] == "not determined"
+    assert turned["model_outcome"]["text"] == c["model_outcome"]["text"].replace("; no is_error key",
+                                                                                 "; is_error not determined")
+    assert turned["model_outcome"]["value"]["is_error"] is None

@@ -183,6 +183,25 @@ def _records(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             versions[(kd, str(int(v)) if v == int(v) else str(v))] += 1
     tfd = [b["toolFormerData"] for b in bubbles if isinstance(b.get("toolFormerData"), dict)]
+    # params per tool name (the gated name: a reviewed one, else <withheld>; <none> without a name):
+    # absent or null, a string parsed as JSON (an object, another type, or not JSON), or JSON as it is
+    names = set(json.loads(VOCAB.read_bytes())["values"]["$.toolFormerData.name"])
+    params: dict[str, Counter[str]] = {}
+    for f in tfd:
+        nm = f.get("name")
+        c = params.setdefault(nm if nm in names else "<withheld>" if isinstance(nm, str) else "<none>", Counter())
+        c["calls"] += 1
+        x = f.get("params")
+        if x is None:
+            c["no_params"] += 1
+            continue
+        if isinstance(x, str):
+            try:
+                x = json.loads(x)
+            except ValueError:
+                c["not_json"] += 1
+                continue
+        c["object_params" if isinstance(x, dict) else "other_type"] += 1
     calls = [f for f in tfd if f.get("name") is not None or f.get("status") is not None]
     thinking: Counter[str] = Counter()
     for b in bubbles:
@@ -223,6 +242,7 @@ def _records(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
         "tool_numbers": Counter((str(int(f["tool"])), f.get("name")) for f in tfd
                                 if isinstance(f.get("tool"), (int, float)) and not isinstance(f.get("tool"), bool)),
         "payload": payload,
+        "params": params,
         "call_ids": (sum(1 for f in tfd if isinstance(f.get("toolCallId"), str) and "\n" in f["toolCallId"]),
                      sum(1 for f in tfd if isinstance(f.get("toolCallId"), str))),
         "results": {s: (sum(1 for f in calls if (f.get("status") or "<no status>") == s),
@@ -328,7 +348,8 @@ def _planted_a(root: Path) -> None:
     result and one whose result is a number, every cell an object, one version per kind, no
     agentKv cell, exactly six data-keyed map paths (one map each, the widest not first by
     path), thinking text on every block, params objects of two key sets, and a toolFormerData
-    outside a bubble."""
+    outside a bubble. Two tool names tie on calls, the one later by name on one (name, status)
+    row of both calls, the other on two rows of one call each."""
     mentions = {m: {"k": 1} for m in MENTIONS[:5]}
     mentions["quotes"] = {"a": 1, "b": 2, "c": 3}  # the widest map, of a path not first by name
     kv: list[tuple[str, Any]] = [
@@ -341,6 +362,7 @@ def _planted_a(root: Path) -> None:
         ("checkpointId:c1:x1", {"toolFormerData": {"params": {}, "result": "r"}}),  # not a bubble's
         ("bubbleId:c1:x3", _bubble("x3", {"name": "edit_file", "tool": 7, "status": "completed", "result": 3},
                                    modelInfo={"modelName": "gpt-5"})),
+        ("bubbleId:c1:x4", _bubble("x4", {"name": "read_file", "tool": 5, "status": "completed", "result": "r"})),
         ("composerData:c2", _composer("c2", [], isDraft=True)),
         ("composerData:c3", _composer("c3", None)),
         ("bubbleId:c3:y1", {"_v": 3, "type": 1, "bubbleId": "y1"}),
@@ -372,10 +394,12 @@ def _planted_c(root: Path) -> None:
     """Two drafts, neither with bubbles, and one composer with some: no header table. As many
     bubbleId cells as composerData cells, one of them corrupt: the kinds tie, and the kind
     whose first row is larger (composerData) is not the first by name. Two calls of two names,
-    neither with a status, one with a result (a result where no status asks for one)."""
+    neither with a status, one with a result (a result where no status asks for one); every call
+    carries params, one a JSON array, the other text that is not JSON."""
     kv: list[tuple[str, Any]] = [
-        ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1", {"name": "grep"})),
-        ("bubbleId:f1:g2", _bubble("g2", {"name": "read_file", "result": "r"})), ("bubbleId:f1:g3", '{"_v": 3, "type'),
+        ("composerData:f1", _composer("f1", ["g1"])), ("bubbleId:f1:g1", _bubble("g1", {"name": "grep", "params": "[1]"})),
+        ("bubbleId:f1:g2", _bubble("g2", {"name": "read_file", "result": "r", "params": "not json"})),
+        ("bubbleId:f1:g3", '{"_v": 3, "type'),
         ("composerData:f2", _composer("f2", [], isDraft=True)), ("composerData:f3", _composer("f3", None, isDraft=True)),
     ]
     _store(root, headers=None, items=[], kv=kv)
@@ -500,6 +524,7 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
         f"{f} " + ", ".join(f"{x} ×{fmt(c)}" for x, c in sorted(m.items())) for f, m in sorted(by.items()))
         or "none observed") + (" (this census does not walk a string's contents; params key sets per tool name are counted from the parsed string)." if any("string" in m for m in by.values())
                                else "."))
+    out["tool_params"] = _params_text(t["params"])
     nl, ids = t["call_ids"]
     out["tool_call_id_newline"] = (f"{fmt(nl)} of {fmt(ids)} toolCallId values contain a newline (counted, never printed)"
                                    + (": a consumer must not treat a call id as one line or one token." if nl else "."))
@@ -530,6 +555,32 @@ def expected_text(t: dict[str, Any]) -> dict[str, str]:
                     f"{what}: observed in {fmt(n)} of {fmt(t['scanned'])} files ({fmt(hits)} hits)" if n else
                     f"{what}: not observed in {fmt(t['scanned'])} files (0 hits by DuckDB and by rg)")
     return out
+
+
+PARAMS = ("calls", "object_params", "no_params", "not_json", "other_type")
+
+
+def _params_rows(params: dict[str, Counter[str]]) -> list[tuple[str, Counter[str]]]:
+    """Tools by calls, most first, then by name."""
+    return sorted(params.items(), key=lambda x: (-x[1]["calls"], x[0]))
+
+
+def _params_text(params: dict[str, Counter[str]]) -> str:
+    rows = _params_rows(params)
+    tot = {c: sum(n[c] for _, n in rows) for c in PARAMS}
+    if not tot["calls"]:
+        return "toolFormerData params (JSON carried in a string): not determined, no toolFormerData was observed."
+
+    def by_tool(col: str) -> str:
+        return ", ".join(f"{x} {fmt(n[col])}" for x, n in rows if n[col])
+    return (f"toolFormerData params (a JSON object carried in a string, parsed by the walk; its key sets per tool name "
+            f"below): {fmt(tot['object_params'])} of {fmt(tot['calls'])} calls hold a JSON object"
+            + (f"; {fmt(tot['no_params'])} carry no params, absent or null ({by_tool('no_params')})" if tot["no_params"]
+               else "; every call carries params")
+            + (f"; {fmt(tot['not_json'])} hold text that is not JSON, counted and never read ({by_tool('not_json')})"
+               if tot["not_json"] else "; none holds text that is not JSON")
+            + (f"; {fmt(tot['other_type'])} hold JSON of another type ({by_tool('other_type')})" if tot["other_type"]
+               else "") + ".")
 
 
 def _composer_text(cb: dict[str, int]) -> str:
@@ -643,7 +694,8 @@ def corpus(request: pytest.FixtureRequest, corpora: Any) -> tuple[dict[str, Any]
 
 SENTENCES = ("basis_files", "layout", "store_outcomes", "composer_headers", "wal_rows", "key_kinds", "agent_kv",
              "kind_keysets", "versions", "bubble_types", "capability_types", "capability_keys", "thinking",
-             "token_counts", "tool_names", "tool_numbers", "tool_payload_types", "tool_call_id_newline", "ordering",
+             "token_counts", "tool_names", "tool_numbers", "tool_payload_types", "tool_params", "tool_call_id_newline",
+             "ordering",
              "models", "data_keyed_maps", "link_composer_bubbles", "link_tool_result_status", *(c for c, _ in ABSENT))
 
 
@@ -709,6 +761,7 @@ def expected_value(t: dict[str, Any]) -> dict[str, Any]:
         "tool_names": {"names": dict(names), "statuses": dict(statuses)},
         "tool_numbers": {f"{x}:{nm}": n for (x, nm), n in t["tool_numbers"].items()},
         "tool_payload_types": by,
+        "tool_params": {x: {c: n[c] for c in PARAMS} for x, n in t["params"].items()},
         "tool_call_id_newline": list(t["call_ids"]),
         "ordering": {"composers": t["ordering"]["composers"], "ordered_by_header_list": t["ordering"]["by_list"],
                      "ordered_by_rowid": t["ordering"]["by_rowid"], "rowid_order_differs": t["ordering"]["differs"],
@@ -739,7 +792,7 @@ def expected_evidence(t: dict[str, Any]) -> dict[str, str]:
     names = {nm for nm, _ in t["tool_pairs"]}
     statuses = {st or "<no status>" for _, st in t["tool_pairs"]}
     by: dict[str, dict[str, int]] = {}
-    for (f, jt), n in sorted(t["payload"].items()):
+    for (f, jt), n in sorted(t["payload"].items(), key=lambda x: (x[0][0], -x[1], x[0][1])):  # as the census orders rows
         by.setdefault(f, {})[jt] = n
     o = t["ordering"]
     cb = t["composer_bubbles"]
@@ -764,6 +817,8 @@ def expected_evidence(t: dict[str, Any]) -> dict[str, str]:
         "tool_numbers": f"{len(t['tool_numbers'])} pairs",
         "tool_payload_types": "; ".join(f"{f} {m}" for f, m in sorted(by.items())) or "0",
         "tool_call_id_newline": f"{t['call_ids'][0]}/{t['call_ids'][1]}",
+        "tool_params": "; ".join(f"{x} {n['object_params']}/{n['no_params']}/{n['not_json']}/{n['other_type']} of "
+                                 f"{n['calls']}" for x, n in _params_rows(t["params"])) or "0 calls",
         "ordering": f"list {o['by_list']}, rowid {o['by_rowid']}, differs {o['differs']}",
         "models": f"{len(t['models'])} values",
         "data_keyed_maps": f"{len(t['maps'])} rows",
@@ -791,7 +846,7 @@ KIND = {"basis_files": "census", "layout": "census", "store_outcomes": "census",
         "wal_rows": "census", "key_kinds": "value_map", "agent_kv": "census", "kind_keysets": "census",
         "versions": "value_map", "bubble_types": "value_map", "capability_types": "value_map",
         "capability_keys": "census", "thinking": "census", "token_counts": "rate", "tool_names": "value_map",
-        "tool_numbers": "value_map", "tool_payload_types": "census", "tool_call_id_newline": "rate",
+        "tool_numbers": "value_map", "tool_payload_types": "census", "tool_params": "census", "tool_call_id_newline": "rate",
         "ordering": "census", "models": "value_map", "data_keyed_maps": "census", "link_composer_bubbles": "rate",
         "link_tool_result_status": "rate", **{c: "absence" for c, _ in ABSENT}}
 
@@ -805,6 +860,8 @@ def test_kinds_headlines_and_provenance(corpus) -> None:
         undetermined |= {"link_composer_bubbles", "link_tool_result_status"}
     elif not t["results"]:
         undetermined.add("link_tool_result_status")
+    if not sum(n["calls"] for n in t["params"].values()):
+        undetermined.add("tool_params")
     assert {c for c in SENTENCES if claims[c]["provenance"] == "not determined"} == undetermined
     short = claims["composer_headers"]["extra"]["short"]
     assert short == ("not determined" if not t["ok"] else "absent" if t["header_rows"] is None
@@ -841,7 +898,18 @@ def test_the_planted_corpora_show_every_case(corpora: Any) -> None:
     assert sum(c for c, _ in g["results"].values()) > sum(g["tool_pairs"].values())  # a status without a name
     assert r["header_rows"] is None and a["other_tables"] == 2 and not a["call_ids"][0]
     assert len({x for (x, _) in a["tool_numbers"]}) < len(a["tool_numbers"])
+    ties: Counter[str] = Counter()
+    for (nm, _), n in a["tool_pairs"].items():
+        ties[nm] += n
+    assert ties["edit_file"] == ties["read_file"] and len({st for (nm, st) in a["tool_pairs"] if nm == "edit_file"}) == 2
     assert ("result", "number") in a["payload"] and a["ordering"]["set_differs"]
     assert a["cells"][("checkpointId", "ok")] and a["payload"][("params", "object")] == 2
     assert bad["stores"] and not bad["ok"] and bad["with_journal"] and not none["stores"]
+    # params: not JSON and JSON of another type (c), none of either (a); calls with no params in a
+    # and g (several tools in g), none in c; several tools in a
+    pc = corpora("planted_c")[0]["params"]
+    assert sum(n["not_json"] for n in pc.values()) and sum(n["other_type"] for n in pc.values())
+    assert not sum(n["no_params"] for n in pc.values()) and len(a["params"]) > 1
+    assert not sum(n["not_json"] + n["other_type"] for n in a["params"].values())
+    assert sum(n["no_params"] for n in a["params"].values()) and sum(1 for n in g["params"].values() if n["no_params"]) > 1
     assert not any(corpora("nothing")[0]["surfaces"].values()) and all(g["surfaces"].values())
