@@ -27,12 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from survey.cli import app
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.recheck import NoRecheck, NotComparable, _has_key, recheck
-from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
@@ -98,7 +95,19 @@ def by_pseudonym(root: Path) -> dict[str, Path]:
     return {pseudonym(salt, p.relative_to(root).as_posix(), "f"): p for p in root.rglob("*") if p.is_file()}
 
 
+def invoke(args: list[str]) -> Any:
+    """``survey`` run in-process (the CLI is imported here, not when the module is: the
+    mutation runner collects this file once per mutant)."""
+    from typer.testing import CliRunner
+
+    from survey.cli import app
+
+    return CliRunner().invoke(app, args)
+
+
 def survey(runtime: str, root: Path, base: Path, **kw: Any) -> Path:
+    from survey.pipeline import run_survey
+
     res = run_survey(get(runtime), root, snapshots=base / "snapshots", reports=base / "reports", date=DATE,
                      cache=False, **kw)
     return Path(res.snapshot)
@@ -311,7 +320,7 @@ def test_a_sampled_snapshot_is_never_compared_with_whole_totals(tmp_path: Path,
         recheck(snap, root)
     other = tmp_path / "copy"
     shutil.copytree(root, other / "projects")
-    r = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
+    r = invoke(["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
     assert r.exit_code == 2 and "cannot be matched" in " ".join(r.output.split()), r.output
     assert r.output.startswith("error: ") and r.output.count("error:") == 1
     assert not side.exists()
@@ -324,7 +333,7 @@ def test_a_runtime_without_a_recheck_is_a_usage_error(cu: tuple[Path, Path], tmp
     (other / "manifest.json").write_text(json.dumps({**m, "runtime": "cursor_chats"}))
     with pytest.raises(NoRecheck):
         recheck(other, root, salt=load_salt())
-    r = CliRunner().invoke(app, ["recheck", str(other), "--root", str(root), "--reports", str(tmp_path / "r")])
+    r = invoke(["recheck", str(other), "--root", str(root), "--reports", str(tmp_path / "r")])
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and said.startswith("error: ") and "no independent re-check" in said, r.output
     assert "cursor_chats" in said
@@ -499,7 +508,7 @@ def test_another_root_is_named_as_such(cc: tuple[Path, Path], tmp_path: Path) ->
     assert recheck(snap, root, salt=salt)["root_matches_snapshot"] is True
     r = recheck(snap, other, salt=salt)
     assert r["root_matches_snapshot"] is False
-    res = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
+    res = invoke(["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
     assert "this root is not the one the snapshot was taken from" in res.output
 
 
@@ -509,7 +518,7 @@ def test_a_disagreement_prints_the_command_that_reproduces_it(cx: tuple[Path, Pa
     bad = copy_snapshot(snap, tmp_path)
     edit_claim(bad, "record_classes", lambda v: {**v, "records": {**v["records"], "session_meta": 0}})
     reports = str(tmp_path / "reports")
-    r = CliRunner().invoke(app, ["recheck", str(bad), "--root", str(root), "--sample", "3", "--seed", "4",
+    r = invoke(["recheck", str(bad), "--root", str(root), "--sample", "3", "--seed", "4",
                                  "--reports", reports])
     assert r.exit_code == 3, r.output
     line = next(ln for ln in r.output.splitlines() if ln.startswith("reproduce: "))
@@ -517,7 +526,7 @@ def test_a_disagreement_prints_the_command_that_reproduces_it(cx: tuple[Path, Pa
     assert argv[:2] == ["survey", "recheck"] and "--sample" in argv and "--seed" in argv
     kept = json.loads((bad.parent / f"{bad.name}.recheck.json").read_text())
     (bad.parent / f"{bad.name}.recheck.json").unlink()
-    again = CliRunner().invoke(app, [*argv[1:], "--reports", reports, "--json"])
+    again = invoke([*argv[1:], "--reports", reports, "--json"])
     assert again.exit_code == 3, again.output
     out = json.loads(again.output)
     assert out["disagreements"] == kept["disagreements"] == ["record_classes"]
@@ -585,7 +594,7 @@ def test_no_planted_token_reaches_the_verdicts_the_terminal_or_the_page(runtime:
     runs = [[], ["--json"], *(["--sample", "2", "--seed", str(s)] for s in range(1, 4)),
             ["--sample", "2", "--json"], ["--since", "2000-01-01"]]
     for extra in runs:
-        r = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(root), "--reports", str(reports), *extra])
+        r = invoke(["recheck", str(snap), "--root", str(root), "--reports", str(reports), *extra])
         assert r.exit_code in (0, 3), r.output
         for where, text in (("terminal", r.output), ("recheck.json", side.read_text()), ("page", page.read_text())):
             assert not leaked(text, tokens), (where, extra, leaked(text, tokens))

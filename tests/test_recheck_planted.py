@@ -138,6 +138,8 @@ def test_cursor_counts_blocks_exact_key_sets_results_and_sidecars(tmp_path: Path
         "1 of 1 transcripts found under this root (not matched to the snapshot's files: no salt, or another root), "
         "re-read with the stdlib json module"}
     assert r["verdicts"][2]["detail"] == "2 files"
+    assert r["verdicts"][2]["comparison"] == (
+        "exact: the files on disk now against the snapshot's count (a file added since disagrees)")
     bad = [{"id": "no_tool_results", "value": True}, {"id": "tool_use_keyset", "value": [2, 2]},
            {"id": "agent_tools_count", "value": 3}]
     r = recheck(planted_snapshot(tmp_path / "b", "cursor", bad), root)
@@ -154,8 +156,12 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 7}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m2", "usage": {"output_tokens": True}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": 3, "usage": {"output_tokens": 100}}},
-          {"type": "user", "sessionId": "p1", "message": {"content": "x"}}]
-    p2: list[dict[str, Any]] = [{"type": "user", "sessionId": "other"}, {"type": "user", "sessionId": "p2"}, {"type": "user", "sessionId": 4}]
+          {"type": "user", "sessionId": "p1", "message": {"content": "x"}},
+          {"type": "user", "message": {"content": "y"}}]  # no sessionId: no id
+    # a line that is no object first; a message id that p1 uses too, in another session
+    p2: list[Any] = [[1], {"type": "user", "sessionId": "other"}, {"type": "user", "sessionId": "p2"},
+                     {"type": "user", "sessionId": 4},
+                     {"type": "assistant", "sessionId": "p2", "message": {"id": "m1", "usage": {"output_tokens": 4}}}]
     kid: list[dict[str, Any]] = [{"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 3}}}]
     odd: list[Any] = [{"type": "system", "sessionId": "p1"}, "a string"]
     jsonl(root / "proj" / "p1.jsonl", p1)
@@ -163,11 +169,12 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
     jsonl(root / "proj" / "p1" / "subagents" / "agent-a.jsonl", kid)
     jsonl(root / "proj" / "p1" / "subagents" / "other.jsonl", odd)  # neither a parent nor a child
     classes: dict[str, int] = {}
-    for rec in p1 + p2 + kid + odd[:1]:
+    for rec in p1 + p2[1:] + kid + odd[:1]:
         classes[class_of("claude_code", rec)] = classes.get(class_of("claude_code", rec), 0) + 1
     # parents: p1 carries p1 alone, p2 two ids (several); the child carries its folder's p1
-    # usage: naive 5 + 7 + 3 (a bool and a non-string message id are no figure); per (sessionId, message.id) 7
-    identity, usage = [1, 2, 1, 1, 1], {"naive_output_tokens": 15, "dedup_output_tokens": 7}
+    # usage: naive 5 + 7 + 3 + 4 (a bool and a non-string message id are no figure); per (sessionId,
+    # message.id): (p1, m1) 7, the child's m1 being p1's too, and (p2, m1) 4
+    identity, usage = [1, 2, 1, 1, 1], {"naive_output_tokens": 19, "dedup_output_tokens": 11}
     claims = [{"id": "record_classes", "value": {"records": classes}}, {"id": "file_identity", "value": identity},
               {"id": "usage", "value": {**usage, "other": 1}}]
     r = recheck(planted_snapshot(tmp_path / "a", "claude_code", claims), root)
@@ -175,7 +182,7 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
                            "file_identity": ("agrees", identity, identity), "usage": ("agrees", usage, usage)}
     wrong = [{"id": "record_classes", "value": {"records": {**classes, "user": classes["user"] + 1}}},
              {"id": "file_identity", "value": [2, 2, 1, 1, 0]},
-             {"id": "usage", "value": {"naive_output_tokens": 15, "dedup_output_tokens": 15}}]
+             {"id": "usage", "value": {"naive_output_tokens": 19, "dedup_output_tokens": 7}}]
     r = recheck(planted_snapshot(tmp_path / "b", "claude_code", wrong), root)
     assert r["disagreements"] == ["record_classes", "file_identity", "usage"]
 
@@ -195,22 +202,27 @@ def test_codex_counts_identity_and_call_pairing(tmp_path: Path) -> None:
         {"type": "event_msg", "payload": {"type": "function_call", "call_id": "e"}},
         {"type": "response_item", "payload": "not an object"}])
     jsonl(day / f"rollout-2026-01-01T00-00-01-{uuid.format(2)}.jsonl", [
-        {"type": "session_meta", "payload": {"id": uuid.format(3)}},
+        [1], {"type": "session_meta", "payload": {"id": uuid.format(3)}},
         {"type": "response_item", "payload": {"type": "local_shell_call", "call_id": "c"}},
         {"type": "response_item", "payload": {"type": "tool_search_call", "call_id": "d"}},
         {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "d"}},
         {"type": "response_item", "payload": {"type": "function_call", "id": "no call id"}}])
     jsonl(day / f"rollout-2026-01-01T00-00-02-{uuid.format(4)}.jsonl", [
         {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "a"}}])
+    spaced = uuid.format(5).replace("-", " ", 1)  # not a uuid: no match, whatever the id says
+    jsonl(day / f"rollout-2026-01-01T00-00-03-{spaced}.jsonl", [{"type": "session_meta", "payload": {"id": spaced}}])
+    # the uuid is the one the name ends with
+    jsonl(day / f"rollout-2026-01-01T00-00-04-{uuid.format(6)}.jsonl-{uuid.format(7)}.jsonl",
+          [{"type": "session_meta", "payload": {"id": uuid.format(7)}}])
     jsonl(day / "history.jsonl", [{"type": "session_meta", "payload": {"id": "x"}}])  # not a rollout
-    # identity: 2 files open with session_meta, 1 names its file's uuid; pairing per file:
+    # identity: 4 files open with session_meta, 2 name their file's uuid; pairing per file:
     # paired a and d, calls without output b and c, outputs without call q and the third file's a
     pairing = {"paired": 2, "unpaired_calls": 2, "unpaired_outputs": 2}
-    claims = [{"id": "file_identity", "value": [1, 2, "more"]}, {"id": "native_call_id", "value": {**pairing, "x": 0}}]
+    claims = [{"id": "file_identity", "value": [2, 4, "more"]}, {"id": "native_call_id", "value": {**pairing, "x": 0}}]
     r = recheck(planted_snapshot(tmp_path / "a", "codex", claims), root)
-    assert by_claim(r) == {"file_identity": ("agrees", [1, 2], [1, 2]), "native_call_id": ("agrees", pairing, pairing)}
-    assert r["verdicts"][0]["detail"] == "first session_meta id = filename uuid in 1/2"
-    wrong = [{"id": "file_identity", "value": [2, 2]}, {"id": "native_call_id", "value": {**pairing, "paired": 3}}]
+    assert by_claim(r) == {"file_identity": ("agrees", [2, 4], [2, 4]), "native_call_id": ("agrees", pairing, pairing)}
+    assert r["verdicts"][0]["detail"] == "first session_meta id = filename uuid in 2/4"
+    wrong = [{"id": "file_identity", "value": [3, 4]}, {"id": "native_call_id", "value": {**pairing, "paired": 3}}]
     r = recheck(planted_snapshot(tmp_path / "b", "codex", wrong), root)
     assert r["disagreements"] == ["file_identity", "native_call_id"]
 
@@ -473,15 +485,29 @@ def test_a_claim_without_a_figure_bounds_the_sample_by_zero(tmp_path: Path) -> N
     """Usage and call pairing on a sample are bounds; a figure the claim leaves empty holds
     none: one token or one call found disagrees."""
     root = tmp_path / "projects"
-    jsonl(root / "stray.jsonl", [{"type": "assistant", "sessionId": "s", "message": {"id": "m", "usage": {"output_tokens": 1}}}])
+    jsonl(root / "stray.jsonl", [{"type": "assistant", "sessionId": "s", "message": {"id": "m", "usage": {"output_tokens": 9}}}])
     jsonl(root / "proj" / "s.jsonl", [{"type": "assistant", "sessionId": "s", "message": {"id": "m", "usage": {"output_tokens": 1}}}])
-    # the stray file at the root is neither a parent nor a child: the parent after it is counted
-    said = {"naive_output_tokens": None, "dedup_output_tokens": None}
-    snap = planted_snapshot(tmp_path / "cc", "claude_code", [{"id": "usage", "value": said}])
-    r = recheck(snap, root, sample=2)
-    assert by_claim(r) == {"usage": ("disagrees", said, {"naive_output_tokens": 1, "dedup_output_tokens": 1})}
-    snap = planted_snapshot(tmp_path / "cc2", "claude_code", [{"id": "usage", "value": {k: 1 for k in said}}])
-    assert not recheck(snap, root, sample=2)["disagreements"]
+    jsonl(root / "proj" / "t.jsonl", [{"type": "user", "sessionId": "t"}])
+    # the stray file at the root is neither a parent nor a child, and is read first: the files
+    # after it are still counted
+    rels = ["stray.jsonl", "proj/s.jsonl", "proj/t.jsonl"]
+    none = {"naive_output_tokens": None, "dedup_output_tokens": None}
+    one = {"naive_output_tokens": 1, "dedup_output_tokens": 1}
+    snaps = {}
+    for said in ("none", "one"):
+        snaps[said] = planted_snapshot(tmp_path / said, "claude_code", [{"id": "usage", "value": {"none": none, "one": one}[said]}])
+        inventory(snaps[said], [row(root, rel) for rel in rels])
+    held = set()
+    for seed in range(1, 9):
+        r = recheck(snaps["none"], root, sample=2, seed=seed, salt=SALT)
+        chosen = tuple(rel for rel in rels if fid(rel) in r["sample"]["files"])
+        held.add(chosen)
+        n = int("proj/s.jsonl" in chosen)
+        v = r["verdicts"][0]
+        assert v["comparison"].startswith("bound") and v["recheck_value"] == {k: n for k in none}, seed
+        assert v["verdict"] == ("disagrees" if n else "agrees"), seed
+        assert not recheck(snaps["one"], root, sample=2, seed=seed, salt=SALT)["disagreements"], seed
+    assert ("stray.jsonl", "proj/s.jsonl") in held and ("stray.jsonl", "proj/t.jsonl") in held
     sessions = tmp_path / "sessions"
     jsonl(sessions / "rollout-a.jsonl", [{"type": "response_item", "payload": {"type": "function_call", "call_id": "c"}}])
     jsonl(sessions / "rollout-b.jsonl", [{"type": "response_item", "payload": {"type": "function_call", "call_id": "d"}}])
@@ -490,7 +516,7 @@ def test_a_claim_without_a_figure_bounds_the_sample_by_zero(tmp_path: Path) -> N
     assert by_claim(r)["native_call_id"] == ("disagrees", said2, {"paired": 0, "unpaired_calls": 1, "unpaired_outputs": 0})
     r = recheck(planted_snapshot(tmp_path / "cx2", "codex", [{"id": "native_call_id", "value": {**said2, "unpaired_calls": 1}}]),
                 sessions, sample=1)
-    assert not r["disagreements"]
+    assert not r["disagreements"] and r["verdicts"][0]["comparison"].startswith("bound")
 
 
 def test_the_stored_verdicts_seed_date_and_a_failed_write(tmp_path: Path) -> None:
@@ -551,3 +577,48 @@ def test_what_cannot_be_rechecked_is_refused_before_anything_is_written(tmp_path
     assert r["sample"] == {"n": None, "seed": 4, "since": None}
     assert r["verdicts"][0]["scope"].startswith("1 of the 1 .jsonl files the snapshot walked (unchanged since)")
     assert r["verdicts"][0]["comparison"] == "exact: the same files as the snapshot's figure"
+
+
+@pytest.mark.parametrize("claim,agrees", [
+    ([2, 4, 2, 4, 2], True),
+    ([0, 4, 2, 4, 2], False),  # fewer matching parents than the subset holds
+    ([2, 2, 2, 4, 2], False),  # fewer mismatching parents (2 - 2) than the subset's one
+    ([2, 4, 0, 4, 2], False),  # fewer matching children
+    ([2, 4, 2, 2, 2], False),  # fewer mismatching children (2 - 2)
+    ([2, 4, 2, 4, 0], False),  # fewer files with several ids
+])
+def test_identity_on_a_subset_is_bounded_count_by_count(tmp_path: Path, claim: list[int], agrees: bool) -> None:
+    """``--since`` reads a subset: each count, and each count of mismatches, is a bound. The
+    files hold parents 1 of 2 matching (the other with two ids), children 1 of 2 matching."""
+    root = tmp_path / "projects"
+    jsonl(root / "proj" / "a.jsonl", [{"type": "user", "sessionId": "a"}])
+    jsonl(root / "proj" / "b.jsonl", [{"type": "user", "sessionId": "x"}, {"type": "user", "sessionId": "y"}])
+    jsonl(root / "proj" / "a" / "subagents" / "agent-1.jsonl", [{"type": "user", "sessionId": "a"}])
+    jsonl(root / "proj" / "a" / "subagents" / "agent-2.jsonl", [{"type": "user", "sessionId": "z"}])
+    r = recheck(planted_snapshot(tmp_path / "cc", "claude_code", [{"id": "file_identity", "value": claim}]), root,
+                since="2000-01-01")
+    assert r["verdicts"][0]["recheck_value"] == [1, 2, 1, 2, 1]
+    assert r["verdicts"][0]["comparison"].startswith("bound") and (not r["disagreements"]) == agrees
+
+
+@pytest.mark.parametrize("claim,agrees", [([2, 3], True), ([0, 3], False), ([2, 2], False)])
+def test_rollout_identity_on_a_subset_is_bounded_count_by_count(tmp_path: Path, claim: list[int], agrees: bool) -> None:
+    root = tmp_path / "sessions"
+    uuid = "0badc0de-0000-4000-8000-00000000000{}"
+    jsonl(root / f"rollout-a-{uuid.format(1)}.jsonl", [{"type": "session_meta", "payload": {"id": uuid.format(1)}}])
+    jsonl(root / f"rollout-b-{uuid.format(2)}.jsonl", [{"type": "session_meta", "payload": {"id": uuid.format(3)}}])
+    r = recheck(planted_snapshot(tmp_path / "cx", "codex", [{"id": "file_identity", "value": claim}]), root,
+                since="2000-01-01")
+    assert r["verdicts"][0]["recheck_value"] == [1, 2]
+    assert r["verdicts"][0]["comparison"].startswith("bound") and (not r["disagreements"]) == agrees
+
+
+@pytest.mark.parametrize("claim,agrees", [([2, 3], True), ([0, 3], False), ([2, 2], False)])
+def test_tool_use_key_sets_on_a_subset_are_bounded_count_by_count(tmp_path: Path, claim: list[int], agrees: bool) -> None:
+    root = tmp_path / "projects"
+    jsonl(root / "p" / "agent-transcripts" / "s" / "s.jsonl", [{"message": {"content": [
+        {"type": "tool_use", "name": "A", "input": {}}, {"type": "tool_use", "name": "A", "input": {}, "id": "x"}]}}])
+    r = recheck(planted_snapshot(tmp_path / "cu", "cursor", [{"id": "tool_use_keyset", "value": claim}]), root,
+                since="2000-01-01")
+    assert r["verdicts"][0]["recheck_value"] == [1, 2]
+    assert r["verdicts"][0]["comparison"].startswith("bound") and (not r["disagreements"]) == agrees
