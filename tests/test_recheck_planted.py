@@ -622,3 +622,16 @@ def test_tool_use_key_sets_on_a_subset_are_bounded_count_by_count(tmp_path: Path
                 since="2000-01-01")
     assert r["verdicts"][0]["recheck_value"] == [1, 2]
     assert r["verdicts"][0]["comparison"].startswith("bound") and (not r["disagreements"]) == agrees
+
+
+def test_an_inventory_named_under_another_salt_matches_nothing(tmp_path: Path) -> None:
+    """Another machine's salt names the same files otherwise: none is found in the inventory,
+    so the files are not matched (and the whole snapshot's totals still compare)."""
+    root = tmp_path / "projects"
+    files = cc_files(root)
+    snap = planted_snapshot(tmp_path / "a", "claude_code", [{"id": "file_identity", "value": [3, 3, 0, 0, 0]}])
+    inventory(snap, [row(root, rel) for rel in files])
+    assert recheck(snap, root, salt=SALT)["matched_to_snapshot"] is True
+    r = recheck(snap, root, salt=bytes(reversed(range(32))))
+    assert (r["matched_to_snapshot"], r["disagreements"]) == (False, [])
+    assert r["verdicts"][0]["scope"].startswith("3 of 3 .jsonl files found under this root (not matched")
