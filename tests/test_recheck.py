@@ -27,12 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from survey.cli import app
 from survey.corpus.privacy import load_salt, pseudonym
 from survey.evidence.recheck import NoRecheck, NotComparable, _has_key, recheck
-from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.synth import claude_code as cc_synth
 from survey.synth import codex as cx_synth
@@ -98,7 +95,19 @@ def by_pseudonym(root: Path) -> dict[str, Path]:
     return {pseudonym(salt, p.relative_to(root).as_posix(), "f"): p for p in root.rglob("*") if p.is_file()}
 
 
+def invoke(args: list[str]) -> Any:
+    """``survey`` run in-process (the CLI is imported here, not when the module is: the
+    mutation runner collects this file once per mutant)."""
+    from typer.testing import CliRunner
+
+    from survey.cli import app
+
+    return CliRunner().invoke(app, args)
+
+
 def survey(runtime: str, root: Path, base: Path, **kw: Any) -> Path:
+    from survey.pipeline import run_survey
+
     res = run_survey(get(runtime), root, snapshots=base / "snapshots", reports=base / "reports", date=DATE,
                      cache=False, **kw)
     return Path(res.snapshot)
@@ -136,6 +145,30 @@ def surveyed_once(tag: str, factory: pytest.TempPathFactory, runtime: str, folde
 
     root, snap = built_once(f"recheck-{tag}", factory, build)
     return root, snap
+
+
+def planted_once(tag: str, factory: pytest.TempPathFactory, runtime: str, generate, seed: int,  # type: ignore[no-untyped-def]
+                 sessions: int, plant=None, **kw: Any) -> tuple[Path, Path]:
+    """A generated corpus, ``plant(root)`` written into it, and its snapshot, made once per
+    mutation pass (tests/kept_util.py); a test changes only a copy of the root."""
+    def build(base: Path) -> tuple[Path, ...]:
+        root = base / "projects"
+        root.mkdir()
+        generate(root, seed=seed, sessions=sessions)
+        if plant is not None:
+            plant(root)
+        return root, survey(runtime, root, base, **kw)
+
+    root, snap = built_once(f"recheck-{tag}", factory, build)
+    return root, snap
+
+
+def copy_root(root: Path, base: Path) -> Path:
+    """A copy of a corpus, each file's size and mtime kept: its files keep their pseudonyms
+    (named by their path under the root) and stay "unchanged since the snapshot"."""
+    dst = base / "copy" / root.name
+    shutil.copytree(root, dst)
+    return dst
 
 
 @pytest.fixture(scope="module")
@@ -268,10 +301,9 @@ def test_a_sample_holding_more_than_the_claim_disagrees(cc: tuple[Path, Path], t
         assert (cid in r["disagreements"]) == some, (seed, found)
 
 
-def test_a_sampled_snapshot_is_never_compared_with_whole_totals(tmp_path: Path) -> None:
-    root = tmp_path / "projects"
-    cc_synth.generate(root, seed=5, sessions=8)
-    snap = survey("claude_code", root, tmp_path, sample_n=20)
+def test_a_sampled_snapshot_is_never_compared_with_whole_totals(tmp_path: Path,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    root, snap = planted_once("sampled", tmp_path_factory, "claude_code", cc_synth.generate, 5, 8, sample_n=20)
     walked = [p for p in jsonl_files("claude_code", root)]
     # matched to the snapshot's files: the files it walked, exactly
     r = recheck(snap, root, salt=load_salt())
@@ -288,7 +320,7 @@ def test_a_sampled_snapshot_is_never_compared_with_whole_totals(tmp_path: Path) 
         recheck(snap, root)
     other = tmp_path / "copy"
     shutil.copytree(root, other / "projects")
-    r = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
+    r = invoke(["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
     assert r.exit_code == 2 and "cannot be matched" in " ".join(r.output.split()), r.output
     assert r.output.startswith("error: ") and r.output.count("error:") == 1
     assert not side.exists()
@@ -301,7 +333,7 @@ def test_a_runtime_without_a_recheck_is_a_usage_error(cu: tuple[Path, Path], tmp
     (other / "manifest.json").write_text(json.dumps({**m, "runtime": "cursor_chats"}))
     with pytest.raises(NoRecheck):
         recheck(other, root, salt=load_salt())
-    r = CliRunner().invoke(app, ["recheck", str(other), "--root", str(root), "--reports", str(tmp_path / "r")])
+    r = invoke(["recheck", str(other), "--root", str(root), "--reports", str(tmp_path / "r")])
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and said.startswith("error: ") and "no independent re-check" in said, r.output
     assert "cursor_chats" in said
@@ -339,10 +371,9 @@ def test_without_per_file_rows_a_sample_checks_bounds(cc: tuple[Path, Path], tmp
     assert recheck(bare, root, salt=load_salt())["verdicts"][0]["comparison"].startswith("exact: the same files")
 
 
-def test_a_walked_file_gone_since_is_counted(tmp_path: Path) -> None:
-    root = tmp_path / "projects"
-    cc_synth.generate(root, seed=6, sessions=8)
-    snap = survey("claude_code", root, tmp_path)
+def test_a_walked_file_gone_since_is_counted(cc: tuple[Path, Path], tmp_path: Path) -> None:
+    root = copy_root(cc[0], tmp_path)
+    snap = copy_snapshot(cc[1], tmp_path)
     gone = jsonl_files("claude_code", root)[2]
     gone.unlink()
     r = recheck(snap, root, salt=load_salt())
@@ -353,10 +384,9 @@ def test_a_walked_file_gone_since_is_counted(tmp_path: Path) -> None:
     assert not r["disagreements"], r["verdicts"]
 
 
-def test_files_new_or_changed_since_are_left_out_and_counted(tmp_path: Path) -> None:
-    root = tmp_path / "projects"
-    cc_synth.generate(root, seed=5, sessions=8)
-    snap = survey("claude_code", root, tmp_path)
+def test_files_new_or_changed_since_are_left_out_and_counted(cc: tuple[Path, Path], tmp_path: Path) -> None:
+    root = copy_root(cc[0], tmp_path)
+    snap = copy_snapshot(cc[1], tmp_path)
     files = jsonl_files("claude_code", root)
     new = files[0].parent / "0123abcd-0000-4000-8000-000000000000.jsonl"
     new.write_text(json.dumps({"type": "user", "sessionId": "x"}) + "\n")
@@ -418,17 +448,18 @@ def tool_use_counts(root: Path) -> tuple[int, int, int]:
     return exact, blocks, results
 
 
-def test_an_exact_key_set_is_not_a_superset_and_keys_are_found_at_depth(tmp_path: Path) -> None:
-    root = tmp_path / "projects"
-    root.mkdir()
-    cu_synth.generate(root, seed=3, sessions=6)
+def _extra_transcript(root: Path) -> None:
     transcript(root, "extra", [
         {"role": "assistant", "message": {"content": [
             {"type": "tool_use", "name": "Shell", "input": {"command": "x"}, "id": "c1"},
             {"type": "tool_use", "name": "Shell", "input": {"command": "y"}}]}},
         {"role": "user", "message": {"content": [{"type": "text", "text": "x", "meta": {"deep": [{"tool_use_id": 1}]}}]}},
     ])
-    snap = survey("cursor", root, tmp_path)
+
+
+def test_an_exact_key_set_is_not_a_superset_and_keys_are_found_at_depth(tmp_path: Path,
+                                                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    root, snap = planted_once("superset", tmp_path_factory, "cursor", cu_synth.generate, 3, 6, _extra_transcript)
     exact, blocks, results = tool_use_counts(root)
     assert exact < blocks and results >= 1
     r = recheck(snap, root, salt=load_salt())
@@ -448,11 +479,9 @@ def test_an_exact_key_set_is_not_a_superset_and_keys_are_found_at_depth(tmp_path
         assert "tool_use_keyset" in r["disagreements"]
 
 
-def test_a_sidecar_added_since_disagrees_and_is_named_new(tmp_path: Path) -> None:
-    root = tmp_path / "projects"
-    root.mkdir()
-    cu_synth.generate(root, seed=3, sessions=6)
-    snap = survey("cursor", root, tmp_path)
+def test_a_sidecar_added_since_disagrees_and_is_named_new(cu: tuple[Path, Path], tmp_path: Path) -> None:
+    root = copy_root(cu[0], tmp_path)
+    snap = copy_snapshot(cu[1], tmp_path)
     sidecars = [p for p in root.rglob("*.txt") if p.parent.name == "agent-tools"]
     r = recheck(snap, root, salt=load_salt())
     assert verdicts(r)["agent_tools_count"]["detail"] == f"{len(sidecars)} files, 0 of them new since the snapshot"
@@ -479,7 +508,7 @@ def test_another_root_is_named_as_such(cc: tuple[Path, Path], tmp_path: Path) ->
     assert recheck(snap, root, salt=salt)["root_matches_snapshot"] is True
     r = recheck(snap, other, salt=salt)
     assert r["root_matches_snapshot"] is False
-    res = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
+    res = invoke(["recheck", str(snap), "--root", str(other), "--reports", str(tmp_path / "r")])
     assert "this root is not the one the snapshot was taken from" in res.output
 
 
@@ -489,7 +518,7 @@ def test_a_disagreement_prints_the_command_that_reproduces_it(cx: tuple[Path, Pa
     bad = copy_snapshot(snap, tmp_path)
     edit_claim(bad, "record_classes", lambda v: {**v, "records": {**v["records"], "session_meta": 0}})
     reports = str(tmp_path / "reports")
-    r = CliRunner().invoke(app, ["recheck", str(bad), "--root", str(root), "--sample", "3", "--seed", "4",
+    r = invoke(["recheck", str(bad), "--root", str(root), "--sample", "3", "--seed", "4",
                                  "--reports", reports])
     assert r.exit_code == 3, r.output
     line = next(ln for ln in r.output.splitlines() if ln.startswith("reproduce: "))
@@ -497,7 +526,7 @@ def test_a_disagreement_prints_the_command_that_reproduces_it(cx: tuple[Path, Pa
     assert argv[:2] == ["survey", "recheck"] and "--sample" in argv and "--seed" in argv
     kept = json.loads((bad.parent / f"{bad.name}.recheck.json").read_text())
     (bad.parent / f"{bad.name}.recheck.json").unlink()
-    again = CliRunner().invoke(app, [*argv[1:], "--reports", reports, "--json"])
+    again = invoke([*argv[1:], "--reports", reports, "--json"])
     assert again.exit_code == 3, again.output
     out = json.loads(again.output)
     assert out["disagreements"] == kept["disagreements"] == ["record_classes"]
@@ -565,7 +594,7 @@ def test_no_planted_token_reaches_the_verdicts_the_terminal_or_the_page(runtime:
     runs = [[], ["--json"], *(["--sample", "2", "--seed", str(s)] for s in range(1, 4)),
             ["--sample", "2", "--json"], ["--since", "2000-01-01"]]
     for extra in runs:
-        r = CliRunner().invoke(app, ["recheck", str(snap), "--root", str(root), "--reports", str(reports), *extra])
+        r = invoke(["recheck", str(snap), "--root", str(root), "--reports", str(reports), *extra])
         assert r.exit_code in (0, 3), r.output
         for where, text in (("terminal", r.output), ("recheck.json", side.read_text()), ("page", page.read_text())):
             assert not leaked(text, tokens), (where, extra, leaked(text, tokens))
@@ -604,17 +633,19 @@ def test_an_unreadable_file_is_counted_not_a_crash(cc: tuple[Path, Path], tmp_pa
     assert "record_classes" in r["disagreements"]  # its records are missing from an exact comparison
 
 
-def test_a_parent_naming_another_session_and_lines_that_are_not_objects(tmp_path: Path) -> None:
+def _odd_parent(root: Path) -> None:
+    parent = next(p for p in jsonl_files("claude_code", root) if len(p.relative_to(root).parts) == 2)
+    (parent.parent / "0badc0de-0000-4000-8000-0000000000aa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
+        {"type": "user", "sessionId": "0badc0de-0000-4000-8000-0000000000bb"}, [1, 2], 7, "text")))
+
+
+def test_a_parent_naming_another_session_and_lines_that_are_not_objects(tmp_path: Path,
+                                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     """A parent file whose records carry another sessionId than its name, and JSON lines that
     are arrays or numbers: the claim counts the mismatch, every sample holding that file
     agrees with it, and a claim edited to "every parent matches" disagrees in each of them."""
-    root = tmp_path / "projects"
-    cc_synth.generate(root, seed=8, sessions=8)
-    parent = next(p for p in jsonl_files("claude_code", root) if len(p.relative_to(root).parts) == 2)
-    odd = parent.parent / "0badc0de-0000-4000-8000-0000000000aa.jsonl"
-    odd.write_text("".join(json.dumps(r) + "\n" for r in (
-        {"type": "user", "sessionId": "0badc0de-0000-4000-8000-0000000000bb"}, [1, 2], 7, "text")))
-    snap = survey("claude_code", root, tmp_path)
+    root, snap = planted_once("odd-parent", tmp_path_factory, "claude_code", cc_synth.generate, 8, 8, _odd_parent)
+    odd = next(p for p in root.rglob("0badc0de-0000-4000-8000-0000000000aa.jsonl"))
     r = recheck(snap, root, salt=load_salt())
     assert not r["disagreements"], r["verdicts"]
     s = verdicts(r)["file_identity"]["recheck_value"]
