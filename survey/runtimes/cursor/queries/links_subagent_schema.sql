@@ -23,9 +23,9 @@ roles AS (   -- each compared file: a top-level one, a child, a parent
 ),
 shapes AS MATERIALIZED (   -- each shape of each compared file (the walk's gated paths and key sets: one row a
                            -- file and shape), compared as 64-bit hashes: sk of (record class, path, JSON type, key set),
-                           -- pk of the first three
+                           -- pk of the first three; the path itself only where a child's (the one place it is read)
     SELECT n.file_id, hash(n.rclass, n.path, n.jtype, coalesce(n.keyset, '')) AS sk, hash(n.rclass, n.path, n.jtype) AS pk,
-           n.path, r.is_top, r.is_kid, r.is_parent
+           CASE WHEN r.is_kid THEN n.path END AS path, r.is_top, r.is_kid, r.is_parent
     FROM read_parquet(getvariable('snap') || '/walk/nodes.parquet') AS n JOIN roles AS r USING (file_id)
 ), top AS MATERIALIZED (
     SELECT DISTINCT sk, pk FROM shapes WHERE is_top
