@@ -503,3 +503,39 @@ def test_formats_and_raw_key_sets_are_counted_per_class_and_path(tmp_path: Path)
     assert sum(n for (rc, p, x), n in r.rawsets.items() if p == "$.args") == 40
     assert "zzSecret" not in repr((r.rawsets, r.formats, r.nodes))
     assert all(x.startswith("k-") and len(x) == 18 for (_rc, _p, x) in r.rawsets)
+
+
+def _hex_like() -> list[str]:
+    """UUIDs and hex digests, upper and lower case, and each with one character at each place
+    swapped for one just outside the hex digits' ranges (or a dash, or not ASCII)."""
+    uuid = "0d7a3c2e-1b4f-4e6a-9c1d-2f3e4a5b6c7d"
+    base = [uuid, uuid.upper(), "9e107d9d372bb6826bd81d3542a419d6", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+            "0123456789abcdefABCDEF" * 2 + "0123456789abcdefABCD"]
+    out = list(base)
+    for s in base:
+        for i in range(len(s)):
+            for ch in "/:@G`g-\u00e9":
+                out.append(s[:i] + ch + s[i + 1:])
+    return out
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_hex_like_strings_are_classed_as_the_expressions_class_them(tmp_path: Path, native: bool) -> None:
+    """Every string is one record's value, counted by format class per path: the C core (its
+    text scan and its parsed values) and the Python walk each give the expressions' counts."""
+    w = walker()
+    if not native:
+        w = Walker(w.p, w.gate, SALT, w.max_line, native=False)
+    elif w._core is None:
+        pytest.skip("the C core is not built")
+    values = _hex_like()
+    recs = [{"role": "user", "id": v, "args": {"a": v}} for v in values]
+    r = walk(w, tmp_path, recs)
+    want: dict[tuple[str, str, str], int] = {}
+    for v in values:
+        for path in ("$.id", "$.args.a"):
+            k = ("user", path, format_by_rx(v))
+            want[k] = want.get(k, 0) + 1
+    got = {k: n for k, n in r.formats.items() if k[1] in ("$.id", "$.args.a")}
+    assert got == want
+    assert want[("user", "$.id", "uuid")] == 2 + 2 * 4  # (a dash swapped for a dash: the same UUID)

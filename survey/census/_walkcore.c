@@ -274,6 +274,10 @@ typedef struct {
     Py_ssize_t vused;
     struct KeyTuple *kt; /* node keys as tuples, made once (see key_tuple) */
     Py_ssize_t kt_cap, kt_used;
+    /* Core.take's per-table (key number + 1, row) tables, kept from file to file and left
+     * all zero after each take (each file's entries cleared, not the whole table) */
+    int64_t *seen[4];
+    Py_ssize_t seen_cap[4];
 } Core;
 
 /* A row of a per-record table (frames, blocks, links, numbers) goes to ``dest``: a list (as a tuple), or a
@@ -809,6 +813,25 @@ static inline int all_of(const unsigned char *p, Py_ssize_t lo, Py_ssize_t hi, i
     return acc;
 }
 static inline int digs(const unsigned char *p, int lo, int hi) { return all_of(p, lo, hi, C_DIG); }
+/* whether the 8 bytes at p are all hex digits, a word at a time: each byte ASCII, then in
+ * '0'..'9' or, with the 0x20 bit set, in 'a'..'f' (a byte + (0x80 - lo) has its top bit set
+ * where it is >= lo; ASCII bytes never carry into the next). A UUID's or digest's hex were
+ * half of the format classes' cost a byte at a time. */
+static inline int hex8(const unsigned char *p) {
+    const uint64_t H = 0x8080808080808080ull, O = 0x0101010101010101ull;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if (x & H) return 0;
+    uint64_t l = x | (O * 0x20);
+    uint64_t dig = (x + O * (0x80 - '0')) & ~(x + O * (0x7f - '9'));
+    uint64_t af = (l + O * (0x80 - 'a')) & ~(l + O * (0x7f - 'f'));
+    return ((dig | af) & H) == H;
+}
+static int hex_run(const unsigned char *p, Py_ssize_t n) {  /* n a multiple of 8 */
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < n; i += 8) ok &= hex8(p + i);
+    return ok;
+}
 
 /* A string's class from its length n and its first min(n, 64) characters (one that is not
  * ASCII as a byte >= 0x80; or its UTF-8 bytes, n then its byte length: the classes that
@@ -818,12 +841,17 @@ static inline int digs(const unsigned char *p, int lo, int hi) { return all_of(p
 static int fmt_prefix(const unsigned char *p, Py_ssize_t n) {
     if (n == 0) return FMT_EMPTY;
     if (n == 36) {
-        if (p[8] == '-' && p[13] == '-' && p[18] == '-' && p[23] == '-' && all_of(p, 0, 8, C_HEX)
-                && all_of(p, 9, 13, C_HEX) && all_of(p, 14, 18, C_HEX) && all_of(p, 19, 23, C_HEX)
-                && all_of(p, 24, 36, C_HEX))
-            return FMT_UUID;
+        if (p[8] == '-' && p[13] == '-' && p[18] == '-' && p[23] == '-') {
+            unsigned char h[32];  /* its 32 hex digits, the dashes left out */
+            memcpy(h, p, 8);
+            memcpy(h + 8, p + 9, 4);
+            memcpy(h + 12, p + 14, 4);
+            memcpy(h + 16, p + 19, 4);
+            memcpy(h + 20, p + 24, 12);
+            if (hex_run(h, 32)) return FMT_UUID;
+        }
     } else if (n == 32 || n == 40 || n == 64) {
-        if (all_of(p, 0, n, C_HEX)) return n == 32 ? FMT_HEX32 : n == 40 ? FMT_HEX40 : FMT_HEX64;
+        if (hex_run(p, n)) return n == 32 ? FMT_HEX32 : n == 40 ? FMT_HEX40 : FMT_HEX64;
     }
     unsigned char c0 = p[0];
     if (n >= 16 && n <= 35 && is_dig(c0) && digs(p, 0, 4) && p[4] == '-' && digs(p, 5, 7) && p[7] == '-'
@@ -3163,6 +3191,7 @@ static void Core_dealloc(Core *c) {
     PyMem_Free(c->tape2);
     PyMem_Free(c->cbuf);
     PyMem_Free(c->kt);
+    for (int i = 0; i < 4; i++) PyMem_Free(c->seen[i]);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -5060,8 +5089,7 @@ static int take_row(Table *t, PyObject *key, PyObject *keys, int64_t cnt, int64_
     }
     e[0] = kid + 1;
     e[1] = t->rows;
-    for (Py_ssize_t i = 1; i < t->ncols; i++)
-        if (col_reserve(&t->cols[i], 1) < 0) return -1;
+    /* (room for the row: reserved for the file's slots before its first, Core_take) */
     col_i64(&t->cols[1], kid);
     col_i64(&t->cols[2], cnt);
     if (t->ncols > 3) col_i64(&t->cols[3], mx);
@@ -5131,9 +5159,21 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             rc = -1;
             break;
         }
+        /* at most one new row a slot (a slot's node and its format or raw key set are in
+         * two tables): room for them all, once, not per row (take_row) */
+        for (Py_ssize_t j = 1; rc == 0 && j < tabs[i]->ncols; j++)
+            if (col_reserve(&tabs[i]->cols[j], c->used) < 0) rc = -1;
+        if (rc < 0) break;
         cap[i] = 16;
         while (cap[i] < 2 * (c->used + (rows0[i] - from[i]))) cap[i] *= 2;
-        if (!(seen[i] = PyMem_Calloc((size_t)cap[i] * 2, sizeof(int64_t)))) { PyErr_NoMemory(); rc = -1; break; }
+        if (cap[i] > c->seen_cap[i]) {  /* kept zeroed: a larger one, zeroed */
+            PyMem_Free(c->seen[i]);
+            c->seen_cap[i] = 0;
+            if (!(c->seen[i] = PyMem_Calloc((size_t)cap[i] * 2, sizeof(int64_t)))) { PyErr_NoMemory(); rc = -1; break; }
+            c->seen_cap[i] = cap[i];
+        }
+        cap[i] = c->seen_cap[i];
+        seen[i] = c->seen[i];
         for (int64_t row = from[i]; row < rows0[i]; row++) {
             int64_t kid = ((int64_t *)tabs[i]->cols[1].data)[row], *e = seen_slot(seen[i], cap[i], kid);
             if (!e[0]) e[0] = kid + 1, e[1] = row;
@@ -5166,7 +5206,20 @@ static PyObject *Core_take(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     for (int i = 0; rc == 0 && i < TAKE_TABS; i++)
         if (tabs[i]->rows > rows0[i] && col_put(&tabs[i]->cols[0], fid, (Py_ssize_t)(tabs[i]->rows - rows0[i])) < 0)
             rc = -1;
-    for (int i = 0; i < TAKE_TABS; i++) PyMem_Free(seen[i]);
+    for (int i = 0; i < TAKE_TABS; i++) {  /* the tables zero again for the next file */
+        if (!seen[i]) continue;
+        if (rc < 0) {  /* (an entry may be in without its row) */
+            memset(seen[i], 0, (size_t)cap[i] * 2 * sizeof(int64_t));
+            continue;
+        }
+        /* each entry cleared by its row, last inserted first: an entry's probe only ever
+         * passed entries inserted before it, which are still there when it is looked up */
+        const int64_t *kids = (const int64_t *)tabs[i]->cols[1].data;
+        for (int64_t row = tabs[i]->rows - 1; row >= from[i]; row--) {
+            int64_t *e = seen_slot(seen[i], cap[i], kids[row]);
+            if (e[0] && e[1] == row) e[0] = e[1] = 0;
+        }
+    }
     tab_flush(c, NULL);  /* the table empty for the next file */
     if (rc < 0) {
         for (int i = 0; i < TAKE_TABS; i++) table_cut(tabs[i], rows0[i]);

@@ -929,6 +929,10 @@ class _BatchTables:
     def __init__(self, schemas: dict[str, dict]) -> None:
         self.tables = {name: _table(schemas[name]) for name in W.COLUMNS if name not in AGGREGATES}
         self.aggs = {name: _Aggregated(schemas[name], width) for name, width in AGGREGATES.items()}
+        # the aggregates ``Core.take`` fills, and its arguments for them (each Table and its
+        # keys' dict: the same objects for the part's life), made once, not per file
+        self.taken = [self.aggs[name] for name in TAKEN]
+        self.take_args = tuple(x for agg in self.taken for x in (agg.table, agg.keys))
         # per table: the FileResult field, its batch table, whether rows carry file_key too
         self.plan = [(name, table, name in KEYED) for name, table in self.tables.items()]
         self.held: dict[str, list[Path]] = {}  # per table: its rows written out so far, in order
@@ -975,8 +979,7 @@ class _BatchTables:
                 rows.clear()
         if rows_only:
             return
-        taken = [self.aggs[name] for name in TAKEN]
-        start = [len(agg.table) for agg in taken]
+        start = [len(agg.table) for agg in self.taken]
         for name, agg in self.aggs.items():
             agg.add(fid, getattr(r, name))
         if r.held is not None:
@@ -984,7 +987,7 @@ class _BatchTables:
             # values, a table's worth flushed mid-file), summed into the file's rows where a
             # key is in both: the rows of release() and add_counts, in their order (for a
             # file walked in one piece)
-            r.held.take(r, fid, *(x for agg in taken for x in (agg.table, agg.keys)), *start)
+            r.held.take(r, fid, *self.take_args, *start)
             r.held = None
 
     def take_sunk(self, r: W.FileResult, src: _BatchTables, starts: dict[str, int]) -> None:
