@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.mutate.__main__ import HOOK, REPO, load_equivalent, load_modules
+from tools.mutate.__main__ import HOOK, REPO, Run, finish, load_equivalent, load_modules
 from tools.mutate.mutants import mutants
 
 SOURCE = '''"""Module docstring: never mutated."""
@@ -88,3 +88,15 @@ def test_the_module_map_and_equivalent_list_are_read(tmp_path: Path) -> None:
     assert load_equivalent(f) == {"a.py": {"f: `x < 1` -> `x <= 1`": "x is never 1"},
                                   "b.py": {"g: `a` -> `b`": "why — with a dash inside"}}
     assert "survey/corpus/privacy.py" in load_equivalent()
+
+
+def test_a_mutant_that_breaks_collection_is_killed(tmp_path: Path) -> None:
+    """A node id in a file that no longer imports is pytest's usage error (exit 4): the
+    unmutated run passed the same arguments, so the mutant is killed, not an error."""
+    def run(code: int | None) -> str:
+        r = Run(0, None, 0.0, tmp_path / "s.json", tmp_path / "m.loaded", tmp_path / "o.out")
+        r.output.write_text("ERROR: found no collectors\n")
+        r.marker.write_text("1\n")
+        return finish(r, code)[0]
+
+    assert [run(c) for c in (0, 1, 2, 4, 3, None)] == ["survived", "killed", "killed", "killed", "error", "timeout"]

@@ -170,7 +170,10 @@ def finish(run: Run, returncode: int | None) -> tuple[str, float, str]:
         return "timeout", seconds, ""
     if returncode == 0:
         return ("survived" if loaded else "not-loaded"), seconds, tail
-    if returncode in (1, 2):  # tests failed, or the mutant broke collection (an import)
+    if returncode in (1, 2, 4):
+        # tests failed, or the mutant broke collection (an import): 4 is pytest's usage error,
+        # which a node id whose file no longer imports gives; the unmutated run passed the
+        # same arguments, so only the mutant can have caused it
         return "killed", seconds, tail
     return "error", seconds, f"pytest exit {returncode}: {tail}"
 
