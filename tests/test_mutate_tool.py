@@ -11,7 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.mutate.__main__ import HOOK, REPO, Run, finish, load_equivalent, load_modules
+from tools.mutate.__main__ import (
+    HOOK,
+    REPO,
+    Report,
+    Run,
+    finish,
+    load_equivalent,
+    load_modules,
+    print_report,
+)
 from tools.mutate.mutants import mutants
 
 SOURCE = '''"""Module docstring: never mutated."""
@@ -100,3 +109,11 @@ def test_a_mutant_that_breaks_collection_is_killed(tmp_path: Path) -> None:
         return finish(r, code)[0]
 
     assert [run(c) for c in (0, 1, 2, 4, 3, None)] == ["survived", "killed", "killed", "killed", "error", "timeout"]
+
+
+def test_a_sampled_run_never_calls_an_equivalent_it_did_not_run_stale(capsys) -> None:
+    """An equivalent mutant outside every Nth sample was not run, not removed: only a run of
+    every mutant may say that equivalent.md names one that no longer exists."""
+    for sampled, says in ((False, True), (True, False)):
+        print_report([Report("m.py", [], equivalent={"f: `a` -> `b`": "why"}, sampled=sampled)])
+        assert ("no longer exists: f: `a` -> `b`" in capsys.readouterr().out) is says
