@@ -299,15 +299,17 @@ def no_captures(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any
 @pytest.fixture(scope="module")
 def started_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
     """One started call that already carries a result (its arguments hold a "result" key too,
-    which is no outcome), and no completed call."""
+    which is no outcome), a second whose arguments alone hold one (deeper, so no outcome either),
+    and no completed call."""
     base = tmp_path_factory.mktemp("stream-started")
     root = base / "corpus"
     root.mkdir()
     event = {"type": "tool_call", "subtype": "started", "call_id": "x", "session_id": "s", "timestamp_ms": 1,
              "tool_call": {"readToolCall": {"args": {"result": {"n": 1}}, "result": {"success": {}}}}}
+    deeper = {**event, "call_id": "y", "tool_call": {"readToolCall": {"args": {"result": {"n": 2}}}}}
     init = {"type": "system", "subtype": "init", "session_id": "s", "model": "Auto", "apiKeySource": "env",
             "permissionMode": "default", "cwd": "w"}  # a family never timed, and none timed on some events only
-    (root / "a.jsonl").write_bytes(orjson.dumps(init) + b"\n" + orjson.dumps(event) + b"\n")
+    (root / "a.jsonl").write_bytes(b"".join(orjson.dumps(o) + b"\n" for o in (init, event, deeper)))
     return read(root), surveyed_claims("cursor_stream", root, base)
 
 
@@ -321,9 +323,9 @@ def test_the_planted_corpus_shows_every_case(generated, one_family, started_only
     one = one_family[0]["timestamps"]
     assert list(one) == ["user"] and one["user"] == {"present": 1, "absent": 1}
     s = started_only[0]
-    assert (s["started_with_result"], s["outcomes"], s["calls"], s["one_key"]) == (1, {}, 1, 1)
+    assert (s["started_with_result"], s["outcomes"], s["calls"], s["one_key"]) == (1, {}, 2, 2)
     assert s["timestamps"] == {"system/init": {"present": 0, "absent": 1},
-                               "tool_call/started": {"present": 1, "absent": 0}}
+                               "tool_call/started": {"present": 2, "absent": 0}}
     t, _ = generated
     assert t["files"] > t["captures"] > 1
     assert {"ok", "malformed", "blank", "partial"} <= set(t["status"])
@@ -369,3 +371,13 @@ def test_absences_name_what_was_looked_for(generated) -> None:
         assert claims[cid]["value"] is True
         assert claims[cid]["text"].startswith(f"{what}: not observed as a key in {fmt(t['captures'])} walked files")
     assert claims["is_error_true"]["text"].startswith('The text "is_error":true: not observed in ')
+
+
+def test_the_relations_are_stated_after_the_census_sentences(corpora) -> None:
+    """The links section's two relations are stated on every page, between the census
+    sentences and the absences."""
+    for _, claims in corpora:
+        ids = list(claims)
+        at = [ids.index(c) for c in ("data_keyed_maps", "link_failed_turns_result", "link_assistant_chunks",
+                                      "no_usage")]
+        assert at == sorted(at) and at[-1] - at[0] == 3, ids

@@ -11,7 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.mutate.__main__ import HOOK, REPO, load_equivalent, load_modules
+from tools.mutate.__main__ import (
+    HOOK,
+    REPO,
+    Report,
+    Run,
+    finish,
+    load_equivalent,
+    load_modules,
+    print_report,
+)
 from tools.mutate.mutants import mutants
 
 SOURCE = '''"""Module docstring: never mutated."""
@@ -88,3 +97,23 @@ def test_the_module_map_and_equivalent_list_are_read(tmp_path: Path) -> None:
     assert load_equivalent(f) == {"a.py": {"f: `x < 1` -> `x <= 1`": "x is never 1"},
                                   "b.py": {"g: `a` -> `b`": "why — with a dash inside"}}
     assert "survey/corpus/privacy.py" in load_equivalent()
+
+
+def test_a_mutant_that_breaks_collection_is_killed(tmp_path: Path) -> None:
+    """A node id in a file that no longer imports is pytest's usage error (exit 4): the
+    unmutated run passed the same arguments, so the mutant is killed, not an error."""
+    def run(code: int | None) -> str:
+        r = Run(0, None, 0.0, tmp_path / "s.json", tmp_path / "m.loaded", tmp_path / "o.out")
+        r.output.write_text("ERROR: found no collectors\n")
+        r.marker.write_text("1\n")
+        return finish(r, code)[0]
+
+    assert [run(c) for c in (0, 1, 2, 4, 3, None)] == ["survived", "killed", "killed", "killed", "error", "timeout"]
+
+
+def test_a_sampled_run_never_calls_an_equivalent_it_did_not_run_stale(capsys) -> None:
+    """An equivalent mutant outside every Nth sample was not run, not removed: only a run of
+    every mutant may say that equivalent.md names one that no longer exists."""
+    for sampled, says in ((False, True), (True, False)):
+        print_report([Report("m.py", [], equivalent={"f: `a` -> `b`": "why"}, sampled=sampled)])
+        assert ("no longer exists: f: `a` -> `b`" in capsys.readouterr().out) is says

@@ -562,3 +562,66 @@ def test_pseudonyms_file_keys_and_id_refs_agree() -> None:
     assert file_key("f-00000000000000ff") == 255 and file_key("i-8000000000000000") == 1 << 63
     for t in texts:
         assert id_ref(salt, t) == int(pseudonym(salt, t, "i")[2:], 16)
+
+
+def test_of_two_first_runs_the_salt_linked_first_is_the_one_kept(salt_dir: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another run links its salt between this run's look and its own link: this run keeps
+    and returns that salt, never its own, and leaves no temporary file."""
+    import os
+
+    from survey.corpus import privacy
+
+    theirs = bytes(range(32))
+    link = os.link
+
+    def raced(src: str, dst: Path) -> None:
+        Path(dst).write_text(theirs.hex())  # the other run's salt, in place first
+        Path(dst).chmod(0o600)
+        link(src, dst)
+
+    monkeypatch.setattr(privacy.os, "link", raced)
+    assert privacy.load_salt() == theirs
+    assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]
+    assert (salt_dir / "salt").read_text() == theirs.hex()
+
+
+def test_a_folder_where_the_salt_belongs_is_refused_with_where_to_keep_it(salt_dir: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder named ``salt`` is no salt and cannot become one: one look again without making
+    one (never a retry without end), then a SaltError that says where to keep it; the folder
+    is left as it was."""
+    from survey.corpus import privacy
+
+    (salt_dir / "salt").mkdir(parents=True)
+    (salt_dir / "salt" / "x").write_text("x")
+    calls: list[bool] = []
+    load = privacy.load_salt
+
+    def counted(create: bool = True) -> bytes:
+        calls.append(create)
+        assert len(calls) <= 2, "the salt was looked for again and again"
+        return load(create=create)
+
+    monkeypatch.setattr(privacy, "load_salt", counted)
+    with pytest.raises(privacy.SaltError, match=r"cannot be kept at .*set SURVEY_CONFIG_DIR to a folder it may write"):
+        privacy.load_salt()
+    assert calls == [True, False]
+    assert sorted(p.name for p in salt_dir.iterdir()) == ["salt"]
+    assert [p.name for p in (salt_dir / "salt").iterdir()] == ["x"]
+
+
+def test_a_salt_file_that_cannot_be_made_names_the_reason(salt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The system's reason the file could not be made is the one named (not a later one about
+    the temporary file that was never made), and nothing is left behind."""
+    import errno
+
+    from survey.corpus import privacy
+
+    def full(*_: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(privacy.os, "open", full)
+    with pytest.raises(privacy.SaltError, match=r"cannot be kept at .* \(No space left on device\): set SURVEY_CONFIG_DIR"):
+        privacy.load_salt()
+    assert list(salt_dir.iterdir()) == []
