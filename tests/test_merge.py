@@ -384,3 +384,14 @@ def test_sql_threshold_is_the_polars_threshold(fleet: list[Path], tmp_path: Path
         a = df.with_columns(pl.col(pl.Categorical).cast(pl.String))
         b = sql[t].with_columns(pl.col(pl.Categorical).cast(pl.String)).select(a.columns)
         assert a.schema == b.schema and a.sort(a.columns).equals(b.sort(a.columns)), t
+
+
+def test_spark_without_sqlglot_said_before_any_work(fleet: list[Path], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sqlglot", None)  # as where it is not installed
+    out = tmp_path / "d" / "m"
+    r = CliRunner().invoke(app, ["merge", *map(str, fleet), "--out", str(out), "--engine", "spark", "--no-page"])
+    assert r.exit_code == 2 and "sqlglot is not installed" in r.output and len(r.output.strip().splitlines()) == 1
+    assert not out.exists() and not out.parent.exists()

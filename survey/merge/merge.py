@@ -167,6 +167,8 @@ def merge(snaps: list[Path], out: Path, *, min_machines: int = DEFAULT_MIN_MACHI
         raise MergeRefused(f"unknown engine {engine!r}: one of {', '.join(engines.ENGINES)}")
     if min_machines < 1:
         raise MergeRefused(f"--min-machines must be 1 or more (got {min_machines})")
+    if engine == "spark" and (why := threshold.sqlglot_missing()):  # said before any work
+        raise engines.EngineMissing(why)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     by_machine = check(snaps)

@@ -88,6 +88,15 @@ def query(name: str, k: int | None = None, **parts: str) -> str:
     return text
 
 
+def sqlglot_missing() -> str | None:
+    """Why the threshold cannot be transpiled for Spark here (no sqlglot), or None."""
+    try:
+        import sqlglot  # noqa: F401
+    except ImportError:
+        return "sqlglot is not installed (pip install 'survey[spark]')"
+    return None
+
+
 def spark_sql(text: str) -> str:
     """A DuckDB text as Spark SQL, transpiled by ``sqlglot`` (its comments dropped)."""
     import sqlglot
@@ -238,23 +247,31 @@ def apply(run: DuckRun | SparkRun, inputs: dict[str, Path], schemas: dict[str, d
     ids = pseudonyms(salt, [f"{p}\0{v}" for p, v in rare], "w")
     run.load("withheld_ids", ("path", "value", "withheld_id"),
              [(p, v, i) for (p, v), i in zip(rare, ids, strict=True)])
+    kinds = {r[0] for r in run.rows("SELECT DISTINCT col FROM masks")} | ({":withheld"} if rare else set())
     out.mkdir(parents=True, exist_ok=True)
     got = {}
     for t in inputs:
-        got[t] = out / f"{t}.parquet"
-        run.write(table_sql(t, [*have[t], "machine"], vcols.get(t, ())), got[t])
+        sql = table_sql(t, [*have[t], "machine"], vcols.get(t, ()), kinds)
+        got[t] = inputs[t] if sql is None else out / f"{t}.parquet"
+        if sql is not None:
+            run.write(sql, got[t])
     return got, masked
 
 
-def table_sql(t: str, columns: list[str], values: tuple[str, ...]) -> str:
-    """The union's table ``t`` (its ``columns``) through the masks (``apply.sql``), summed
-    again where it is one of ``SUMS`` (``sum.sql``)."""
+def table_sql(t: str, columns: list[str], values: tuple[str, ...], kinds: set[str]) -> str | None:
+    """The union's table ``t`` (its ``columns``) through the masks (``apply.sql``) of the
+    ``kinds`` that mask something (``masks.col``; ``:withheld``: a pair is withheld), summed
+    again where it is one of ``SUMS`` (``sum.sql``); None where no mask reaches it (the
+    union's table is the table)."""
     cols, joins = [], []
 
     def through(c: str, kind: str) -> str:
+        if kind not in kinds:
+            return f"t.{c}"
         joins.append(f"LEFT JOIN masks AS m_{c} ON m_{c}.col = '{kind}' AND m_{c}.old = t.{c}")
         return f"coalesce(m_{c}.new, t.{c}) AS {c}"
 
+    withheld = t == "values" and ":withheld" in kinds
     for c in columns:
         if c in KEYSET_COLS:
             cols.append(through(c, ":keyset"))
@@ -262,14 +279,17 @@ def table_sql(t: str, columns: list[str], values: tuple[str, ...]) -> str:
             cols.append(through(c, ":path"))
         elif c in values:
             cols.append(through(c, c))
-        elif t == "values" and c in ("value", "withheld_id"):
+        elif withheld and c in ("value", "withheld_id"):
             cols.append(f"CASE WHEN w.withheld_id IS NULL THEN t.value ELSE '{WITHHELD}' END AS value" if c == "value"
                         else "coalesce(w.withheld_id, t.withheld_id) AS withheld_id")
         else:
             cols.append(f"t.{c}")
-    if t == "values":
-        path = "coalesce(m_path.new, t.path)" if "path" in columns else "t.path"
+    if withheld:
+        path = "coalesce(m_path.new, t.path)" if any(j.startswith("LEFT JOIN masks AS m_path ") for j in joins) \
+            else "t.path"
         joins.append(f"LEFT JOIN withheld_ids AS w ON t.withheld_id IS NULL AND w.path = {path} AND w.value = t.value")
+    if not joins:
+        return None
     masked = query("apply", columns=",\n       ".join(cols), table=f"u_{t}", joins="\n".join(joins))
     if t not in SUMS:
         return masked
