@@ -359,33 +359,6 @@ def test_merge_bench_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert page.read_text() == f"a\n{BM.BEGIN}\n{md}{BM.END}\nb\n"
 
 
-@pytest.mark.parametrize("k", [1, 2, PLANTED + 1, MACHINES + 1])
-def test_sql_threshold_is_the_polars_threshold(fleet: list[Path], tmp_path: Path, k: int) -> None:
-    """The threshold's SQL steps give what the polars threshold gave, table by table."""
-    from survey.merge import engines, threshold
-    from survey.merge.merge import _session, read_back, union
-    from survey.shared import ref_numbers
-
-    paths = {mid: p for mid, (p, _) in check(fleet).items()}
-    with _session("duckdb") as sess:
-        got, schemas, cols = union(paths, tmp_path / "union", tmp_path / "stage", "duckdb", sess)
-        with threshold.runner("duckdb", sess) as run:
-            done, masked = threshold.apply(run, got, schemas, cols, k, load_salt(), tmp_path / "thr")
-    sql = read_back(done, schemas)
-    base = {}
-    for t, p in got.items():
-        df = engines.read_back(p, schemas[t]).collect()
-        if "file_key" in schemas[t]:
-            df = df.with_columns(file_key=ref_numbers(df["file_id"].cast(pl.String)))
-        base[t] = df.select(*[c for c in schemas[t] if c in df.columns], "machine")
-    old, was = threshold.apply_polars(base, k, load_salt())
-    assert masked == was and (k > 1) == (masked.keys > 0)
-    for t, df in old.items():
-        a = df.with_columns(pl.col(pl.Categorical).cast(pl.String))
-        b = sql[t].with_columns(pl.col(pl.Categorical).cast(pl.String)).select(a.columns)
-        assert a.schema == b.schema and a.sort(a.columns).equals(b.sort(a.columns)), t
-
-
 def test_spark_without_sqlglot_said_before_any_work(fleet: list[Path], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
@@ -395,3 +368,25 @@ def test_spark_without_sqlglot_said_before_any_work(fleet: list[Path], tmp_path:
     r = CliRunner().invoke(app, ["merge", *map(str, fleet), "--out", str(out), "--engine", "spark", "--no-page"])
     assert r.exit_code == 2 and "sqlglot is not installed" in r.output and len(r.output.strip().splitlines()) == 1
     assert not out.exists() and not out.parent.exists()
+
+
+def test_paths_keys_masked_as_the_walk_cuts_them() -> None:
+    """``paths.sql`` masks a path's rare keys exactly where ``rarekeys.SEG`` finds keys (the
+    rest of the path, brackets, dots and any character, as it was); ``keys.sql`` cuts keys
+    by the same expression."""
+    from survey.census.rarekeys import SEG
+    from survey.merge import threshold
+
+    assert SEG.pattern == threshold.SEG and threshold.SEG in threshold.query("keys")
+    paths = ["$", "$.a", "$.a.b", "$.ab.a", "$.a[type=x.a].a", "$.message.content[].a.b[0].c", "$..a.", "$.a\nb.a",
+             "$.é.a[].b", "$.b[a.b]x.a", "$.a[]"]
+    rare = {"a", "é"}
+    run = threshold.DuckRun()
+    try:
+        run.load("paths", ("p",), [(p,) for p in paths])
+        run.table("key_machines", "SELECT * FROM (VALUES ('a', 1), ('é', 1), ('b', 2), ('c', 5)) AS v(k, machines)")
+        got = dict(run.rows(threshold.query("paths", 2)))
+    finally:
+        run.close()
+    want = {p: SEG.sub(lambda m: "." + ("<rare-key>" if m.group(1) in rare else m.group(1)), p) for p in paths}
+    assert got == {p: w for p, w in want.items() if w != p} and len(got) == 10
