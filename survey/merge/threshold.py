@@ -224,7 +224,7 @@ def apply(run: DuckRun | SparkRun, inputs: dict[str, Path], schemas: dict[str, d
                                 for t in inputs for c in KEYSET_COLS if c in have[t]], ("machine", "s")))
     run.view("paths", _union([f"SELECT DISTINCT CAST({c} AS VARCHAR) AS p FROM u_{t}"
                               for t in inputs for c in PATH_COLS if c in have[t]], ("p",)))
-    vcols = {t: cs for t, cs in value_columns({t: schemas[t] for t in inputs}).items()}
+    vcols = value_columns({t: schemas[t] for t in inputs})
     run.view("vocab", _union([f"SELECT DISTINCT '{c}' AS col, machine, CAST({c} AS VARCHAR) AS v FROM u_{t}"
                               for t, cs in vcols.items() for c in cs if c in have[t]], ("col", "machine", "v")))
     if "nodes" not in inputs:
