@@ -10,8 +10,10 @@ named at 2. Expected figures are computed from the machines' own tables, not by 
 
 from __future__ import annotations
 
+import hmac
 import json
 import math
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from survey.cli import app
+from survey.corpus.privacy import load_salt
 from survey.merge.merge import MergeRefused, check, machine_id, merge
 from survey.pipeline import run_survey
 from survey.runtimes import get
@@ -84,6 +87,50 @@ def test_canary_planted_below_k_never_reaches_an_output_byte(fleet: list[Path], 
     # at k = 2 the same merge names both
     named = merge(fleet, tmp_path / "snaps" / "2026-05-03" / "cursor-merged", min_machines=PLANTED)
     assert KEY in strings_of(Path(named.snapshot)) and VALUE in strings_of(Path(named.snapshot))
+
+
+def machine_keys(snap: Path) -> set[str]:
+    """The keys of one machine's nodes (of their key sets and paths), from its own table."""
+    p = snap / "walk" / "nodes.parquet"
+    nodes = pl.read_parquet(p / "*.parquet" if p.is_dir() else p)
+    keys = {k for ks in nodes["keyset"].cast(pl.String).drop_nulls().to_list() for k in ks.split(",")}
+    keys |= {m for p in nodes["path"].cast(pl.String).drop_nulls().to_list() for m in re.findall(r"\.([^.\[\]]+)", p)}
+    return {k for k in keys if k and not k.startswith("<")}
+
+
+@pytest.mark.parametrize("k", [2, PLANTED + 1, MACHINES + 1])
+def test_threshold_counts_keys_by_their_machines(fleet: list[Path], tmp_path: Path, k: int) -> None:
+    # independently: each key's machines from the machines' own nodes tables
+    seen: Counter[str] = Counter()
+    for s in fleet:
+        seen.update(machine_keys(s))
+    res = merge(fleet, tmp_path / "snaps" / "2026-05-02" / "cursor-merged", min_machines=k)
+    man = json.loads((Path(res.snapshot) / "manifest.json").read_text())
+    assert res.masked["keys"] == sum(n < k for n in seen.values()) > 0
+    assert man["merged"]["key_machines"] == {key: n for key, n in sorted(seen.items()) if n >= k}
+    nodes = pl.read_parquet(Path(res.snapshot) / "walk" / "nodes.parquet")
+    assert machine_keys(Path(res.snapshot)) == {key for key, n in seen.items() if n >= k}
+    # every row of the machines' nodes is counted once: masking merges rows, never drops them
+    assert nodes["count"].sum() == sum(pl.read_parquet(s / "walk" / "nodes.parquet" / "*.parquet")["count"].sum()
+                                       for s in fleet)
+
+
+def test_withheld_value_named_by_its_pseudonym(fleet: list[Path], tmp_path: Path) -> None:
+    # the planted tool name's value path, from a planted machine's own values table
+    vals = pl.read_parquet(fleet[0] / "walk" / "values.parquet").with_columns(pl.col(pl.Categorical).cast(pl.String))
+    paths = set(vals.filter(pl.col("value") == VALUE)["path"].to_list())
+    assert len(paths) == 1
+    path = paths.pop()
+    res = merge(fleet, tmp_path / "snaps" / "2026-05-02" / "cursor-merged", min_machines=PLANTED + 1)
+    got = pl.read_parquet(Path(res.snapshot) / "walk" / "values.parquet").with_columns(pl.col(pl.Categorical).cast(pl.String))
+    salt = load_salt()
+    want = "w-" + hmac.digest(salt, f"w\0{path}\0{VALUE}".encode(), "sha256").hex()[:16]
+    rows = got.filter(pl.col("withheld_id") == want)
+    assert rows.height > 0 and set(rows["value"]) == {"<withheld>"} and set(rows["path"]) == {path}
+    # its count: the planted calls of both machines, summed
+    assert rows["count"].sum() == sum(
+        pl.read_parquet(s / "walk" / "values.parquet").filter(pl.col("value").cast(pl.String) == VALUE)["count"].sum()
+        for s in fleet[:PLANTED])
 
 
 def test_counts_summed_and_file_ids_distinct(fleet: list[Path], tmp_path: Path) -> None:
@@ -310,3 +357,36 @@ def test_merge_bench_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     page.write_text(f"a\n{BM.BEGIN}\nold\n{BM.END}\nb\n")
     BM.into(page)
     assert page.read_text() == f"a\n{BM.BEGIN}\n{md}{BM.END}\nb\n"
+
+
+def test_spark_without_sqlglot_said_before_any_work(fleet: list[Path], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sqlglot", None)  # as where it is not installed
+    out = tmp_path / "d" / "m"
+    r = CliRunner().invoke(app, ["merge", *map(str, fleet), "--out", str(out), "--engine", "spark", "--no-page"])
+    assert r.exit_code == 2 and "sqlglot is not installed" in r.output and len(r.output.strip().splitlines()) == 1
+    assert not out.exists() and not out.parent.exists()
+
+
+def test_paths_keys_masked_as_the_walk_cuts_them() -> None:
+    """``paths.sql`` masks a path's rare keys exactly where ``rarekeys.SEG`` finds keys (the
+    rest of the path, brackets, dots and any character, as it was); ``keys.sql`` cuts keys
+    by the same expression."""
+    from survey.census.rarekeys import SEG
+    from survey.merge import threshold
+
+    assert SEG.pattern == threshold.SEG and threshold.SEG in threshold.query("keys")
+    paths = ["$", "$.a", "$.a.b", "$.ab.a", "$.a[type=x.a].a", "$.message.content[].a.b[0].c", "$..a.", "$.a\nb.a",
+             "$.é.a[].b", "$.b[a.b]x.a", "$.a[]"]
+    rare = {"a", "é"}
+    run = threshold.DuckRun()
+    try:
+        run.load("paths", ("p",), [(p,) for p in paths])
+        run.table("key_machines", "SELECT * FROM (VALUES ('a', 1), ('é', 1), ('b', 2), ('c', 5)) AS v(k, machines)")
+        got = dict(run.rows(threshold.query("paths", 2)))
+    finally:
+        run.close()
+    want = {p: SEG.sub(lambda m: "." + ("<rare-key>" if m.group(1) in rare else m.group(1)), p) for p in paths}
+    assert got == {p: w for p, w in want.items() if w != p} and len(got) == 10

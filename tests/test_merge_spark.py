@@ -3,7 +3,9 @@
 Three machines' Cursor corpora (``survey/synth``, seeds 31..33, in ``tmp_path``) are
 surveyed and merged twice, once per engine: every table of the two merged snapshots holds
 the same rows in the same types, and the census over them the same rows. Both engines ran
-one SQL text (``union_sql``): the test holds it to the file it comes from. Spark is started
+one SQL text (``union_sql``): the test holds it to the file it comes from. The threshold's
+steps ran on Spark as ``sqlglot`` transpiled them from their files; a key and a value planted
+on one machine (of three, at ``--min-machines 2``) reach no byte of the Spark merge. Spark is started
 in local mode here; without Java (or pyspark) the test is skipped and says which is absent.
 """
 
@@ -15,13 +17,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from survey.merge import engines
+from survey.merge import engines, threshold
 from survey.merge.merge import merge
 from survey.pipeline import run_survey
 from survey.runtimes import get
 from survey.synth.cursor import generate
+from tests.test_merge import KEY, VALUE, plant, strings_of
 
-WHY = engines.java_missing()
+WHY = engines.java_missing() or threshold.sqlglot_missing()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"Spark cannot start here: {WHY}")
 
 
@@ -41,6 +44,8 @@ def test_spark_and_duckdb_merge_alike(tmp_path: Path) -> None:
         root = tmp_path / f"m{i}" / "projects"
         root.mkdir(parents=True)
         generate(root, seed=31 + i, sessions=3)
+        if i == 0:
+            plant(root)
         snaps.append(Path(run_survey(get("cursor"), root, snapshots=tmp_path / f"m{i}" / "snapshots",
                                      reports=None, date="2026-06-01", cache=False).snapshot))
     seen: list[str] = []
@@ -50,13 +55,22 @@ def test_spark_and_duckdb_merge_alike(tmp_path: Path) -> None:
         seen.append(real(columns))
         return seen[-1]
 
+    ran: list[str] = []
+    real_spark = threshold.spark_sql
+
+    def spy_spark(text: str) -> str:
+        ran.append(real_spark(text))
+        return ran[-1]
+
     engines.union_sql = spy  # type: ignore[assignment]
+    threshold.spark_sql = spy_spark  # type: ignore[assignment]
     try:
         d = merge(snaps, tmp_path / "out" / "2026-06-02" / "duck", min_machines=2, engine="duckdb")
         n = len(seen)
         s = merge(snaps, tmp_path / "out" / "2026-06-02" / "spark", min_machines=2, engine="spark")
     finally:
         engines.union_sql = real  # type: ignore[assignment]
+        threshold.spark_sql = real_spark  # type: ignore[assignment]
     assert seen[:n] == seen[n:] and n > 0  # one SQL text, table by table, on both engines
     sql = engines.UNION_SQL.read_text().split("{columns}")
     assert all(t.startswith(sql[0]) and t.endswith(sql[1]) for t in seen)
@@ -70,3 +84,14 @@ def test_spark_and_duckdb_merge_alike(tmp_path: Path) -> None:
     assert d.masked == s.masked and d.files == s.files
     ca, cb = (json.loads((p / "census.json").read_text()) for p in (a, b))
     assert {k: v["rows"] for k, v in ca.items()} == {k: v["rows"] for k, v in cb.items()}
+    # the threshold's steps ran on Spark as transpiled from their files
+    for name in ("keys", "shapes", "values", "pairs"):
+        assert real_spark(threshold.query(name)) in ran, name
+    for name in ("keysets", "paths", "masks"):
+        assert real_spark(threshold.query(name, 2)) in ran, name
+    # the canary, on both engines: planted on one machine of three, at k = 2 never named
+    assert KEY in strings_of(snaps[0]) and VALUE in strings_of(snaps[0])
+    assert d.masked["keys"] >= 1 and d.masked["values"] >= 1
+    for snap in (a, b):
+        text = strings_of(snap)
+        assert KEY not in text and VALUE not in text

@@ -18,6 +18,8 @@ import hashlib
 import shutil
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ import orjson
 import polars as pl
 
 from survey import __version__
+from survey.census.collect import node_counts
 from survey.census.sql import command, connect, run_census, run_query
 from survey.corpus.privacy import load_salt
 from survey.evidence.grep.keyhits import key_hits
@@ -164,6 +167,8 @@ def merge(snaps: list[Path], out: Path, *, min_machines: int = DEFAULT_MIN_MACHI
         raise MergeRefused(f"unknown engine {engine!r}: one of {', '.join(engines.ENGINES)}")
     if min_machines < 1:
         raise MergeRefused(f"--min-machines must be 1 or more (got {min_machines})")
+    if engine == "spark" and (why := threshold.sqlglot_missing()):  # said before any work
+        raise engines.EngineMissing(why)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     by_machine = check(snaps)
@@ -174,13 +179,17 @@ def merge(snaps: list[Path], out: Path, *, min_machines: int = DEFAULT_MIN_MACHI
     writer = SnapshotWriter(out.parent.parent, out.parent.name, out.name)
     try:
         stage = writer.dir / ".stage"
-        tables = union(paths, writer.dir / ".union", stage, engine, spark)
-        timings["union"] = time.perf_counter() - t0
-        t = time.perf_counter()
-        tables, masked = threshold.apply(tables, min_machines, load_salt())
+        with _session(engine, spark) as session:
+            got, schemas, cols = union(paths, writer.dir / ".union", stage, engine, session)
+            timings["union"] = time.perf_counter() - t0
+            t = time.perf_counter()
+            with threshold.runner(engine, session) as run:
+                done, masked = threshold.apply(run, got, schemas, cols, min_machines, load_salt(),
+                                               writer.dir / ".threshold")
+            tables = read_back(done, schemas)
         _write(writer, tables)
-        shutil.rmtree(stage, ignore_errors=True)
-        shutil.rmtree(writer.dir / ".union", ignore_errors=True)
+        for d in (stage, writer.dir / ".union", writer.dir / ".threshold"):
+            shutil.rmtree(d, ignore_errors=True)
         timings["threshold"] = time.perf_counter() - t
         t = time.perf_counter()
         label = str(out)
@@ -240,10 +249,23 @@ def machine_queries(snap_dir: Path, label: str) -> dict[str, dict]:
         shutil.rmtree(spill, ignore_errors=True)
 
 
-def union(paths: dict[str, Path], work: Path, stage: Path, engine: str, spark: Any = None) -> dict[str, pl.DataFrame]:
-    """Every table of the machines' snapshots, unioned by ``engine`` and read back in the
-    tables' own types: each with its ``machine``, its file ids distinct per machine and
-    ``file_key`` their 64 bits again."""
+@contextmanager
+def _session(engine: str, spark: Any = None) -> Iterator[Any]:
+    """The Spark session the union and the threshold run on (``spark``, else one started in
+    local mode and stopped after); None on DuckDB."""
+    if engine != "spark" or spark is not None:
+        yield spark
+        return
+    with engines.spark_session() as s:
+        yield s
+
+
+def union(paths: dict[str, Path], work: Path, stage: Path, engine: str, spark: Any = None
+          ) -> tuple[dict[str, Path], dict[str, dict[str, pl.DataType]], dict[str, list[str]]]:
+    """Every table of the machines' snapshots, unioned by ``engine`` (written under
+    ``work``: each with its ``machine``, its file ids distinct per machine); the tables'
+    types, as the machines wrote them, and the columns the union holds (``DERIVED`` ones
+    left out)."""
     names = tables_of(paths)
     schemas = {t: schema_of(paths, t) for t in names if any(engines.table_files(p, t) for p in paths.values())}
     staged = engines.stage(paths, list(schemas), stage)
@@ -251,6 +273,12 @@ def union(paths: dict[str, Path], work: Path, stage: Path, engine: str, spark: A
     cols = {t: list(s) for t, s in schemas.items()}
     run = engines.run_duckdb if engine == "duckdb" else engines.run_spark
     got = run(staged, cols, work) if spark is None else engines.run_spark(staged, cols, work, spark)
+    return got, {t: schemas[t] for t in got}, {t: [c for c in cols[t] if c not in engines.DERIVED] for t in got}
+
+
+def read_back(got: dict[str, Path], schemas: dict[str, dict[str, pl.DataType]]) -> dict[str, pl.DataFrame]:
+    """The thresholded tables read back in their own types, ``file_key`` the new file ids'
+    64 bits again and ``node_counts`` rolled up again from the nodes."""
     out = {}
     for t, p in got.items():
         df = engines.read_back(p, schemas[t]).collect()
@@ -258,6 +286,8 @@ def union(paths: dict[str, Path], work: Path, stage: Path, engine: str, spark: A
             df = df.with_columns(file_key=ref_numbers(df["file_id"].cast(pl.String)))
             df = df.select(*[c for c in schemas[t] if c in df.columns], "machine")
         out[t] = df
+    if "nodes" in out:
+        out["node_counts"] = node_counts(out["nodes"].drop("machine"))
     return out
 
 
