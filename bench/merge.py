@@ -185,7 +185,11 @@ def markdown() -> str:
         rows.append("| " + " | ".join([r["engine"], f"{r['machines']:,}", f"{r['files']:,}", f"{r['seconds']:.1f} s",
                                        _s(st, "union"), _s(st, "threshold"), _s(st, "census"),
                                        f"{r['peak_rss_mb']:.0f} MB"]) + " |")
-    return head + "\n\n" + "\n".join(rows) + "\n"
+    code = str(m.get("git_head") or "")
+    other = [f"{r['engine']} at {r['machines']:,} (`{r['git_head'][:7]}`)" for r in got["rows"]
+             if r.get("git_head") and r["git_head"] != code]
+    return head + "\n\n" + "\n".join(rows) + "\n" + (
+        "\nMeasured by earlier code: " + ", ".join(other) + ".\n" if other else "")
 
 
 def into(page: Path) -> None:
