@@ -189,7 +189,7 @@ def run_spark(staged: dict[str, Path], columns: dict[str, list[str]], out: Path,
 
 def spark_schema(staged: Path, table: str, columns: list[str]) -> Any:
     """The Spark schema of a staged table, as Spark would infer it from its first file (with
-    ``machine``, and the inventory's ``stratum``, strings), given so that Spark runs no job
+    the folder levels ``machine``, and the inventory's ``stratum``, strings), given so that Spark runs no job
     per table to read a footer; None (Spark infers it) where that file lacks one of
     ``columns`` or holds a type this does not map."""
     from pyspark.sql import types as T
@@ -209,9 +209,9 @@ def spark_schema(staged: Path, table: str, columns: list[str]) -> Any:
     names = {f.name for f in fields}
     if any(c not in names for c in columns if c not in DERIVED and c not in ("machine", "stratum")):
         return None
-    fields.append(T.StructField("machine", T.StringType()))
-    if table == "inventory":
-        fields.append(T.StructField("stratum", T.StringType()))
+    for part in ("machine", "stratum") if table == "inventory" else ("machine",):
+        if part not in names:  # (a file's column of the folder level's name is that level's)
+            fields.append(T.StructField(part, T.StringType()))
     return T.StructType(fields)
 
 
