@@ -35,7 +35,7 @@ EXAMPLES = """examples:
 """
 RESULTS = REPO / "bench" / "results"
 BEGIN, END = "<!-- merge-table: python -m bench.merge --into docs/performance.md -->", "<!-- /merge-table -->"
-COLUMNS = ("engine", "machines", "files", "merge", "union", "threshold", "census", "peak memory")
+COLUMNS = ("engine", "machines", "files", "merge", "union", "threshold", "census", "peak memory", "CPU (load)")
 
 
 def _counts(text: str) -> list[int]:
@@ -166,9 +166,19 @@ def _s(stages: dict, name: str) -> str:
     return f"{stages[name]:.1f} s" if isinstance(stages.get(name), (int, float)) else "–"
 
 
+def _cpu(r: dict) -> str:
+    """A merge's CPU seconds (the JVM's with it) and the load average around it: on a shared
+    machine the wall time is mostly the wait for a core, the CPU time is the merge's own."""
+    if not isinstance(r.get("cpu_seconds"), (int, float)):
+        return "–"
+    load = r.get("load") or []
+    return f"{r['cpu_seconds']:.1f} s" + (f" ({max(load):.0f})" if load else "")
+
+
 def markdown() -> str:
     """The newest merge results as a Markdown table: per engine and fleet size, the files
-    merged, the merge's wall seconds (in its own process), its stages and peak memory."""
+    merged, the merge's wall seconds (in its own process), its stages, peak memory, CPU
+    seconds and the load average around it."""
     name, got = latest()
     m = got.get("machine") or {}
     head = (f"`bench/results/{name}` (code `{str(m.get('git_head') or '?')[:7]}`, {m.get('cores', '?')} cores, "
@@ -176,15 +186,15 @@ def markdown() -> str:
             f"{got['seeds']} generated Cursor machines of {got['transcripts']} transcripts each, "
             f"`--min-machines 3`):")
     rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for r in got["rows"]:
+    for r in sorted(got["rows"], key=lambda r: (r["engine"], r["machines"])):
         if "seconds" not in r:
             rows.append(f"| {r['engine']} | {r['machines']:,} | " + " | ".join(
-                ["–"] * (len(COLUMNS) - 3) + [str(r.get("skipped") or r.get("error") or "–")[:80]]) + " |")
+                ["–"] * (len(COLUMNS) - 4) + [str(r.get("skipped") or r.get("error") or "–")[:80], "–"]) + " |")
             continue
         st = r.get("stages") or {}
         rows.append("| " + " | ".join([r["engine"], f"{r['machines']:,}", f"{r['files']:,}", f"{r['seconds']:.1f} s",
                                        _s(st, "union"), _s(st, "threshold"), _s(st, "census"),
-                                       f"{r['peak_rss_mb']:.0f} MB"]) + " |")
+                                       f"{r['peak_rss_mb']:.0f} MB", _cpu(r)]) + " |")
     code = str(m.get("git_head") or "")
     other = [f"{r['engine']} at {r['machines']:,} (`{r['git_head'][:7]}`)" for r in got["rows"]
              if r.get("git_head") and r["git_head"] != code]
@@ -247,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     out = RESULTS / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
     old = orjson.loads(out.read_bytes()) if out.exists() else {}
-    head = versions()["git_head"]
+    made = versions()  # (the code at the start: a commit made while it runs is not what measured)
+    head = made["git_head"]
     with tempfile.TemporaryDirectory(prefix="survey-bench-merge-") as tmp:
         os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
         os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
@@ -261,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                 got = {"skipped": why} if why else one(fleet(bases, work / "fleet", n), engine, work)
                 rows.append({"engine": engine, "machines": n, **got, "git_head": head,
                              "load": [round(load, 1), round(os.getloadavg()[0], 1)]})
-                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": versions(),
+                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": made,
                            "argv": sys.argv[1:] if argv is None else argv, "rows": rows}, old)
                 print(f"{engine:7} {n:6,} machines  " + (
                     f"{got['seconds']:8.2f} s  {got.get('cpu_seconds', 0):8.1f} s CPU  "

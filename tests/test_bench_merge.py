@@ -40,7 +40,8 @@ def test_a_rerun_keeps_the_days_earlier_rows(tmp_path: Path, monkeypatch: pytest
         ("spark", 10, 440.1, "a" * 40)]
     assert got["machine"]["git_head"] == "b" * 40
     md = BM.markdown()
-    assert "| spark | 10 | 122 | 40.0 s | 20.0 s |" in md and "440.1" not in md
+    assert "| spark | 10 | 122 | 40.0 s | 20.0 s | – | – | 100 MB | – |" in md and "440.1" not in md
+    assert md.index("| spark | 10 |") < md.index("| spark | 100 |")
     assert "| duckdb | 1,000 | 12,002 | 1627.7 s |" in md
     assert md.endswith("\nMeasured by earlier code: duckdb at 10 (`aaaaaaa`), duckdb at 1,000 (`aaaaaaa`).\n")
     # a third run keeps both earlier Spark rows at 10 machines
