@@ -35,7 +35,7 @@ EXAMPLES = """examples:
 """
 RESULTS = REPO / "bench" / "results"
 BEGIN, END = "<!-- merge-table: python -m bench.merge --into docs/performance.md -->", "<!-- /merge-table -->"
-COLUMNS = ("engine", "machines", "files", "merge", "union", "threshold", "census", "peak memory")
+COLUMNS = ("engine", "machines", "files", "merge", "union", "threshold", "census", "peak memory", "CPU (load)")
 
 
 def _counts(text: str) -> list[int]:
@@ -99,8 +99,32 @@ def child(snaps_file: Path, out: Path, engine: str) -> None:
     took = time.perf_counter() - t
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # (Spark's JVM)
-    sys.stdout.write(orjson.dumps({"seconds": round(took, 2), "peak_rss_mb": round(max(rss, kids) / 1024, 1),
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = me.ru_utime + me.ru_stime + sum(_cpu_of(pid) for pid in _children())
+    sys.stdout.write(orjson.dumps({"seconds": round(took, 2), "cpu_seconds": round(cpu, 1),
+                                   "peak_rss_mb": round(max(rss, kids) / 1024, 1),
                                    "files": res.files, "stages": res.timings}).decode() + "\n")
+
+
+def _children() -> list[int]:
+    """This process's live children (Spark's JVM stays up until its Python exits)."""
+    out = []
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                out.append(int(d.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def _cpu_of(pid: int) -> float:
+    """A process's CPU seconds (user and system, its waited-for children's too); 0 where gone."""
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in f[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def one(snaps: list[Path], engine: str, work: Path) -> dict:
@@ -142,9 +166,19 @@ def _s(stages: dict, name: str) -> str:
     return f"{stages[name]:.1f} s" if isinstance(stages.get(name), (int, float)) else "–"
 
 
+def _cpu(r: dict) -> str:
+    """A merge's CPU seconds (the JVM's with it) and the load average around it: on a shared
+    machine the wall time is mostly the wait for a core, the CPU time is the merge's own."""
+    if not isinstance(r.get("cpu_seconds"), (int, float)):
+        return "–"
+    load = r.get("load") or []
+    return f"{r['cpu_seconds']:.1f} s" + (f" ({max(load):.0f})" if load else "")
+
+
 def markdown() -> str:
     """The newest merge results as a Markdown table: per engine and fleet size, the files
-    merged, the merge's wall seconds (in its own process), its stages and peak memory."""
+    merged, the merge's wall seconds (in its own process), its stages, peak memory, CPU
+    seconds and the load average around it."""
     name, got = latest()
     m = got.get("machine") or {}
     head = (f"`bench/results/{name}` (code `{str(m.get('git_head') or '?')[:7]}`, {m.get('cores', '?')} cores, "
@@ -152,16 +186,20 @@ def markdown() -> str:
             f"{got['seeds']} generated Cursor machines of {got['transcripts']} transcripts each, "
             f"`--min-machines 3`):")
     rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for r in got["rows"]:
+    for r in sorted(got["rows"], key=lambda r: (r["engine"], r["machines"])):
         if "seconds" not in r:
             rows.append(f"| {r['engine']} | {r['machines']:,} | " + " | ".join(
-                ["–"] * (len(COLUMNS) - 3) + [str(r.get("skipped") or r.get("error") or "–")[:80]]) + " |")
+                ["–"] * (len(COLUMNS) - 4) + [str(r.get("skipped") or r.get("error") or "–")[:80], "–"]) + " |")
             continue
         st = r.get("stages") or {}
         rows.append("| " + " | ".join([r["engine"], f"{r['machines']:,}", f"{r['files']:,}", f"{r['seconds']:.1f} s",
                                        _s(st, "union"), _s(st, "threshold"), _s(st, "census"),
-                                       f"{r['peak_rss_mb']:.0f} MB"]) + " |")
-    return head + "\n\n" + "\n".join(rows) + "\n"
+                                       f"{r['peak_rss_mb']:.0f} MB", _cpu(r)]) + " |")
+    code = str(m.get("git_head") or "")
+    other = [f"{r['engine']} at {r['machines']:,} (`{r['git_head'][:7]}`)" for r in got["rows"]
+             if r.get("git_head") and r["git_head"] != code]
+    return head + "\n\n" + "\n".join(rows) + "\n" + (
+        "\nMeasured by earlier code: " + ", ".join(other) + ".\n" if other else "")
 
 
 def into(page: Path) -> None:
@@ -174,9 +212,23 @@ def into(page: Path) -> None:
     page.write_text(f"{head}{BEGIN}\n{markdown()}{END}{tail}")
 
 
-def save(out: Path, got: dict) -> None:
+def merged(old: dict, got: dict) -> dict:
+    """This run's results over the day's earlier ones (of the same fleet's make): a step run
+    again replaces its row in ``rows`` and the row it replaced moves to ``earlier``; every row
+    keeps the code that measured it. Results of another fleet's make are not mixed in."""
+    if not old.get("rows") or (old.get("seeds"), old.get("transcripts")) != (got["seeds"], got["transcripts"]):
+        return got
+    head = (old.get("machine") or {}).get("git_head")
+    rows = [r if "git_head" in r else {**r, "git_head": head} for r in old["rows"]]
+    mine = {(r["engine"], r["machines"]) for r in got["rows"]}
+    return {**got, "rows": [r for r in rows if (r["engine"], r["machines"]) not in mine] + got["rows"],
+            "earlier": [*old.get("earlier", []), *(r for r in rows if (r["engine"], r["machines"]) in mine)]}
+
+
+def save(out: Path, got: dict, old: dict | None = None) -> None:
     """The results so far, written whole after each step (a run stopped part way keeps its
-    finished steps)."""
+    finished steps), over ``old`` (the day's results before this run)."""
+    got = merged(old or {}, got)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_bytes(orjson.dumps(got, option=orjson.OPT_INDENT_2))
     tmp.replace(out)
@@ -204,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     engines = [e for e in args.engines.split(",") if e]
     rows: list[dict] = []
     out = RESULTS / f"{dt.datetime.now(dt.UTC):%Y-%m-%d}-merge.json"
+    old = orjson.loads(out.read_bytes()) if out.exists() else {}
+    made = versions()  # (the code at the start: a commit made while it runs is not what measured)
+    head = made["git_head"]
     with tempfile.TemporaryDirectory(prefix="survey-bench-merge-") as tmp:
         os.environ.setdefault("SURVEY_CONFIG_DIR", os.path.join(tmp, "config"))
         os.environ.setdefault("SURVEY_CACHE_DIR", os.path.join(tmp, "cache"))
@@ -213,12 +268,15 @@ def main(argv: list[str] | None = None) -> int:
             sizes = (args.spark_machines or args.machines) if engine == "spark" else args.machines
             why = java_missing() if engine == "spark" else None
             for n in sizes:
+                load = os.getloadavg()[0]
                 got = {"skipped": why} if why else one(fleet(bases, work / "fleet", n), engine, work)
-                rows.append({"engine": engine, "machines": n, **got})
-                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": versions(),
-                           "argv": sys.argv[1:] if argv is None else argv, "rows": rows})
+                rows.append({"engine": engine, "machines": n, **got, "git_head": head,
+                             "load": [round(load, 1), round(os.getloadavg()[0], 1)]})
+                save(out, {"seeds": args.seeds, "transcripts": args.transcripts, "machine": made,
+                           "argv": sys.argv[1:] if argv is None else argv, "rows": rows}, old)
                 print(f"{engine:7} {n:6,} machines  " + (
-                    f"{got['seconds']:8.2f} s  {got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
+                    f"{got['seconds']:8.2f} s  {got.get('cpu_seconds', 0):8.1f} s CPU  "
+                    f"{got['peak_rss_mb']:8.1f} MB peak RSS  {got['files']:,} files"
                     if "seconds" in got else str(got)), flush=True)
     print(f"written to {out.relative_to(REPO)}")
     return 0

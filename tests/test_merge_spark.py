@@ -95,3 +95,34 @@ def test_spark_and_duckdb_merge_alike(tmp_path: Path) -> None:
     for snap in (a, b):
         text = strings_of(snap)
         assert KEY not in text and VALUE not in text
+
+
+def test_the_schema_given_to_spark_is_the_one_it_infers(tmp_path: Path) -> None:
+    """Spark reads each staged table in the schema ``spark_schema`` gives (no job to read a
+    footer): for every table of two generated machines it is the schema Spark infers itself.
+    Where the first file holds a type it does not map, or lacks a column, it gives none."""
+    snaps = {}
+    for i in range(2):
+        root = tmp_path / f"m{i}" / "projects"
+        root.mkdir(parents=True)
+        generate(root, seed=41 + i, sessions=2)
+        snaps[f"m{i}"] = Path(run_survey(get("cursor"), root, snapshots=tmp_path / f"m{i}" / "snapshots",
+                                         reports=None, date="2026-06-01", cache=False).snapshot)
+    from survey.merge.merge import schema_of, tables_of
+
+    schemas = {t: schema_of(snaps, t) for t in tables_of(snaps)}
+    staged = engines.stage(snaps, list(schemas), tmp_path / "stage")
+    assert len(staged) == len(schemas) > 5
+    given = {t: engines.spark_schema(d, t, list(schemas[t])) for t, d in staged.items()}
+    assert all(s is not None for s in given.values())
+    with engines.spark_session() as spark:
+        for t, d in staged.items():
+            assert given[t] == spark.read.parquet(str(d)).schema, t
+    # a list column, then a column the first file lacks: Spark is left to infer
+    odd = tmp_path / "odd" / "machine=a"
+    odd.mkdir(parents=True)
+    pl.DataFrame({"file_id": ["x"], "keys": [["k"]]}).write_parquet(odd / "part-000000.parquet")
+    assert engines.spark_schema(odd.parent, "odd", ["file_id", "keys"]) is None
+    pl.DataFrame({"file_id": ["x"]}).write_parquet(odd / "part-000000.parquet")
+    assert engines.spark_schema(odd.parent, "odd", ["file_id"]) is not None
+    assert engines.spark_schema(odd.parent, "odd", ["file_id", "depth"]) is None

@@ -35,6 +35,23 @@ _RESERVED = frozenset({"select", "from", "where", "group", "order", "by", "union
                        "join", "limit", "and", "or", "not", "null", "case", "when", "then", "else", "end"})
 
 
+# Spark in local mode on a fleet's small tables: its fixed costs (the JVM's start and its
+# compiling, a job per table), not the data, set its time. The stage's folders are listed by
+# the driver (not by a job of a task per folder once past 32); each query, a projection, runs
+# interpreted rather than compiled to Java first; the union has no shuffle.
+SPARK_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+    "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
+    "spark.sql.codegen.wholeStage": "false",
+}
+# the JVM's quick compiler only and one garbage collector thread: the JVM's own CPU at start
+# and per query, halved on 2 cores (``bench/merge.py`` measures it)
+SPARK_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
 class EngineMissing(RuntimeError):
     """The engine asked for is not installed here (pyspark, or Java for it)."""
 
@@ -138,13 +155,12 @@ def spark_session() -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     tmp = tempfile.mkdtemp(prefix="survey-spark-")
-    spark = (SparkSession.builder.master("local[2]").appName("survey-merge")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-             .config("spark.local.dir", tmp)
+    builder = SparkSession.builder.master("local[2]").appName("survey-merge")
+    for key, value in SPARK_CONF.items():
+        builder = builder.config(key, value)
+    spark = (builder.config("spark.local.dir", tmp)
              .config("spark.sql.warehouse.dir", os.path.join(tmp, "warehouse"))
-             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={tmp}")
+             .config("spark.driver.extraJavaOptions", " ".join([*SPARK_JAVA_OPTIONS, f"-Dderby.system.home={tmp}"]))
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     try:
@@ -162,11 +178,52 @@ def run_spark(staged: dict[str, Path], columns: dict[str, list[str]], out: Path,
             return run_spark(staged, columns, out, s)
     got = {}
     for t, d in staged.items():
-        spark.read.parquet(os.fspath(d)).createOrReplaceTempView("tbl")
+        schema = spark_schema(d, t, columns[t])
+        reader = spark.read if schema is None else spark.read.schema(schema)
+        reader.parquet(os.fspath(d)).createOrReplaceTempView("tbl")
         dst = out / f"{t}.parquet"
         spark.sql(union_sql(columns[t])).write.mode("overwrite").parquet(os.fspath(dst))
         got[t] = dst
     return got
+
+
+def spark_schema(staged: Path, table: str, columns: list[str]) -> Any:
+    """The Spark schema of a staged table, as Spark would infer it from its first file (with
+    the folder levels ``machine``, and the inventory's ``stratum``, strings), given so that Spark runs no job
+    per table to read a footer; None (Spark infers it) where that file lacks one of
+    ``columns`` or holds a type this does not map."""
+    from pyspark.sql import types as T
+
+    first = min(staged.glob("*/*/*.parquet" if table == "inventory" else "*/*.parquet"), default=None)
+    if first is None:
+        return None
+    types = _spark_types()
+    fields = []
+    for c, dtype in pl.read_parquet_schema(first).items():
+        got = types.get(type(dtype))
+        if isinstance(dtype, pl.Datetime):
+            got = (T.TimestampType if dtype.time_zone else T.TimestampNTZType) if dtype.time_unit != "ns" else None
+        if got is None:
+            return None
+        fields.append(T.StructField(c, got()))
+    names = {f.name for f in fields}
+    if any(c not in names for c in columns if c not in DERIVED and c not in ("machine", "stratum")):
+        return None
+    for part in ("machine", "stratum") if table == "inventory" else ("machine",):
+        if part not in names:  # (a file's column of the folder level's name is that level's)
+            fields.append(T.StructField(part, T.StringType()))
+    return T.StructType(fields)
+
+
+def _spark_types() -> dict[type, Any]:
+    """Polars' Parquet types as Spark reads them (unsigned integers widened, as Spark does)."""
+    from pyspark.sql import types as T
+
+    return {pl.String: T.StringType, pl.Categorical: T.StringType, pl.Boolean: T.BooleanType,
+            pl.Int8: T.ByteType, pl.Int16: T.ShortType, pl.Int32: T.IntegerType, pl.Int64: T.LongType,
+            pl.UInt8: T.ShortType, pl.UInt16: T.IntegerType, pl.UInt32: T.LongType,
+            pl.UInt64: lambda: T.DecimalType(20, 0), pl.Float32: T.FloatType, pl.Float64: T.DoubleType,
+            pl.Date: T.DateType}
 
 
 def write(df: pl.DataFrame, path: Path) -> None:
