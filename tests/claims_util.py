@@ -12,6 +12,7 @@ names and bytes, and each later run computes the claims from them with the modul
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -68,6 +69,30 @@ def surveyed_claims(runtime: str, root: Path, base: Path, **options: Any) -> dic
         written = {c["id"]: c for c in orjson.loads((surveyed / "claims.json").read_bytes())}
         assert {cid: written.get(cid) for cid in got} == got
     return got
+
+
+def snapshot_of(runtime: str, root: Path, base: Path) -> Path:
+    """The folder holding the census, evidence and manifest ``surveyed_claims`` computed from."""
+    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
+    if shared:
+        return Path(shared) / corpus_key(runtime, root)
+    return next(p.parent for p in sorted((base / "s").rglob("census.json")))
+
+
+def claims_from(runtime: str, snap: Path, turn: str | None = None) -> dict[str, dict]:
+    """The claims of ``runtime`` computed from a snapshot, by id; where ``turn`` names a probe,
+    DuckDB and rg disagree on it (rg counts one file more)."""
+    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
+    evidence = copy.deepcopy(evidence)
+    for p in evidence["probes"]:
+        if p["id"] == turn:
+            p["rg"]["files_matched"] += 1
+            p["agree"], p["verdict"] = False, "disagreement"
+    kit = Kit(census, evidence, manifest)
+    profile = get(runtime)
+    assert profile.claims is not None
+    profile.claims(kit)
+    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
 
 
 def jsonl_objects(p: Path, status: Counter[str] | None = None) -> list[dict]:

@@ -11,9 +11,7 @@ sentences are compared whole.
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -23,12 +21,9 @@ import orjson
 import pytest
 
 from survey.evidence.claims import fmt, pct
-from survey.evidence.kit import Kit
-from survey.runtimes import get
-from survey.snapshot.store import dumps
 from survey.synth.claude_code import generate
 
-from .claims_util import KEPT, corpus_key, jsonl_objects, layout_text, surveyed_claims
+from .claims_util import claims_from, jsonl_objects, layout_text, snapshot_of, surveyed_claims
 
 SEG = r"[^/]+"
 SURFACES = {  # checked in this order; the first match names the file's surface
@@ -971,28 +966,11 @@ def test_the_outcome_row_names_the_exit_code_keys_seen(corpora, moved) -> None:
     assert c["model_outcome"]["text"].endswith("; an exit code key at " + ", ".join(f"`{p}`" for _, p in planted))
 
 
-def _turned(root: Path, probe: str) -> dict[str, dict]:
-    """The claims computed from the snapshot of the corpus at ``root`` (surveyed by
-    ``surveyed_claims`` under its parent), with DuckDB and rg disagreeing on ``probe``."""
-    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
-    snap = (Path(shared) / corpus_key("claude_code", root) if shared else
-            next(p.parent for p in sorted((root.parent / "s").rglob("census.json"))))
-    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
-    evidence = copy.deepcopy(evidence)
-    for p in evidence["probes"]:
-        if p["id"] == probe:
-            p["rg"]["files_matched"] += 1
-            p["agree"], p["verdict"] = False, "disagreement"
-    kit = Kit(census, evidence, manifest)
-    get("claude_code").claims(kit)  # type: ignore[misc]
-    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
-
-
 @pytest.mark.parametrize("probe", ["no_exit_code", "no_exit_code_snake"])
 def test_a_disagreement_leaves_the_exit_code_not_determined(bare, probe: str) -> None:
     t, c = bare
     assert c["exit_codes"]["value"] is True
-    turned = _turned(t["root"], probe)
+    turned = claims_from("claude_code", snapshot_of("claude_code", t["root"], t["root"].parent), probe)
     assert turned["exit_codes"]["value"] is None and turned["exit_codes"]["provenance"] == "not determined"
     mo = turned["model_outcome"]
     assert mo["text"] == c["model_outcome"]["text"].replace("; no exit code key observed", "; exit code not determined")

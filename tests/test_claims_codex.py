@@ -11,9 +11,7 @@ never taken from the census, and every sentence is compared whole.
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -23,11 +21,8 @@ import orjson
 import pytest
 
 from survey.evidence.claims import fmt, pct
-from survey.evidence.kit import Kit
-from survey.runtimes import get
-from survey.snapshot.store import dumps
 
-from .claims_util import KEPT, corpus_key, jsonl_objects, layout_text, surveyed_claims
+from .claims_util import claims_from, jsonl_objects, layout_text, snapshot_of, surveyed_claims
 
 DATED = re.compile(r"^\d{4}/\d{2}/\d{2}/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
 FLAT = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$")
@@ -938,28 +933,11 @@ def test_the_status_constant_is_custom_tool_calls_and_item_ids_that_are_call_ids
                                      f"{fmt(m['items']['items'])} cases.")
 
 
-def _turned(root: Path, probe: str) -> dict[str, dict]:
-    """The claims computed from the snapshot of the corpus at ``root`` (surveyed by
-    ``surveyed_claims``), with DuckDB and rg disagreeing on ``probe``."""
-    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
-    base = next(b for b in root.parents if (b / "s").is_dir()) if not shared else None
-    snap = (Path(shared) / corpus_key("codex", root) if shared else
-            next(p.parent for p in sorted((base / "s").rglob("census.json"))))  # type: ignore[operator]
-    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
-    evidence = copy.deepcopy(evidence)
-    for p in evidence["probes"]:
-        if p["id"] == probe:
-            p["rg"]["files_matched"] += 1
-            p["agree"], p["verdict"] = False, "disagreement"
-    kit = Kit(census, evidence, manifest)
-    get("codex").claims(kit)  # type: ignore[misc]
-    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
-
-
 def test_a_disagreement_leaves_is_error_not_determined(bare) -> None:
     t, c = bare
     assert c["no_is_error"]["value"] is True and c["model_outcome"]["text"].endswith("; no is_error key")
-    turned = _turned(t["root"], "no_is_error")
+    base = next((b for b in t["root"].parents if (b / "s").is_dir()), t["root"].parent)
+    turned = claims_from("codex", snapshot_of("codex", t["root"], base), "no_is_error")
     assert turned["no_is_error"]["value"] is None and turned["no_is_error"]["provenance"] == "not determined"
     assert turned["model_outcome"]["text"] == c["model_outcome"]["text"].replace("; no is_error key",
                                                                                  "; is_error not determined")

@@ -15,7 +15,6 @@ from one corpus's census with one probe's verdict turned, as the evidence record
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import math
@@ -30,11 +29,8 @@ import orjson
 import pytest
 
 from survey.evidence.claims import fmt, human_bytes, pct
-from survey.evidence.kit import Kit
-from survey.runtimes import get
-from survey.snapshot.store import dumps
 
-from .claims_util import KEPT, corpus_key, jsonl_objects, surveyed_claims
+from .claims_util import claims_from, jsonl_objects, snapshot_of, surveyed_claims
 
 GENERATOR = Path(__file__).parents[1] / "survey/synth/cursor.py"
 
@@ -508,27 +504,6 @@ def expected_value(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def snapshot_of(runtime: str, root: Path, base: Path) -> Path:
-    """The folder holding the census, evidence and manifest ``surveyed_claims`` computed from."""
-    shared = os.environ.get("SURVEY_MUTATE_SNAPSHOTS")
-    if shared:
-        return Path(shared) / corpus_key(runtime, root)
-    return next(p.parent for p in sorted((base / "s").rglob("census.json")))
-
-
-def claims_from(snap: Path, turn: str | None) -> dict[str, dict]:
-    """The claims computed from a snapshot (whose probe ``turn``, if any, DuckDB and rg disagree on)."""
-    census, evidence, manifest = (orjson.loads((snap / f"{n}.json").read_bytes()) for n in KEPT)
-    evidence = copy.deepcopy(evidence)
-    for p in evidence["probes"]:
-        if p["id"] == turn:
-            p["rg"]["files_matched"] += 1
-            p["agree"], p["verdict"] = False, "disagreement"
-    kit = Kit(census, evidence, manifest)
-    get("cursor").claims(kit)  # type: ignore[misc]
-    return {c.id: orjson.loads(dumps(c.to_json())) for c in kit.claims}
-
-
 def kept_corpus(name: str, build: Any, base: Path) -> tuple[dict[str, Any], dict[str, dict], Any, Path]:
     """A corpus built by ``build(root)`` (which returns what it planted), its figures, its claims
     and its snapshot folder. Where ``SURVEY_MUTATE_SNAPSHOTS`` names a folder, the figures and
@@ -541,7 +516,7 @@ def kept_corpus(name: str, build: Any, base: Path) -> tuple[dict[str, Any], dict
     if memo is not None and memo.is_file():
         t, planted, key = pickle.loads(memo.read_bytes())
         snap = Path(shared) / key  # type: ignore[arg-type]
-        return t, claims_from(snap, None), planted, snap
+        return t, claims_from("cursor", snap, None), planted, snap
     root = base / "corpus"
     planted = build(root)
     t = figures(root)
@@ -602,7 +577,7 @@ def _edge(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def text_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict]]:
+def text_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, dict], Any, Path]:
     """One flat transcript of text frames: no call, no status, no sidecar, no legacy transcript."""
     def build(root: Path) -> None:
         _write(root / "p" / "agent-transcripts" / "t1.jsonl", [_user("q"), _asst({"type": "text", "text": "r"}), _user("s")],
@@ -823,7 +798,7 @@ def test_a_disagreement_leaves_tool_results_not_determined(generated, turn: str)
     not determined, whatever the other two found."""
     t, claims, _, snap = generated
     assert claims["no_tool_results"]["provenance"] == "observed" and sum(t["grep"].values())
-    turned = claims_from(snap, turn)
+    turned = claims_from("cursor", snap, turn)
     c = turned["no_tool_results"]
     assert c["text"] == "No tool results corpus-wide: NOT DETERMINED, DuckDB and rg disagree (see Not observed)."
     assert (c["provenance"], c["value"], c["headline"]) == ("not determined", False, True)
@@ -838,7 +813,7 @@ def test_with_no_tool_result_at_all_the_sentence_says_none_of_the_files(text_onl
     assert (c["text"], c["value"], c["provenance"]) == (
         f"No tool results corpus-wide: 0 of {fmt(t['jsonl_files'])} files contain tool_result, tool_use_id, or is_error.",
         True, "observed")
-    turned = claims_from(snap, "no_is_error")["no_tool_results"]  # no hit, but the greps disagree: nothing is shown
+    turned = claims_from("cursor", snap, "no_is_error")["no_tool_results"]  # no hit, but the greps disagree: nothing is shown
     assert (turned["value"], turned["provenance"]) == (False, "not determined")
 
 
