@@ -155,6 +155,7 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 5}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m1", "usage": {"output_tokens": 7}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": "m2", "usage": {"output_tokens": True}}},
+          {"type": "assistant", "sessionId": "p1", "message": {"id": "m2", "usage": {"output_tokens": "9"}}},
           {"type": "assistant", "sessionId": "p1", "message": {"id": 3, "usage": {"output_tokens": 100}}},
           {"type": "user", "sessionId": "p1", "message": {"content": "x"}},
           {"type": "user", "message": {"content": "y"}}]  # no sessionId: no id
@@ -168,11 +169,13 @@ def test_claude_code_counts_identity_usage_and_classes(tmp_path: Path) -> None:
     jsonl(root / "proj" / "p2.jsonl", p2)
     jsonl(root / "proj" / "p1" / "subagents" / "agent-a.jsonl", kid)
     jsonl(root / "proj" / "p1" / "subagents" / "other.jsonl", odd)  # neither a parent nor a child
+    astray: list[dict[str, Any]] = [{"type": "user", "sessionId": "zz"}]
+    jsonl(root / "proj" / "p1" / "notes" / "agent-b.jsonl", astray)  # an agent- file outside subagents/: no child
     classes: dict[str, int] = {}
-    for rec in p1 + p2[1:] + kid + odd[:1]:
+    for rec in p1 + p2[1:] + kid + odd[:1] + astray:
         classes[class_of("claude_code", rec)] = classes.get(class_of("claude_code", rec), 0) + 1
     # parents: p1 carries p1 alone, p2 two ids (several); the child carries its folder's p1
-    # usage: naive 5 + 7 + 3 + 4 (a bool and a non-string message id are no figure); per (sessionId,
+    # usage: naive 5 + 7 + 3 + 4 (a bool, a string and a non-string message id are no figure); per (sessionId,
     # message.id): (p1, m1) 7, the child's m1 being p1's too, and (p2, m1) 4
     identity, usage = [1, 2, 1, 1, 1], {"naive_output_tokens": 19, "dedup_output_tokens": 11}
     claims = [{"id": "record_classes", "value": {"records": classes}}, {"id": "file_identity", "value": identity},
@@ -200,6 +203,8 @@ def test_codex_counts_identity_and_call_pairing(tmp_path: Path) -> None:
         {"type": "response_item", "payload": {"type": "tool_search_output", "call_id": "q"}},
         {"type": "response_item", "payload": {"type": "message"}},
         {"type": "event_msg", "payload": {"type": "function_call", "call_id": "e"}},
+        {"type": "event_msg", "payload": {"type": "function_call_output", "call_id": "b"}},  # no response item: no output
+        {"type": "response_item", "payload": {"type": "function_call_output", "id": "no call id"}},
         {"type": "response_item", "payload": "not an object"}])
     jsonl(day / f"rollout-2026-01-01T00-00-01-{uuid.format(2)}.jsonl", [
         [1], {"type": "session_meta", "payload": {"id": uuid.format(3)}},
